@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -59,5 +60,5 @@ def test_data_order_does_not_matter_only_the_update_position() -> None:
 def test_bad_scenarios_are_rejected(patch: dict[str, Any], fragment: str) -> None:
     raw = _scenario()
     raw.update(patch)
-    with pytest.raises(InputError, match=fragment.replace("(", r"\(")):
+    with pytest.raises(InputError, match=re.escape(fragment)):
         scenario_from_json(raw)
