@@ -1,0 +1,5 @@
+"""The Fries part of the differential suite: engines under test, oracles (a)-(c), the suite.
+
+Import submodules directly (``conformance.fries.oracles``, ``conformance.fries.engines``,
+``conformance.fries.suite``); nothing heavy is imported here.
+"""

@@ -1,0 +1,75 @@
+"""What the suite needs from one run of one scenario, whatever engine produced it.
+
+Engines report results in their own types (the reference simulator's ``SimulationResult``,
+spark_impl's ``RunResult``); :class:`RunOutcome` is the common, engine-neutral form the
+oracles read. Keeping it here (and not in an engine module) lets the oracles, the vectors and
+the users' pytest helper share it without importing any engine.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+from spec.errors import InputError
+from spec.fries.scenario import Output, Scenario
+from spec.fries.schedule import Schedule
+
+#: Names of the oracles, in the order they are checked (issue 8 (a)-(c), plus two sharper
+#: checks the traces allow: the schedule is complete, the final states match).
+ORACLES = ("engine", "schedule", "serializable", "outputs", "exactly-once", "states")
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """One run of one scenario.
+
+    ``outputs`` lists every output record (sink, transaction, key, value) in the order the
+    engine emitted them when it knows it (else any order); ``schedule`` is the per-object log
+    (:mod:`spec.fries.schedule`); ``states`` the final state per (operator, key), or None when
+    the engine does not report it; ``delays`` one reconfiguration delay per applied request
+    (engine units: simulator time units, milliseconds for Spark); ``rejected`` the ids
+    (``"R1"``, ...) of requests the engine rejected; ``error`` set when the engine failed on
+    this scenario (then the rest is empty)."""
+
+    outputs: tuple[Output, ...]
+    schedule: Schedule
+    states: Mapping[tuple[str, int], int] | None = None
+    delays: tuple[float, ...] = ()
+    rejected: frozenset[str] = field(default_factory=frozenset)
+    error: str | None = None
+
+    @staticmethod
+    def failed(error: str) -> "RunOutcome":
+        """An engine failure on one scenario."""
+        return RunOutcome((), Schedule({}), None, (), frozenset(), error)
+
+
+def expand_outputs(outputs: Counter[Output] | Iterable[Any]) -> tuple[Output, ...]:
+    """Outputs as a tuple of records: a Counter is expanded by multiplicity (sorted, since it
+    has no order), an iterable of 4-sequences is kept in order."""
+    if isinstance(outputs, Counter):
+        return tuple(sorted(outputs.elements()))
+    records: list[Output] = []
+    for index, raw in enumerate(outputs):
+        if len(raw) != 4:
+            raise InputError(f"an output record is (sink, txn, key, value), got {raw!r}", f"outputs[{index}]")
+        sink, txn, key, value = raw
+        records.append((str(sink), str(txn), int(key), int(value)))
+    return tuple(records)
+
+
+def rejected_ids(scenario: Scenario, rejected: Iterable[Any]) -> frozenset[str]:
+    """Rejected requests as transaction ids: accepts ids (``"R2"``) or 0-based indices."""
+    ids = set()
+    count = len(scenario.reconfigurations)
+    for item in rejected:
+        if isinstance(item, int) and not isinstance(item, bool):
+            ids.add(f"R{item + 1}")
+        else:
+            ids.add(str(item))
+    unknown = sorted(i for i in ids if i not in {f"R{j + 1}" for j in range(count)})
+    if unknown:
+        raise InputError(f"rejected requests {unknown} are not in the scenario", "rejected")
+    return frozenset(ids)
