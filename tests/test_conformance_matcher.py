@@ -15,6 +15,10 @@ from conformance.matcher import Matcher, by_class, compare
 Item = tuple[int, int]  # (class, payload)
 
 
+def _class_of(item: Item) -> int:
+    return item[0]
+
+
 def _same_class(a: Item, b: Item) -> bool:
     return a[0] == b[0]
 
@@ -41,7 +45,7 @@ items = st.tuples(st.integers(0, 2), st.integers(0, 2))
 def test_matches_iff_trace_equivalent_for_class_dependence(left: list[Item], data: st.DataObject) -> None:
     right = data.draw(st.one_of(st.permutations(left), st.lists(items, max_size=7)))
     truth = _projections_equal(left, right, _same_class)
-    assert (compare(left, right, by_class(lambda x: x[0])) is None) == truth
+    assert (compare(left, right, by_class(_class_of)) is None) == truth
     # the general (predicate) path agrees with the per-class fast path
     assert (compare(left, right, _same_class) is None) == truth
 
@@ -54,7 +58,7 @@ def test_online_interleaving_does_not_change_the_verdict(left: list[Item], right
     import random
 
     assert isinstance(rnd, random.Random)
-    dep = by_class(lambda x: x[0])
+    dep = by_class(_class_of)
     matcher: Matcher[Item] = Matcher(dep)
     i = j = 0
     while i < len(left) or j < len(right):
@@ -75,7 +79,9 @@ def test_no_dependence_is_multiset_equality() -> None:
 
 
 def test_full_dependence_is_sequence_equality() -> None:
-    always = lambda a, b: True  # noqa: E731
+    def always(a: int, b: int) -> bool:
+        return True
+
     assert compare([1, 2, 3], [1, 2, 3], always) is None
     assert compare([1, 2, 3], [2, 1, 3], always) is not None
     for perm in permutations([1, 2, 3]):
@@ -94,7 +100,7 @@ def test_reports_first_unmatched_items_with_multiplicity() -> None:
 
 
 def test_order_violation_is_reported_as_soon_as_certain() -> None:
-    matcher: Matcher[Item] = Matcher(by_class(lambda x: x[0]))
+    matcher: Matcher[Item] = Matcher(by_class(_class_of))
     assert matcher.expected((0, 1)) is None
     assert matcher.expected((0, 2)) is None
     assert matcher.actual((1, 9)) is None  # independent: waits
