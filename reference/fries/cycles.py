@@ -1,0 +1,165 @@
+"""Cycle finding for the serializability checker: strongly connected components of the
+compressed precedence graph, and a shortest cycle of the *full* precedence graph.
+
+The full precedence graph (Fries Def. 4.8/4.9, FORMAL-NOTES §1) has an edge Ti -> Tj when an
+operation of Ti precedes a conflicting operation of Tj on the same object. Materialising it
+costs O(data operations x update operations) edges. :func:`shortest_cycle` never does: it runs
+a breadth-first search whose successor lists are read straight off the per-object logs, and
+keeps per object a pointer below which the log suffix is already explored (every transaction
+found there was discovered at a distance no larger than the current one, since BFS expands in
+distance order). Each BFS thus reads each log position at most twice: O(operations).
+
+Every cycle contains an update transaction (two data operations never conflict), so the
+shortest cycle is the shortest over the update transactions u of "the shortest cycle through
+u", which one BFS from u finds. Total O(u x operations) for u update transactions in cyclic
+components - linear for the usual single reconfiguration.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections import deque
+from typing import Mapping, Sequence
+
+from reference.fries.compact import CompactSchedule
+
+#: One precedence edge with its evidence: (before txn, after txn, object, position of the
+#: before-operation, position of the after-operation).
+Edge = tuple[str, str, str, int, int]
+
+
+def strongly_connected(nodes: Sequence[str],
+                       successors: Mapping[str, Sequence[str]]) -> list[list[str]]:
+    """Tarjan's algorithm (iterative): the strongly connected components of the graph."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    found: list[list[str]] = []
+    counter = 0
+    for root in nodes:
+        if root in index:
+            continue
+        work: list[tuple[str, int]] = [(root, 0)]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, i = work[-1]
+            kids = successors.get(node, ())
+            if i < len(kids):
+                work[-1] = (node, i + 1)
+                kid = kids[i]
+                if kid not in index:
+                    index[kid] = low[kid] = counter
+                    counter += 1
+                    stack.append(kid)
+                    on_stack.add(kid)
+                    work.append((kid, 0))
+                elif kid in on_stack:
+                    low[node] = min(low[node], index[kid])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                component: list[str] = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                found.append(component)
+    return found
+
+
+def operations_of(schedule: CompactSchedule,
+                  members: set[str]) -> dict[str, list[tuple[str, int, bool]]]:
+    """(object, position, is-update) of every operation of the ``members`` transactions on
+    objects that have updates (operations elsewhere conflict with nothing)."""
+    ops: dict[str, list[tuple[str, int, bool]]] = {t: [] for t in members}
+    for obj in schedule.objects:
+        marks = schedule.updates[obj]
+        if not marks:
+            continue
+        flagged = set(marks)
+        for position, txn in enumerate(schedule.txns[obj]):
+            if txn in members:
+                ops[txn].append((obj, position, position in flagged))
+    return ops
+
+
+def shortest_cycle(schedule: CompactSchedule, components: Sequence[Sequence[str]],
+                   updates: frozenset[str], appearance: Mapping[str, int]) -> list[Edge]:
+    """A shortest cycle of the full precedence graph, as its edges in order, given the
+    non-trivial strongly connected components. Ties go to the cycle found from the update
+    transaction that appears first."""
+    members = {t for component in components for t in component}
+    ops = operations_of(schedule, members)
+    best: list[Edge] | None = None
+    for component in components:
+        scope = set(component)
+        for source in sorted((t for t in component if t in updates), key=appearance.__getitem__):
+            limit = len(best) if best is not None else len(scope) + 1
+            found = _bfs_cycle(schedule, source, scope, ops, limit)
+            if found is not None:
+                best = found
+    if best is None:  # pragma: no cover - a non-trivial SCC always contains a cycle
+        raise AssertionError("no cycle in a non-trivial strongly connected component")
+    return best
+
+
+def _bfs_cycle(schedule: CompactSchedule, source: str, scope: set[str],
+               ops: Mapping[str, list[tuple[str, int, bool]]], limit: int) -> list[Edge] | None:
+    """Shortest cycle through ``source`` (an update transaction: one operation per object)
+    shorter than ``limit``, or None."""
+    parent: dict[str, Edge | None] = {source: None}
+    depth: dict[str, int] = {source: 0}
+    all_from: dict[str, int] = {}   # positions >= this were already scanned (any operation)
+    upd_from: dict[str, int] = {}   # update-list indices >= this were already scanned
+    queue = deque([source])
+    while queue:
+        node = queue.popleft()
+        if depth[node] + 1 >= limit:
+            return None
+        for obj, position, is_update in ops[node]:
+            ids = schedule.txns[obj]
+            if is_update:  # conflicts with every later operation of another transaction
+                end = all_from.get(obj, len(ids))
+                if position + 1 >= end:
+                    continue
+                all_from[obj] = position + 1
+                later: Sequence[int] = range(position + 1, end)
+            else:  # a data operation conflicts only with later updates
+                marks = schedule.updates[obj]
+                first = bisect_right(marks, position)
+                end = upd_from.get(obj, len(marks))
+                if first >= end:
+                    continue
+                upd_from[obj] = first
+                later = marks[first:end]
+            for other in later:
+                txn = ids[other]
+                if txn == node or txn not in scope:
+                    continue
+                edge = (node, txn, obj, position, other)
+                if txn == source:
+                    return _path(parent, node) + [edge]
+                if txn not in depth:
+                    depth[txn] = depth[node] + 1
+                    parent[txn] = edge
+                    queue.append(txn)
+    return None
+
+
+def _path(parent: Mapping[str, Edge | None], node: str) -> list[Edge]:
+    edges: list[Edge] = []
+    step = parent[node]
+    while step is not None:
+        edges.append(step)
+        step = parent[step[0]]
+    edges.reverse()
+    return edges

@@ -1,0 +1,185 @@
+"""Minimal covering sub-DAG and the Fries seed set (Fries Alg. 1, 2, 3, 4) - reference.
+
+Efficient versions of the definitions in :mod:`spec.fries.mcs`, verified against them by
+``tests/test_fries_mcs.py`` on random DAGs with every combination of switches:
+
+* :func:`minimal_covering_subdag` - Alg. 1 (red/blue marking, O(|V| + |E|)) and the
+  components of the result (weakly connected components, §5.3);
+* :func:`fries_mcs` - the MCS Fries synchronises on: the reconfigured operators plus, with
+  ``one_to_many=True`` (Alg. 3), the earliest *unpruned* one-to-many ancestors of each of them,
+  where the pruning rules of Alg. 4 are switchable one by one. The DAG used is the pipelined
+  view of §7.1 (output edges of blocking operators cut).
+
+The interpretation choices (and why they keep Theorems 5.8 and 6.4 true) are written in
+:mod:`spec.fries.mcs` and docs/fries.md; this module implements exactly those choices.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Mapping
+
+from spec.errors import InputError
+from spec.fries.dataflow import Dataflow, OperatorKind
+from spec.fries.workers import WorkerGroups, pipelined_view, weak_components
+
+
+@dataclass(frozen=True)
+class MCS:
+    """A minimal covering sub-DAG (Def. 5.4) with its components (§5.3).
+
+    ``components`` are sorted by their smallest vertex name; ``seeds`` is the vertex set V'
+    the MCS was built from (for :func:`fries_mcs`: the reconfigured operators plus the
+    unpruned earliest one-to-many ancestors)."""
+
+    vertices: frozenset[str]
+    edges: frozenset[tuple[str, str]]
+    components: tuple[frozenset[str], ...]
+    seeds: frozenset[str]
+
+    def heads(self, component: Iterable[str]) -> frozenset[str]:
+        """The head operators of ``component`` (Alg. 2): members with no input edge inside
+        the component. They receive the FCM and start the epoch marker."""
+        members = frozenset(component)
+        has_input = {dst for src, dst in self.edges if src in members and dst in members}
+        return frozenset(v for v in members if v not in has_input)
+
+    def component_of(self, vertex: str) -> frozenset[str] | None:
+        """The component containing ``vertex``, or None when it is outside the MCS."""
+        for component in self.components:
+            if vertex in component:
+                return component
+        return None
+
+    def to_json(self) -> dict[str, list[list[str]]]:
+        """``{"components": [[names], ...]}``: each component sorted, components sorted by
+        their first name (the ``streamproof mcs --json`` contract)."""
+        return {"components": [sorted(c) for c in self.components]}
+
+
+def minimal_covering_subdag(flow: Dataflow, vertices: Iterable[str]) -> MCS:
+    """Fries Alg. 1: the MCS of ``flow`` and V' = ``vertices``.
+
+    Red = in V' or a red parent (topological order); blue = in V' or a blue child (reverse
+    order); the MCS is the red-and-blue vertices and the edges between them."""
+    seeds = _known(flow, vertices, "vertex")
+    order = flow.topological_order()
+    red: set[str] = set()
+    for v in order:
+        if v in seeds or any(p in red for p in flow.parents(v)):
+            red.add(v)
+    blue: set[str] = set()
+    for v in reversed(order):
+        if v in seeds or any(c in blue for c in flow.children(v)):
+            blue.add(v)
+    chosen = frozenset(red & blue)
+    edges = frozenset((s, d) for s, d in flow.edges if s in chosen and d in chosen)
+    return MCS(chosen, edges, weak_components(sorted(chosen), sorted(edges)), seeds)
+
+
+def fries_mcs(flow: Dataflow, reconfigured: Iterable[str], *, prune_edgewise: bool = True,
+              prune_uniqueness: bool = True, one_to_many: bool = True,
+              groups: WorkerGroups | None = None) -> MCS:
+    """The MCS Fries schedules a reconfiguration of ``reconfigured`` on.
+
+    ``one_to_many=False`` is Alg. 2 (V' = the reconfigured operators). Otherwise Alg. 3/4:
+    V' also holds, for each reconfigured O, the earliest operators among O's one-to-many
+    ancestors that no enabled pruning rule removes (see :mod:`spec.fries.mcs` for the rules
+    and why pruning happens *before* taking the earliest). ``groups`` describes workers and
+    ports of a worker-expanded dataflow (§7.2); default: single-worker. Raises
+    :class:`InputError` naming unknown reconfigured operators."""
+    view = pipelined_view(flow)
+    targets = _known(view, reconfigured, "reconfigured operator")
+    seeds = set(targets)
+    if one_to_many:
+        seeds |= seed_ancestors(view, targets, prune_edgewise=prune_edgewise,
+                                prune_uniqueness=prune_uniqueness,
+                                groups=groups or WorkerGroups.trivial())
+    return minimal_covering_subdag(view, seeds)
+
+
+def seed_ancestors(view: Dataflow, targets: frozenset[str], *, prune_edgewise: bool,
+                   prune_uniqueness: bool, groups: WorkerGroups) -> frozenset[str]:
+    """Alg. 3 + 4: the union over reconfigured O of the earliest unpruned one-to-many
+    ancestors of O."""
+    leads = _leads_to(view, targets)
+    verdicts: dict[str, bool] = {}
+
+    def kept(x: str) -> bool:
+        if x not in verdicts:
+            pruned = (prune_edgewise and edgewise_prunable(view, x, leads, groups)) or (
+                prune_uniqueness and uniqueness_prunable(view, x, targets, groups))
+            verdicts[x] = not pruned
+        return verdicts[x]
+
+    added: set[str] = set()
+    for target in sorted(targets):
+        candidates = {a for a in view.ancestors(target)
+                      if view.kind(a).is_one_to_many and kept(a)}
+        for a in candidates:
+            if not (view.ancestors(a) & candidates):
+                added.add(a)
+    return frozenset(added)
+
+
+def edgewise_prunable(view: Dataflow, x: str, leads: Mapping[str, bool],
+                      groups: WorkerGroups) -> bool:
+    """Alg. 4, edge-wise one-to-one rule: ``x`` emits at most one tuple per output port
+    (kind ``replicate``) and exactly one of its ports leads to a reconfigured operator."""
+    if view.kind(x) is not OperatorKind.REPLICATE:
+        return False
+    ports = {groups.port((x, c)) for c in view.children(x) if leads[c]}
+    return len(ports) == 1
+
+
+def uniqueness_prunable(view: Dataflow, x: str, targets: frozenset[str],
+                        groups: WorkerGroups) -> bool:
+    """Alg. 4, uniqueness rule: some logical operator U whose vertices all have the
+    uniqueness property lies on every path from ``x`` to a reconfigured operator, strictly
+    before that path's end (U may be ``x`` itself)."""
+    members: dict[str, set[str]] = {}
+    for op in view.operators:
+        members.setdefault(groups.operator(op.name), set()).add(op.name)
+    below = view.descendants(x) | {x}
+    for group, vertices in sorted(members.items()):
+        if not vertices & below:
+            continue
+        if not all(view.operator(v).unique for v in vertices):
+            continue
+        if x in vertices or not _reaches_avoiding(view, x, targets, vertices):
+            return True
+    return False
+
+
+def _reaches_avoiding(view: Dataflow, start: str, targets: frozenset[str],
+                      blocked: set[str]) -> bool:
+    """Is there a non-empty path from ``start`` to a target whose inner vertices avoid
+    ``blocked``? (A target that is itself blocked still counts as reached.)"""
+    seen: set[str] = set()
+    stack = [start]
+    while stack:
+        for child in view.children(stack.pop()):
+            if child in targets:
+                return True
+            if child not in blocked and child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return False
+
+
+def _leads_to(view: Dataflow, targets: frozenset[str]) -> dict[str, bool]:
+    """For every vertex: is it a target or an ancestor of one?"""
+    leads: dict[str, bool] = {}
+    for v in reversed(view.topological_order()):
+        leads[v] = v in targets or any(leads[c] for c in view.children(v))
+    return leads
+
+
+def _known(flow: Dataflow, names: Iterable[str], what: str) -> frozenset[str]:
+    chosen = frozenset(names)
+    unknown = sorted(n for n in chosen if n not in flow)
+    if unknown:
+        listed = ", ".join(repr(n) for n in unknown)
+        raise InputError(f"unknown {what}{'s' if len(unknown) > 1 else ''} {listed}",
+                         "reconfiguration" if "reconfigured" in what else "vertices")
+    return chosen
