@@ -48,12 +48,13 @@ def shrink(
     current = value
     seen: set[str] = set()
     while True:
-        pending = [c for c in candidates(current) if _fresh(c, seen)]
+        pending = [c for c in candidates(current) if _key(c) not in seen]
         moved = False
         for offset in range(0, len(pending), batch):
             if evaluated >= max_evaluations or (deadline_s is not None and time.monotonic() - start > deadline_s):
                 return current, ShrinkResult(steps, evaluated, True)
             chunk = pending[offset: offset + batch]
+            seen.update(_key(c) for c in chunk)
             verdicts = still_fails(chunk)
             evaluated += len(chunk)
             failing = [c for c, bad in zip(chunk, verdicts) if bad]
@@ -66,10 +67,6 @@ def shrink(
             return current, ShrinkResult(steps, evaluated, False)
 
 
-def _fresh(value: object, seen: set[str]) -> bool:
-    """True the first time a candidate is proposed: never run one twice."""
-    key = json.dumps(value, sort_keys=True, default=repr)
-    if key in seen:
-        return False
-    seen.add(key)
-    return True
+def _key(value: object) -> str:
+    """A canonical text of a candidate: a candidate already run is never run again."""
+    return json.dumps(value, sort_keys=True, default=repr)

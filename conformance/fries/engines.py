@@ -1,0 +1,161 @@
+"""Engines under test: something that runs a batch of Fries scenarios and reports outcomes.
+
+* :class:`SparkEngine` - spark_impl's executor (``spark_impl.reconfig.run_scenarios``): every
+  case of a batch runs in one call, sharing one SparkSession, so the executor can pack them
+  into as few Spark jobs as it can. Seeded faults (``spark_impl.faults.FAULTS``) are passed
+  through.
+* :class:`ReferenceEngine` - the reference discrete-event simulator
+  (``reference.fries.simulator.simulate``). Checking it against the spec's serial execution is
+  a differential test of its own (reference vs spec), and it lets the suite's machinery run
+  where Spark is not available. Its only "fault" is scheduling with the naive FCM scheduler.
+
+Both are imported lazily: :func:`engine_status` says whether an engine can run here, and why
+not, so the CLI reports "spark engine not available" instead of pretending.
+"""
+
+from __future__ import annotations
+
+import importlib
+import tempfile
+from typing import Any, Mapping, Protocol, Sequence
+
+from spec.errors import InputError
+from spec.fries.scenario import Scenario
+from spec.fries.schedule import Schedule
+
+from conformance.fries.outcome import RunOutcome, expand_outputs, rejected_ids
+
+ENGINES = ("spark", "reference")
+
+
+class FriesEngine(Protocol):
+    """Runs scenarios; one outcome per scenario, in order."""
+
+    name: str
+
+    def run(self, scenarios: Sequence[Scenario]) -> list[RunOutcome]:
+        """Run every scenario of the batch."""
+        ...
+
+
+def engine_status(name: str) -> str | None:
+    """None when engine ``name`` can run here, else the reason it cannot."""
+    module = {"spark": "spark_impl.reconfig", "reference": "reference.fries.simulator"}.get(name)
+    if module is None:
+        raise InputError(f"unknown engine {name!r} (expected one of {list(ENGINES)})", "--engine")
+    try:
+        importlib.import_module(module)
+    except ImportError as error:
+        return f"{name} engine not available ({module}: {error})"
+    return None
+
+
+def available_faults(name: str) -> dict[str, str]:
+    """The seeded faults of engine ``name``: fault name -> what it breaks."""
+    if name == "reference":
+        return {"naive": "naive FCM scheduling where fries is asked (the reference's naive scheduler)"}
+    if engine_status("spark") is not None:
+        return {}
+    faults_module = importlib.import_module("spark_impl.faults")
+    return dict(getattr(faults_module, "FAULTS"))
+
+
+def make_engine(name: str, *, scheduler: str = "fries", faults: frozenset[str] = frozenset(),
+                spark: Any = None, checkpoint_dir: str | None = None) -> FriesEngine:
+    """The engine called ``name`` with the given scheduler and injected faults (InputError on
+    an unknown fault)."""
+    known = available_faults(name)
+    for fault in sorted(faults):
+        if fault not in known:
+            raise InputError(
+                f"unknown fault {fault!r} for the {name} engine (known: {', '.join(sorted(known)) or 'none'})",
+                "--inject-fault")
+    if name == "reference":
+        return ReferenceEngine("naive" if "naive" in faults else scheduler)
+    if name == "spark":
+        return SparkEngine(scheduler, faults, spark=spark, checkpoint_dir=checkpoint_dir)
+    raise InputError(f"unknown engine {name!r} (expected one of {list(ENGINES)})", "--engine")
+
+
+class ReferenceEngine:
+    """The reference simulator as the engine under test (one simulation per scenario)."""
+
+    def __init__(self, scheduler: str = "fries") -> None:
+        self.name = "reference"
+        self.scheduler = scheduler
+
+    def run(self, scenarios: Sequence[Scenario]) -> list[RunOutcome]:
+        """Simulate each scenario; an exception becomes that case's engine failure."""
+        simulator = importlib.import_module("reference.fries.simulator")
+        outcomes = []
+        for scenario in scenarios:
+            try:
+                result = simulator.simulate(scenario, self.scheduler)
+                outcomes.append(_outcome(scenario, result.outputs, result.schedule,
+                                         getattr(result, "states", None), getattr(result, "delays", ()),
+                                         getattr(result, "rejected", ())))
+            except InputError:
+                raise
+            except Exception as error:  # noqa: BLE001 - an engine crash is a finding, not a stop
+                outcomes.append(RunOutcome.failed(f"{type(error).__name__}: {error}"))
+        return outcomes
+
+
+class SparkEngine:
+    """spark_impl's executor; the whole batch in one ``run_scenarios`` call."""
+
+    def __init__(self, scheduler: str, faults: frozenset[str], *, spark: Any = None,
+                 checkpoint_dir: str | None = None) -> None:
+        self.name = "spark"
+        self.scheduler = scheduler
+        self.faults = faults
+        self._spark = spark
+        self._checkpoint_dir = checkpoint_dir
+
+    @property
+    def spark(self) -> Any:
+        """The shared SparkSession (created on first use)."""
+        if self._spark is None:
+            from spark_impl.session import get_or_create_session
+
+            self._spark = get_or_create_session(app_name="streamproof-conformance")
+        return self._spark
+
+    def run(self, scenarios: Sequence[Scenario]) -> list[RunOutcome]:
+        """Run the batch; results are matched to scenarios by ``scenario_index``."""
+        reconfig = importlib.import_module("spark_impl.reconfig")
+        with tempfile.TemporaryDirectory(prefix="streamproof-conformance-") as scratch:
+            results = reconfig.run_scenarios(
+                self.spark, list(scenarios), self.scheduler, faults=self.faults,
+                checkpoint_dir=self._checkpoint_dir or scratch)
+        outcomes: list[RunOutcome] = [RunOutcome.failed("no result reported for this scenario")] * len(scenarios)
+        for result in results:
+            index = result.scenario_index
+            scenario = scenarios[index]
+            error = getattr(result, "error", None)
+            if error:
+                outcomes[index] = RunOutcome.failed(str(error))
+                continue
+            outcomes[index] = _outcome(scenario, result.outputs, result.schedule, getattr(result, "states", None),
+                                       getattr(result, "delays_ms", ()), getattr(result, "rejected", ()))
+        return outcomes
+
+
+def _outcome(scenario: Scenario, outputs: Any, schedule: Any, states: Any, delays: Any,
+             rejected: Any) -> RunOutcome:
+    """Normalise an engine's result fields into a :class:`RunOutcome`."""
+    if not isinstance(schedule, Schedule):
+        schedule = Schedule.from_json(schedule.to_json() if hasattr(schedule, "to_json") else schedule)
+    return RunOutcome(
+        outputs=expand_outputs(outputs),
+        schedule=schedule,
+        states=_states(states),
+        delays=tuple(float(d) for d in (delays.values() if isinstance(delays, Mapping) else delays or ())),
+        rejected=rejected_ids(scenario, rejected or ()),
+    )
+
+
+def _states(states: Any) -> dict[tuple[str, int], int] | None:
+    if states is None:
+        return None
+    return {(str(op), int(key)): int(value) for (op, key), value in dict(states).items()}

@@ -1,0 +1,203 @@
+"""The oracles that judge one Fries run (issue 8, 2(a)-(c)).
+
+For a scenario and the engine's :class:`~conformance.fries.outcome.RunOutcome`:
+
+* ``engine``       the engine ran the scenario without raising;
+* ``schedule``     the trace is complete: every accepted request updated every object of every
+  operator it reconfigures exactly once, and no operation names a transaction the scenario
+  does not have (a missing update would make (a) vacuous);
+* ``serializable`` (a) the schedule is conflict-serializable (Fries Def. 4.9), decided by the
+  reference checker, which also gives a witness serial order;
+* ``outputs``      (b) the outputs equal, as multisets, those of the serial execution in the
+  witness order (:func:`spec.fries.scenario.serial_execution`), compared with the online
+  matcher (:mod:`conformance.matcher`) so the first unmatched records are reported;
+* ``exactly-once`` (c) no output record is emitted more often than the serial execution emits
+  it, and no transaction with expected output lost all of it - the restart property, reported
+  apart from (b) so a duplicate after a restart is named as such;
+* ``states``       the final per-(operator, key) states equal the serial execution's (when the
+  engine reports states).
+
+Why the witness order and not "some" serial order: outputs depend on which data transactions
+each reconfigured operator processed before its update; the conflict-serializability witness
+fixes exactly that, so a correct engine's outputs must equal the witness order's serial
+outputs (Fries Theorem 5.8 and the determinism of the scenario catalogue, see
+:mod:`spec.fries.scenario`). Transactions absent from the schedule touched no object and may be
+placed anywhere; they are appended in ingestion order.
+
+Rejected requests (the engine refused them, issue 6 req. 9) are removed from the scenario
+before the serial execution and the remaining ones renumbered, so ``R3`` of the run may be
+``R2`` of the effective scenario; reports use the run's ids.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Sequence
+
+from spec.fries.scenario import Output, Scenario, SerialResult, ingestion_order, serial_execution
+from spec.fries.schedule import Schedule
+
+from conformance.fries.outcome import RunOutcome
+from conformance.matcher import Dependence, compare
+
+Checker = Callable[[Schedule], Any]
+"""``check_serializability(schedule) -> Verdict`` with ``serializable``, ``serial_order``,
+``cycle`` and ``explain()`` (reference/fries/serializability.py)."""
+
+
+@dataclass(frozen=True)
+class OracleFailure:
+    """One failed oracle: its name, a one-line summary and a plain-words explanation."""
+
+    oracle: str
+    summary: str
+    detail: str
+
+    def to_json(self) -> dict[str, str]:
+        """``{"oracle", "summary", "detail"}``."""
+        return {"oracle": self.oracle, "summary": self.summary, "detail": self.detail}
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """The verdict of every oracle on one run, and the serial order used for (b)."""
+
+    failures: tuple[OracleFailure, ...]
+    witness: tuple[str, ...] | None
+    expected: SerialResult | None
+
+    @property
+    def ok(self) -> bool:
+        """True when every oracle passed."""
+        return not self.failures
+
+    @property
+    def failed_oracles(self) -> tuple[str, ...]:
+        """Names of the failed oracles, in check order."""
+        return tuple(f.oracle for f in self.failures)
+
+
+def default_checker() -> Checker:
+    """The reference conflict-serializability checker (imported on first use)."""
+    from reference.fries.serializability import check_serializability
+
+    checker: Checker = check_serializability
+    return checker
+
+
+def judge(
+    scenario: Scenario,
+    run: RunOutcome,
+    *,
+    checker: Checker | None = None,
+    dependence: Dependence[Output] | None = None,
+) -> Judgement:
+    """Apply every oracle to ``run`` (see the module docstring)."""
+    if run.error is not None:
+        return Judgement((OracleFailure("engine", "the engine failed", run.error),), None, None)
+    failures: list[OracleFailure] = []
+    effective, renumber = effective_scenario(scenario, run.rejected)
+    failures.extend(_schedule_complete(effective, renumber, run.schedule))
+    verdict = (checker or default_checker())(run.schedule)
+    if not verdict.serializable:
+        cycle = " -> ".join(verdict.cycle or [])
+        failures.append(OracleFailure(
+            "serializable", f"schedule not conflict-serializable (cycle {cycle})", verdict.explain()))
+        return Judgement(tuple(failures), None, None)
+    witness = complete_order(effective, [renumber.get(t, t) for t in verdict.serial_order])
+    expected = serial_execution(effective, witness)
+    back = {new: old for old, new in renumber.items()}
+    shown_order = " ".join(back.get(t, t) for t in witness)
+    mismatch = compare(expected.outputs.elements(), run.outputs, dependence)
+    if mismatch is not None:
+        failures.append(OracleFailure(
+            "outputs",
+            "outputs differ from the serial execution in the witness order",
+            f"witness order: {shown_order}\n{mismatch.explain(show_record)}"))
+    failures.extend(_exactly_once(expected.outputs, Counter(run.outputs), scenario))
+    if run.states is not None:
+        failures.extend(_states(expected.states, run.states))
+    return Judgement(tuple(failures), tuple(back.get(t, t) for t in witness), expected)
+
+
+def effective_scenario(scenario: Scenario, rejected: frozenset[str]) -> tuple[Scenario, dict[str, str]]:
+    """``scenario`` without the rejected requests, and the renaming of the kept requests' ids
+    (run id -> effective id; identical ids are included too)."""
+    kept = [(f"R{j + 1}", r) for j, r in enumerate(scenario.reconfigurations) if f"R{j + 1}" not in rejected]
+    renumber = {old: f"R{k + 1}" for k, (old, _) in enumerate(kept)}
+    return replace(scenario, reconfigurations=tuple(r for _, r in kept)), renumber
+
+
+def complete_order(scenario: Scenario, witness: Sequence[str]) -> list[str]:
+    """The witness order restricted to the scenario's transactions (dropping e.g. the
+    ``"O:final"`` flush transactions, which the serial execution runs at end of input), with
+    the transactions it lacks appended in ingestion / request order."""
+    known = [t.txn for t in ingestion_order(scenario)]
+    known += [f"R{j + 1}" for j in range(len(scenario.reconfigurations))]
+    known_set = set(known)
+    order: list[str] = []
+    seen: set[str] = set()
+    for txn in witness:
+        if txn in known_set and txn not in seen:
+            order.append(txn)
+            seen.add(txn)
+    order.extend(t for t in known if t not in seen)
+    return order
+
+
+def _schedule_complete(scenario: Scenario, renumber: dict[str, str], schedule: Schedule) -> list[OracleFailure]:
+    problems: list[str] = []
+    updates: Counter[tuple[str, str]] = Counter()
+    data_txns = {t.txn for t in ingestion_order(scenario)}
+    for obj, _, op in schedule.operations():
+        if op.update:
+            updates[(renumber.get(op.txn, op.txn), obj)] += 1
+        elif op.txn not in data_txns and not op.txn.endswith(":final"):
+            problems.append(f"object {obj} logs an operation of unknown transaction {op.txn!r}")
+            break
+    back = {new: old for old, new in renumber.items()}
+    for j, request in enumerate(scenario.reconfigurations):
+        txn = f"R{j + 1}"
+        for operator in request.updates:
+            for obj in scenario.objects(operator):
+                n = updates.get((txn, obj), 0)
+                if n != 1:
+                    problems.append(f"{back.get(txn, txn)} updated object {obj} {n} times (expected once)")
+    if not problems:
+        return []
+    return [OracleFailure("schedule", problems[0], "\n".join(problems[:10]))]
+
+
+def _exactly_once(expected: Counter[Output], actual: Counter[Output], scenario: Scenario) -> list[OracleFailure]:
+    duplicated = [(rec, n, expected[rec]) for rec, n in actual.items() if expected[rec] and n > expected[rec]]
+    expected_txns = {rec[1] for rec in expected}
+    actual_txns = {rec[1] for rec in actual}
+    lost = sorted(expected_txns - actual_txns)
+    if not duplicated and not lost:
+        return []
+    lines = [f"record {show_record(rec)} emitted {n} times, expected {m}" for rec, n, m in sorted(duplicated)[:5]]
+    lines += [f"transaction {txn} produced none of its expected output" for txn in lost[:5]]
+    restarts = scenario.timing.restarts
+    context = f" (run restarted after {list(restarts)} source tuples)" if restarts else ""
+    what = "duplicated" if duplicated else "lost"
+    if duplicated and lost:
+        what = "duplicated and lost"
+    return [OracleFailure("exactly-once", f"output {what}{context}", "\n".join(lines))]
+
+
+def _states(expected: Any, actual: Any) -> list[OracleFailure]:
+    keys = sorted(set(expected) | set(actual))
+    wrong = [(k, expected.get(k), actual.get(k)) for k in keys if expected.get(k) != actual.get(k)]
+    if not wrong:
+        return []
+    lines = [f"state of {op} key {key}: expected {e}, got {a}" for (op, key), e, a in wrong[:5]]
+    return [OracleFailure("states", f"{len(wrong)} final state(s) differ from the serial execution", "\n".join(lines))]
+
+
+def show_record(record: Any) -> str:
+    """An output record in words."""
+    if isinstance(record, tuple) and len(record) == 4:
+        sink, txn, key, value = record
+        return f"{sink} <- (key {key}, value {value}) of {txn}"
+    return repr(record)

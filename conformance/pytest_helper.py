@@ -1,0 +1,82 @@
+"""A helper for users' CI: check a Spark job's (or any engine's) Fries run against the reference.
+
+In a user's test::
+
+    from conformance.pytest_helper import assert_conforms
+
+    def test_my_job(spark):
+        scenario = scenario_from_json(load_json("my_scenario.json"))
+        outputs, schedule = run_my_job(spark, scenario)     # however the user runs it
+        assert_conforms(scenario, outputs, schedule=schedule)
+
+``assert_conforms`` raises ``AssertionError`` with a readable diff: which oracle failed, the
+witness serial order, and the first missing / unexpected output records. Without a schedule
+the outputs are compared with the serial execution in the *request order* (each
+reconfiguration applied right after the source tuples ingested before it was requested): what
+an engine that quiesces on every request computes. With a schedule every oracle of the suite
+applies (:mod:`conformance.fries.oracles`). ``dependence`` compares outputs up to a dependence
+relation instead of as multisets (e.g. :func:`conformance.matcher.by_class` on the key, for a
+job whose per-key output order matters).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Iterable, Mapping
+
+from spec.fries.scenario import Output, Scenario, ingestion_order, serial_execution
+from spec.fries.schedule import Schedule
+
+from conformance.fries.oracles import judge, show_record
+from conformance.fries.outcome import RunOutcome, expand_outputs
+from conformance.matcher import Dependence, compare
+
+
+def request_order(scenario: Scenario) -> list[str]:
+    """The serial order that applies reconfiguration j right after the first ``at_j`` source
+    tuples (in ingestion order); ties keep request order."""
+    tuples = [t.txn for t in ingestion_order(scenario)]
+    order: list[str] = []
+    pending = sorted(range(len(scenario.reconfigurations)), key=lambda j: scenario.reconfigurations[j].at)
+    for position in range(len(tuples) + 1):
+        while pending and scenario.reconfigurations[pending[0]].at <= position:
+            order.append(f"R{pending.pop(0) + 1}")
+        if position < len(tuples):
+            order.append(tuples[position])
+    return order
+
+
+def assert_conforms(
+    scenario: Scenario,
+    outputs: Iterable[Any] | Counter[Output],
+    *,
+    schedule: Schedule | Mapping[str, Any] | None = None,
+    states: Mapping[tuple[str, int], int] | None = None,
+    dependence: Dependence[Output] | None = None,
+) -> None:
+    """Raise AssertionError, with a readable diff, unless the run conforms (module docstring).
+    ``outputs`` are (sink, transaction, key, value) records; ``schedule`` the run's per-object
+    logs (a :class:`Schedule` or its JSON form)."""
+    records = expand_outputs(outputs)
+    if schedule is None:
+        order = request_order(scenario)
+        expected = serial_execution(scenario, order)
+        mismatch = compare(expected.outputs.elements(), records, dependence)
+        problems = []
+        if mismatch is not None:
+            problems.append("outputs differ from the serial execution in request order "
+                            f"({' '.join(order)}):\n{mismatch.explain(show_record)}")
+        if states is not None and dict(states) != dict(expected.states):
+            wrong = sorted(k for k in set(states) | set(expected.states) if states.get(k) != expected.states.get(k))
+            problems.append("final states differ: " + ", ".join(
+                f"{op}[{key}] expected {expected.states.get((op, key))}, got {states.get((op, key))}"
+                for op, key in wrong[:5]))
+        if problems:
+            raise AssertionError("run does not conform to the reference:\n" + "\n".join(problems))
+        return
+    logs = schedule if isinstance(schedule, Schedule) else Schedule.from_json(schedule)
+    judgement = judge(scenario, RunOutcome(records, logs, dict(states) if states is not None else None),
+                      dependence=dependence)
+    if not judgement.ok:
+        lines = [f"[{f.oracle}] {f.summary}\n{f.detail}" for f in judgement.failures]
+        raise AssertionError("run does not conform to the reference:\n" + "\n".join(lines))

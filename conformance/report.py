@@ -1,0 +1,74 @@
+"""The ``--report DIR`` output: ``report.md`` (Markdown with inline SVG plots) and
+``summary.json`` (the same data as ``--json``), written atomically.
+
+Plots: cases per scenario feature (what the random cases exercised), failures per oracle, and
+the distribution of reconfiguration delays. The shrunk failing cases are printed in full, with
+the paths of their replay and regression files.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Sequence
+
+from spec.jsonio import write_json_atomic, write_text_atomic
+
+from conformance.suite import SuiteResult
+from conformance.svg import bar_chart, histogram
+
+
+def write_report(directory: Path, results: Sequence[SuiteResult]) -> Path:
+    """Write the report into ``directory``; return the path of ``report.md``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(directory / "summary.json", {"suites": [r.to_json() for r in results]})
+    path = directory / "report.md"
+    write_text_atomic(path, render(results))
+    return path
+
+
+def render(results: Sequence[SuiteResult]) -> str:
+    """The Markdown text of the report."""
+    total = sum(r.cases for r in results)
+    failed = sum(r.failed for r in results)
+    lines = ["# streamproof conformance report", "",
+             f"**{'PASS' if failed == 0 else 'FAIL'}**: {total} cases, {failed} failed.", "",
+             "| suite | check | engine | cases | failed | time (s) | cases/s | status |",
+             "| --- | --- | --- | ---: | ---: | ---: | ---: | --- |"]
+    for result in results:
+        for check in result.checks:
+            if check.status != "ran":
+                lines.append(f"| {result.suite} | {check.name} | {result.engine} | - | - | - | - | "
+                             f"NOT RUN: {check.note} |")
+                continue
+            rate = f"{check.cases / check.elapsed_s:.2f}" if check.elapsed_s > 0 else "-"
+            lines.append(f"| {result.suite} | {check.name} | {result.engine} | {check.cases} | {check.failed} | "
+                         f"{check.elapsed_s:.1f} | {rate} | {'FAIL' if check.failed else 'pass'} |")
+    faults = sorted({f for r in results for f in r.faults})
+    lines += ["", f"Seed {results[0].seed if results else 0}; injected faults: {', '.join(faults) or 'none'}.", ""]
+    for result in results:
+        if not result.ran:
+            continue
+        lines += [f"## {result.suite}", ""]
+        features = sorted(result.features.items(), key=lambda kv: kv[0])
+        lines += [bar_chart(f"{result.suite}: cases by feature", [(k, float(v)) for k, v in features]), ""]
+        oracle_counts: Counter[str] = Counter()
+        for check in result.checks:
+            oracle_counts.update(check.oracle_failures)
+        lines += [bar_chart(f"{result.suite}: failed cases per oracle",
+                            [(k, float(v)) for k, v in sorted(oracle_counts.items())], colour="#e15759"), ""]
+        if result.delays:
+            mean = sum(result.delays) / len(result.delays)
+            lines += [histogram(f"{result.suite}: reconfiguration delays", result.delays, unit=result.delay_unit), "",
+                      f"{len(result.delays)} delays, mean {mean:.2f} {result.delay_unit}, "
+                      f"max {max(result.delays):.2f} {result.delay_unit}.", ""]
+        for failure in result.failures:
+            lines += [f"### Failure: {failure.check}, case {failure.case_index}", "",
+                      f"Oracles: {', '.join(failure.oracles)}. Shrunk from size {failure.original_size} to "
+                      f"{failure.shrunk_size} in {failure.shrink_steps} steps.", "", "```", failure.explanation, "```",
+                      "", "Shrunk case:", "", "```json", json.dumps(failure.shrunk_case, indent=1), "```", ""]
+            if failure.replay_file:
+                lines += [f"Replay: `streamproof conformance --replay {failure.replay_file}`; "
+                          f"regression test: `{failure.pytest_file}`.", ""]
+    return "\n".join(lines) + "\n"
