@@ -44,6 +44,22 @@ class MCS:
         has_input = {dst for src, dst in self.edges if src in members and dst in members}
         return frozenset(v for v in members if v not in has_input)
 
+    def longest_path(self, component: Iterable[str]) -> int:
+        """Edges on a longest path inside ``component`` (the "longest path length" column
+        of Fries Tables 4 and 5: it bounds how far the epoch marker travels)."""
+        members = frozenset(component)
+        inner = [(s, d) for s, d in self.edges if s in members and d in members]
+        length = dict.fromkeys(members, 0)
+        for _ in members:  # Bellman-Ford style relaxation; components are small
+            changed = False
+            for src, dst in inner:
+                if length[src] + 1 > length[dst]:
+                    length[dst] = length[src] + 1
+                    changed = True
+            if not changed:
+                break
+        return max(length.values(), default=0)
+
     def component_of(self, vertex: str) -> frozenset[str] | None:
         """The component containing ``vertex``, or None when it is outside the MCS."""
         for component in self.components:
