@@ -1,0 +1,43 @@
+"""`streamproof prove`: table, --json contract, exit codes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conformance.cli.main import main
+
+
+def test_prove_json_contract_and_exit_0(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["prove", "--json", "--max-operators", "4"]) == 0
+    rows = json.loads(capsys.readouterr().out)["results"]
+    assert rows
+    for row in rows:
+        assert {"name", "reference", "bound", "status", "seconds"} <= set(row)
+        assert row["status"] in {"proved", "counterexample", "timeout"}
+    assert {r["status"] for r in rows} == {"proved", "counterexample"}
+    naive = next(r for r in rows if "naive" in r["name"])
+    assert naive["status"] == "counterexample" and naive["witness"]["schedule"]
+
+
+def test_prove_table(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["prove", "--max-operators", "3", "--only", "Lemma 5.5"]) == 0
+    out = capsys.readouterr().out
+    assert "proved" in out and "Lemma 5.5" in out and "1/1 as expected" in out
+
+
+def test_prove_timeout_is_not_as_expected(capsys: pytest.CaptureFixture[str]) -> None:
+    # a 1 ms budget cannot prove Lemma 5.5 on 7 operators: timeout, exit 1
+    code = main(["prove", "--json", "--max-operators", "7", "--only", "Lemma 5.5",
+                 "--timeout", "0.001"])
+    rows = json.loads(capsys.readouterr().out)["results"]
+    assert rows[0]["status"] in {"timeout", "proved"}
+    assert code == (0 if rows[0]["status"] == "proved" else 1)
+
+
+@pytest.mark.parametrize("argv", [["--max-operators", "0"], ["--only", "no such claim"],
+                                  ["--timeout", "-1"]])
+def test_prove_bad_input_exits_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["prove", *argv]) == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
