@@ -8,6 +8,7 @@ the users' pytest helper share it without importing any engine.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
@@ -61,14 +62,18 @@ def expand_outputs(outputs: Counter[Output] | Iterable[Any]) -> tuple[Output, ..
 
 
 def rejected_ids(scenario: Scenario, rejected: Iterable[Any]) -> frozenset[str]:
-    """Rejected requests as transaction ids: accepts ids (``"R2"``) or 0-based indices."""
+    """Rejected requests as transaction ids: accepts ids (``"R2"``), 0-based indices, or
+    rejection messages that name the request's id (``"R2 rejected: ..."``)."""
     ids = set()
     count = len(scenario.reconfigurations)
     for item in rejected:
         if isinstance(item, int) and not isinstance(item, bool):
             ids.add(f"R{item + 1}")
-        else:
-            ids.add(str(item))
+            continue
+        named = re.search(r"\bR(\d+)\b", str(item))
+        if named is None:
+            raise InputError(f"rejection {str(item)!r} does not name its request (R1, R2, ...)", "rejected")
+        ids.add(f"R{named.group(1)}")
     unknown = sorted(i for i in ids if i not in {f"R{j + 1}" for j in range(count)})
     if unknown:
         raise InputError(f"rejected requests {unknown} are not in the scenario", "rejected")

@@ -28,6 +28,10 @@ from spec.fries.scenario import Scenario, Timing
 
 PROFILES = ("calm", "jitter", "stragglers", "slow-control", "restarts", "mixed")
 
+#: How often each profile is drawn: the profiles that hit known failure modes (control delays,
+#: restarts, everything at once) twice as often as the others.
+WEIGHTS = {"calm": 1, "jitter": 1, "stragglers": 1, "slow-control": 2, "restarts": 2, "mixed": 2}
+
 
 def _interval(hi: int) -> st.SearchStrategy[tuple[float, float]]:
     return st.tuples(st.integers(0, hi), st.integers(0, hi)).map(
@@ -37,7 +41,8 @@ def _interval(hi: int) -> st.SearchStrategy[tuple[float, float]]:
 def timings(scenario: Scenario, profile: str | None = None) -> st.SearchStrategy[Timing]:
     """A Timing for ``scenario`` in ``profile`` (drawn from :data:`PROFILES` when None)."""
     if profile is None:
-        return st.sampled_from(PROFILES).flatmap(lambda name: timings(scenario, name))
+        weighted = [name for name in PROFILES for _ in range(WEIGHTS[name])]
+        return st.sampled_from(weighted).flatmap(lambda name: timings(scenario, name))
     operators = [n for n in scenario.dataflow.names if scenario.dataflow.kind(n) is not OperatorKind.SOURCE]
     objects = [obj for name in operators for obj in scenario.objects(name)]
     total = sum(len(tuples) for tuples in scenario.sources.values())

@@ -1,0 +1,142 @@
+"""``streamproof conformance``: the differential suite (docs/conformance.md).
+
+    streamproof conformance [--suite fries|dgs|oplus|all] [--cases N] [--seed S] [--json]
+                            [--report DIR] [--inject-fault NAME] [--list-faults]
+                            [--engine auto|spark|reference] [--batch-size B]
+                            [--save-dir DIR] [--replay FILE]
+
+Exit 0: every case of every check that ran passed; 1: a discrepancy (the shrunk case is
+printed, and saved as a replayable JSON file plus a pytest regression file); 2: bad input
+(unknown suite, fault or engine; a fault that no available engine can inject).
+A check that cannot run here (e.g. "spark engine not available") is shown as NOT RUN, never
+as a pass. Progress goes to stderr, the summary to stdout (``--json``: one JSON object).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from conformance.cli.output import print_json
+
+EXIT_OK, EXIT_VIOLATION, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``conformance`` sub-command."""
+    parser = subparsers.add_parser(
+        "conformance", help="run the differential suite (spark_impl against the reference)",
+        description="Run random scenarios through the engine under test and judge them against "
+        "the reference: Fries (serializability, outputs of the witness serial order, exactly-once "
+        "across restarts), DGS (outputs = spec(sort(u))), O+ (outputs = sequential reference).")
+    parser.add_argument("--suite", default="all", help="fries, dgs, oplus or all (default all)")
+    parser.add_argument("--cases", type=int, default=None, metavar="N",
+                        help="cases per suite (default: fries 200, dgs 100, oplus 100)")
+    parser.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
+    parser.add_argument("--json", action="store_true", help="print a JSON summary object")
+    parser.add_argument("--report", metavar="DIR", help="write a Markdown report with SVG plots to DIR")
+    parser.add_argument("--inject-fault", action="append", default=[], metavar="NAME",
+                        help="run the engine with a seeded fault (repeatable); see --list-faults")
+    parser.add_argument("--list-faults", action="store_true", help="list the seeded faults and exit")
+    parser.add_argument("--engine", default="auto", choices=["auto", "spark", "reference"],
+                        help="engine under test for the Fries suite (auto: spark when available)")
+    parser.add_argument("--batch-size", type=int, default=200, metavar="B",
+                        help="Fries cases per engine call (one batch of Spark jobs; default 200)")
+    parser.add_argument("--save-dir", metavar="DIR",
+                        help="where to save shrunk failing cases (default: the --report DIR, else "
+                        "./conformance-failures)")
+    parser.add_argument("--replay", metavar="FILE", help="replay a saved failing case and exit")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Handle ``streamproof conformance``."""
+    from spec.errors import InputError
+
+    from conformance.runner import RunConfig, fault_catalogue, parse_suites, resolve_engine, run_suites
+
+    if args.cases is not None and args.cases < 0:
+        raise InputError(f"must be >= 0, got {args.cases}", "--cases")
+    if args.batch_size < 1:
+        raise InputError(f"must be >= 1, got {args.batch_size}", "--batch-size")
+    suites = parse_suites(args.suite)
+    if args.replay:
+        return _replay(args)
+    if args.list_faults:
+        catalogue = fault_catalogue(args.engine)
+        if args.json:
+            print_json(sorted(catalogue))
+        else:
+            print(f"seeded faults of the {resolve_engine(args.engine)} engine (inject with --inject-fault NAME):")
+            for name, what in sorted(catalogue.items()):
+                print(f"  {name:<26} {what}")
+        return EXIT_OK
+    save_dir = args.save_dir or args.report or "conformance-failures"
+    config = RunConfig(suites=suites, cases=args.cases, seed=args.seed, engine=args.engine,
+                       faults=frozenset(args.inject_fault), batch_size=args.batch_size, save_dir=save_dir)
+
+    def progress_for(suite: str) -> Any:
+        from conformance.progress import ProgressBar
+
+        return ProgressBar(f"{suite:<6}")
+
+    results = run_suites(config, progress_for)
+    failed = sum(r.failed for r in results)
+    if args.report:
+        from conformance.report import write_report
+
+        write_report(Path(args.report), results)
+    if args.json:
+        print_json({"passed": failed == 0, "cases": sum(r.cases for r in results), "failed": failed,
+                    "seed": args.seed, "suites": [r.to_json() for r in results],
+                    "report": str(Path(args.report) / "report.md") if args.report else None})
+    else:
+        _print_summary(results)
+        if args.report:
+            print(f"\nreport: {Path(args.report) / 'report.md'}")
+    return EXIT_VIOLATION if failed else EXIT_OK
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from conformance.replay import replay_file
+
+    faults = frozenset(args.inject_fault) if args.inject_fault else None
+    outcome = replay_file(args.replay, faults=faults)
+    if args.json:
+        print_json({"passed": outcome.ok, "explanation": outcome.explanation})
+    else:
+        print("passes: every oracle holds" if outcome.ok else f"still fails:\n{outcome.explanation}")
+    return EXIT_OK if outcome.ok else EXIT_VIOLATION
+
+
+def _print_summary(results: list[Any]) -> None:
+    rows = [("suite", "check", "cases", "failed", "time s", "cases/s", "status")]
+    for result in results:
+        for check in result.checks:
+            if check.status != "ran":
+                rows.append((result.suite, check.name, "-", "-", "-", "-", f"NOT RUN: {check.note}"))
+                continue
+            rate = f"{check.cases / check.elapsed_s:.1f}" if check.elapsed_s > 0 else "-"
+            rows.append((result.suite, check.name, str(check.cases), str(check.failed),
+                         f"{check.elapsed_s:.1f}", rate, "FAIL" if check.failed else "pass"))
+    widths = [max(len(row[i]) for row in rows) for i in range(6)]
+    for row in rows:
+        print("  ".join(cell.ljust(widths[i]) if i < 2 else cell.rjust(widths[i])
+                        for i, cell in enumerate(row[:6])) + "  " + row[6])
+    engines = sorted({r.engine for r in results if r.suite == "fries"})
+    faults = sorted({f for r in results for f in r.faults})
+    print(f"\nseed {results[0].seed if results else 0}; fries engine: {', '.join(engines) or '-'}; "
+          f"injected faults: {', '.join(faults) or 'none'}")
+    for result in results:
+        for failure in result.failures:
+            print(f"\nFAILED {result.suite} / {failure.check}: case {failure.case_index} "
+                  f"(shrunk from size {failure.original_size} to {failure.shrunk_size} in "
+                  f"{failure.shrink_steps} steps)")
+            print(failure.explanation)
+            print("shrunk case: " + json.dumps(failure.shrunk_case, separators=(",", ":")))
+            if failure.replay_file:
+                print(f"saved: {failure.replay_file}\n       {failure.pytest_file}")
+    sys.stdout.flush()

@@ -1,0 +1,197 @@
+"""The Fries differential suite: random scenarios through an engine, judged by the oracles.
+
+1. Draw ``cases`` random scenarios (``conformance.generators.fries`` for the dataflow, functions,
+   sources and reconfigurations; :mod:`conformance.generators.timing` for delays, stragglers,
+   control-message delays and restart points), reproducibly from ``seed``.
+2. Run them through the engine in batches (one ``run_scenarios`` call per batch for Spark: the
+   cases share one SparkSession and as few jobs as the executor can manage).
+3. Judge each run (:mod:`conformance.fries.oracles`).
+4. Shrink the first failing case (:mod:`conformance.fries.reductions`, candidates run in
+   batches too) while it keeps failing one of the oracles it first failed, and save it as a
+   replayable JSON file plus a pytest regression file (:mod:`conformance.regression`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Sequence
+
+from hypothesis import strategies as st
+
+from spec.fries.dataflow import Dataflow
+from spec.fries.scenario import Scenario, scenario_from_json
+
+from conformance.cases import draw_cases
+from conformance.fries.engines import FriesEngine, engine_status, make_engine
+from conformance.fries.oracles import Judgement, judge
+from conformance.fries.reductions import candidates, size
+from conformance.fries.scenario_json import scenario_to_json
+from conformance.generators.timing import with_timing
+from conformance.regression import save_case
+from conformance.shrink import shrink
+from conformance.suite import CheckResult, FailureReport, Progress, SuiteResult
+
+
+@dataclass(frozen=True)
+class FriesConfig:
+    """How to run the suite. ``engine`` is ``"spark"`` or ``"reference"``; ``faults`` are
+    injected into it; ``save_dir`` receives the shrunk failing case (None: not saved)."""
+
+    cases: int = 200
+    seed: int = 0
+    engine: str = "spark"
+    scheduler: str = "fries"
+    faults: frozenset[str] = frozenset()
+    batch_size: int = 200
+    save_dir: str | None = None
+    shrink_evaluations: int = 2000
+    shrink_deadline_s: float = 240.0
+
+
+def scenario_strategy() -> st.SearchStrategy[Scenario] | str:
+    """Random scenarios with random timing, or why they cannot be generated here."""
+    try:
+        generators = importlib.import_module("conformance.generators.fries")
+    except ImportError as error:
+        return f"scenario generator not available (conformance.generators.fries: {error})"
+    scenarios: st.SearchStrategy[Scenario] = generators.scenarios()
+    # a scenario without source tuples tests nothing: no data transaction can conflict
+    return with_timing(scenarios.filter(lambda s: any(s.sources.values())))
+
+
+def honest_claims(scenario: Scenario) -> Scenario:
+    """``scenario`` without the ``unique`` claims that do not hold for it.
+
+    A random ``unique`` flag is a claim (at most one output per data transaction, Fries
+    Alg. 4) the generator cannot guarantee; a scheduler that prunes on a false claim may
+    legitimately produce a non-serializable schedule. The reference simulator reports the
+    operators whose claim a run broke; their flags are dropped (which only enlarges the MCS,
+    never unsound). Without the simulator every claim is dropped."""
+    flow = scenario.dataflow
+    if not any(op.unique for op in flow.operators):
+        return scenario
+    try:
+        simulate = importlib.import_module("reference.fries.simulator").simulate
+        broken: set[str] = set()
+        for scheduler in ("fries", "epoch"):
+            broken |= set(simulate(scenario, scheduler).uniqueness_violations)
+    except ImportError:
+        broken = {op.name for op in flow.operators}
+    if not broken:
+        return scenario
+    operators = tuple(replace(op, unique=op.unique and op.name not in broken) for op in flow.operators)
+    return replace(scenario, dataflow=Dataflow(operators, flow.edges))
+
+
+def run_fries_suite(config: FriesConfig, *, progress: Progress | None = None, spark: Any = None) -> SuiteResult:
+    """Run the suite (module docstring). The result says honestly what could not run."""
+    result = SuiteResult("fries", config.engine, config.seed, faults=tuple(sorted(config.faults)),
+                         delay_unit="ms" if config.engine == "spark" else "time units")
+    check = CheckResult(f"{config.engine} vs spec serial execution")
+    result.checks.append(check)
+    reason = engine_status(config.engine)
+    strategy = scenario_strategy()
+    if reason is None and isinstance(strategy, str):
+        reason = strategy
+    if reason is not None or isinstance(strategy, str):
+        check.status, check.note = "unavailable", reason
+        return result
+    engine = make_engine(config.engine, scheduler=config.scheduler, faults=config.faults, spark=spark)
+    start = time.monotonic()
+    scenarios = [honest_claims(s) for s in draw_cases(strategy, config.cases, config.seed)]
+    first_failure: tuple[int, Judgement] | None = None
+    done = 0
+    for offset in range(0, len(scenarios), max(1, config.batch_size)):
+        batch = scenarios[offset: offset + config.batch_size]
+        for i, (scenario, judgement, delays) in enumerate(judge_batch(engine, batch)):
+            index = offset + i
+            check.cases += 1
+            result.delays.extend(delays)
+            _count_features(result, scenario)
+            if not judgement.ok:
+                check.failed += 1
+                check.oracle_failures.update(judgement.failed_oracles)
+                if first_failure is None:
+                    first_failure = (index, judgement)
+        done += len(batch)
+        if progress is not None:
+            progress(done, len(scenarios))
+    check.elapsed_s = time.monotonic() - start
+    if first_failure is not None:
+        index, judgement = first_failure
+        result.failures.append(_shrink_and_save(config, engine, check.name, index, scenarios[index], judgement))
+    return result
+
+
+def judge_batch(engine: FriesEngine, scenarios: Sequence[Scenario]) -> list[tuple[Scenario, Judgement, tuple[float, ...]]]:
+    """Run a batch and judge every run."""
+    outcomes = engine.run(scenarios)
+    return [(s, judge(s, o), o.delays) for s, o in zip(scenarios, outcomes)]
+
+
+def _shrink_and_save(config: FriesConfig, engine: FriesEngine, check: str, index: int, scenario: Scenario,
+                     judgement: Judgement) -> FailureReport:
+    wanted = set(judgement.failed_oracles)
+    original = scenario_to_json(scenario)
+
+    def still_fails(batch: Sequence[dict[str, Any]]) -> list[bool]:
+        judged = judge_batch(engine, [scenario_from_json(value) for value in batch])
+        return [bool(wanted & set(j.failed_oracles)) for _, j, _ in judged]
+
+    shrunk, stats = shrink(original, candidates, still_fails, batch=16,
+                           max_evaluations=config.shrink_evaluations, deadline_s=config.shrink_deadline_s)
+    final = judge_batch(engine, [scenario_from_json(shrunk)])[0][1]
+    if final.ok:  # a flaky shrink step: fall back to the original case, which did fail
+        shrunk, final = original, judgement
+    explanation = explain(final)
+    report = FailureReport(check, index, final.failed_oracles, explanation, size(original), size(shrunk),
+                           stats.steps, shrunk)
+    if config.save_dir is not None:
+        json_path, test_path = save_case(
+            Path(config.save_dir), suite="fries", engine=config.engine, scheduler=config.scheduler,
+            faults=tuple(sorted(config.faults)), seed=config.seed, case=index, oracles=final.failed_oracles,
+            explanation=explanation, case_data=shrunk)
+        report.replay_file, report.pytest_file = str(json_path), str(test_path)
+    return report
+
+
+def explain(judgement: Judgement) -> str:
+    """Every failed oracle of a judgement, in words."""
+    parts = []
+    for failure in judgement.failures:
+        parts.append(f"[{failure.oracle}] {failure.summary}\n" + _indent(failure.detail))
+    return "\n".join(parts)
+
+
+def replay(record: dict[str, Any], faults: frozenset[str] | None) -> tuple[bool, str]:
+    """Run a saved case again; ``faults`` None means the recorded ones. Returns (passes,
+    explanation)."""
+    scenario = scenario_from_json(record["case_data"], "case_data")
+    chosen = frozenset(record.get("faults", [])) if faults is None else faults
+    reason = engine_status(record["engine"])
+    if reason is not None:
+        return False, reason
+    engine = make_engine(record["engine"], scheduler=record.get("scheduler", "fries"), faults=chosen)
+    judgement = judge_batch(engine, [scenario])[0][1]
+    return judgement.ok, explain(judgement) if not judgement.ok else "all oracles pass"
+
+
+def _count_features(result: SuiteResult, scenario: Scenario) -> None:
+    features = result.features
+    features["cases"] += 1
+    features[f"reconfigurations={len(scenario.reconfigurations)}"] += 1
+    if scenario.timing.restarts:
+        features["with restarts"] += 1
+    if any(p > 1 for p in scenario.parallelism.values()):
+        features["parallel workers"] += 1
+    if scenario.timing.fcm_delay != (0.0, 0.0):
+        features["delayed control messages"] += 1
+    if scenario.timing.stragglers:
+        features["stragglers"] += 1
+
+
+def _indent(text: str) -> str:
+    return "\n".join("    " + line for line in text.splitlines())

@@ -1,0 +1,158 @@
+"""The O+ suite (issue 8, 2(e)): every engine's outputs equal the sequential reference.
+
+Checks, each on the same random scenarios (:mod:`conformance.generators.oplus`):
+
+* ``reference SN vs sequential``          shared-nothing execution (STRETCH Alg. 1-2);
+* ``reference elastic VSN vs sequential`` virtual shared-nothing with the scenario's elastic
+  reconfigurations (Alg. 3-6, Theorem 3);
+* ``spark vs sequential``                 spark_impl's O+ executor - reported NOT RUN while
+  spark_impl has none (a later issue), never as a pass.
+
+Outputs are compared as multisets of ``(ts, key, value)`` rows with the matcher, so a failure
+names the first missing and unexpected rows. The first failing case of each check is shrunk
+(drop reconfigurations, input lists and items, lower parallelism) and saved for replay.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import json
+import time
+from typing import Any, Callable, Iterator, Sequence
+
+from spec.errors import InputError
+from spec.oplus.scenario import parse_scenario
+
+from conformance.cases import draw_cases
+from conformance.generators.oplus import oplus_scenarios
+from conformance.matcher import compare
+from conformance.regression import save_case
+from conformance.shrink import shrink
+from conformance.suite import CheckResult, FailureReport, Progress, SuiteResult
+
+Row = tuple[int, str, str]
+Runner = Callable[[dict[str, Any], int], list[Row]]
+
+MODES = {"reference SN vs sequential": "sn", "reference elastic VSN vs sequential": "vsn"}
+
+
+def _rows(outputs: Sequence[dict[str, Any]]) -> list[Row]:
+    return [(int(r["ts"]), str(r["key"]), json.dumps(r["value"], sort_keys=True)) for r in outputs]
+
+
+def reference_rows(case: dict[str, Any], mode: str, seed: int = 0) -> list[Row]:
+    """The reference's output rows for ``case`` in ``mode`` (emission order)."""
+    from reference.oplus.operators.catalogue import to_row
+    from reference.oplus.run import execute
+
+    return _rows([to_row(o) for o in execute(parse_scenario(case), mode, seed).outputs])
+
+
+def spark_status() -> str | None:
+    """None when spark_impl has an O+ executor, else why not."""
+    try:
+        importlib.import_module("spark_impl.oplus")
+    except ImportError:
+        return "spark engine not available (spark_impl has no O+ executor yet: spark_impl.oplus)"
+    return None
+
+
+def discrepancy(case: dict[str, Any], mode: str, seed: int = 0) -> str | None:
+    """None when ``mode``'s outputs equal the sequential reference's, else the difference."""
+    expected = reference_rows(case, "sequential")
+    mismatch = compare(expected, reference_rows(case, mode, seed))
+    if mismatch is None:
+        return None
+    return f"{mode} outputs differ from the sequential reference:\n{mismatch.explain(_show)}"
+
+
+def run_oplus_suite(*, cases: int, seed: int, progress: Progress | None = None,
+                    save_dir: str | None = None) -> SuiteResult:
+    """Run every available check on ``cases`` random scenarios."""
+    result = SuiteResult("oplus", "reference", seed, delay_unit="")
+    scenarios = draw_cases(oplus_scenarios(), cases, seed)
+    total = len(scenarios) * len(MODES)
+    done = 0
+    for name, mode in MODES.items():
+        check = CheckResult(name)
+        result.checks.append(check)
+        start = time.monotonic()
+        first: tuple[int, str] | None = None
+        for index, case in enumerate(scenarios):
+            problem = discrepancy(case, mode, seed + index)
+            check.cases += 1
+            if problem is not None:
+                check.failed += 1
+                check.oracle_failures["outputs"] += 1
+                first = first or (index, problem)
+            done += 1
+            if progress is not None and (done % 20 == 0 or done == total):
+                progress(done, total)
+        check.elapsed_s = time.monotonic() - start
+        if first is not None:
+            result.failures.append(_shrink(name, mode, seed, first[0], scenarios[first[0]], save_dir))
+    for case in scenarios:
+        result.features[f"{case['operator']} WT={case['WT']}"] += 1
+        if case["reconfigurations"]:
+            result.features["elastic reconfigurations"] += 1
+    reason = spark_status()
+    result.checks.append(CheckResult("spark vs sequential", status="unavailable" if reason else "ran", note=reason))
+    return result
+
+
+def _shrink(check: str, mode: str, seed: int, index: int, case: dict[str, Any],
+            save_dir: str | None) -> FailureReport:
+    def still_fails(batch: Sequence[dict[str, Any]]) -> list[bool]:
+        return [discrepancy(c, mode, seed + index) is not None for c in batch]
+
+    shrunk, stats = shrink(case, candidates, still_fails)
+    explanation = discrepancy(shrunk, mode, seed + index) or "no longer fails"
+    report = FailureReport(check, index, ("outputs",), explanation, _size(case), _size(shrunk), stats.steps, shrunk)
+    if save_dir is not None:
+        json_path, test_path = save_case(save_dir, suite="oplus", engine="reference", scheduler=mode, faults=(),
+                                         seed=seed + index, case=index, oracles=("outputs",),
+                                         explanation=explanation, case_data=shrunk)
+        report.replay_file, report.pytest_file = str(json_path), str(test_path)
+    return report
+
+
+def replay(record: dict[str, Any], faults: frozenset[str] | None) -> tuple[bool, str]:
+    """Replay a saved O+ case (``scheduler`` holds the mode)."""
+    problem = discrepancy(record["case_data"], record.get("scheduler", "vsn"), int(record.get("seed", 0)))
+    return problem is None, problem or "outputs equal the sequential reference"
+
+
+def candidates(case: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Valid simplifications of an O+ scenario JSON, most aggressive first."""
+    moves: list[dict[str, Any]] = []
+    if case.get("reconfigurations"):
+        moves.append({**case, "reconfigurations": []})
+        for i in range(len(case["reconfigurations"])):
+            moves.append({**case, "reconfigurations": case["reconfigurations"][:i] + case["reconfigurations"][i + 1:]})
+    inputs = case["inputs"]
+    for i in range(len(inputs)):
+        if len(inputs) > 1:
+            moves.append({**case, "inputs": inputs[:i] + inputs[i + 1:]})
+        n = len(inputs[i])
+        halves = [inputs[i][: n // 2], inputs[i][n // 2:]] if n >= 2 else []
+        singles = [inputs[i][:j] + inputs[i][j + 1:] for j in range(n)]
+        for smaller in halves + singles:
+            moves.append({**case, "inputs": inputs[:i] + [smaller] + inputs[i + 1:]})
+    if case["parallelism"] > 1:
+        moves.append({**case, "parallelism": 1})
+    for move in moves:
+        try:
+            parse_scenario(move)
+        except InputError:
+            continue
+        yield copy.deepcopy(move)
+
+
+def _size(case: dict[str, Any]) -> int:
+    return sum(len(items) for items in case["inputs"]) + len(case.get("reconfigurations", []))
+
+
+def _show(row: Row) -> str:
+    ts, key, value = row
+    return f"(ts {ts}, key {key!r}, value {value})"
