@@ -4,7 +4,8 @@ On a laptop the default master is ``local[*]``; under ``spark-submit`` the maste
 cluster settings come from spark-submit, and nothing here overrides them (``getOrCreate``
 returns the session spark-submit configured). Python workers are pointed at the interpreter
 running the driver unless ``PYSPARK_PYTHON`` is already set, so a virtual environment works
-without extra set-up (see SPARK-NOTES: otherwise workers start the system Python).
+without extra set-up (see SPARK-NOTES: otherwise workers start the system Python); under
+spark-submit nothing is set, so ``spark.pyspark.python`` of a packed environment wins.
 """
 
 from __future__ import annotations
@@ -20,8 +21,11 @@ def get_or_create_session(app_name: str = "streamproof", master: str | None = No
     ``master`` defaults to ``$STREAMPROOF_SPARK_MASTER``, else to whatever spark-submit set,
     else ``local[*]``. Settings suited to small micro-batches on a laptop are applied only
     when streamproof creates a local session itself."""
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    if not _launched_by_spark_submit():
+        # under spark-submit, spark.pyspark.python (e.g. ./env/bin/python of a packed
+        # environment) decides the workers' interpreter: do not shadow it.
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
 
     active = SparkSession.getActiveSession()
@@ -29,30 +33,33 @@ def get_or_create_session(app_name: str = "streamproof", master: str | None = No
         return active
     builder = SparkSession.builder.appName(app_name)
     chosen = master or os.environ.get("STREAMPROOF_SPARK_MASTER")
-    launched_by_submit = "spark.master" in _submit_conf()
+    launched_by_submit = _launched_by_spark_submit()
     if chosen or not launched_by_submit:
         local = chosen or "local[*]"
         builder = builder.master(local)
         if local.startswith("local"):
             builder = (
                 builder.config("spark.ui.enabled", "false")
+                .config("spark.ui.showConsoleProgress", "false")
                 .config("spark.sql.shuffle.partitions", "2")
                 .config("spark.default.parallelism", "2")
                 .config("spark.sql.streaming.stateStore.providerClass",
                         "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider")
                 .config("spark.driver.memory", "2g")
+                .config("spark.python.worker.reuse", "true")
             )
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     return session
 
 
-def _submit_conf() -> dict[str, str]:
-    """Settings spark-submit passed to this driver (empty when run as a plain script)."""
-    raw = os.environ.get("PYSPARK_SUBMIT_ARGS", "")
-    conf: dict[str, str] = {}
-    if "--master" in raw:
-        conf["spark.master"] = raw
-    if os.environ.get("SPARK_ENV_LOADED") or os.environ.get("SPARK_SUBMIT_OPTS"):
-        conf["spark.master"] = "submit"
-    return conf
+def _launched_by_spark_submit() -> bool:
+    """True when this driver runs under ``spark-submit`` (or the ``pyspark`` shell).
+
+    spark-submit starts the JVM first and launches Python with ``PYSPARK_GATEWAY_PORT`` set
+    (the py4j gateway it already opened); a ``--master`` in ``PYSPARK_SUBMIT_ARGS`` means the
+    user chose the master for a plain ``python`` driver. Either way the master is not ours to
+    override."""
+    if os.environ.get("PYSPARK_GATEWAY_PORT"):
+        return True
+    return "--master" in os.environ.get("PYSPARK_SUBMIT_ARGS", "")

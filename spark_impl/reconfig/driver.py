@@ -1,0 +1,264 @@
+"""The controller: plans micro-batches, makes reconfiguration requests, commits checkpoints.
+
+One :class:`Executor` runs many jobs (e.g. many scenarios) in the *same* Spark jobs: a
+micro-batch is one Spark job with one stage per operator level, every stage holding the
+objects of every job at that level. The driver only coordinates: it ships offsets and the
+batch plan, never data; tasks read sources, state and write their own files.
+
+Requests: a job's planned request ``j`` is made once ``at`` tuples were ingested (ingestion
+pauses at ``at`` while an earlier request of the job is still in progress, so ``at`` keeps its
+meaning); :meth:`Executor.submit` makes a request at once, even while a batch runs. The
+request becomes a control-store entry (the FCM) that running tasks poll.
+
+Checkpoints (Fries §7.3): after each batch the driver commits every job whose state is
+consistent, *except* a job whose active request has a component head that has not yet
+received its FCM - that is the paper's rule ("no checkpoint between a request and the moment
+all heads have their FCM"). A commit covers the job's pending batches (sink outputs, schedule,
+state). ``timing.restarts``: the batch in which a job's ingestion reaches a listed count runs,
+then the job "crashes" before its commit and recovers from its last commit (state, offset,
+requests: a request made after that commit is made again, as attempt + 1).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from spark_impl.reconfig.control import ControlEntry, write_control
+from spark_impl.reconfig.layout import (
+    layout, partition_of, roles, save_jobs, save_request,
+)
+from spark_impl.reconfig.model import Job, Request
+from spark_impl.reconfig.progress import Active, Progress, read_progress, write_progress
+from spark_impl.reconfig.task import STATS, BatchPlan, ensure_dirs, stage_function
+from spark_impl.reconfig.validate import validate_request
+
+SCHEDULERS = ("fries", "epoch", "naive")
+
+
+@dataclass
+class _Job:
+    job: Job
+    live: Progress
+    committed: Progress
+    restarts_done: set[int]
+    attempts: dict[int, int]
+    queued: Request | None = None
+
+
+class Executor:
+    """Runs jobs batch by batch (see the module docstring)."""
+
+    def __init__(self, spark: Any, jobs: Sequence[Job], scheduler: str, checkpoint_dir: str, *,
+                 faults: frozenset[str] = frozenset(), partitions: int | None = None, resume: bool = False) -> None:
+        if scheduler not in SCHEDULERS:
+            raise ValueError(f"unknown scheduler {scheduler!r} (expected one of {SCHEDULERS})")
+        self.spark = spark
+        self.sc = spark.sparkContext
+        self.jobs = list(jobs)
+        self.scheduler = "naive" if scheduler == "fries" and "naive" in faults else scheduler
+        self.faults = frozenset(faults)
+        self.directory = os.path.abspath(checkpoint_dir)
+        os.makedirs(self.directory, exist_ok=True)
+        self.partitions = partitions or max(1, int(self.sc.defaultParallelism))
+        self.layouts = [layout(job) for job in self.jobs]
+        self.depth = max((lay.depth for lay in self.layouts), default=0)
+        self.jobs_path = save_jobs(self.directory, self.jobs)
+        self.jobs_stamp = os.stat(self.jobs_path).st_mtime
+        self.lock = threading.RLock()
+        self.g = 0
+        self.running = False
+        self.state: list[_Job] = []
+        restored = read_progress(self.directory) if resume else None
+        base: dict[int, int] = {}
+        if restored is not None:
+            last, committed = restored
+            self.g = max(last, self._last_batch_on_disk()) + 1
+            for s, (job, prog) in enumerate(zip(self.jobs, committed)):
+                self.state.append(_Job(job, prog.snapshot(), prog, set(), {}))
+                base[s] = prog.history[-1] if prog.history else -1
+        else:
+            self.g = 1
+            self.state = [_Job(job, Progress(), Progress(), set(), {}) for job in self.jobs]
+        self._base = base
+        self._publish()
+
+    # --- requests --------------------------------------------------------------------------
+
+    def submit(self, s: int, request: Request) -> str | None:
+        """Ask for a reconfiguration of job ``s`` now. Returns None if accepted, else the
+        rejection message (also recorded; the stream keeps running)."""
+        with self.lock:
+            st = self.state[s]
+            problem = validate_request(st.job, request, self._committed_states(s, request))
+            if problem is None and (st.live.active is not None or st.queued is not None):
+                busy = st.live.active.j if st.live.active is not None else st.live.made + 1
+                problem = f"reconfiguration R{busy} of job {s} is still in progress; one at a time (Fries §2.2)"
+            if problem is not None:
+                st.live.rejected.append(problem)
+                return problem
+            if self.running:
+                self._make(s, request, self.g)
+                self._publish()
+            else:
+                st.queued = request
+            return None
+
+    def _make(self, s: int, request: Request, g: int) -> None:
+        st = self.state[s]
+        j = st.live.made + 1
+        st.live.made = j
+        st.attempts[j] = st.attempts.get(j, 0) + 1
+        save_request(self.directory, s, j, request)
+        fries = self.scheduler == "fries"
+        role = roles(st.job, s, request, fries)
+        heads = sorted(o for o, r in role.items() if r.head)
+        reconf = sorted(o for o, r in role.items() if r.reconfigured)
+        st.live.active = Active(j, st.attempts[j], time.time(), g + 1, heads if self.scheduler != "epoch" else [],
+                                sorted(role), reconf)
+
+    def _publish(self) -> None:
+        entries = []
+        for s, st in enumerate(self.state):
+            a = st.live.active
+            if a is None:
+                continue
+            t = st.job.timing
+            entries.append(ControlEntry(s, a.j, a.attempt, a.issued, a.epoch_batch, t.fcm_delay[0], t.fcm_delay[1], t.seed))
+        write_control(self.directory, entries)
+
+    # --- one micro-batch -------------------------------------------------------------------
+
+    def done(self) -> bool:
+        """Every job finished (flushed and committed)."""
+        return all(st.live.phase == "done" for st in self.state)
+
+    def step(self) -> None:
+        """Run one micro-batch of every unfinished job, then commit."""
+        with self.lock:
+            plan, make_now = self._plan()
+        ensure_dirs(plan)
+        rdd = self.sc.parallelize(range(self.partitions), self.partitions).mapPartitionsWithIndex(
+            lambda part, _: iter(()))
+        for level in range(0, self.depth + 1):
+            fn = stage_function(plan, level)
+            if level == 0:
+                rdd = rdd.mapPartitionsWithIndex(fn)
+            else:
+                rdd = rdd.partitionBy(self.partitions, lambda k: k).mapPartitionsWithIndex(fn)
+        result: list[Any] = []
+        error: list[BaseException] = []
+
+        def run() -> None:
+            try:
+                result.extend(rdd.values().filter(lambda r: r[3] == STATS).collect())
+            except BaseException as exc:  # noqa: BLE001 - re-raised in the driver thread
+                error.append(exc)
+
+        worker = threading.Thread(target=run, daemon=True)
+        with self.lock:
+            self.running = True
+            worker.start()
+            for s, request in make_now:
+                self._make(s, request, plan.g)
+            self._publish()
+        worker.join()
+        with self.lock:
+            self.running = False
+            if error:
+                raise error[0]
+            self._absorb(plan, result)
+            self.g += 1
+
+    def _plan(self) -> tuple[BatchPlan, list[tuple[int, Request]]]:
+        ranges: dict[int, tuple[int, int]] = {}
+        active: set[int] = set()
+        flush: set[int] = set()
+        make_now: list[tuple[int, Request]] = []
+        for s, st in enumerate(self.state):
+            prog, job = st.live, st.job
+            if prog.phase == "done":
+                continue
+            active.add(s)
+            count = job.source.count()
+            nxt = prog.made + 1
+            planned = job.planned[nxt - 1] if nxt <= len(job.planned) else None
+            limit = count if planned is None else min(planned.at, count)
+            lo = prog.offset
+            hi = min(lo + max(1, job.timing.batch_size), limit) if lo < limit else lo
+            ranges[s] = (lo, hi)
+            prog.offset = hi
+            if st.queued is not None and prog.active is None:
+                make_now.append((s, st.queued))
+                st.queued = None
+            elif planned is not None and hi >= limit and prog.active is None:
+                make_now.append((s, planned.request))
+            elif (planned is None and prog.active is None and st.queued is None and lo >= count):
+                prog.phase = "flush"
+                flush.add(s)
+        base, self._base = self._base, {}
+        plan = BatchPlan(self.g, self.directory, self.jobs_path, self.jobs_stamp, self.partitions, self.scheduler,
+                         self.faults, ranges, frozenset(active), frozenset(flush), base)
+        return plan, make_now
+
+    def _absorb(self, plan: BatchPlan, stats: list[Any]) -> None:
+        for rec in stats:
+            s, obj, j, attempt, t = rec[1], rec[2], rec[4], int(rec[5]), rec[8]
+            a = self.state[s].live.active
+            if a is not None and a.j == j and a.attempt == attempt:
+                a.switched[obj] = t
+        for s in sorted(plan.active):
+            st = self.state[s]
+            prog = st.live
+            prog.pending.append(plan.g)
+            a = prog.active
+            if a is not None and set(a.required) <= set(a.switched):
+                applied = [a.switched[o] for o in a.reconfigured]
+                prog.delays[a.j] = (max(applied) - a.issued) * 1000.0 if applied else 0.0
+                prog.active = None
+            if s in plan.flush:
+                prog.phase = "done"
+            crash = [c for c in st.job.timing.restarts
+                     if c not in st.restarts_done and plan.ranges[s][1] >= c and prog.phase != "done"]
+            if crash:
+                st.restarts_done.update(crash)
+                st.live = st.committed.snapshot()
+                self._base[s] = st.live.history[-1] if st.live.history else -1
+                continue
+            if a is not None and prog.active is not None and not set(a.heads) <= set(a.switched):
+                continue  # Fries §7.3: no checkpoint until every head has its FCM
+            prog.history.extend(prog.pending)
+            prog.pending = []
+            st.committed = prog.snapshot()
+        write_progress(self.directory, [st.committed for st in self.state], plan.g)
+        self._publish()
+
+    def run(self, max_batches: int = 100_000) -> None:
+        """Step until every job is done."""
+        for _ in range(max_batches):
+            if self.done():
+                return
+            self.step()
+        raise RuntimeError(f"jobs not finished after {max_batches} batches")
+
+    # --- helpers ---------------------------------------------------------------------------
+
+    def _last_batch_on_disk(self) -> int:
+        root = os.path.join(self.directory, "batches")
+        names = [n for n in os.listdir(root) if n.startswith("g")] if os.path.isdir(root) else []
+        return max((int(n[1:]) for n in names), default=0)
+
+    def _committed_states(self, s: int, request: Request) -> dict[tuple[str, int], Any]:
+        from spark_impl.reconfig.results import read_states_for
+        history = self.state[s].committed.history
+        if not history:
+            return {}
+        return read_states_for(self.directory, history[-1], s, self.layouts[s], self.partitions,
+                               set(request.updates), self.jobs[s])
+
+    def object_partition(self, s: int, obj: str) -> int:
+        """Spark partition of an object (for tools)."""
+        return partition_of(s, obj, self.partitions)

@@ -1,0 +1,138 @@
+"""Where every object of every job runs: levels, Spark partitions, and request look-ups.
+
+Computed identically on the driver and in every task from the pickled jobs, so the driver
+never ships per-object assignments. An operator's *level* is 0 for a source and otherwise
+1 + the largest level of its parents; stage ``L`` of a micro-batch runs every object of
+level ``L`` (all jobs at once), so a tuple's whole scope is processed within its batch.
+Object ``(s, o)`` runs in Spark partition ``crc32("s/o") mod P`` of its stage.
+"""
+
+from __future__ import annotations
+
+import os
+import zlib
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Callable, Sequence
+
+from pyspark import cloudpickle
+
+from spec.fries.dataflow import OperatorKind
+from spark_impl.reconfig.mcs import ObjectRole, object_components
+from spark_impl.reconfig.model import Job, Request
+
+STATS_LEVEL = 1 << 30
+
+_dumps: Callable[[Any], bytes] = getattr(cloudpickle, "dumps")
+
+
+def partition_of(s: int, obj: str, partitions: int) -> int:
+    """The Spark partition of object ``obj`` of job ``s``."""
+    return zlib.crc32(f"{s}/{obj}".encode()) % partitions
+
+
+def levels(job: Job) -> dict[str, int]:
+    """Level of every operator (see the module docstring)."""
+    flow = job.dataflow
+    level: dict[str, int] = {}
+    for name in flow.topological_order():
+        if flow.kind(name) is OperatorKind.SOURCE:
+            level[name] = 0
+        else:
+            level[name] = 1 + max((level[p] for p in flow.parents(name)), default=0)
+    return level
+
+
+@dataclass(frozen=True)
+class JobLayout:
+    """Levels and objects of one job."""
+
+    level: dict[str, int]
+    objects_at: dict[int, tuple[tuple[str, str], ...]]  # level -> ((operator, object), ...)
+    depth: int
+
+
+def layout(job: Job) -> JobLayout:
+    """The :class:`JobLayout` of ``job``."""
+    level = levels(job)
+    objects_at: dict[int, list[tuple[str, str]]] = {}
+    for name in job.dataflow.names:
+        if job.dataflow.kind(name) is OperatorKind.SOURCE:
+            continue
+        for obj in job.objects(name):
+            objects_at.setdefault(level[name], []).append((name, obj))
+    return JobLayout(level, {k: tuple(v) for k, v in objects_at.items()}, max(level.values(), default=0))
+
+
+def save_jobs(directory: str, jobs: Sequence[Job]) -> str:
+    """Pickle the jobs (cloudpickle: user functions included) next to the checkpoint."""
+    path = os.path.join(directory, "jobs.pkl")
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as handle:
+        handle.write(_dumps(list(jobs)))
+    os.replace(tmp, path)
+    return path
+
+
+@lru_cache(maxsize=8)
+def load_jobs(path: str, stamp: float) -> tuple[tuple[Job, ...], tuple[JobLayout, ...]]:
+    """Task side: the jobs and their layouts (cached per process; ``stamp`` = file mtime)."""
+    with open(path, "rb") as handle:
+        jobs = tuple(cloudpickle.load(handle))
+    return jobs, tuple(layout(job) for job in jobs)
+
+
+def request_path(directory: str, s: int, j: int) -> str:
+    """File holding request ``j`` of job ``s`` (written by the driver when it is made)."""
+    return os.path.join(directory, "requests", f"s{s}-r{j}.pkl")
+
+
+def save_request(directory: str, s: int, j: int, request: Request) -> None:
+    """Driver side: persist a request so tasks (and restarts) can load its functions."""
+    path = request_path(directory, s, j)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as handle:
+        handle.write(_dumps(request))
+    os.replace(tmp, path)
+
+
+_REQUESTS: dict[tuple[str, int, int, float], Request] = {}
+
+
+def load_request(directory: str, s: int, j: int) -> Request:
+    """Task side: request ``j`` of job ``s`` (cached per process and file version)."""
+    path = request_path(directory, s, j)
+    key = (directory, s, j, os.stat(path).st_mtime)
+    found = _REQUESTS.get(key)
+    if found is None:
+        with open(path, "rb") as handle:
+            found = cloudpickle.load(handle)
+        _REQUESTS[key] = found
+    return found
+
+
+_ROLES: dict[tuple[int, frozenset[str], bool, int], dict[str, ObjectRole]] = {}
+
+
+def roles(job: Job, s: int, request: Request, fries: bool) -> dict[str, ObjectRole]:
+    """Objects that act for ``request``: Fries roles (MCS components over objects), or for
+    the naive and epoch schedulers every object of a reconfigured operator (each its own
+    'head', no alignment)."""
+    key = (s, request.operators, fries, id(job))
+    found = _ROLES.get(key)
+    if found is not None:
+        return found
+    if fries:
+        workers = {name: job.objects(name) for name in job.dataflow.names}
+        found = object_components(job.dataflow, workers, request.operators)
+    else:
+        found = {obj: ObjectRole(True, True, frozenset(), frozenset())
+                 for op in request.operators for obj in job.objects(op)}
+    _ROLES[key] = found
+    return found
+
+
+def passthrough(record: Any) -> Any:
+    """Identity (named so Spark pickles it cheaply)."""
+    return record

@@ -1,0 +1,66 @@
+"""spark_impl's own MCS / components (Fries Alg. 1-4, §7.1, §7.2) on the paper's figures.
+
+Pure Python, no Spark: the Spark executor's Fries scheduler is only as good as these sets.
+"""
+
+from __future__ import annotations
+
+from spec.fries.dataflow import dataflow
+from spark_impl.reconfig.mcs import components, minimal_covering_subdag, object_components, sync_operators
+
+
+def test_fig7_two_components_with_alignment_inside() -> None:
+    # Fig. 5/7 shape: S -> A -> {B, C} -> D -> E, S -> F; reconfigure A, D and F.
+    flow = dataflow([("S", "source"), ("A", "one-to-one"), ("B", "one-to-one"), ("C", "one-to-one"),
+                     ("D", "one-to-one"), ("E", "one-to-one"), ("F", "one-to-one")],
+                    [("S", "A"), ("A", "B"), ("A", "C"), ("B", "D"), ("C", "D"), ("D", "E"), ("S", "F")])
+    vertices, edges = minimal_covering_subdag(flow, {"A", "D", "F"})
+    assert vertices == {"A", "B", "C", "D", "F"}
+    assert ("D", "E") not in edges and ("A", "B") in edges
+    found = {frozenset(c.operators): c.heads for c in components(flow, {"A", "D", "F"})}
+    assert found == {frozenset({"A", "B", "C", "D"}): frozenset({"A"}), frozenset({"F"}): frozenset({"F"})}
+
+
+def test_fig8_one_to_many_ancestor_joins_the_mcs() -> None:
+    flow = dataflow([("S", "source"), ("J", "one-to-many"), ("P", "one-to-one"), ("M", "one-to-one")],
+                    [("S", "J"), ("J", "P"), ("P", "M")])
+    assert sync_operators(flow, {"M"}) == {"J", "M"}
+    (only,) = components(flow, {"M"})
+    assert only.operators == {"J", "P", "M"} and only.heads == {"J"}
+
+
+def test_fig9_edgewise_one_to_one_pruning() -> None:
+    # I: R replicates to B and C; only B is reconfigured -> R pruned.
+    flow = dataflow([("S", "source"), ("R", "replicate"), ("B", "one-to-one"), ("C", "one-to-one")],
+                    [("S", "R"), ("R", "B"), ("R", "C")])
+    assert sync_operators(flow, {"B"}) == {"B"}
+    assert sync_operators(flow, {"B"}, pruning=False) == {"R", "B"}
+    # II: both branches reconfigured -> R stays.
+    assert sync_operators(flow, {"B", "C"}) == {"R", "B", "C"}
+    # III: both branches meet at a reconfigured D -> R stays.
+    flow3 = dataflow([("S", "source"), ("R", "replicate"), ("B", "one-to-one"), ("C", "one-to-one"),
+                      ("D", "one-to-one")], [("S", "R"), ("R", "B"), ("R", "C"), ("B", "D"), ("C", "D")])
+    assert "R" in sync_operators(flow3, {"D"})
+
+
+def test_fig10_uniqueness_pruning() -> None:
+    flow = dataflow([("S", "source"), ("R", "replicate"), ("B", "one-to-one"), ("C", "one-to-one"),
+                     ("J", "one-to-one", True), ("D", "one-to-one")],
+                    [("S", "R"), ("R", "B"), ("R", "C"), ("B", "J"), ("C", "J"), ("J", "D")])
+    assert sync_operators(flow, {"D"}) == {"D"}
+    assert "R" in sync_operators(flow, {"D"}, pruning=False)
+
+
+def test_blocking_operators_split_regions_and_workers_expand() -> None:
+    # §7.1: K's output edge carries nothing while reconfigurations run.
+    flow = dataflow([("S", "source"), ("A", "one-to-one"), ("K", "blocking"), ("D", "one-to-one")],
+                    [("S", "A"), ("A", "K"), ("K", "D")])
+    assert {frozenset(c.operators) for c in components(flow, {"A", "D"})} == {frozenset({"A"}), frozenset({"D"})}
+    # §7.2: a lone reconfigured operator with 2 workers: two components, each worker a head;
+    # a component A -> K with workers: every worker of K aligns on every worker of A.
+    workers = {"S": ("S",), "A": ("A#0", "A#1"), "K": ("K#0", "K#1"), "D": ("D",)}
+    roles = object_components(flow, workers, {"A"})
+    assert set(roles) == {"A#0", "A#1"} and all(r.head and not r.parents for r in roles.values())
+    roles = object_components(flow, workers, {"A", "K"})
+    assert roles["K#1"].parents == {"A#0", "A#1"} and not roles["K#1"].head
+    assert roles["A#0"].children == {"K#0", "K#1"}
