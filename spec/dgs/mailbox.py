@@ -1,33 +1,44 @@
 """The release rule of a worker's mailbox: selective reordering with heartbeats (DGS §3.4).
 
-A mailbox tracks a set of implementation tags (those of its worker and of its worker's
-ancestors, whose events reach it as join requests). Per tracked tag it has a *buffer* of
-received items in increasing order and a *timer*: the order key of the latest item received
-for that tag. An item is an event, a join request (an ancestor's event, §3.4 "when a mailbox
-receives an event (or a join request)"), or a heartbeat.
+A mailbox tracks implementation tags: its worker's *own* and its worker's *ancestors'* (whose
+events reach it as join requests, §3.4 "when a mailbox receives an event (or a join
+request)"). Per tracked tag it has a *buffer* of received events / join requests in increasing
+order and a *timer*: the largest order key known to be complete for that tag - the key of the
+latest item received for it, or of a heartbeat. A heartbeat "updates its timers ... without
+adding the heartbeat to the buffer" (§3.4).
 
-Release rule (§3.4). The head ``x`` (key ``k``, tag ``σ``) of a buffer may be released when
+Release rule (§3.4). The head ``x`` (key ``k``, tag ``σ``) of a buffer may be released when,
+for every tracked tag ``δ`` *related* to ``σ`` (below):
 
-1. every tracked tag ``δ`` that ``σ`` depends on has a timer ``>= k`` (the mailbox has seen
-   every dependent item up to ``k``; keys are unique, so for ``δ != σ`` this means ``> k``), and
-2. no buffer of such a ``δ`` holds an event or join request with a key ``< k``.
+1. ``δ``'s timer is ``>= k`` (every ``δ`` item up to ``k`` has been received; keys are unique,
+   so for ``δ != σ`` this means ``> k``), and
+2. no buffer of ``δ`` holds an item with a key ``< k``.
 
-A heartbeat updates the timer like an event "without being released to the worker process".
-Our reading, needed for correctness when heartbeats are forwarded to descendants: a heartbeat
-is buffered in order, never blocks anything (condition 2 ignores heartbeats), and leaves its
-buffer as soon as it reaches the head, as a *forwarding marker* (a worker with children
-forwards it to them; a leaf drops it). Forwarding in buffer order guarantees that a child
-never learns "no more σ up to k" before it has received every join request of σ below k.
+**Related** (our reading of "its dependent tags", made precise so that plans cannot
+deadlock): ``σ`` and ``δ`` are related at worker ``w`` when at least one of them is ``w``'s own
+tag and they depend on each other *directly or through a chain of tags handled by ``w``'s
+descendants*. The chain matters: if ``ρ`` and ``σ`` are independent but a descendant's tag
+``δ`` depends on both, the events ``ρ@2, δ@3, σ@5`` must be processed in that order, which
+only ``w`` can enforce. Pairs of two ancestor tags are exempt: their items reach ``w`` from
+its parent already in an order that respects them (the ancestor owning one of them enforced
+it).
+
+**Heartbeats to descendants.** A worker with children tells them, for every tag it tracks,
+its *watermark*: the key of its earliest received-but-not-started item of that tag, or its
+timer if there is none. A child uses it as a heartbeat for that (ancestor) tag: every join
+request below it has already been sent. This is how "a heartbeat ... is broadcast to all the
+worker processes that are descendants of the worker responsible" (§3.4) is realised without
+letting a child overtake a join request its parent has not sent yet.
 
 :func:`deliver` is the obviously-right fixpoint (release anything releasable, repeat); the
-efficient workset cascade of ``reference.dgs.mailbox`` must release the same items, which
+workset cascade of ``reference.dgs.mailbox`` must release the same items, which
 ``tests/test_dgs_mailbox.py`` checks.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Collection, Mapping
 
 from spec.dgs.streams import ImplTag, OrderKey
 
@@ -38,7 +49,8 @@ HEARTBEAT = "heartbeat"
 
 @dataclass(frozen=True)
 class MailItem:
-    """One message in a mailbox: ``kind`` is ``"event"``, ``"join"`` or ``"heartbeat"``."""
+    """One message to a mailbox: ``kind`` is ``"event"`` (the worker's own), ``"join"`` (a
+    join request for an ancestor's event) or ``"heartbeat"`` (timer only)."""
 
     impl: ImplTag
     key: OrderKey
@@ -54,44 +66,67 @@ class MailboxState:
     buffers: Mapping[ImplTag, tuple[MailItem, ...]]
 
 
-DependsOn = Callable[[ImplTag, ImplTag], bool]
+Related = Callable[[ImplTag, ImplTag], bool]
 
 
-def releasable(state: MailboxState, depends: DependsOn, impl: ImplTag) -> bool:
+def related_pairs(
+    depends: Callable[[ImplTag, ImplTag], bool],
+    own: Collection[ImplTag],
+    ancestors: Collection[ImplTag],
+    below: Collection[ImplTag],
+) -> frozenset[tuple[ImplTag, ImplTag]]:
+    """The *related* pairs of a worker with implementation tags ``own``, whose ancestors
+    handle ``ancestors`` and whose descendants handle ``below`` (module docstring)."""
+    tracked = set(own) | set(ancestors)
+    pairs: set[tuple[ImplTag, ImplTag]] = set()
+    for start in tracked:
+        seen_below: set[ImplTag] = set()
+        frontier = [start]
+        while frontier:
+            node = frontier.pop()
+            for other in tracked:
+                if depends(node, other) and (start in own or other in own):
+                    pairs.add((start, other))
+            for nxt in below:
+                if nxt not in seen_below and depends(node, nxt):
+                    seen_below.add(nxt)
+                    frontier.append(nxt)
+    return frozenset(pairs)
+
+
+def releasable(state: MailboxState, related: Related, impl: ImplTag) -> bool:
     """Whether the head of ``impl``'s buffer may be released (module docstring)."""
     buffer = state.buffers.get(impl, ())
     if not buffer:
         return False
     head = buffer[0]
-    if head.kind == HEARTBEAT:
-        return True
     for other in state.buffers:
-        if not depends(impl, other):
+        if other == impl or not related(impl, other):
             continue
         timer = state.timers.get(other)
         if timer is None or timer < head.key:
             return False
-        if any(item.kind != HEARTBEAT and item.key < head.key for item in state.buffers[other]):
+        if any(item.key < head.key for item in state.buffers[other]):
             return False
     return True
 
 
-def deliver(
-    state: MailboxState, depends: DependsOn, item: MailItem
-) -> tuple[MailboxState, list[MailItem]]:
+def deliver(state: MailboxState, related: Related, item: MailItem) -> tuple[MailboxState, list[MailItem]]:
     """Receive ``item`` (its tag must be tracked), then release until nothing is releasable.
     Returns the new state and the released items (in one order the rule allows)."""
     timers = dict(state.timers)
     buffers = {k: tuple(v) for k, v in state.buffers.items()}
-    buffers[item.impl] = buffers[item.impl] + (item,)
-    timers[item.impl] = item.key
+    if item.kind != HEARTBEAT:
+        buffers[item.impl] = buffers[item.impl] + (item,)
+    previous = timers.get(item.impl)
+    timers[item.impl] = item.key if previous is None else max(previous, item.key)
     current = MailboxState(timers, buffers)
     released: list[MailItem] = []
     progress = True
     while progress:
         progress = False
         for impl in sorted(buffers, key=repr):
-            if releasable(current, depends, impl):
+            if releasable(current, related, impl):
                 released.append(buffers[impl][0])
                 buffers[impl] = buffers[impl][1:]
                 current = MailboxState(timers, buffers)
@@ -100,6 +135,6 @@ def deliver(
     return current, released
 
 
-def empty_mailbox(tracked: list[ImplTag]) -> MailboxState:
-    """A mailbox tracking ``tracked`` with empty buffers and no timers."""
+def empty_mailbox(tracked: Collection[ImplTag]) -> MailboxState:
+    """A mailbox tracking ``tracked``: empty buffers, no timers."""
     return MailboxState({}, {impl: () for impl in tracked})
