@@ -96,30 +96,26 @@ def _fast_path(value: Any) -> CompactSchedule | None:
         if not log:
             txns[name], updates[name] = [], []
             continue
-        if set(map(type, log)) != {dict}:
-            return None
-        try:
+        try:  # a non-object operation raises TypeError, a missing "txn" KeyError
             ids = list(map(_TXN, log))
-        except KeyError:
+        except (KeyError, TypeError):
             return None
         if set(map(type, ids)) != {str} or "" in ids:
             return None
         lengths = list(map(len, log))
-        if max(lengths) > 2:
-            return None
+        extra = sum(lengths) - len(lengths)  # every operation has "txn": length >= 1
         marks: list[int] = []
-        if sum(lengths) != len(lengths):  # some operations have a second key
-            position = -1
-            while True:
-                try:
-                    position = lengths.index(2, position + 1)
-                except ValueError:
-                    break
-                flag = log[position].get("update")
-                if type(flag) is not bool:  # unknown key or non-boolean update
-                    return None
-                if flag:
-                    marks.append(position)
+        position = -1
+        for _ in range(extra):  # the operations with a second key must all have length 2
+            try:
+                position = lengths.index(2, position + 1)
+            except ValueError:
+                return None  # some operation has three or more keys
+            flag = log[position].get("update")
+            if type(flag) is not bool:  # unknown key or non-boolean update
+                return None
+            if flag:
+                marks.append(position)
         txns[name], updates[name] = ids, marks
     if not _types_consistent(txns, updates):
         return None

@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 from itertools import chain
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from reference.fries.compact import CompactSchedule, compact_from_schedule
 from reference.fries.cycles import shortest_cycle, strongly_connected
@@ -108,16 +108,16 @@ def check_serializability(schedule: Schedule) -> Verdict:
 
 def check_compact(schedule: CompactSchedule) -> Verdict:
     """:func:`check_serializability` on the compact form (what the CLI uses)."""
-    appearance = {t: i for i, t in enumerate(
-        dict.fromkeys(chain.from_iterable(schedule.txns[o] for o in schedule.objects)))}
+    appearance = dict.fromkeys(chain.from_iterable(schedule.txns[o] for o in schedule.objects))
     graph = _compressed_graph(schedule, appearance)
-    order = _topological(graph.core, graph.successors, appearance)
+    order = _topological(graph.core, graph.successors)
     if order is not None:
         first = [t for t in appearance if t not in graph.core_set and t not in graph.after_some]
         last = [t for t in appearance if t not in graph.core_set and t in graph.after_some]
         return Verdict(True, tuple(first + order + last), None, ())
     cyclic = [c for c in strongly_connected(graph.core, graph.successors) if len(c) > 1]
-    edges = shortest_cycle(schedule, cyclic, graph.updates, appearance)
+    rank = {t: i for i, t in enumerate(graph.core)}
+    edges = shortest_cycle(schedule, cyclic, graph.updates, rank)
     steps = [CycleStep(a, b, obj, p, q, schedule.is_update(obj, p), schedule.is_update(obj, q))
              for a, b, obj, p, q in edges]
     start = next((i for i, s in enumerate(steps) if s.before not in graph.updates), 0)
@@ -134,7 +134,7 @@ class _Graph:
     successors: dict[str, list[str]]
 
 
-def _compressed_graph(schedule: CompactSchedule, appearance: Mapping[str, int]) -> _Graph:
+def _compressed_graph(schedule: CompactSchedule, appearance: Iterable[str]) -> _Graph:
     segments: list[tuple[str, int, int, str | None, str | None]] = []
     links: list[tuple[str, str]] = []
     after_some: set[str] = set()
@@ -173,8 +173,8 @@ def _compressed_graph(schedule: CompactSchedule, appearance: Mapping[str, int]) 
     return _Graph(updates, after_some, frozenset(core_set), core, successors)
 
 
-def _topological(nodes: Sequence[str], successors: Mapping[str, Sequence[str]],
-                 appearance: Mapping[str, int]) -> list[str] | None:
+def _topological(nodes: Sequence[str],
+                 successors: Mapping[str, Sequence[str]]) -> list[str] | None:
     """Kahn's algorithm seeded in appearance order; None when there is a cycle."""
     indegree = dict.fromkeys(nodes, 0)
     for node in nodes:

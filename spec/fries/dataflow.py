@@ -17,7 +17,7 @@ scheduling theory needs to know about its computation function:
 emits at most one output tuple per data transaction, e.g. a self-join that reassembles
 replicated tuples on their primary key.
 
-The JSON form (a CLI contract, see docs/formats.md)::
+The JSON form (a CLI contract, see docs/fries.md)::
 
     {"operators": [{"name": "A", "kind": "source", "unique": false}, ...],
      "edges": [["A", "B"], ...]}

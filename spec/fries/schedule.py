@@ -15,7 +15,7 @@ Conflict (Def. 4.6): two operations conflict iff they are on the same object, be
 different transactions, and at least one of them is an update. Two data operations never
 conflict; two updates of the same object (from two reconfigurations) do.
 
-The JSON form (a CLI contract, see docs/formats.md)::
+The JSON form (a CLI contract, see docs/fries.md)::
 
     {"logs": {"OBJECT": [{"txn": "t1"}, {"txn": "R", "update": true}, ...], ...}}
 """
