@@ -35,6 +35,9 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--seed", type=int, default=0, metavar="S", help="hypothesis seed (default 0)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
+    parser.add_argument("--prove", action="store_true",
+                        help="prove C1-C3 with Z3 where possible; each condition says what was "
+                        "proved (docs/proofs.md)")
     parser.set_defaults(handler=run)
 
 
@@ -47,6 +50,10 @@ def run(args: argparse.Namespace) -> int:
     if examples < 1:
         raise InputError(f"--examples must be at least 1, got {examples}")
     program = load_program(args.target)
+    if args.prove:
+        from proofs.dgs.cli import report_proofs
+
+        return report_proofs(program, args.target, examples=examples, seed=args.seed, as_json=args.json)
     report = check_consistency(program, examples=examples, seed=args.seed)
     if args.json:
         document = report.to_json()

@@ -1,0 +1,199 @@
+"""``check-dgs --prove``: C1-C3 proved with Z3 where possible, and exact about the scope.
+
+For each condition, in order:
+
+1. **For all states** (:mod:`proofs.dgs.conditions` from arbitrary states of each state type's
+   sampled shape). No violating path: *proved* - "for all states of shape ...". The domain
+   is a superset of the checker's (every reachable state has a sampled shape, assuming the
+   samples saw every shape), so a proof covers the checker's domain.
+2. A violating path over all states may be unreachable (the key counter's C1 is false for
+   arbitrary ``s1``, ``s2``, true for those a fork produces). So it is **never reported as
+   such**: we search a *reachable* counterexample - histories of up to ``depth`` events from
+   ``init`` with symbolic payloads, the failing skeleton first. A model is turned into a
+   concrete instance of the checker's domain and re-evaluated by ``spec.dgs.consistency``;
+   only a confirmed violation is reported ("violated", method z3).
+3. Otherwise - the symbolic run is unsupported (e.g. the code hashes a symbolic value), the
+   path budget is exceeded, or the all-states counterexample was not found reachable - the
+   condition is tested with the reference checker's hypothesis examples instead, and the
+   scope says so ("not provable symbolically: tested N examples instead").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from proofs.dgs import conditions as C
+from proofs.dgs.shapes import EventTemplates, Shape, generalize, instances, sample
+from proofs.dgs.symbolic import PathLimit, Unsupported
+from reference.dgs.checker import ConditionResult, ConsistencyReport, check_condition
+from reference.dgs.report import counterexample_for
+from spec.dgs.consistency import Evaluation, evaluate_c1, evaluate_c2, evaluate_c3
+from spec.dgs.program import Program
+from spec.errors import InputError
+
+EVALUATE: dict[str, Callable[[Program, Any], Evaluation]] = {
+    "C1": evaluate_c1, "C2": evaluate_c2, "C3": evaluate_c3}
+
+
+@dataclass(frozen=True)
+class ProveSettings:
+    """Bounds of the symbolic search (see the module docstring)."""
+
+    depth: int = 3
+    branch_events: int = 1
+    max_paths: int = 20_000
+    timeout_ms: int = 10_000
+    examples: int = 200
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class ProofReport:
+    """The checker's report plus, per condition, the scope of what was established."""
+
+    report: ConsistencyReport
+    scopes: dict[str, str] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """``check-dgs --json`` with ``conditions[C]["scope"]`` added."""
+        data = self.report.to_json()
+        for condition, scope in self.scopes.items():
+            data["conditions"][condition]["scope"] = scope
+        return data
+
+
+class _Symbolic:
+    """The symbolic setting of one program: sampled shapes and event templates."""
+
+    def __init__(self, program: Program, settings: ProveSettings) -> None:
+        self.program = program
+        self.settings = settings
+        samples = sample(program, examples=max(50, settings.examples // 2), seed=settings.seed)
+        self.events = EventTemplates(program, samples.events)
+        self.shapes: dict[str, Shape | None] = {
+            name: generalize(samples.states[name]) if samples.states.get(name) else None
+            for name in program.state_types
+        }
+
+    def relevant_types(self, condition: str) -> list[str]:
+        if condition == "C3":
+            return list(self.program.state_types)
+        return sorted({f.source for f, _ in self.program.fork_join_pairs()})
+
+    def all_states_scope(self, condition: str, types: list[str]) -> str:
+        shapes = "; ".join(f"{t}: {self.shapes[t].describe()}" for t in types  # type: ignore[union-attr]
+                           if self.shapes.get(t) is not None)
+        what = {"C1": f"every fork/join pair, all independent fork predicates, every event e and up "
+                      f"to {self.settings.branch_events} event(s) on each wire before e",
+                "C2": "every fork/join pair and all independent fork predicates",
+                "C3": "every pair of independent events"}[condition]
+        return (f"proved with Z3 for all states ({shapes or 'no state type has a fork'}), {what}; "
+                f"event payloads: {self.events.describe()}")
+
+    def explore_all(self, skeletons: list[C.Skeleton]) -> C.Skeleton | None:
+        """The first skeleton with a violating path, or None."""
+        for skeleton in skeletons:
+            paths, model = C.explore(skeleton, max_paths=self.settings.max_paths,
+                                     timeout_ms=self.settings.timeout_ms)
+            if model is not None:
+                return skeleton
+        return None
+
+    def all_states(self, condition: str) -> tuple[list[C.Skeleton], C.Skeleton | None]:
+        skeletons: list[C.Skeleton] = []
+        for state_type in self.relevant_types(condition):
+            shape = self.shapes.get(state_type)
+            if shape is None:
+                raise Unsupported(f"no shape for the states of {state_type!r}")
+            for state in instances(shape, f"s:{state_type}"):
+                start = C.Start(state_type, self.program.state_types[state_type].pred, state=state)
+                skeletons += C.skeletons(self.program, condition, start, self.events,
+                                         self.settings.branch_events)
+        return skeletons, self.explore_all(skeletons)
+
+    def reachable(self, condition: str, failing: C.Skeleton) -> tuple[Any, int] | None:
+        """A confirmed violation from a history of <= depth events: (instance, depth)."""
+        program = self.program
+        initial = program.initial
+        tags = [t for t in self.events.tags if t in program.tags]
+        for depth in range(self.settings.depth + 1):
+            for tag_seq in _tag_sequences(tags, depth):
+                history: list[Any] = []
+                for i, tag in enumerate(tag_seq):
+                    options = self.events.fresh(tag, f"h{i}")
+                    history.append(options[0])
+                start = C.Start(initial, program.tags, history=tuple(history))
+                found = self._confirmed(condition, failing, start)
+                if found is not None:
+                    return found, depth
+        return None
+
+    def _confirmed(self, condition: str, failing: C.Skeleton, start: C.Start) -> Any | None:
+        candidates = C.skeletons(self.program, condition, start, self.events, self.settings.branch_events)
+        candidates.sort(key=lambda s: s.key != failing.key)
+        for skeleton in candidates:
+            _, model = C.explore(skeleton, max_paths=self.settings.max_paths,
+                                 timeout_ms=self.settings.timeout_ms)
+            if model is None:
+                continue
+            instance = C.concrete_instance(skeleton, model)
+            try:
+                evaluation = EVALUATE[condition](self.program, instance)
+            except InputError:
+                continue
+            if not evaluation.holds:
+                return instance, evaluation
+        return None
+
+
+def _tag_sequences(tags: list[Any], depth: int) -> list[tuple[Any, ...]]:
+    seqs: list[tuple[Any, ...]] = [()]
+    for _ in range(depth):
+        seqs = [s + (t,) for s in seqs for t in tags]
+    return seqs
+
+
+def prove_condition(symbolic: _Symbolic, condition: str) -> tuple[ConditionResult, str]:
+    """Establish one condition (see the module docstring): the result and its scope."""
+    program, settings = symbolic.program, symbolic.settings
+    reason = ""
+    try:
+        skeletons, failing = symbolic.all_states(condition)
+        if failing is None:
+            types = symbolic.relevant_types(condition)
+            return (ConditionResult(condition, "proved", method="z3", checked=len(skeletons)),
+                    symbolic.all_states_scope(condition, types))
+        found = symbolic.reachable(condition, failing)
+        if found is not None:
+            (instance, evaluation), depth = found
+            cex = counterexample_for(program, instance, evaluation)
+            return (ConditionResult(condition, "violated", method="z3", checked=1, counterexample=cex),
+                    f"Z3 counterexample reachable from init by {depth} event(s), confirmed by "
+                    "evaluating the spec on it")
+        reason = (f"Z3 finds a violation for some states of the sampled shape, but none reachable "
+                  f"within {settings.depth} events (those states may be unreachable)")
+    except (Unsupported, PathLimit) as error:
+        reason = f"the code cannot run symbolically ({error})"
+    except InputError:
+        raise
+    except Exception as error:  # noqa: BLE001 - user code on symbolic values may raise anything
+        reason = f"the code cannot run symbolically ({type(error).__name__}: {error})"
+    tested = check_condition(program, condition, examples=settings.examples, seed=settings.seed)
+    return tested, (f"not provable symbolically: {reason}; tested {tested.examples} examples "
+                    f"instead ({tested.checked} in the domain)")
+
+
+def prove_consistency(program: Program, settings: ProveSettings | None = None,
+                      conditions: tuple[str, ...] = ("C1", "C2", "C3")) -> ProofReport:
+    """C1-C3 for ``program``, each proved, refuted with a confirmed counterexample, or
+    tested, with its scope."""
+    settings = settings or ProveSettings()
+    symbolic = _Symbolic(program, settings)
+    results = []
+    scopes = {}
+    for condition in conditions:
+        result, scope = prove_condition(symbolic, condition)
+        results.append(result)
+        scopes[condition] = scope
+    return ProofReport(ConsistencyReport(program.name, tuple(results), settings.seed), scopes)
