@@ -85,6 +85,17 @@ def test_engine_equals_direct_before_and_after_migrations(spec: WindowSpec, name
                 for p in compute(spec, monoid,
                                  [r for r, o in zip(records, owners) if o == node], node)]
     assert consolidate(spec, monoid, partials) == expected
+    # §6.2: at each modification punctuation the completed windows are exactly those ready
+    # at the last timestamp punctuation before it; all others are active
+    last, seen = float("-inf"), 0
+    for item in items:
+        if isinstance(item, Punctuation):
+            last = max(last, item.ts)
+        elif isinstance(item, Modification):
+            ready = {w for w in expected if spec.expired(w[1], last)}
+            assert job.stats.completed_at_modification[seen] == ready
+            assert not ready & active_windows(spec, sorted({w[0] for w in expected}), last, 80)
+            seen += 1
 
 
 def test_instant_migration_moves_no_state() -> None:

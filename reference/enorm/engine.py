@@ -55,6 +55,7 @@ class Stats:
     merges: int = 0
     max_nodes_per_group: int = 1
     migrations: int = 0
+    completed_at_modification: list[frozenset[tuple[Key, int]]] = field(default_factory=list)
 
 
 class ComputeNode(Generic[M]):
@@ -130,6 +131,9 @@ class EnormJob(Generic[M]):
         """Process one stream item."""
         if isinstance(item, Modification):
             self.stats.migrations += 1
+            # §6.2: the windows already completed when the modification arrives; every other
+            # window is active and is modified (here: receives the new routing's partials)
+            self.stats.completed_at_modification.append(frozenset(self.consolidator.results))
             for group, node in item.moves.items():
                 if node not in self.nodes:  # a fresh node: instantly fired up, empty
                     self.nodes[node] = ComputeNode(node, self.spec, self.monoid)

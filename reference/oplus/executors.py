@@ -6,7 +6,10 @@
   o_j instances"). Upstream instances run forwardSN (Alg. 1): tuple t goes to every instance
   responsible for some key of f_MK(t); instances that do not receive t get the source's
   progress as an explicit watermark (as SN engines broadcast watermarks), so they are not
-  held back. Every copy beyond the first is a *duplicated tuple* (Theorem 1).
+  held back. Every copy beyond the first is a *duplicated tuple* (Theorem 1). As in §8 ("in
+  SN setups input tuples are merge-sorted by both o_j and d_j instances"), the downstream D
+  merge-sorts the instances' outputs (a TB whose sources are the instances) when Lemma 2
+  applies; otherwise outputs are collected as emitted.
 
 Interleaving: sources and instances take steps in an order drawn from ``rng``; outputs do
 not depend on it (tests vary it). Both runners return a :class:`RunResult`.
@@ -16,10 +19,11 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from spec.oplus.model import Key, OPlus, OutputTuple, StreamTuple
+from spec.oplus.model import Key, OPlus, OutputTuple, StreamTuple, lemma2_applies
 from spec.oplus.watermarks import Mark, SourceItem
 from reference.oplus.instance import Instance
 from reference.oplus.state import WindowStore, Write
@@ -54,6 +58,13 @@ class RunResult:
     reconfigurations: list[ReconfigEvent] = field(default_factory=list)
     writes: list[Write] = field(default_factory=list)
     steps: int = 0
+    busy: dict[str, float] = field(default_factory=dict)
+
+    def charge(self, actor: str, since: float) -> None:
+        """Add the CPU time since ``since`` (``time.process_time()``) to ``actor``'s busy
+        time: each source and instance is a thread in STRETCH, so the largest busy time
+        bounds a parallel run's duration (benchmarks/oplus_sn_vs_vsn.py)."""
+        self.busy[actor] = self.busy.get(actor, 0.0) + time.process_time() - since
 
     def record(self, ident: int, output: OutputTuple) -> None:
         """Record an emission by instance ``ident`` at the current step."""
@@ -105,10 +116,17 @@ def run_sn(op: OPlus, sources: Sequence[Sequence[SourceItem]], parallelism: int,
     result = RunResult(tuples=len(all_tuples(sources)))
     instances_ids = list(range(parallelism))
     tbs = {p: TupleBuffer(range(len(sources)), readers=[p]) for p in instances_ids}
+    merge_outputs = lemma2_applies(op)
+    downstream = TupleBuffer(instances_ids, readers=["D"])
+    out_seq = {p: 0 for p in instances_ids}
 
     def emit(ident: int, output: OutputTuple) -> None:
-        result.outputs.append(output)
         result.record(ident, output)
+        if not merge_outputs:
+            result.outputs.append(output)
+            return
+        downstream.add(StreamTuple(output.ts, ident, out_seq[ident], output.payload), ident)
+        out_seq[ident] += 1
 
     stores = {p: WindowStore(audit=audit) for p in instances_ids}
     instances = {p: Instance(p, op, stores[p], mapping, emit) for p in instances_ids}
@@ -145,11 +163,18 @@ def run_sn(op: OPlus, sources: Sequence[Sequence[SourceItem]], parallelism: int,
             break
         kind, which = rng.choice(choices)
         result.steps += 1
+        started = time.process_time()
         if kind == "source":
             source_step(which)
         else:
             item = tbs[which].get(which)
             assert item is not None
             instances[which].process(item)
+            if item.tuple is None and merge_outputs:
+                downstream.add_watermark(instances[which].W, which)
+        result.charge(f"{kind} {which}", started)
+    while (out := downstream.get("D")) is not None:
+        if out.tuple is not None:
+            result.outputs.append(OutputTuple(out.tuple.ts, out.tuple.payload))
     result.writes = [w for p in instances_ids for w in stores[p].writes]
     return result

@@ -132,6 +132,10 @@ class TupleBuffer:
         """The current readers."""
         return frozenset(self._position)
 
+    def is_reader(self, reader: ReaderId) -> bool:
+        """Whether ``reader`` currently reads this TB."""
+        return reader in self._position
+
     def backlog(self, reader: ReaderId) -> int:
         """Items ready for ``reader`` and not yet read."""
         return len(self._log) - self._position[reader]

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -249,7 +250,7 @@ class VSNRun:
             choices: list[tuple[str, int]] = [("source", i) for i in range(len(self.sources))
                                               if not self.ended[i]]
             for j, node in self.nodes.items():
-                if node.phase == "run" and j in self.tb_in.readers and self.tb_in.backlog(j):
+                if node.phase == "run" and self.tb_in.is_reader(j) and self.tb_in.backlog(j):
                     choices.append(("instance", j))
                 elif node.phase == "barrier" and self._can_leave(node):
                     choices.append(("barrier", j))
@@ -257,6 +258,7 @@ class VSNRun:
                 break
             kind, which = self.rng.choice(choices)
             self.result.steps += 1
+            started = time.process_time()
             if kind == "source":
                 self._source_step(which)
             elif kind == "barrier":
@@ -265,6 +267,8 @@ class VSNRun:
                 item = self.tb_in.get(which)
                 assert item is not None
                 self._process(self.nodes[which], item)
+            self.result.charge(f"{'source' if kind == 'source' else 'instance'} {which}",
+                               started)
         stuck = [j for j, n in self.nodes.items() if n.phase == "barrier"]
         if stuck:
             raise AssertionError(f"instances {stuck} are stuck in the barrier")
