@@ -146,3 +146,31 @@ def test_unknown_scheduler_and_options_are_input_errors() -> None:
         simulate(figure_2(), "epoch", prune_edgewise=False)
     with pytest.raises(InputError, match="unknown Fries option"):
         simulate(figure_2(), "fries", prune_everything=True)
+
+
+def test_multi_version_waits_for_old_version_tuples() -> None:
+    """§4.1: the multi-version scheduler still drains the old-tagged in-flight tuples."""
+    scenario = _chain(
+        [("S", "source"), ("P", "one-to-one"), ("M", "one-to-one")], {"P": _map(1), "M": _map(1)}, 20,
+        reconfigurations=[{"at": 10, "updates": {"M": {"function": _map(10)}}}],
+        timing={"ingest_interval": 1, "operator_cost": {"M": 3}},
+    )
+    fries, multi = simulate(scenario, "fries"), simulate(scenario, "multi-version")
+    assert fries.delays[0] < multi.delays[0]
+    assert check_run(scenario, multi).ok
+
+
+@pytest.mark.parametrize("workers", [1, 2, 4])
+def test_channel_counts_of_the_paper_table_7(workers: int) -> None:
+    """Table 7's W2 shape: a 4-join chain with ``workers`` workers each and a single-worker
+    sink has 4w^2 + w channels, of which the MCS of {J1, J4} uses 3w^2 - and Fries sends a
+    marker on exactly those, epoch on all of them."""
+    names = ["Src", "J1", "J2", "J3", "J4", "Sink"]
+    scenario = _chain([(n, "source" if n == "Src" else "one-to-one") for n in names],
+                      {n: _map(1) for n in names[1:]}, 12,
+                      parallelism={n: workers for n in names[:-1]} if workers > 1 else {},
+                      reconfigurations=[{"at": 6, "updates": {"J1": {"function": _map(2)},
+                                                              "J4": {"function": _map(3)}}}])
+    fries, epoch = simulate(scenario, "fries"), simulate(scenario, "epoch")
+    assert epoch.stats.marker_channels == 4 * workers ** 2 + workers
+    assert fries.stats.marker_channels == 3 * workers ** 2
