@@ -99,9 +99,9 @@ def expected_slack(fc: SwmForecast, now: float, cost: float, f: float, r: float)
     mean = fc.mean
     if sd == 0:
         return (mean - now) - cost if mean >= now else -cost
-    scale = 1.0 / (sd * _SQRT2)
+    scale = sd * _SQRT2
     erf = math.erf
-    tail = 0.5 * math.erfc((now - mean) * scale)
+    tail = 0.5 * math.erfc((now - mean) / scale)
     if tail < TAIL_EPSILON:
         return -cost
     half = _z(f) * sd
@@ -111,11 +111,11 @@ def expected_slack(fc: SwmForecast, now: float, cost: float, f: float, r: float)
         return -cost
     weighted = 0.0
     mass = 0.0
-    lower = erf((start - mean) * scale)
+    lower = erf((start - mean) / scale)
     i = 0
     while start + i * r <= high:
         x = start + i * r
-        upper = erf((x + r - mean) * scale)
+        upper = erf((x + r - mean) / scale)
         p = upper - lower
         if p > 0:
             weighted += p * (x + r - now)

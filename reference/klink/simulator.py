@@ -312,6 +312,7 @@ class Simulation:
         while cores:
             now, core, running = heapq.heappop(cores)
             if now > self.end:
+                heapq.heappush(cores, (now, core, running))
                 break
             while cursor < len(arrivals) and arrivals[cursor][0] <= now:
                 a, qi, n, _ = arrivals[cursor]
@@ -325,11 +326,7 @@ class Simulation:
                 self.memory_samples.append(self.memory())
                 next_sample += self.config.sample_interval
             if running >= 0:
-                q = self.queries[running]
-                for inp, amount in zip(q.inputs, commits.pop(core)):
-                    inp.queued -= amount
-                    self.queued_total -= amount
-                q.running = False
+                self._commit(self.queries[running], commits.pop(core))
             candidates = [
                 qi for qi, q in enumerate(self.queries) if q.backlog > 0 and not q.running
             ]
@@ -344,7 +341,24 @@ class Simulation:
             finish, done = self._run(q, now)
             commits[core] = done
             heapq.heappush(cores, (max(finish, now), core, chosen))
+        # Settle the runs still in progress so the final state is consistent.
+        last = max((t for t, _, _ in cores), default=now)
+        while cursor < len(arrivals) and arrivals[cursor][0] <= last:
+            _, qi, n, _ = arrivals[cursor]
+            q = self.queries[qi]
+            self._ingest(q, q.inputs[n])
+            cursor += 1
+        for _, core, running in cores:
+            if running >= 0:
+                self._commit(self.queries[running], commits.pop(core))
         return self._result()
+
+    def _commit(self, q: _Query, done: list[float]) -> None:
+        """A run of ``q`` ended: its processed events leave the queues."""
+        for inp, amount in zip(q.inputs, done):
+            inp.queued -= amount
+            self.queued_total -= amount
+        q.running = False
 
     def _result(self) -> PolicyResult:
         lo, hi = self.config.warmup, self.wconfig.horizon
