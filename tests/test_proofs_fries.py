@@ -43,8 +43,9 @@ def test_symbolic_mcs_is_the_reference_mcs(case: tuple[Dataflow, list[str]], var
     dag = SymbolicDag(len(flow.operators))
     seeds, eqs = fries_seeds(dag, variant)
     mcs = SymbolicMcs(dag, seeds)
+    connected, conn_eqs = mcs.connectivity()
     pins, order = pin_dataflow(dag, flow, reconf)
-    outcome = z.solve(dag.constraints() + eqs + mcs.constraints() + pins)
+    outcome = z.solve(dag.constraints() + eqs + mcs.constraints() + conn_eqs + pins)
     assert outcome.answer is z.Answer.SAT and outcome.model is not None
     model = outcome.model
     expected = fries_mcs(flow, reconf, one_to_many=variant.one_to_many,
@@ -60,7 +61,7 @@ def test_symbolic_mcs_is_the_reference_mcs(case: tuple[Dataflow, list[str]], var
     edges = {(order[u], order[v]) for u in range(n) for v in range(n)
              if z.holds(model, mcs.edge[u][v])}
     assert edges == set(expected.edges)
-    comps = {frozenset(order[v] for v in range(n) if z.holds(model, mcs.connected[u][v]))
+    comps = {frozenset(order[v] for v in range(n) if z.holds(model, connected[u][v]))
              for u in range(n) if z.holds(model, mcs.vertex[u])}
     assert comps == set(expected.components)
     heads = set().union(*(expected.heads(c) for c in expected.components)) if comps else set()

@@ -125,10 +125,10 @@ def mcs_unique_minimal(n: int) -> list[Case]:
 def components_hold_reconfigured(n: int, kinds: Sequence[str], variant: Variant) -> list[Case]:
     """Lemma 5.6 / 6.1: every component of the MCS contains a reconfigured operator."""
     dag, mcs, base = _setting(n, kinds, variant)
-    bad = z.any_of([z.all_of([mcs.vertex[v], z.negate(z.any_of(
-        [z.all_of([dag.reconfigured[r], mcs.connected[v][r]]) for r in range(n)]))])
-        for v in range(n)])
-    return [Case(base + [bad], lambda m: _dag_finding(dag, m, "a component without a "
+    component, closed = mcs.closed_set("component")
+    bad = [z.any_of(component)]
+    bad += [z.negate(z.all_of([component[r], dag.reconfigured[r]])) for r in range(n)]
+    return [Case(base + closed + bad, lambda m: _dag_finding(dag, m, "a component without a "
                                                       "reconfigured operator"), smallness(dag))]
 
 
@@ -136,11 +136,11 @@ def one_component_per_transaction(n: int, kinds: Sequence[str], variant: Variant
     """Lemma 5.7 / 6.2: the operators of one data transaction overlap at most one component."""
     dag, mcs, base = _setting(n, kinds, variant)
     a, b = one_hot("a", n), one_hot("b", n)
-    apart = [z.exactly_one(a), z.exactly_one(b)]
-    for u in range(n):
-        for v in range(n):
-            apart.append(z.implies(z.all_of([a[u], b[v]]), z.all_of(
-                [mcs.vertex[u], mcs.vertex[v], z.negate(mcs.connected[u][v])])))
+    side, closed = mcs.closed_set("side_of_a")
+    apart = [z.exactly_one(a), z.exactly_one(b)] + closed
+    for v in range(n):
+        apart.append(z.implies(a[v], z.all_of([mcs.vertex[v], side[v]])))
+        apart.append(z.implies(b[v], z.all_of([mcs.vertex[v], z.negate(side[v])])))
     branch = Branch(dag, "br", a, b)
 
     def describe(model: Model) -> Finding:

@@ -119,23 +119,42 @@ class SymbolicMcs:
                       else z.false() for v in range(n)] for u in range(n)]
         self.head = [z.all_of([self.vertex[v], z.negate(z.any_of([self.edge[u][v] for u in range(v)]))])
                      for v in range(n)]
-        # Weak connectivity inside the MCS: Floyd-Warshall layers over the undirected edges.
-        layer = [[z.all_of([self.vertex[u]]) if u == v
-                  else z.any_of([self.edge[min(u, v)][max(u, v)]]) for v in range(n)]
-                 for u in range(n)]
+        self._constraints = eqs
+
+    def constraints(self) -> list[BoolTerm]:
+        """Defining equations of red, blue and the MCS vertices."""
+        return list(self._constraints)
+
+    def closed_set(self, name: str) -> tuple[list[BoolTerm], list[BoolTerm]]:
+        """A set X of MCS vertices closed under MCS edges in both directions, i.e. a union of
+        components. "a and b are in different components" iff some such X holds a and not b;
+        "a's component has no reconfigured operator" iff some such X holds a and no
+        reconfigured operator. These existential forms keep the counterexample queries small
+        (no transitive closure)."""
+        n = self.dag.n
+        member = [z.boolean(f"{name}_{v}") for v in range(n)]
+        cons = [z.implies(member[v], self.vertex[v]) for v in range(n)]
+        for u in range(n):
+            for v in range(u + 1, n):
+                cons.append(z.implies(self.edge[u][v], member[u] == member[v]))
+        return member, cons
+
+    def connectivity(self) -> tuple[list[list[BoolTerm]], list[BoolTerm]]:
+        """``connected[u][v]``: u and v are MCS vertices of one component (weakly connected
+        in the MCS), by Floyd-Warshall layers; with its defining equations. Used to read
+        components off a model; the lemmas use :meth:`closed_set`."""
+        n = self.dag.n
+        eqs: list[BoolTerm] = []
+        layer = [[self.vertex[u] if u == v else self.edge[min(u, v)][max(u, v)]
+                  for v in range(n)] for u in range(n)]
         for k in range(n):
             nxt = []
             for u in range(n):
                 row = []
                 for v in range(n):
-                    var = z.boolean(f"{p}conn{k}_{u}_{v}")
+                    var = z.boolean(f"conn{k}_{u}_{v}")
                     eqs.append(var == z.any_of([layer[u][v], z.all_of([layer[u][k], layer[k][v]])]))
                     row.append(var)
                 nxt.append(row)
             layer = nxt
-        self.connected = layer
-        self._constraints = eqs
-
-    def constraints(self) -> list[BoolTerm]:
-        """Defining equations of red, blue, MCS vertices and connectivity."""
-        return list(self._constraints)
+        return layer, eqs
