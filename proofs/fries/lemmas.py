@@ -69,12 +69,13 @@ def _setting(n: int, kinds: Sequence[str], variant: Variant) -> tuple[SymbolicDa
 
 
 def smallness(dag: SymbolicDag) -> list[BoolTerm]:
-    """Terms to minimise so a counterexample is small: edges, reconfigured and unique flags,
-    and (counted twice more) reconfigured sources, which scenarios do not allow although the
-    proofs cover them."""
+    """Terms to minimise so a counterexample is small and plain: edges, reconfigured and
+    unique flags, operators that are not one-to-one, and (counted twice more) reconfigured
+    sources, which scenarios do not allow although the proofs cover them."""
     edges = [dag.edge[i][j] for i in range(dag.n) for j in range(i + 1, dag.n)]
     odd = [z.all_of([dag.reconfigured[v], dag.kind["source"][v]]) for v in range(dag.n)]
-    return edges + list(dag.reconfigured) + list(dag.unique) + odd + odd
+    special = [dag.kind[k][v] for k in ("one-to-many", "replicate", "blocking") for v in range(dag.n)]
+    return edges + list(dag.reconfigured) + list(dag.unique) + odd + odd + special
 
 
 def _dag_finding(dag: SymbolicDag, model: Model, what: str) -> Finding:
