@@ -64,3 +64,46 @@ def test_blocking_operators_split_regions_and_workers_expand() -> None:
     roles = object_components(flow, workers, {"A", "K"})
     assert roles["K#1"].parents == {"A#0", "A#1"} and not roles["K#1"].head
     assert roles["A#0"].children == {"K#0", "K#1"}
+
+
+def test_uniqueness_rule_needs_one_operator_on_every_path_to_any_target() -> None:
+    # X -> P -> U1 -> A and X -> Q -> U2 -> B, R = {A, B}: the literal per-path rule would
+    # prune X and split {A} and {B}; one transaction replicated by X reaches both.
+    flow = dataflow([("S", "source"), ("X", "replicate"), ("P", "one-to-one"), ("Q", "one-to-one"),
+                     ("U1", "one-to-one", True), ("U2", "one-to-one", True), ("A", "one-to-one"),
+                     ("B", "one-to-one")],
+                    [("S", "X"), ("X", "P"), ("X", "Q"), ("P", "U1"), ("Q", "U2"), ("U1", "A"), ("U2", "B")])
+    assert "X" in sync_operators(flow, {"A", "B"})
+    # a unique operator at the end of the path does not count
+    flow2 = dataflow([("S", "source"), ("X", "one-to-many"), ("P", "one-to-one"), ("U", "one-to-one", True)],
+                     [("S", "X"), ("X", "P"), ("P", "U")])
+    assert sync_operators(flow2, {"U"}) == {"X", "U"}
+    # prune first, then take the earliest: X1 prunable Replicate -> X2 one-to-many -> O
+    flow3 = dataflow([("S", "source"), ("X1", "replicate"), ("X2", "one-to-many"), ("O", "one-to-one"),
+                      ("Z", "one-to-one")], [("S", "X1"), ("X1", "X2"), ("X1", "Z"), ("X2", "O")])
+    assert sync_operators(flow3, {"O"}) == {"X2", "O"}
+
+
+def test_components_agree_with_the_spec_on_random_dags() -> None:
+    """spark_impl's own MCS code computes what spec/fries/mcs.py defines (seeded DAGs)."""
+    import random
+
+    from spec.fries.mcs import fries_mcs_definition
+
+    rng = random.Random(6)
+    kinds = ["one-to-one", "one-to-many", "replicate", "blocking"]
+    for _ in range(300):
+        names = ["S"]
+        ops: list[tuple[str, str] | tuple[str, str, bool]] = [("S", "source")]
+        edges = []
+        for i in range(rng.randint(2, 7)):
+            name = f"O{i}"
+            ops.append((name, rng.choice(kinds), rng.random() < 0.25))
+            for parent in rng.sample(names, k=min(len(names), rng.choice([1, 1, 2]))):
+                edges.append((parent, name))
+            names.append(name)
+        flow = dataflow(ops, edges)
+        chosen = set(rng.sample(names[1:], k=rng.randint(1, min(3, len(names) - 1))))
+        vertices, _, comps, seeds = fries_mcs_definition(flow, chosen)
+        assert sync_operators(flow, chosen) == seeds, (flow.to_json(), chosen)
+        assert {frozenset(c.operators) for c in components(flow, chosen)} == set(comps), (flow.to_json(), chosen)

@@ -9,7 +9,9 @@ Independent of ``reference/`` (the conformance suite cross-checks the two).
 * :func:`minimal_covering_subdag` - Def. 5.4 / Alg. 1 (red = in V' or a red parent, in
   topological order; blue = in V' or a blue child, in reverse order; MCS = red and blue).
 * :func:`sync_operators` - V' of Alg. 3 with Alg. 4's pruning: the reconfigured operators plus,
-  for each, the earliest one-to-many ancestors that no pruning rule removes.
+  for each, the earliest one-to-many ancestors that no pruning rule removes (prune first, then
+  take the earliest; the uniqueness rule in the project's strengthened, sound reading - one
+  unique operator on every path to any reconfigured operator; see docs/fries.md).
 * :func:`components` - weakly connected components of the MCS with their heads (operators with
   no input edge inside the component).
 * :func:`object_components` - §7.2: the components on the parallel dataflow where each
@@ -71,28 +73,39 @@ def minimal_covering_subdag(flow: Dataflow, chosen: Iterable[str],
     return vertices, frozenset((a, b) for a, b in use if a in vertices and b in vertices)
 
 
-def _prunable(flow: Dataflow, x: str, target: str, reconfigured: frozenset[str],
+def _prunable(flow: Dataflow, x: str, reconfigured: frozenset[str],
               children: Mapping[str, list[str]]) -> bool:
-    """Alg. 4's rules for one-to-many ancestor ``x`` of reconfigured ``target``."""
-    # Edge-wise one-to-one rule (Fig. 9 I): x emits at most one tuple per output edge, exactly
-    # one output edge leads to reconfigured operators, and that edge leads to target.
+    """Alg. 4's rules for a one-to-many ancestor ``x`` (the project's reading, docs/fries.md)."""
+    # Edge-wise one-to-one rule (Fig. 9 I): x emits at most one tuple per output edge and
+    # exactly one output edge leads to (reaches) a reconfigured operator.
     if flow.kind(x) is OperatorKind.REPLICATE:
         leading = [c for c in children[x] if c in reconfigured or _reach(c, children) & reconfigured]
-        if len(leading) == 1 and (leading[0] == target or target in _reach(leading[0], children)):
+        if len(leading) == 1:
             return True
-    # Uniqueness rule (Fig. 10): every path x -> target passes an operator (strictly between)
-    # that emits at most one tuple per data transaction.
-    seen: set[str] = set()
-    todo = [c for c in children[x]]
-    while todo:
-        node = todo.pop()
-        if node == target:
-            return False
-        if node in seen or flow.operator(node).unique:
+    # Uniqueness rule (Fig. 10), strengthened: ONE operator U with the uniqueness property lies
+    # on every path from x to ANY reconfigured operator, strictly before the path's end (U may
+    # be x). Different unique operators on different paths would let one transaction reach
+    # the reconfigured operators twice, so the literal per-path reading is unsound.
+    if flow.operator(x).unique:
+        return True
+    for u in sorted(_reach(x, children)):
+        if not flow.operator(u).unique or u in reconfigured:
             continue
-        seen.add(node)
-        todo.extend(children[node])
-    return True
+        seen: set[str] = set()
+        todo = [c for c in children[x] if c != u]
+        blocked = False
+        while todo:
+            node = todo.pop()
+            if node in seen:
+                continue
+            seen.add(node)
+            if node in reconfigured:
+                blocked = True
+                break
+            todo.extend(c for c in children[node] if c != u)
+        if not blocked:
+            return True
+    return False
 
 
 def sync_operators(flow: Dataflow, reconfigured: Iterable[str], *, pruning: bool = True) -> frozenset[str]:
@@ -105,7 +118,7 @@ def sync_operators(flow: Dataflow, reconfigured: Iterable[str], *, pruning: bool
         ancestors = _reach(target, parents)
         many = {a for a in ancestors if flow.kind(a).is_one_to_many}
         if pruning:
-            many = {a for a in many if not _prunable(flow, a, target, targets, children)}
+            many = {a for a in many if not _prunable(flow, a, targets, children)}
         for a in many:
             if not (_reach(a, parents) & many):
                 chosen.add(a)
