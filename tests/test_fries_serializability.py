@@ -186,3 +186,46 @@ def test_fast_json_path_matches_spec_parser(value: Any) -> None:
         assert str(caught.value) == str(error)
         return
     assert compact_from_json(value, "f.json") == expected
+
+
+def test_many_bridging_transactions() -> None:
+    """More than 16 data transactions between two updates (the checker's other ordering
+    path): R1 before all of them, R2 after all of them."""
+    data = [Operation(f"t{i}") for i in range(40)]
+    schedule = Schedule({"A": (Operation("R1", True), *data),
+                         "B": (*reversed(data), Operation("R2", True)),
+                         "C": (Operation("R2", True), Operation("t3"))})
+    verdict = check_serializability(schedule)
+    assert not verdict.serializable and verdict.cycle == ("t3", "R2")
+    fixed = Schedule({obj: log for obj, log in schedule.logs.items() if obj != "C"})
+    verdict = check_serializability(fixed)
+    assert verdict.serial_order is not None
+    assert verdict.serial_order[0] == "R1" and verdict.serial_order[-1] == "R2"
+    assert is_equivalent_serial_order(fixed, verdict.serial_order)
+
+
+def test_output_does_not_depend_on_string_hashing(tmp_path: Any) -> None:
+    """Set iteration order changes with PYTHONHASHSEED; the checker's output must not."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    logs: dict[str, list[dict[str, Any]]] = {"A": [{"txn": "R1", "update": True}],
+                                             "B": [], "C": [{"txn": "R3", "update": True}]}
+    for i in range(30):
+        logs["A"].append({"txn": f"t{i}"})
+        logs["B"].insert(0, {"txn": f"t{i}"})
+        logs["C"].append({"txn": f"u{i}"})
+    logs["B"].append({"txn": "R2", "update": True})
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps({"logs": logs}))
+    outputs = set()
+    for seed in ("1", "2", "3"):
+        done = subprocess.run(
+            [sys.executable, "-m", "conformance.cli.main", "check-schedule", str(path), "--json"],
+            capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": seed},
+            check=False)
+        assert done.returncode == 0, done.stderr
+        outputs.add(done.stdout)
+    assert len(outputs) == 1

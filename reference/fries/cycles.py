@@ -19,9 +19,12 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import deque
+from operator import itemgetter
 from typing import Mapping, Sequence
 
 from reference.fries.compact import CompactSchedule
+
+_POSITION = itemgetter(0)
 
 #: One precedence edge with its evidence: (before txn, after txn, object, position of the
 #: before-operation, position of the after-operation).
@@ -76,20 +79,48 @@ def strongly_connected(nodes: Sequence[str],
     return found
 
 
-def operations_of(schedule: CompactSchedule,
-                  members: set[str]) -> dict[str, list[tuple[str, int, bool]]]:
-    """(object, position, is-update) of every operation of the ``members`` transactions on
-    objects that have updates (operations elsewhere conflict with nothing)."""
-    ops: dict[str, list[tuple[str, int, bool]]] = {t: [] for t in members}
-    for obj in schedule.objects:
-        marks = schedule.updates[obj]
-        if not marks:
-            continue
-        flagged = set(marks)
-        for position, txn in enumerate(schedule.txns[obj]):
-            if txn in members:
-                ops[txn].append((obj, position, position in flagged))
-    return ops
+class MemberLogs:
+    """The operations of a set of transactions (the members of cyclic components), per
+    object, in log order: ``entries[obj]`` holds (position, txn, is-update) and
+    ``updates[obj]`` the update entries only. Objects without updates are left out (their
+    operations conflict with nothing). The BFS scans these instead of the full logs."""
+
+    def __init__(self, schedule: CompactSchedule, members: set[str],
+                 update_txns: frozenset[str]) -> None:
+        self.entries: dict[str, list[tuple[int, str, bool]]] = {}
+        self.updates: dict[str, list[tuple[int, str, bool]]] = {}
+        self.of: dict[str, list[tuple[str, int, bool]]] = {t: [] for t in members}
+        data_members = members - update_txns
+        for obj in schedule.objects:
+            marks = schedule.updates[obj]
+            if not marks:
+                continue
+            ids = schedule.txns[obj]
+            flagged = set(marks)
+            positions = [p for p in marks if ids[p] in members]
+            positions += _positions(ids, data_members) if data_members else []
+            entries = [(p, ids[p], p in flagged) for p in sorted(positions)]
+            self.entries[obj] = entries
+            self.updates[obj] = [e for e in entries if e[2]]
+            for position, txn, is_update in entries:
+                self.of[txn].append((obj, position, is_update))
+
+
+def _positions(ids: Sequence[str], members: set[str]) -> list[int]:
+    """Positions of (data transaction) ``members`` in ``ids``: C-level ``list.index`` scans
+    for a few members, one Python pass otherwise."""
+    if len(members) > 16:
+        return [p for p, txn in enumerate(ids) if txn in members]
+    found: list[int] = []
+    for member in members:
+        position = -1
+        while True:
+            try:
+                position = ids.index(member, position + 1)
+            except ValueError:
+                break
+            found.append(position)
+    return found
 
 
 def shortest_cycle(schedule: CompactSchedule, components: Sequence[Sequence[str]],
@@ -97,14 +128,13 @@ def shortest_cycle(schedule: CompactSchedule, components: Sequence[Sequence[str]
     """A shortest cycle of the full precedence graph, as its edges in order, given the
     non-trivial strongly connected components. Ties go to the cycle found from the update
     transaction that appears first."""
-    members = {t for component in components for t in component}
-    ops = operations_of(schedule, members)
+    logs = MemberLogs(schedule, {t for component in components for t in component}, updates)
     best: list[Edge] | None = None
     for component in components:
         scope = set(component)
         for source in sorted((t for t in component if t in updates), key=appearance.__getitem__):
             limit = len(best) if best is not None else len(scope) + 1
-            found = _bfs_cycle(schedule, source, scope, ops, limit)
+            found = _bfs_cycle(logs, source, scope, limit)
             if found is not None:
                 best = found
     if best is None:  # pragma: no cover - a non-trivial SCC always contains a cycle
@@ -112,37 +142,31 @@ def shortest_cycle(schedule: CompactSchedule, components: Sequence[Sequence[str]
     return best
 
 
-def _bfs_cycle(schedule: CompactSchedule, source: str, scope: set[str],
-               ops: Mapping[str, list[tuple[str, int, bool]]], limit: int) -> list[Edge] | None:
+def _bfs_cycle(logs: MemberLogs, source: str, scope: set[str],
+               limit: int) -> list[Edge] | None:
     """Shortest cycle through ``source`` (an update transaction: one operation per object)
-    shorter than ``limit``, or None."""
+    shorter than ``limit``, or None. Per object, a pointer marks the suffix of the member
+    log (all entries, or update entries) already scanned."""
     parent: dict[str, Edge | None] = {source: None}
     depth: dict[str, int] = {source: 0}
-    all_from: dict[str, int] = {}   # positions >= this were already scanned (any operation)
-    upd_from: dict[str, int] = {}   # update-list indices >= this were already scanned
+    all_from: dict[str, int] = {}   # entry indices >= this were already scanned
+    upd_from: dict[str, int] = {}   # update-entry indices >= this were already scanned
     queue = deque([source])
     while queue:
         node = queue.popleft()
         if depth[node] + 1 >= limit:
             return None
-        for obj, position, is_update in ops[node]:
-            ids = schedule.txns[obj]
-            if is_update:  # conflicts with every later operation of another transaction
-                end = all_from.get(obj, len(ids))
-                if position + 1 >= end:
-                    continue
-                all_from[obj] = position + 1
-                later: Sequence[int] = range(position + 1, end)
-            else:  # a data operation conflicts only with later updates
-                marks = schedule.updates[obj]
-                first = bisect_right(marks, position)
-                end = upd_from.get(obj, len(marks))
-                if first >= end:
-                    continue
-                upd_from[obj] = first
-                later = marks[first:end]
-            for other in later:
-                txn = ids[other]
+        for obj, position, is_update in logs.of[node]:
+            # an update conflicts with every later operation of another transaction, a data
+            # operation only with later updates
+            entries = logs.entries[obj] if is_update else logs.updates[obj]
+            pointers = all_from if is_update else upd_from
+            first = bisect_right(entries, position, key=_POSITION)
+            end = pointers.get(obj, len(entries))
+            if first >= end:
+                continue
+            pointers[obj] = first
+            for other, txn, _ in entries[first:end]:
                 if txn == node or txn not in scope:
                     continue
                 edge = (node, txn, obj, position, other)

@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 from itertools import chain
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from reference.fries.compact import CompactSchedule, compact_from_schedule
 from reference.fries.cycles import shortest_cycle, strongly_connected
@@ -107,14 +107,20 @@ def check_serializability(schedule: Schedule) -> Verdict:
 
 
 def check_compact(schedule: CompactSchedule) -> Verdict:
-    """:func:`check_serializability` on the compact form (what the CLI uses)."""
-    appearance = dict.fromkeys(chain.from_iterable(schedule.txns[o] for o in schedule.objects))
-    graph = _compressed_graph(schedule, appearance)
+    """:func:`check_serializability` on the compact form (what the CLI uses).
+
+    The serial order lists, each group in order of first appearance (objects in input
+    order, then log order): the data transactions that precede every update they conflict
+    with, then those that conflict with nothing, then the update and bridging transactions
+    in a topological order, then the data transactions that follow updates."""
+    graph = _compressed_graph(schedule)
     order = _topological(graph.core, graph.successors)
     if order is not None:
-        first = [t for t in appearance if t not in graph.core_set and t not in graph.after_some]
-        last = [t for t in appearance if t not in graph.core_set and t in graph.after_some]
-        return Verdict(True, tuple(first + order + last), None, ())
+        before, after, free = graph.before, graph.after, graph.free
+        first = [t for t in before if t not in after]
+        alone = [t for t in free if t not in before and t not in after]
+        last = [t for t in after if t not in before]
+        return Verdict(True, tuple(first + alone + order + last), None, ())
     cyclic = [c for c in strongly_connected(graph.core, graph.successors) if len(c) > 1]
     rank = {t: i for i, t in enumerate(graph.core)}
     edges = shortest_cycle(schedule, cyclic, graph.updates, rank)
@@ -128,49 +134,70 @@ def check_compact(schedule: CompactSchedule) -> Verdict:
 @dataclass
 class _Graph:
     updates: frozenset[str]
-    after_some: set[str]          # data transactions with an operation after some update
-    core_set: frozenset[str]      # update + bridging transactions
-    core: list[str]               # the same, in appearance order
+    before: dict[str, None]       # data transactions with an operation before some update
+    after: dict[str, None]        # data transactions with an operation after some update
+    free: dict[str, None]         # transactions on objects without updates
+    core: list[str]               # update + bridging transactions, in appearance order
     successors: dict[str, list[str]]
 
 
-def _compressed_graph(schedule: CompactSchedule, appearance: Iterable[str]) -> _Graph:
+def _compressed_graph(schedule: CompactSchedule) -> _Graph:
+    """The compressed precedence graph (module docstring). Insertion-ordered dicts keep
+    every output deterministic (string hashing is randomised per process)."""
     segments: list[tuple[str, int, int, str | None, str | None]] = []
     links: list[tuple[str, str]] = []
-    after_some: set[str] = set()
-    before_some: set[str] = set()
+    before_pieces: list[Sequence[str]] = []
+    after_pieces: list[Sequence[str]] = []
+    free_logs: list[Sequence[str]] = []
+    update_order: list[str] = []
     for obj in schedule.objects:
         ids, marks = schedule.txns[obj], schedule.updates[obj]
         if not marks:
+            free_logs.append(ids)
             continue
         previous: str | None = None
         start = 0
         for mark in [*marks, len(ids)]:
             following = ids[mark] if mark < len(ids) else None
+            if following is not None:
+                update_order.append(following)
             if start < mark:
                 piece = ids[start:mark]
                 if previous is not None:
-                    after_some.update(piece)
+                    after_pieces.append(piece)
                 if following is not None:
-                    before_some.update(piece)
+                    before_pieces.append(piece)
                 segments.append((obj, start, mark, previous, following))
             if previous is not None and following is not None:
                 links.append((previous, following))
             previous, start = following, mark + 1
-    updates = frozenset(schedule.txns[o][p] for o in schedule.objects for p in schedule.updates[o])
-    bridging = after_some & before_some
+    before = dict.fromkeys(chain.from_iterable(before_pieces))
+    after = dict.fromkeys(chain.from_iterable(after_pieces))
+    free = dict.fromkeys(chain.from_iterable(free_logs))
+    bridging = before.keys() & after.keys()
     for obj, start, end, previous, following in segments if bridging else ():
-        for txn in bridging.intersection(schedule.txns[obj][start:end]):
+        for txn in _in_order(bridging, schedule.txns[obj][start:end]):
             if previous is not None:
                 links.append((previous, txn))
             if following is not None:
                 links.append((txn, following))
-    core_set = updates | bridging
-    successors: dict[str, list[str]] = {t: [] for t in core_set}
+    updates = dict.fromkeys(update_order)
+    core = list(updates) + ([t for t in before if t in bridging] if bridging else [])
+    successors: dict[str, list[str]] = {t: [] for t in core}
     for a, b in links:
         successors[a].append(b)
-    core = [t for t in appearance if t in core_set] if core_set else []
-    return _Graph(updates, after_some, frozenset(core_set), core, successors)
+    return _Graph(frozenset(updates), before, after, free, core, successors)
+
+
+def _in_order(wanted: set[str], piece: Sequence[str]) -> list[str]:
+    """The members of ``wanted`` occurring in ``piece``, once each, in order of first
+    occurrence (set intersection in C, then ordering the few hits)."""
+    hits = wanted.intersection(piece)
+    if not hits:
+        return []
+    if len(hits) <= 16:
+        return sorted(hits, key=piece.index)
+    return [t for t in dict.fromkeys(piece) if t in hits]
 
 
 def _topological(nodes: Sequence[str],
