@@ -18,7 +18,8 @@ DAG = {"operators": [{"name": "S", "kind": "source"}, {"name": "J", "kind": "one
        "edges": [["S", "J"], ["J", "Sp"], ["Sp", "M1"], ["Sp", "M2"], ["M1", "U"], ["M2", "U"]]}
 
 REPLICATE = {"operators": [{"name": "S", "kind": "source"}, {"name": "X", "kind": "replicate"},
-                           {"name": "A", "kind": "one-to-one"}, {"name": "B", "kind": "one-to-one"}],
+                           {"name": "A", "kind": "one-to-one"},
+                           {"name": "B", "kind": "one-to-one"}],
              "edges": [["S", "X"], ["X", "A"], ["X", "B"]]}
 
 

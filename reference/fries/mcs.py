@@ -78,7 +78,7 @@ def minimal_covering_subdag(flow: Dataflow, vertices: Iterable[str]) -> MCS:
 
     Red = in V' or a red parent (topological order); blue = in V' or a blue child (reverse
     order); the MCS is the red-and-blue vertices and the edges between them."""
-    seeds = _known(flow, vertices, "vertex")
+    seeds = _known(flow, vertices, "vertex", "vertices")
     order = flow.topological_order()
     red: set[str] = set()
     for v in order:
@@ -105,7 +105,7 @@ def fries_mcs(flow: Dataflow, reconfigured: Iterable[str], *, prune_edgewise: bo
     ports of a worker-expanded dataflow (§7.2); default: single-worker. Raises
     :class:`InputError` naming unknown reconfigured operators."""
     view = pipelined_view(flow)
-    targets = _known(view, reconfigured, "reconfigured operator")
+    targets = _known(view, reconfigured, "reconfigured operator", "reconfiguration")
     seeds = set(targets)
     if one_to_many:
         seeds |= seed_ancestors(view, targets, prune_edgewise=prune_edgewise,
@@ -191,11 +191,11 @@ def _leads_to(view: Dataflow, targets: frozenset[str]) -> dict[str, bool]:
     return leads
 
 
-def _known(flow: Dataflow, names: Iterable[str], what: str) -> frozenset[str]:
+def _known(flow: Dataflow, names: Iterable[str], what: str, where: str) -> frozenset[str]:
+    """``names`` as a set, or an InputError naming every unknown one."""
     chosen = frozenset(names)
     unknown = sorted(n for n in chosen if n not in flow)
     if unknown:
         listed = ", ".join(repr(n) for n in unknown)
-        raise InputError(f"unknown {what}{'s' if len(unknown) > 1 else ''} {listed}",
-                         "reconfiguration" if "reconfigured" in what else "vertices")
+        raise InputError(f"unknown {what}{'s' if len(unknown) > 1 else ''} {listed}", where)
     return chosen

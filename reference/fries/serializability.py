@@ -15,11 +15,12 @@ into segments; an operation conflicts with an update iff they are on the same ob
 
 Every full edge is a path of these edges (follow the chain of updates of that object) and
 every compressed edge is a full edge, so both graphs have the same transitive closure: the
-same cycles, and the same topological orders. Further, a data transaction only touches update transactions: one that is only ever
-*after* updates is a sink and one only *before* updates (or touching no update) is a source;
-neither lies on a cycle. Only the *bridging* data transactions (after some update and before
-some update) join the update transactions in the graph we sort. All of this is set algebra
-over log slices, O(operations + transactions).
+same cycles, and the same topological orders. Further, a data transaction only touches
+update transactions: one that is only ever *after* updates is a sink and one only *before*
+updates (or touching no update) is a source; neither lies on a cycle. Only the *bridging*
+data transactions (after some update and before some update) join the update transactions
+in the graph we sort. All of this is set algebra over log slices, O(operations +
+transactions).
 
 **The witness.** When the graph has a cycle, :mod:`reference.fries.cycles` finds a shortest
 cycle of the full precedence graph and each edge's evidence (object and the two log

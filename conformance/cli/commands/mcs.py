@@ -54,6 +54,12 @@ def run(args: argparse.Namespace) -> int:
 
     flow = Dataflow.from_json(load_json(args.dag), args.dag)
     names = parse_names(args.reconfigure)
+    unknown = [n for n in dict.fromkeys(names) if n not in flow]
+    if unknown:
+        known = ", ".join(flow.names[:20]) + (", ..." if len(flow.names) > 20 else "")
+        raise InputError(
+            f"unknown reconfigured operator{'s' if len(unknown) > 1 else ''} "
+            f"{', '.join(repr(n) for n in unknown)} ({args.dag} has {known})", "--reconfigure")
     mcs = fries_mcs(
         flow, names,
         prune_edgewise=not (args.no_prune or args.no_prune_edgewise),
