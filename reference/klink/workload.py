@@ -20,8 +20,10 @@ Model (documented in docs/klink.md; every number is a parameter of :class:`Workl
   vary by +-50% around their means so the policies have something to tell apart); the
   offered load is ``Q * load_per_query / cores`` of the machine.
 
-Everything is drawn from one ``random.Random(seed)``: the workload, hence every policy's
-input, is a deterministic function of the configuration.
+The queries' parameters are drawn from ``random.Random(seed)`` and each input's delays from
+its own generator seeded with ``(seed, query, input)``, so the queries do not change with the
+horizon or the delay distribution: the workload, hence every policy's input, is a
+deterministic function of the configuration.
 """
 
 from __future__ import annotations
@@ -156,7 +158,6 @@ def _stream(config: WorkloadConfig, rate: float, scale: float, phase: float,
 def build_workload(config: WorkloadConfig) -> list[QueryModel]:
     """The ``Q`` queries of ``config``, deterministically from ``config.seed``."""
     rng = random.Random(config.seed)
-    sampler = DelaySampler(config, rng)
     queries: list[QueryModel] = []
     for index in range(config.queries):
         size = rng.choice(config.window_sizes)
@@ -167,8 +168,9 @@ def build_workload(config: WorkloadConfig) -> list[QueryModel]:
         join = rng.random() < config.join_fraction
         scales = [1.0, config.join_slow_path] if join else [1.0]
         inputs = [
-            _stream(config, rate / len(scales), scale, rng.uniform(0.0, config.batch_interval), sampler)
-            for scale in scales
+            _stream(config, rate / len(scales), scale, rng.uniform(0.0, config.batch_interval),
+                    DelaySampler(config, random.Random(f"{config.seed}/{index}/{n}")))
+            for n, scale in enumerate(scales)
         ]
         queries.append(QueryModel(index, window, load / rate, selectivity, rate, inputs))
     return queries
