@@ -16,7 +16,7 @@ It has teeth: Alg. 2 on Figure 8 fails it, and so would the paper's literal uniq
 
 from __future__ import annotations
 
-from itertools import combinations, product
+from itertools import combinations, combinations_with_replacement, product
 from typing import Iterator
 
 import pytest
@@ -25,36 +25,46 @@ from hypothesis import strategies as st
 
 from reference.fries.mcs import fries_mcs, minimal_covering_subdag
 from spec.fries.dataflow import Dataflow, OperatorKind, dataflow
-from spec.fries.workers import pipelined_view
+from spec.fries.workers import Partitioning, WorkerGroups, expand_workers, pipelined_view
 
 #: a scope tree: (operator, index of the parent tuple or -1) per tuple
 Tree = tuple[tuple[str, int], ...]
 MAX_TUPLES = 7
 
 
-def emissions(flow: Dataflow, op: str) -> list[list[str]]:
-    """What one input tuple can make ``op`` emit (receivers of the outputs)."""
-    kids = list(flow.children(op))
+def emissions(flow: Dataflow, op: str, groups: WorkerGroups) -> list[list[str]]:
+    """What one input tuple can make ``op`` emit (receivers of the outputs). A port (one
+    logical edge; in a worker-expanded DAG, the channels to all workers of one receiver)
+    carries each emitted tuple on exactly one of its edges."""
+    ports: dict[str, list[str]] = {}
+    for kid in flow.children(op):
+        ports.setdefault(groups.port((op, kid)), []).append(kid)
+    choices = list(ports.values())
     kind = flow.kind(op)
-    if kind is OperatorKind.ONE_TO_MANY:
-        return [[k for k, n in zip(kids, counts) for _ in range(n)]
-                for counts in product(range(3), repeat=len(kids))]
-    if kind is OperatorKind.REPLICATE:
-        return [[k for k, on in zip(kids, mask) if on]
-                for mask in product((False, True), repeat=len(kids))]
-    return [[]] + [[k] for k in kids]  # source, one-to-one (blocking: no pipelined children)
+    if kind is OperatorKind.ONE_TO_MANY:  # up to two tuples per port
+        per_port: list[list[tuple[str, ...]]] = [
+            [(), *((k,) for k in edges), *combinations_with_replacement(edges, 2)]
+            for edges in choices]
+        return [[k for part in pick for k in part] for pick in product(*per_port)]
+    if kind is OperatorKind.REPLICATE:  # at most one tuple per port
+        per_port = [[(), *((k,) for k in edges)] for edges in choices]
+        return [[k for part in pick for k in part] for pick in product(*per_port)]
+    # source, one-to-one (blocking: no pipelined children)
+    return [[]] + [[k] for edges in choices for k in edges]
 
 
-def scope_trees(flow: Dataflow, source: str) -> Iterator[Tree]:
+def scope_trees(flow: Dataflow, source: str,
+                groups: WorkerGroups | None = None) -> Iterator[Tree]:
     """Every scope tree of a source tuple of ``source`` up to MAX_TUPLES tuples, respecting
-    the uniqueness property of unique operators."""
+    the uniqueness property of unique operators (of all workers of one operator together)."""
+    grouping = groups or WorkerGroups.trivial()
 
     def grow(tree: list[tuple[str, int]], pending: list[int]) -> Iterator[Tree]:
         if not pending:
             yield tuple(tree)
             return
         index, rest = pending[0], pending[1:]
-        for outputs in emissions(flow, tree[index][0]):
+        for outputs in emissions(flow, tree[index][0], grouping):
             if len(tree) + len(outputs) > MAX_TUPLES:
                 continue
             grown = tree + [(op, index) for op in outputs]
@@ -63,8 +73,10 @@ def scope_trees(flow: Dataflow, source: str) -> Iterator[Tree]:
     for tree in grow([(source, -1)], [0]):
         emitted: dict[str, int] = {}
         for _, parent in tree[1:]:
-            emitted[tree[parent][0]] = emitted.get(tree[parent][0], 0) + 1
-        if all(emitted.get(op.name, 0) <= 1 for op in flow.operators if op.unique):
+            group = grouping.operator(tree[parent][0])
+            emitted[group] = emitted.get(group, 0) + 1
+        if all(emitted.get(grouping.operator(op.name), 0) <= 1
+               for op in flow.operators if op.unique):
             yield tree
 
 
@@ -89,21 +101,21 @@ def deciding_operator(tree: Tree, reconfigured: frozenset[str]) -> str | None:
     return tree[chains[0][common - 1]][0]
 
 
-def violations(flow: Dataflow, reconfigured: frozenset[str], vertices: frozenset[str]
-               ) -> Iterator[tuple[Tree, str]]:
+def violations(flow: Dataflow, reconfigured: frozenset[str], vertices: frozenset[str],
+               groups: WorkerGroups | None = None) -> Iterator[tuple[Tree, str]]:
     view = pipelined_view(flow)
     for source in view.names:
         if view.kind(source) is not OperatorKind.SOURCE:
             continue
-        for tree in scope_trees(view, source):
+        for tree in scope_trees(view, source, groups):
             decider = deciding_operator(tree, reconfigured)
             if decider is not None and decider not in vertices:
                 yield tree, decider
 
 
 @st.composite
-def small_dags(draw: st.DrawFn, kinds: tuple[OperatorKind, ...]) -> Dataflow:
-    size = draw(st.integers(2, 5))
+def small_dags(draw: st.DrawFn, kinds: tuple[OperatorKind, ...], max_size: int = 5) -> Dataflow:
+    size = draw(st.integers(2, max_size))
     names = "ABCDE"[:size]
     ops = [(names[0], "source", False)] + [
         (n, draw(st.sampled_from(kinds)).value, draw(st.booleans())) for n in names[1:]]
@@ -131,6 +143,26 @@ def test_theorem_5_8_lemma_for_one_to_one_dataflows(flow: Dataflow, data: st.Dat
     reconfigured = frozenset(data.draw(st.sets(st.sampled_from(flow.names[1:]), min_size=1)))
     mcs = fries_mcs(flow, reconfigured, one_to_many=False)
     assert next(violations(flow, reconfigured, mcs.vertices), None) is None
+
+
+@settings(max_examples=100)
+@given(small_dags(ALL_KINDS, max_size=4), st.data(), st.booleans(), st.booleans())
+def test_theorem_6_4_lemma_on_worker_expanded_dataflows(
+        flow: Dataflow, data: st.DataObject, edgewise: bool, uniqueness: bool) -> None:
+    """§7.2: the same lemma on the worker-expanded DAG (hash and broadcast edges, 1-2
+    workers), with the ports and operator groups of the expansion: a hash port sends each
+    tuple to one worker, a broadcast worker is followed by a Replicate, and a unique
+    operator's workers together emit at most one tuple per transaction."""
+    workers = {n: data.draw(st.integers(1, 2)) for n in flow.names}
+    modes = {e: data.draw(st.sampled_from([Partitioning.HASH, Partitioning.BROADCAST]))
+             for e in flow.edges}
+    reconfigured = frozenset(data.draw(st.sets(st.sampled_from(flow.names[1:]), min_size=1)))
+    parallel = expand_workers(flow, workers, modes)
+    targets = parallel.reconfiguration(reconfigured)
+    mcs = fries_mcs(parallel.flow, targets, prune_edgewise=edgewise,
+                    prune_uniqueness=uniqueness, groups=parallel.groups)
+    found = next(violations(parallel.flow, targets, mcs.vertices, parallel.groups), None)
+    assert found is None
 
 
 FIG8 = dataflow([("S", "source"), ("J", "one-to-many"), ("Sp", "one-to-one"),
