@@ -103,3 +103,25 @@ def test_a_broken_pruning_rule_is_caught(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.undo()
     cases = L.non_serializable(5, KINDS, Variant("edge-wise only", True, True, False))
     assert L.run_cases(cases, 60_000).status == "proved"
+
+
+@pytest.mark.parametrize("n", [4, 6])
+def test_loose_branch_over_approximates_the_exact_one(n: int) -> None:
+    """Z3 proof (on every DAG with n operators) that the cheap query the lemmas try first is
+    an over-approximation: every exact branch witness, and every exact "leaves the MCS", is
+    also a loose one. So "loose is unsat" soundly proves "exact is unsat"."""
+    from proofs.fries.flow import Branch, LooseBranch, one_hot
+
+    dag = SymbolicDag(n)
+    seeds, eqs = fries_seeds(dag, ALG4)
+    mcs = SymbolicMcs(dag, seeds)
+    a, b = one_hot("a", n), one_hot("b", n)
+    exact, loose = Branch(dag, "x", a, b), LooseBranch(dag, "y", a, b)
+    tie = [x == y for xs, ys in ((exact.w, loose.w), (exact.c1, loose.c1), (exact.c2, loose.c2))
+           for x, y in zip(xs, ys)]
+    base = dag.constraints() + eqs + mcs.constraints() + exact.constraints() + tie
+    base += loose.definitions() + [z.exactly_one(a), z.exactly_one(b)]
+    escape = z.negate(z.all_of(loose.conditions()))
+    assert z.solve(base + [escape]).answer is z.Answer.UNSAT
+    leaves = [exact.nodes_off(mcs.vertex), z.negate(loose.nodes_off(mcs.vertex))]
+    assert z.solve(base + leaves).answer is z.Answer.UNSAT

@@ -119,6 +119,86 @@ class Branch:
                                    z.negate(inside[v])]) for v in range(self.dag.n)])
 
 
+class LooseBranch:
+    """The branch case with paths replaced by reachability, and the unique-operator condition
+    weakened to "no single unique operator U cuts every path c1 -> end1 *and* every path
+    c2 -> end2" (with real paths P1, P2 sharing no inner unique operator, no U lies on both,
+    so none cuts both). Every real branch is a loose one, so if no loose branch exists, no
+    branch does. Far cheaper (no path variables); the lemmas try it first and fall back to the
+    exact :class:`Branch` only when it has a model (which may be spurious)."""
+
+    def __init__(self, dag: SymbolicDag, name: str, end1: list[BoolTerm], end2: list[BoolTerm]) -> None:
+        n = dag.n
+        self.dag = dag
+        self.w, self.c1, self.c2 = one_hot(f"{name}_w", n), one_hot(f"{name}_c1", n), one_hot(f"{name}_c2", n)
+        self.end1, self.end2 = end1, end2
+        cons = [z.exactly_one(self.w), z.exactly_one(self.c1), z.exactly_one(self.c2)]
+        for v in range(n):
+            cons.append(z.implies(self.w[v], z.all_of([dag.many(v), z.negate(dag.unique[v])])))
+            for c in range(n):
+                cons.append(z.implies(z.all_of([self.w[v], z.any_of([self.c1[c], self.c2[c]])]),
+                                      dag.view[v][c]))
+            cons.append(z.implies(z.all_of([self.w[v], dag.kind["replicate"][v]]),
+                                  z.negate(z.any_of([z.all_of([self.c1[c], self.c2[c]])
+                                                     for c in range(n)]))))
+        cons.append(_reaches(dag, self.c1, end1))
+        cons.append(_reaches(dag, self.c2, end2))
+        self._definitions: list[BoolTerm] = []
+        for u in range(n):
+            avoid, eqs = dag.reach_avoiding(u, f"{name}_")
+            self._definitions += eqs
+            cuts1 = _cuts(dag, u, avoid, self.c1, end1)
+            cuts2 = _cuts(dag, u, avoid, self.c2, end2)
+            cons.append(z.negate(z.all_of([dag.unique[u], cuts1, cuts2])))
+        self._conditions = cons
+
+    def constraints(self) -> list[BoolTerm]:
+        """The loose witness's constraints (definitions and conditions)."""
+        return self._definitions + self._conditions
+
+    def definitions(self) -> list[BoolTerm]:
+        """Defining equations of auxiliary variables (no freedom)."""
+        return list(self._definitions)
+
+    def conditions(self) -> list[BoolTerm]:
+        """What a loose branch must satisfy."""
+        return list(self._conditions)
+
+    def nodes_off(self, inside: list[BoolTerm]) -> BoolTerm:
+        """w, or some operator on some path c1 -> end1 or c2 -> end2, is not in ``inside``."""
+        n, star = self.dag.n, self.dag.reach_star
+        terms = []
+        for k in range(n):
+            on1 = z.any_of([z.all_of([self.c1[i], self.end1[j], star(i, k), star(k, j)])
+                            for i in range(n) for j in range(n)])
+            on2 = z.any_of([z.all_of([self.c2[i], self.end2[j], star(i, k), star(k, j)])
+                            for i in range(n) for j in range(n)])
+            terms.append(z.all_of([z.any_of([self.w[k], on1, on2]), z.negate(inside[k])]))
+        return z.any_of(terms)
+
+
+def _cuts(dag: SymbolicDag, u: int, avoid: list[list[BoolTerm]], start: list[BoolTerm],
+          end: list[BoolTerm]) -> BoolTerm:
+    """Operator ``u`` lies strictly inside every path start -> end (``u`` may be the start,
+    which processes the tuple and passes it on, but not the end)."""
+    n = dag.n
+    terms = []
+    for i in range(n):
+        for j in range(i + 1, n):
+            if u == j:
+                continue
+            inside = z.true() if u == i else z.all_of([dag.reach[i][u], z.negate(avoid[i][j])]) \
+                if i < u < j else z.false()
+            terms.append(z.all_of([start[i], end[j], inside]))
+    return z.any_of(terms)
+
+
+def _reaches(dag: SymbolicDag, start: list[BoolTerm], end: list[BoolTerm]) -> BoolTerm:
+    n = dag.n
+    return z.any_of([z.all_of([start[i], end[j], dag.reach_star(i, j)])
+                     for i in range(n) for j in range(i, n)])
+
+
 def chain(dag: SymbolicDag, a: list[BoolTerm], b: list[BoolTerm]) -> BoolTerm:
     """A non-empty path from the operator selected by ``a`` to the one selected by ``b``."""
     n = dag.n
