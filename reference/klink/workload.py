@@ -18,7 +18,7 @@ Model (documented in docs/klink.md; every number is a parameter of :class:`Workl
   load instead of jumping at 100%.
 * Processing an event end-to-end costs ``cost`` seconds of one core (per-query costs and rates
   vary by +-50% around their means so the policies have something to tell apart); the
-  offered load is ``Q * load_per_query / cores`` of the machine.
+  offered load is exactly ``Q * load_per_query / cores`` of the machine.
 
 The queries' parameters are drawn from ``random.Random(seed)`` and each input's delays from
 its own generator seeded with ``(seed, query, input)``, so the queries do not change with the
@@ -156,21 +156,31 @@ def _stream(config: WorkloadConfig, rate: float, scale: float, phase: float,
 
 
 def build_workload(config: WorkloadConfig) -> list[QueryModel]:
-    """The ``Q`` queries of ``config``, deterministically from ``config.seed``."""
+    """The ``Q`` queries of ``config``, deterministically from ``config.seed``.
+
+    Per-query loads vary by +-50%, then are rescaled so the offered load is exactly
+    ``Q * load_per_query / cores`` whatever the seed (seeds change which query is heavy, not
+    how loaded the machine is)."""
     rng = random.Random(config.seed)
-    queries: list[QueryModel] = []
-    for index in range(config.queries):
+    drawn = []
+    for _ in range(config.queries):
         size = rng.choice(config.window_sizes)
         window = WindowSpec(size=size, slide=size, offset=rng.uniform(0.0, size))
         rate = config.rate * rng.uniform(0.5, 1.5)
-        load = config.load_per_query * rng.uniform(0.5, 1.5)
+        load = rng.uniform(0.5, 1.5)
         selectivity = rng.uniform(0.1, 0.9)
         join = rng.random() < config.join_fraction
         scales = [1.0, config.join_slow_path] if join else [1.0]
+        phases = [rng.uniform(0.0, config.batch_interval) for _ in scales]
+        drawn.append((window, rate, load, selectivity, scales, phases))
+    norm = config.queries / sum(d[2] for d in drawn)
+    queries: list[QueryModel] = []
+    for index, (window, rate, load, selectivity, scales, phases) in enumerate(drawn):
         inputs = [
-            _stream(config, rate / len(scales), scale, rng.uniform(0.0, config.batch_interval),
+            _stream(config, rate / len(scales), scale, phase,
                     DelaySampler(config, random.Random(f"{config.seed}/{index}/{n}")))
-            for n, scale in enumerate(scales)
+            for n, (scale, phase) in enumerate(zip(scales, phases))
         ]
-        queries.append(QueryModel(index, window, load / rate, selectivity, rate, inputs))
+        cost = config.load_per_query * load * norm / rate
+        queries.append(QueryModel(index, window, cost, selectivity, rate, inputs))
     return queries
