@@ -31,7 +31,6 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
-from itertools import chain
 from typing import Any, Mapping, Sequence
 
 from reference.fries.compact import CompactSchedule, compact_from_schedule
@@ -117,10 +116,10 @@ def check_compact(schedule: CompactSchedule) -> Verdict:
     graph = _compressed_graph(schedule)
     order = _topological(graph.core, graph.successors)
     if order is not None:
-        before, after, free = graph.before, graph.after, graph.free
-        first = [t for t in before if t not in after]
-        alone = [t for t in free if t not in before and t not in after]
-        last = [t for t in after if t not in before]
+        before, after = graph.before, graph.after
+        first = _ordered(before - after, graph.before_pieces)
+        alone = _ordered(graph.free - before - after, graph.free_logs)
+        last = _ordered(after - before, graph.after_pieces)
         return Verdict(True, tuple(first + alone + order + last), None, ())
     cyclic = [c for c in strongly_connected(graph.core, graph.successors) if len(c) > 1]
     rank = {t: i for i, t in enumerate(graph.core)}
@@ -135,16 +134,20 @@ def check_compact(schedule: CompactSchedule) -> Verdict:
 @dataclass
 class _Graph:
     updates: frozenset[str]
-    before: dict[str, None]       # data transactions with an operation before some update
-    after: dict[str, None]        # data transactions with an operation after some update
-    free: dict[str, None]         # transactions on objects without updates
+    before: set[str]              # data transactions with an operation before some update
+    after: set[str]               # data transactions with an operation after some update
+    free: set[str]                # transactions on objects without updates
+    before_pieces: list[Sequence[str]]  # the log slices they come from, in input order
+    after_pieces: list[Sequence[str]]
+    free_logs: list[Sequence[str]]
     core: list[str]               # update + bridging transactions, in appearance order
     successors: dict[str, list[str]]
 
 
 def _compressed_graph(schedule: CompactSchedule) -> _Graph:
-    """The compressed precedence graph (module docstring). Insertion-ordered dicts keep
-    every output deterministic (string hashing is randomised per process)."""
+    """The compressed precedence graph (module docstring). Sets are only used for
+    membership; every order comes from walking the logs (string hashing, hence set
+    iteration order, is randomised per process)."""
     segments: list[tuple[str, int, int, str | None, str | None]] = []
     links: list[tuple[str, str]] = []
     before_pieces: list[Sequence[str]] = []
@@ -172,10 +175,13 @@ def _compressed_graph(schedule: CompactSchedule) -> _Graph:
             if previous is not None and following is not None:
                 links.append((previous, following))
             previous, start = following, mark + 1
-    before = dict.fromkeys(chain.from_iterable(before_pieces))
-    after = dict.fromkeys(chain.from_iterable(after_pieces))
-    free = dict.fromkeys(chain.from_iterable(free_logs))
-    bridging = before.keys() & after.keys()
+    before: set[str] = set()
+    after: set[str] = set()
+    free: set[str] = set()
+    for pieces, members in ((before_pieces, before), (after_pieces, after), (free_logs, free)):
+        for piece in pieces:
+            members.update(piece)
+    bridging = before & after
     for obj, start, end, previous, following in segments if bridging else ():
         for txn in _in_order(bridging, schedule.txns[obj][start:end]):
             if previous is not None:
@@ -183,11 +189,29 @@ def _compressed_graph(schedule: CompactSchedule) -> _Graph:
             if following is not None:
                 links.append((txn, following))
     updates = dict.fromkeys(update_order)
-    core = list(updates) + ([t for t in before if t in bridging] if bridging else [])
+    core = list(updates) + _ordered(bridging, before_pieces)
     successors: dict[str, list[str]] = {t: [] for t in core}
     for a, b in links:
         successors[a].append(b)
-    return _Graph(frozenset(updates), before, after, free, core, successors)
+    return _Graph(frozenset(updates), before, after, free, before_pieces, after_pieces,
+                  free_logs, core, successors)
+
+
+def _ordered(wanted: set[str], pieces: Sequence[Sequence[str]]) -> list[str]:
+    """The members of ``wanted``, each once, in order of first occurrence in ``pieces``.
+    Each transaction is found in the first piece holding it and then leaves the pending
+    set, so the scan is C-level membership tests, O(total length)."""
+    pending = set(wanted)
+    out: list[str] = []
+    for piece in pieces:
+        if not pending:
+            break
+        hits = list(filter(pending.__contains__, piece))
+        if hits:
+            unique = list(dict.fromkeys(hits))
+            pending.difference_update(unique)
+            out.extend(unique)
+    return out
 
 
 def _in_order(wanted: set[str], piece: Sequence[str]) -> list[str]:
