@@ -4,6 +4,8 @@ one line)."""
 from __future__ import annotations
 
 import json
+import sys
+import types
 from pathlib import Path
 from typing import Any
 
@@ -103,16 +105,34 @@ def test_specific_operator_values(tmp_path: Path, capsys: pytest.CaptureFixture[
          "value": {"left": {"ts": 0, "x": 1, "y": 1}, "right": {"ts": 4, "a": 5, "b": 9}}}]
 
 
-def test_spark_engine_not_available_yet(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    pytest.importorskip("pyspark")
-    try:
-        import spark_impl.oplus  # noqa: F401
-        pytest.skip("spark_impl.oplus exists now")
-    except ImportError:
-        pass
+def test_spark_engine_not_available_yet(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    import spark_impl
+
+    monkeypatch.delattr(spark_impl, "oplus", raising=False)
+    monkeypatch.setitem(sys.modules, "spark_impl.oplus", None)  # the import fails
     assert main(["oplus", _write(tmp_path, BASE), "--engine", "spark"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "the spark engine for oplus is not available yet" in err
+
+
+def test_spark_engine_rows_are_sorted_and_printed(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    import spark_impl
+
+    fake = types.ModuleType("spark_impl.oplus")
+    seen: list[Any] = []
+
+    def run_scenario(scenario: Any) -> list[dict[str, Any]]:
+        seen.append(scenario)
+        return list(reversed(EXPECTED))
+
+    fake.run_scenario = run_scenario  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "spark_impl.oplus", fake)
+    monkeypatch.setattr(spark_impl, "oplus", fake, raising=False)
+    assert _json_run(capsys, ["oplus", _write(tmp_path, BASE), "--engine", "spark",
+                              "--json"]) == EXPECTED
+    assert seen and seen[0].operator == "sliding-sum"  # the parsed Scenario is passed
 
 
 BAD = [

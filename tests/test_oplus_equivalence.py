@@ -22,7 +22,7 @@ def _explain(case: Case, mode: str, observed: list) -> str:  # type: ignore[type
     return f"{mode} on {case.kind}: missing {missing[:5]}, extra {extra[:5]}"
 
 
-@settings(max_examples=150)
+@settings(max_examples=100)
 @given(cases())
 def test_sequential_equals_spec(case: Case) -> None:
     observed = run_sequential(case.op, case.sources).outputs
@@ -30,7 +30,7 @@ def test_sequential_equals_spec(case: Case) -> None:
         _explain(case, "sequential", observed)
 
 
-@settings(max_examples=120)
+@settings(max_examples=100)
 @given(cases(), st.integers(1, 4), mapping_factories(), st.integers(0, 2**16))
 def test_sn_equals_spec(case: Case, parallelism: int, factory, seed: int) -> None:  # type: ignore[no-untyped-def]
     result = run_sn(case.op, case.sources, parallelism, factory(0, parallelism),
@@ -39,7 +39,7 @@ def test_sn_equals_spec(case: Case, parallelism: int, factory, seed: int) -> Non
         _explain(case, "sn", result.outputs)
 
 
-@settings(max_examples=120)
+@settings(max_examples=100)
 @given(cases(), st.integers(1, 4), mapping_factories(), st.integers(0, 2**16))
 def test_static_vsn_equals_spec(case: Case, parallelism: int, factory, seed: int) -> None:  # type: ignore[no-untyped-def]
     result = run_vsn(case.op, case.sources, parallelism, factory, rng=random.Random(seed))

@@ -61,7 +61,7 @@ def test_lemma2_needs_single_windows_or_no_update_outputs() -> None:
     assert _in_order(result) != []
 
 
-@settings(max_examples=150)
+@settings(max_examples=100)
 @given(cases(max_len=9), st.integers(1, 3), mapping_factories(), requests(), st.integers(0, 2**16))
 def test_lemma3_new_instances_emit_at_or_after_the_trigger(case: Case, parallelism: int,
                                                            factory: Any, points: Any,
