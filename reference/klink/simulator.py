@@ -159,7 +159,7 @@ class Simulation:
         self.queued_total = 0.0
         self.join_total = 0.0
         self.end = wconfig.horizon + wconfig.drain
-        self.outputs: list[tuple[float, float, float]] = []
+        self.outputs: list[tuple[int, float, float, float]] = []
         self.forecasts: list[Forecasted] = []
         self.memory_samples: list[float] = []
         self.decisions = 0
@@ -287,7 +287,7 @@ class Simulation:
                     swept_at = max(i.processed_swm.pop(q.next_fire) for i in q.inputs)
                     for i in q.inputs:
                         i.swm_time.pop(q.next_fire, None)
-                    self.outputs.append((q.deadline(q.next_fire), tau, swept_at))
+                    self.outputs.append((q.model.index, q.deadline(q.next_fire), tau, swept_at))
                     q.next_fire += 1
                     self.join_total -= q.join_state
                     q.join_state = 0.0
@@ -362,8 +362,8 @@ class Simulation:
 
     def _result(self) -> PolicyResult:
         lo, hi = self.config.warmup, self.wconfig.horizon
-        latencies = [emit - d for d, emit, _ in self.outputs if lo <= d <= hi]
-        after_swm = [emit - w for d, emit, w in self.outputs if lo <= d <= hi]
+        latencies = [emit - d for _, d, emit, _ in self.outputs if lo <= d <= hi]
+        after_swm = [emit - w for _, d, emit, w in self.outputs if lo <= d <= hi]
         censored = 0
         for q in self.queries:
             k = q.next_fire
