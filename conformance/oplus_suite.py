@@ -5,8 +5,9 @@ Checks, each on the same random scenarios (:mod:`conformance.generators.oplus`):
 * ``reference SN vs sequential``          shared-nothing execution (STRETCH Alg. 1-2);
 * ``reference elastic VSN vs sequential`` virtual shared-nothing with the scenario's elastic
   reconfigurations (Alg. 3-6, Theorem 3);
-* ``spark vs sequential``                 spark_impl's O+ executor - reported NOT RUN while
-  spark_impl has none (a later issue), never as a pass.
+* ``spark vs sequential``                 spark_impl's O+ executor (``spark_impl.oplus``), every
+  case in one batch of Spark jobs, with the injected O+ faults (``spark_impl.faults.OPLUS_FAULTS``);
+  reported NOT RUN when the engine is not spark or spark_impl.oplus is missing, never as a pass.
 
 Outputs are compared as multisets of ``(ts, key, value)`` rows with the matcher, so a failure
 names the first missing and unexpected rows. The first failing case of each check is shrunk
@@ -67,9 +68,30 @@ def discrepancy(case: dict[str, Any], mode: str, seed: int = 0) -> str | None:
     return f"{mode} outputs differ from the sequential reference:\n{mismatch.explain(_show)}"
 
 
+def spark_rows(cases: Sequence[dict[str, Any]], faults: frozenset[str], spark: Any = None) -> list[list[Row]]:
+    """spark_impl.oplus's output rows for every case (one batch of Spark jobs)."""
+    from spark_impl.oplus import run_scenarios
+    from spark_impl.session import get_or_create_session
+
+    session = spark if spark is not None else get_or_create_session(app_name="streamproof-conformance")
+    return [_rows(rows) for rows in run_scenarios(session, list(cases), faults=sorted(faults))]
+
+
+def spark_discrepancies(cases: Sequence[dict[str, Any]], faults: frozenset[str], spark: Any = None
+                        ) -> list[str | None]:
+    """Per case: None when Spark's outputs equal the sequential reference's, else the difference."""
+    problems: list[str | None] = []
+    for case, got in zip(cases, spark_rows(cases, faults, spark)):
+        mismatch = compare(reference_rows(case, "sequential"), got)
+        problems.append(None if mismatch is None else
+                        f"spark outputs differ from the sequential reference:\n{mismatch.explain(_show)}")
+    return problems
+
+
 def run_oplus_suite(*, cases: int, seed: int, progress: Progress | None = None,
-                    save_dir: str | None = None) -> SuiteResult:
-    """Run every available check on ``cases`` random scenarios."""
+                    save_dir: str | None = None, engine: str = "reference",
+                    faults: frozenset[str] = frozenset(), spark: Any = None) -> SuiteResult:
+    """Run every available check on ``cases`` random scenarios (``faults`` go to Spark)."""
     result = SuiteResult("oplus", "reference", seed, delay_unit="")
     scenarios = draw_cases(oplus_scenarios(), cases, seed)
     total = len(scenarios) * len(MODES)
@@ -96,9 +118,41 @@ def run_oplus_suite(*, cases: int, seed: int, progress: Progress | None = None,
         result.features[f"{case['operator']} WT={case['WT']}"] += 1
         if case["reconfigurations"]:
             result.features["elastic reconfigurations"] += 1
-    reason = spark_status()
-    result.checks.append(CheckResult("spark vs sequential", status="unavailable" if reason else "ran", note=reason))
+    reason = spark_status() if engine == "spark" else f"engine {engine} (the spark check needs --engine spark)"
+    if reason is not None:
+        result.checks.append(CheckResult("spark vs sequential", status="unavailable", note=reason))
+        return result
+    result.faults = tuple(sorted(faults))
+    check = CheckResult("spark vs sequential")
+    result.checks.append(check)
+    start = time.monotonic()
+    problems = spark_discrepancies(scenarios, faults, spark)
+    check.cases = len(problems)
+    check.failed = sum(p is not None for p in problems)
+    check.oracle_failures["outputs"] += check.failed
+    check.elapsed_s = time.monotonic() - start
+    failing = next((i for i, p in enumerate(problems) if p is not None), None)
+    if failing is not None:
+        result.failures.append(_shrink_spark(seed, failing, scenarios[failing], faults, spark, save_dir))
     return result
+
+
+def _shrink_spark(seed: int, index: int, case: dict[str, Any], faults: frozenset[str], spark: Any,
+                  save_dir: str | None) -> FailureReport:
+    """Shrink a Spark failure: every batch of candidates is one batch of Spark jobs."""
+    def still_fails(batch: Sequence[dict[str, Any]]) -> list[bool]:
+        return [p is not None for p in spark_discrepancies(batch, faults, spark)]
+
+    shrunk, stats = shrink(case, candidates, still_fails, batch=32, deadline_s=90.0)
+    explanation = spark_discrepancies([shrunk], faults, spark)[0] or "no longer fails"
+    report = FailureReport("spark vs sequential", index, ("outputs",), explanation, _size(case), _size(shrunk),
+                           stats.steps, shrunk)
+    if save_dir is not None:
+        json_path, test_path = save_case(save_dir, suite="oplus", engine="spark", scheduler="spark",
+                                         faults=tuple(sorted(faults)), seed=seed + index, case=index,
+                                         oracles=("outputs",), explanation=explanation, case_data=shrunk)
+        report.replay_file, report.pytest_file = str(json_path), str(test_path)
+    return report
 
 
 def _shrink(check: str, mode: str, seed: int, index: int, case: dict[str, Any],
@@ -118,7 +172,11 @@ def _shrink(check: str, mode: str, seed: int, index: int, case: dict[str, Any],
 
 
 def replay(record: dict[str, Any], faults: frozenset[str] | None) -> tuple[bool, str]:
-    """Replay a saved O+ case (``scheduler`` holds the mode)."""
+    """Replay a saved O+ case (``scheduler`` holds the mode, or ``spark``)."""
+    if record.get("scheduler") == "spark":
+        injected = frozenset(record.get("faults", ())) if faults is None else faults
+        spark_problem = spark_discrepancies([record["case_data"]], injected)[0]
+        return spark_problem is None, spark_problem or "spark outputs equal the sequential reference"
     problem = discrepancy(record["case_data"], record.get("scheduler", "vsn"), int(record.get("seed", 0)))
     return problem is None, problem or "outputs equal the sequential reference"
 

@@ -1,0 +1,33 @@
+"""STRETCH O+ windowed operators on PySpark, with elastic rescale at a watermark.
+
+Public API: :func:`run_scenario` (what ``streamproof oplus --engine spark`` calls),
+:func:`run_scenarios` (many scenarios in the same Spark jobs, for tests and the conformance
+suite) and :func:`run_batch` (the same plus timings and the handovers, for benchmarks).
+Scenarios are ``spec.oplus.scenario`` objects (or their JSON); outputs are the scenario
+format's ``{"ts", "key", "value"}`` rows, unsorted. Design: docs/spark-dgs-oplus.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+from spark_impl.faults import OPLUS_FAULTS
+from spark_impl.oplus.driver import BatchResult, Handover, run_batch
+
+__all__ = ["OPLUS_FAULTS", "BatchResult", "Handover", "run_batch", "run_scenario", "run_scenarios"]
+
+
+def run_scenarios(spark: Any, scenarios: Sequence[Any], *, faults: Iterable[str] = (),
+                  items_per_round: int = 2) -> list[list[dict[str, Any]]]:
+    """The output rows of every scenario, in order (one batch of Spark jobs for all)."""
+    return run_batch(spark, scenarios, faults=faults, items_per_round=items_per_round).rows
+
+
+def run_scenario(scenario: Any, *, spark: Any = None, faults: Iterable[str] = (),
+                 items_per_round: int = 2) -> list[dict[str, Any]]:
+    """The output rows of one scenario on the shared (or a new local) SparkSession."""
+    if spark is None:
+        from spark_impl.session import get_or_create_session
+
+        spark = get_or_create_session(app_name="streamproof-oplus")
+    return run_scenarios(spark, [scenario], faults=faults, items_per_round=items_per_round)[0]
