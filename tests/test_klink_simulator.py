@@ -1,14 +1,20 @@
-"""The simulator (reference.klink.simulator): determinism by seed and the invariants every
-run must satisfy, on small workloads."""
+"""The simulator (reference.klink.simulator): determinism by seed, the invariants every run
+must satisfy, and the spec's SWM and slack inside real runs, on small workloads."""
 
 from __future__ import annotations
+
+import math
+from typing import Sequence
 
 from hypothesis import given, settings, strategies as st
 
 from reference.klink.simulator import SimConfig, Simulation, compare, estimator_accuracy, percentile
 from reference.klink.workload import WorkloadConfig, build_workload
-from reference.klink.policies import POLICIES, make_policy
-from spec.klink.watermarks import Watermark, sweeping_watermark
+from reference.klink.policies import POLICIES, Klink, SchedulerView, make_policy
+from spec.klink.estimator import expected_slack
+from spec.klink.slack import join_slack, slack
+from spec.klink.watermarks import Watermark, sweeping_watermark, swm_generation_time
+
 
 def small(queries: int, seed: int, delays: str = "uniform") -> WorkloadConfig:
     return WorkloadConfig(queries=queries, seed=seed, delays=delays, horizon=12.0, drain=4.0)
@@ -97,3 +103,42 @@ def test_windows_fire_on_the_spec_swm(seed: int, policy: str) -> None:
             assert fired[(q.index, d)] == max(expected)
             checked += 1
     assert checked > 0
+
+
+class _CheckingKlink(Klink):
+    """Klink that recomputes every slack with the spec's equations before choosing."""
+
+    def __init__(self, sim_ref: list[Simulation]) -> None:
+        super().__init__(None)
+        self.sim_ref = sim_ref
+        self.checked = 0
+
+    def choose(self, view: SchedulerView, now: float, candidates: Sequence[int]) -> int:
+        sim = self.sim_ref[0]
+        for qi in candidates:
+            q = sim.queries[qi]
+            per_input = []
+            for inp in q.inputs:
+                cost = inp.queued * q.model.cost
+                k = q.next_fire
+                if k in inp.swm_time:
+                    per_input.append(slack(inp.swm_time[k], now, cost))
+                elif inp.forecast is None or inp.pending != k:
+                    g = swm_generation_time(q.deadline(k), sim.wconfig.watermark_period)
+                    per_input.append(slack(g, now, cost))
+                else:
+                    per_input.append(expected_slack(inp.forecast, now, cost, sim.config.confidence, sim.config.quantum))
+            assert math.isclose(view.slack(qi, now), join_slack(per_input), rel_tol=1e-6, abs_tol=1e-6)
+            self.checked += 1
+        return super().choose(view, now, candidates)
+
+
+def test_simulator_slack_is_the_spec_slack() -> None:
+    wconfig = small(6, 11, "zipf")
+    holder: list[Simulation] = []
+    policy = _CheckingKlink(holder)
+    sim = Simulation(build_workload(wconfig), wconfig, SimConfig(cores=1, warmup=2.0), policy)
+    holder.append(sim)
+    sim.run()
+    assert policy.checked > 100
+    assert any(q.model.is_join for q in sim.queries)
