@@ -25,6 +25,10 @@ from spark_impl.reconfig.results import FileCache, outputs_of, ran_batches, sche
 from spec.errors import InputError
 
 
+RECONFIG_FAULTS = frozenset({"naive", "missing-alignment", "double-transform", "duplicate-after-restart"})
+"""The faults of :data:`spark_impl.faults.FAULTS` seeded in this executor."""
+
+
 @dataclass(frozen=True)
 class RunResult:
     """What one scenario's run produced.
@@ -75,6 +79,10 @@ def run_scenarios(spark: object, scenarios: Sequence[Scenario], scheduler: str, 
     if scheduler not in SCHEDULERS:
         raise InputError(f"unknown scheduler {scheduler!r} (expected one of {', '.join(SCHEDULERS)})")
     check_faults(faults)
+    for fault in sorted(faults):
+        if fault not in RECONFIG_FAULTS:
+            raise InputError(f"fault {fault!r} is not seeded in the reconfiguration executor "
+                             f"(its faults: {', '.join(sorted(RECONFIG_FAULTS))})")
     if not scenarios:
         return []
     own = checkpoint_dir is None

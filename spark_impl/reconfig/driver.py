@@ -71,6 +71,7 @@ class Executor:
         self.lock = threading.RLock()
         self.g = 0
         self.running = False
+        self._step_error: list[BaseException] = []
         self.state: list[_Job] = []
         restored = read_progress(self.directory) if resume else None
         base: dict[int, int] = {}
@@ -172,6 +173,24 @@ class Executor:
                 raise error[0]
             self._absorb(plan, result)
             self.g += 1
+
+    def step_with_request(self, delay_s: float, s: int, request: Request) -> str | None:
+        """Run one micro-batch and, ``delay_s`` seconds after it started, submit ``request``
+        for job ``s`` (a user asking mid-batch); return :meth:`submit`'s answer."""
+        worker = threading.Thread(target=self._guarded_step, daemon=True)
+        worker.start()
+        time.sleep(delay_s)
+        answer = self.submit(s, request)
+        worker.join()
+        if self._step_error:
+            raise self._step_error.pop()
+        return answer
+
+    def _guarded_step(self) -> None:
+        try:
+            self.step()
+        except BaseException as error:  # noqa: BLE001 - re-raised by step_with_request
+            self._step_error.append(error)
 
     def _plan(self) -> tuple[BatchPlan, list[tuple[int, Request]]]:
         ranges: dict[int, tuple[int, int]] = {}

@@ -4,7 +4,8 @@ Computed identically on the driver and in every task from the pickled jobs, so t
 never ships per-object assignments. An operator's *level* is 0 for a source and otherwise
 1 + the largest level of its parents; stage ``L`` of a micro-batch runs every object of
 level ``L`` (all jobs at once), so a tuple's whole scope is processed within its batch.
-Object ``(s, o)`` runs in Spark partition ``crc32("s/o") mod P`` of its stage.
+Worker ``i`` of operator ``o`` of job ``s`` runs in Spark partition ``(crc32("s/o") + i) mod P``
+of its stage, so the workers of one operator run in parallel.
 """
 
 from __future__ import annotations
@@ -27,8 +28,10 @@ _dumps: Callable[[Any], bytes] = getattr(cloudpickle, "dumps")
 
 
 def partition_of(s: int, obj: str, partitions: int) -> int:
-    """The Spark partition of object ``obj`` of job ``s``."""
-    return zlib.crc32(f"{s}/{obj}".encode()) % partitions
+    """The Spark partition of object ``obj`` of job ``s``: the workers ``O#0, O#1, ...`` of one
+    operator go to consecutive partitions from a hashed start, so they run in parallel."""
+    op, _, worker = obj.partition("#")
+    return (zlib.crc32(f"{s}/{op}".encode()) + (int(worker) if worker else 0)) % partitions
 
 
 def levels(job: Job) -> dict[str, int]:

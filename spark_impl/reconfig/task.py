@@ -96,6 +96,7 @@ class _Stage:
         self.out: list[tuple[int, Record]] = []
         self.file = TaskFile()
         self.fries = plan.scheduler == "fries" and "naive" not in plan.faults
+        self._roles: dict[tuple[int, int, int], dict[str, ObjectRole]] = {}
 
     def run(self, records: Iterable[tuple[int, Record]]) -> Iterator[tuple[int, Record]]:
         inbox: dict[tuple[int, str], list[Record]] = {}
@@ -135,9 +136,7 @@ class _Stage:
         else:
             self.reader.poll()
         entry = self.reader.entry(s)
-        role: ObjectRole | None = None
-        if entry is not None and entry.j > st.switched:
-            role = roles(job, s, load_request(plan.directory, s, entry.j), self.fries).get(obj)
+        role = self._role(s, job, obj, st, entry)
         cost = job.timing.operator_cost.get(op, 0.0) * job.timing.stragglers.get(obj, 1.0) / 1000.0
         logic = self._logic(s, job, op, st)
         log = self.file.logs.setdefault((s, obj), []) if job.trace else None
@@ -176,32 +175,31 @@ class _Stage:
                     self.out.append((partition_of(s, child, plan.partitions),
                                      (child_level, s, child, MARKER, e.j, obj, "", 0, None)))
 
-        if entry is None or role is None:
-            for rec in data:
-                process(rec)
-        elif plan.scheduler == "epoch":
+        if entry is not None and role is not None and plan.scheduler == "epoch":
             if plan.g >= entry.epoch_batch:
                 switch(entry, role)
             for rec in data:
                 process(rec)
-        elif role.head or not self.fries:
-            # FCM receivers: poll between tuples, switch as soon as the message is visible.
-            switched = False
-            for rec in data:
-                if not switched:
-                    self.reader.poll()
-                    current = self.reader.entry(s)
-                    if current is not None and current.j == entry.j and current.visible_to(obj, time.time()):
-                        switch(current, role)
-                        switched = True
-                process(rec)
-            if not switched:
-                self.reader.poll(force=True)
-                current = self.reader.entry(s)
-                if current is not None and current.j == entry.j and current.visible_to(obj, time.time()):
-                    switch(current, role)
-        else:
+        elif entry is not None and role is not None and self.fries and not role.head:
             self._align(entry, role, st, inbox, data, process, switch)
+        else:
+            # FCM receivers (fries heads, naive targets) and everyone else: between two tuples
+            # poll the control store; a request that arrives mid-partition reaches this task now.
+            def maybe_switch(force: bool) -> None:
+                if plan.scheduler == "epoch":
+                    return
+                self.reader.poll(force)
+                current = self.reader.entry(s)
+                if current is None or current.j <= st.switched:
+                    return
+                r = self._role(s, job, obj, st, current)
+                if r is not None and (r.head or not self.fries) and current.visible_to(obj, time.time()):
+                    switch(current, r)
+
+            for rec in data:
+                maybe_switch(False)
+                process(rec)
+            maybe_switch(True)
         if s in plan.flush and job.dataflow.kind(op) is OperatorKind.BLOCKING:
             for key in sorted(st.states):
                 self._emit(s, job, lay, op, obj, st, f"{op}:final", logic.flush(st.states[key], key))
@@ -229,6 +227,16 @@ class _Stage:
             st.buffer = []
         else:
             st.buffer.extend(held)
+
+    def _role(self, s: int, job: Job, obj: str, st: ObjState, entry: ControlEntry | None) -> ObjectRole | None:
+        """This object's role for the entry's request (None: not involved / already switched)."""
+        if entry is None or entry.j <= st.switched:
+            return None
+        key = (s, entry.j, entry.attempt)
+        found = self._roles.get(key)
+        if found is None:
+            found = self._roles[key] = roles(job, s, load_request(self.plan.directory, s, entry.j), self.fries)
+        return found.get(obj)
 
     def _logic(self, s: int, job: Job, op: str, st: ObjState) -> OperatorLogic:
         if st.fn_req == 0:

@@ -1,0 +1,101 @@
+"""``streamproof bench reconfiguration|throughput [--json]``: spark_impl's measurements.
+
+``reconfiguration``: the backlogged workload (events -> Expensive -> Tally, every batch a
+backlog that keeps Expensive's tasks busy for seconds) run under fries and under epoch, side
+by side in one process; in the middle of a batch the user swaps Expensive's model (Fries
+§8.3). The delay is from the request to the last reconfigured object's switch.
+``--json`` prints ``{"fries_ms": float, "epoch_ms": float, "ratio": float, ...}``.
+
+``throughput``: the same operators with no reconfiguration, through the executor (trace
+off, checkpoints on) and through a plain PySpark micro-batch pipeline (state as cached RDDs);
+``--json`` prints ``{"executor_s", "plain_s", "slowdown", "events", ...}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from typing import Any
+
+
+def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    """Add the ``bench`` sub-command."""
+    parser = subparsers.add_parser("bench", help="measure spark_impl: reconfiguration delay, throughput",
+                                   description="Benchmarks of the PySpark executor.")
+    parser.add_argument("what", choices=["reconfiguration", "throughput"], help="which benchmark")
+    parser.add_argument("--events", type=int, default=None, help="events in the stream")
+    parser.add_argument("--batch-size", type=int, default=None, help="events per micro-batch")
+    parser.add_argument("--cost-ms", type=float, default=None, help="Expensive's CPU cost per event in ms")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run one benchmark and print it."""
+    from spec.errors import InputError
+    from spark_impl.session import get_or_create_session
+
+    for name in ("events", "batch_size", "cost_ms"):
+        value = getattr(args, name)
+        if value is not None and value <= 0:
+            raise InputError(f"must be positive, got {value}", f"--{name.replace('_', '-')}")
+    spark = get_or_create_session(app_name="streamproof-bench")
+    result = _reconfiguration(spark, args) if args.what == "reconfiguration" else _throughput(spark, args)
+    if args.json:
+        from conformance.cli.output import print_json
+        print_json(result)
+    else:
+        for key, value in result.items():
+            print(f"{key:>22}: {value:.4f}" if isinstance(value, float) else f"{key:>22}: {value}")
+    return 0
+
+
+def _reconfiguration(spark: Any, args: argparse.Namespace) -> dict[str, Any]:
+    from spark_impl.reconfig import Executor, collect_results
+    from spark_impl.workloads.backlog import backlog_job, cheaper_model
+
+    batch = args.batch_size or 2000
+    events = args.events or 2 * batch
+    cost = args.cost_ms or 1.0
+    delays: dict[str, float] = {}
+    for scheduler in ("fries", "epoch"):
+        with tempfile.TemporaryDirectory(prefix="streamproof-bench-") as checkpoint:
+            executor = Executor(spark, [backlog_job(events, cost_ms=cost, batch_size=batch, trace=False)],
+                                scheduler, checkpoint)
+            executor.step()
+            # ask while the second batch's Expensive tasks work through their backlog
+            # (each of the 2 workers holds batch/2 events * cost ms)
+            answer = executor.step_with_request(0.6 + batch * cost / 8000.0, 0, cheaper_model(cost))
+            if answer is not None:
+                raise RuntimeError(f"request rejected: {answer}")
+            executor.run()
+            (result,) = collect_results(executor)
+            delays[scheduler] = result.delays_ms[0]
+    return {"fries_ms": delays["fries"], "epoch_ms": delays["epoch"], "ratio": delays["fries"] / delays["epoch"],
+            "events": events, "batch_size": batch, "cost_ms": cost, "workers": 2}
+
+
+def _throughput(spark: Any, args: argparse.Namespace) -> dict[str, Any]:
+    from spark_impl.reconfig import Executor
+    from spark_impl.workloads.backlog import backlog_job, plain_run
+
+    batch = args.batch_size or 5000
+    events = args.events or 4 * batch
+    cost = args.cost_ms or 0.2
+    plain_run(spark, batch, cost_ms=cost, batch_size=batch)  # warm the Python workers
+    timings: dict[str, float] = {}
+    for attempt in range(2):
+        start = time.perf_counter()
+        plain_run(spark, events, cost_ms=cost, batch_size=batch)
+        timings[f"plain{attempt}"] = time.perf_counter() - start
+        with tempfile.TemporaryDirectory(prefix="streamproof-bench-") as checkpoint:
+            start = time.perf_counter()
+            Executor(spark, [backlog_job(events, cost_ms=cost, batch_size=batch, trace=False)], "fries",
+                     checkpoint).run()
+            timings[f"executor{attempt}"] = time.perf_counter() - start
+    executor_s = min(timings["executor0"], timings["executor1"])
+    plain_s = min(timings["plain0"], timings["plain1"])
+    return {"executor_s": executor_s, "plain_s": plain_s, "slowdown": executor_s / plain_s, "events": events,
+            "batch_size": batch, "cost_ms": cost, "executor_events_per_s": events / executor_s,
+            "plain_events_per_s": events / plain_s}
