@@ -34,7 +34,7 @@ from spark_checks import problems, random_scenario  # noqa: E402
 pytestmark = pytest.mark.spark
 
 
-def chain(*, restarts: tuple[int, ...] = ()) -> Scenario:
+def chain(*, restarts: tuple[int, ...] = (), cost: int = 300, fcm: int = 1200) -> Scenario:
     """S -> X -> Y, both reconfigured; X is slow and the FCM lands while X works through its
     backlog: Fig. 2's anomaly for the naive scheduler, alignment work for Fries."""
     return scenario_from_json({
@@ -46,7 +46,7 @@ def chain(*, restarts: tuple[int, ...] = ()) -> Scenario:
         "reconfigurations": [{"at": 8, "updates": {
             "X": {"function": {"op": "map", "mul": 10, "add": 0}, "state": {"mul": 2, "add": 1}},
             "Y": {"function": {"op": "map", "mul": 100, "add": 0}, "state": {"mul": 3, "add": 0}}}}],
-        "timing": {"seed": 1, "operator_cost": {"X": 300}, "fcm_delay": [1200, 1200], "restarts": list(restarts)},
+        "timing": {"seed": 1, "operator_cost": {"X": cost}, "fcm_delay": [fcm, fcm], "restarts": list(restarts)},
     })
 
 
@@ -54,7 +54,8 @@ SCENARIOS = [random_scenario(random.Random(seed), restarts=seed % 3 == 0) for se
 
 
 def test_fries_runs_are_serializable_and_equal_a_serial_execution(spark: Any) -> None:
-    batch = [*SCENARIOS, chain()]
+    # restarts in the batch that makes the request and in the one after it
+    batch = [*SCENARIOS, chain(), chain(restarts=(8,), cost=20, fcm=100), chain(restarts=(12,), cost=20, fcm=100)]
     results = run_scenarios(spark, batch, "fries", batch_size=8)
     assert [r.scenario_index for r in results] == list(range(len(batch)))
     for scenario, result in zip(batch, results):
