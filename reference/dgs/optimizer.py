@@ -4,8 +4,8 @@ P-valid synchronization plan out.
 Appendix B: the optimizer "generates a graph of implementation tags (where the edges are
 between dependent tags) and iteratively removes the implementation tags with the lowest rate
 until it ends up with at least two disconnected components". The removed tags are handled by
-the current worker; the components are split into two groups (we balance their total rates,
-heaviest component first) that become its two subtrees, recursively, "until there is no
+the current worker; the components are split into two non-empty groups (we balance their
+total rates, heaviest component first, then their sizes) that become its two subtrees, recursively, "until there is no
 implementation tag left". Leaves - which process events without synchronizing - thus get the
 high-rate tags.
 
@@ -61,7 +61,7 @@ def split_tags(program: Program, impls: list[ImplTag], rates: Mapping[ImplTag, f
     groups: tuple[list[ImplTag], list[ImplTag]] = ([], [])
     totals = [0.0, 0.0]
     for part in sorted(parts, key=lambda p: (-sum(rates[t] for t in p), repr(p))):
-        side = 0 if totals[0] <= totals[1] else 1
+        side = 0 if (totals[0], len(groups[0])) <= (totals[1], len(groups[1])) else 1
         groups[side].extend(part)
         totals[side] += sum(rates[t] for t in part)
     children = (split_tags(program, groups[0], rates), split_tags(program, groups[1], rates))

@@ -76,12 +76,14 @@ def history_words(steps: Sequence[Step]) -> str:
 
 @dataclass(frozen=True)
 class Counterexample:
-    """A shrunk violation of one condition."""
+    """A shrunk violation of one condition; ``instance`` is the spec-level instance
+    (``spec.dgs.consistency.C1Instance`` ...), so the violation can be re-evaluated."""
 
     condition: str
     equation: str
     history: tuple[Step, ...]
     facts: tuple[tuple[str, Any], ...]
+    instance: Any = None
 
     def to_json(self) -> dict[str, Any]:
         """JSON: the equation, the history and every named value (``repr`` fallback)."""
@@ -141,4 +143,4 @@ def counterexample_for(program: Program, instance: Any, ev: Evaluation) -> Count
     if "lhs_out" in v:
         facts += [("lhs_out", v["lhs_out"]), ("rhs_out", v["rhs_out"])]
         facts += [("states_equal", v["states_equal"]), ("outputs_equal", v["outputs_equal"])]
-    return Counterexample(ev.condition, ev.equation, tuple(instance.history), tuple(facts))
+    return Counterexample(ev.condition, ev.equation, tuple(instance.history), tuple(facts), instance)

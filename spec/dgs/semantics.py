@@ -100,9 +100,17 @@ Step = Union[Update, Block]
 
 
 @dataclass(frozen=True)
+class Branches:
+    """The input of one block: its left and its right sub-diagram's inputs."""
+
+    left: list[Any]
+    right: list[Any]
+
+
+@dataclass(frozen=True)
 class Run:
     """The result of a diagram: the end wire, its outputs, and its input as a tree: a list of
-    events and nested ``(left Run-input, right Run-input)`` pairs, one per block."""
+    events and :class:`Branches`, one per block."""
 
     end: Wire
     outputs: list[Any]
@@ -157,7 +165,7 @@ def run_diagram(program: Program, wire: Wire, steps: Sequence[Step]) -> Run:
             right = run_diagram(program, Wire(fork.right, s2, step.right_pred), step.right)
             state = program.join(step.join, left.end.state, right.end.state)
             outputs.extend(left.outputs + right.outputs)
-            inputs.append((left.inputs, right.inputs))
+            inputs.append(Branches(left.inputs, right.inputs))
     return Run(Wire(wire.state_type, state, wire.pred), outputs, inputs)
 
 
@@ -165,9 +173,9 @@ def flatten_inputs(inputs: Sequence[Any]) -> list[Event]:
     """One interleaving of a run's input: each block's left input, then its right input."""
     flat: list[Event] = []
     for item in inputs:
-        if isinstance(item, tuple):
-            flat.extend(flatten_inputs(item[0]))
-            flat.extend(flatten_inputs(item[1]))
+        if isinstance(item, Branches):
+            flat.extend(flatten_inputs(item.left))
+            flat.extend(flatten_inputs(item.right))
         else:
             flat.append(item)
     return flat
@@ -179,9 +187,9 @@ def interleave(inputs: Sequence[Any], choices: Iterable[bool]) -> list[Event]:
     source = iter(choices)
     flat: list[Event] = []
     for item in inputs:
-        if isinstance(item, tuple):
-            left = interleave(item[0], source)
-            right = interleave(item[1], source)
+        if isinstance(item, Branches):
+            left = interleave(item.left, source)
+            right = interleave(item.right, source)
             while left or right:
                 take_left = bool(left) and (not right or next(source, True))
                 flat.append((left if take_left else right).pop(0))

@@ -1,0 +1,127 @@
+"""Loading user programs (spec.dgs.loader): both forms, and every bad-input case is one
+InputError naming the problem."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dgs_helpers import CONSISTENT, INCONSISTENT, example
+from spec.dgs.loader import load_program
+from spec.dgs.program import UserCodeError
+from spec.errors import InputError
+
+SIMPLE = '''
+from hypothesis import strategies as st
+
+class P:
+    tags = frozenset({"a", "b"})
+    @staticmethod
+    def tag(e): return e
+    @staticmethod
+    def depends(x, y): return DEPENDS
+    @staticmethod
+    def init(): return 0
+    @staticmethod
+    def update(s, e): return s + 1
+    @staticmethod
+    def out(s, e): return []
+    @staticmethod
+    def fork(s, l, r): return (s, 0)
+    @staticmethod
+    def join(a, b): return a + b
+    @staticmethod
+    def events(): return st.sampled_from(["a", "b"])
+'''
+
+
+def write(tmp_path: Path, text: str, name: str = "prog.py") -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def test_every_shipped_example_loads() -> None:
+    for name in (*CONSISTENT, *INCONSISTENT):
+        program = example(name)
+        assert program.initial in program.state_types
+        assert program.state_types[program.initial].pred == program.tags
+
+
+def test_simple_form_has_one_state_type_fork_and_join(tmp_path: Path) -> None:
+    program = load_program(write(tmp_path, SIMPLE.replace("DEPENDS", "x == y")) + ":P")
+    assert list(program.state_types) == ["State"]
+    assert list(program.forks) == ["fork"] and list(program.joins) == ["join"]
+    assert program.depends("a", "a") and not program.depends("a", "b")
+
+
+def test_rich_form_types_forks_and_joins() -> None:
+    program = example("windowing_typed.py:TypedWindow")
+    assert program.initial == "Total"
+    assert program.state_types["Partial"].pred == frozenset({"value"})
+    assert [(f.name, j.name) for f, j in program.fork_join_pairs("Total")] == [("split", "add")]
+
+
+@pytest.mark.parametrize(
+    "target, message",
+    [
+        ("missing.py:P", "no such file"),
+        ("PROG:Nope", "has no member 'Nope'"),
+        ("PROG", "expected FILE.py:NAME"),
+    ],
+)
+def test_unloadable_targets(tmp_path: Path, target: str, message: str) -> None:
+    path = write(tmp_path, SIMPLE.replace("DEPENDS", "True"))
+    target = target.replace("PROG", path).replace("missing.py", str(tmp_path / "missing.py"))
+    with pytest.raises(InputError, match=message):
+        load_program(target)
+
+
+def test_syntax_error_and_import_error_are_input_errors(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="syntax error at line 1"):
+        load_program(write(tmp_path, "def (:\n") + ":P")
+    with pytest.raises(InputError, match="cannot load: ZeroDivisionError"):
+        load_program(write(tmp_path, "x = 1 / 0\n", "other.py") + ":P")
+
+
+def test_missing_member_is_named(tmp_path: Path) -> None:
+    text = SIMPLE.replace("DEPENDS", "True").replace("    @staticmethod\n    def join(a, b): return a + b\n", "")
+    with pytest.raises(InputError, match="missing member 'join'"):
+        load_program(write(tmp_path, text) + ":P")
+
+
+def test_asymmetric_depends_names_both_tags(tmp_path: Path) -> None:
+    text = SIMPLE.replace("DEPENDS", '(x, y) == ("a", "b")')
+    with pytest.raises(InputError, match=r"depends\('a', 'b'\) is True but depends\('b', 'a'\) is False"):
+        load_program(write(tmp_path, text) + ":P")
+
+
+def test_events_must_be_a_strategy(tmp_path: Path) -> None:
+    text = SIMPLE.replace("DEPENDS", "True").replace('return st.sampled_from(["a", "b"])', "return [1]")
+    with pytest.raises(InputError, match="expected a hypothesis strategy"):
+        load_program(write(tmp_path, text) + ":P")
+
+
+def test_exception_in_user_code_names_the_function(tmp_path: Path) -> None:
+    text = SIMPLE.replace("DEPENDS", "1 / 0")
+    with pytest.raises(UserCodeError, match=r"P\.depends.*raised ZeroDivisionError"):
+        load_program(write(tmp_path, text) + ":P")
+
+
+def test_splits_with_dependent_predicates_are_refused(tmp_path: Path) -> None:
+    text = SIMPLE.replace("DEPENDS", "x == y") + '\nP.splits = [({"a"}, {"b"}), ({"a"}, {"a"})]\n'
+    with pytest.raises(InputError, match=r"splits\[1\]: a fork given dependent predicates: left tag 'a'"):
+        load_program(write(tmp_path, text) + ":P")
+
+
+def test_fork_refuses_dependent_predicates() -> None:
+    program = example("key_counter.py:KeyCounter")
+    with pytest.raises(InputError, match="fork given dependent predicates"):
+        program.fork("fork", {}, frozenset({("r", 0)}), frozenset({("i", 0)}))
+
+
+def test_tag_outside_tags_is_user_error() -> None:
+    program = example("key_counter.py:KeyCounter")
+    with pytest.raises(UserCodeError, match="not one of the program's tags"):
+        program.tag(("x", 9))
