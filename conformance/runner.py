@@ -71,10 +71,15 @@ def run_suites(config: RunConfig, progress_for: Callable[[str], Progress | None]
     if unknown:
         raise InputError(f"unknown fault {unknown[0]!r} (known: {', '.join(sorted(known)) or 'none'};"
                          " see --list-faults)", "--inject-fault")
-    if config.faults and "fries" not in config.suites:
+    oplus_faults = frozenset(config.faults & _oplus_faults(engine))
+    fries_faults = config.faults - oplus_faults
+    if fries_faults and "fries" not in config.suites:
         raise InputError(
-            f"fault {sorted(config.faults)[0]!r} is seeded in the Fries executor; the "
+            f"fault {sorted(fries_faults)[0]!r} is seeded in the Fries executor; the "
             f"{'/'.join(config.suites)} suite has no engine that can inject it yet", "--inject-fault")
+    if oplus_faults and "oplus" not in config.suites:
+        raise InputError(f"fault {sorted(oplus_faults)[0]!r} is seeded in the Spark O+ executor: "
+                         "it needs the oplus suite", "--inject-fault")
     results: list[SuiteResult] = []
     for suite in config.suites:
         cases = config.cases if config.cases is not None else DEFAULT_CASES[suite]
@@ -83,7 +88,7 @@ def run_suites(config: RunConfig, progress_for: Callable[[str], Progress | None]
             from conformance.fries.suite import FriesConfig, run_fries_suite
 
             results.append(run_fries_suite(
-                FriesConfig(cases=cases, seed=config.seed, engine=engine, faults=config.faults,
+                FriesConfig(cases=cases, seed=config.seed, engine=engine, faults=fries_faults,
                             batch_size=config.batch_size, save_dir=config.save_dir),
                 progress=progress, spark=config.spark))
         elif suite == "dgs":
@@ -94,8 +99,18 @@ def run_suites(config: RunConfig, progress_for: Callable[[str], Progress | None]
             from conformance.oplus_suite import run_oplus_suite
 
             results.append(run_oplus_suite(cases=cases, seed=config.seed, progress=progress,
-                                           save_dir=config.save_dir))
-    if config.faults and not any(r.suite == "fries" and r.ran for r in results):
+                                           save_dir=config.save_dir, engine=engine,
+                                           faults=oplus_faults, spark=config.spark))
+    if fries_faults and not any(r.suite == "fries" and r.ran for r in results):
         fries = next(r for r in results if r.suite == "fries")
         raise InputError(f"cannot inject faults: {fries.checks[0].note}", "--inject-fault")
     return results
+
+
+def _oplus_faults(engine: str) -> frozenset[str]:
+    """The faults seeded in spark_impl's O+ executor (none unless the engine is spark)."""
+    if engine != "spark":
+        return frozenset()
+    from spark_impl.faults import OPLUS_FAULTS
+
+    return OPLUS_FAULTS
