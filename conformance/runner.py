@@ -38,6 +38,8 @@ class RunConfig:
     faults: frozenset[str] = frozenset()
     batch_size: int = 200
     save_dir: str | None = None
+    shrink_budget: int = 2000
+    scheduler: str = "fries"
     spark: Any = field(default=None, compare=False)
 
 
@@ -89,12 +91,14 @@ def run_suites(config: RunConfig, progress_for: Callable[[str], Progress | None]
 
             results.append(run_fries_suite(
                 FriesConfig(cases=cases, seed=config.seed, engine=engine, faults=fries_faults,
-                            batch_size=config.batch_size, save_dir=config.save_dir),
+                            batch_size=config.batch_size, save_dir=config.save_dir,
+                            shrink_evaluations=config.shrink_budget, scheduler=config.scheduler),
                 progress=progress, spark=config.spark))
         elif suite == "dgs":
             from conformance.dgs_suite import run_dgs_suite
 
-            results.append(run_dgs_suite(cases=cases, seed=config.seed, progress=progress, save_dir=config.save_dir))
+            results.append(run_dgs_suite(cases=cases, seed=config.seed, progress=progress, save_dir=config.save_dir,
+                                         engine=engine, spark=config.spark))
         else:
             from conformance.oplus_suite import run_oplus_suite
 
@@ -104,6 +108,10 @@ def run_suites(config: RunConfig, progress_for: Callable[[str], Progress | None]
     if fries_faults and not any(r.suite == "fries" and r.ran for r in results):
         fries = next(r for r in results if r.suite == "fries")
         raise InputError(f"cannot inject faults: {fries.checks[0].note}", "--inject-fault")
+    spark_oplus = [c for r in results if r.suite == "oplus" for c in r.checks if c.name == "spark vs sequential"]
+    if oplus_faults and not any(c.status == "ran" for c in spark_oplus):
+        note = spark_oplus[0].note if spark_oplus else "no spark check"
+        raise InputError(f"cannot inject faults: {note}", "--inject-fault")
     return results
 
 

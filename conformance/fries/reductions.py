@@ -89,6 +89,18 @@ def _reconfiguration_moves(value: Json) -> Iterator[Json]:
 
 
 def _source_moves(value: Json) -> Iterator[Json]:
+    # un-stretch: keep the first half of every source and halve every request point and
+    # restart point with it (undoes conformance.generators.streams.stretch in one step)
+    if any(len(tuples) >= 2 for tuples in value["sources"].values()):
+        half = copy.deepcopy(value)
+        for name, tuples in half["sources"].items():
+            half["sources"][name] = tuples[: (len(tuples) + 1) // 2]
+        for request in half.get("reconfigurations", []):
+            request["at"] //= 2
+        timing = half.get("timing", {})
+        if timing.get("restarts"):
+            timing["restarts"] = sorted({max(1, n // 2) for n in timing["restarts"]})
+        yield half
     for name, tuples in value["sources"].items():
         n = len(tuples)
         if n >= 2:
@@ -127,6 +139,8 @@ def _operator_moves(value: Json) -> Iterator[Json]:
     for op in operators:
         name = op["name"]
         if op["kind"] == "source":
+            if not value["sources"].get(name) and len([o for o in operators if o["kind"] == "source"]) > 1:
+                yield _remove_operator(value, name, [])
             continue
         parents = [a for a, b in edges if b == name]
         children = [b for a, b in edges if a == name]
@@ -140,6 +154,7 @@ def _remove_operator(original: Json, name: str, bypass: list[list[str]]) -> Json
     flow["operators"] = [op for op in flow["operators"] if op["name"] != name]
     flow["edges"] = [e for e in flow["edges"] if name not in e] + bypass
     value["functions"].pop(name, None)
+    value["sources"].pop(name, None)
     value.get("parallelism", {}).pop(name, None)
     timing = value.get("timing", {})
     for field in ("operator_cost", "stragglers"):

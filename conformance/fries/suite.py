@@ -2,7 +2,8 @@
 
 1. Draw ``cases`` random scenarios (``conformance.generators.fries`` for the dataflow, functions,
    sources and reconfigurations; :mod:`conformance.generators.timing` for delays, stragglers,
-   control-message delays and restart points), reproducibly from ``seed``.
+   control-message delays and restart points; :mod:`conformance.generators.streams` to stretch
+   some streams so requests land mid-stream), reproducibly from ``seed``.
 2. Run them through the engine in batches (one ``run_scenarios`` call per batch for Spark: the
    cases share one SparkSession and as few jobs as the executor can manage).
 3. Judge each run (:mod:`conformance.fries.oracles`).
@@ -29,6 +30,7 @@ from conformance.fries.engines import FriesEngine, engine_status, make_engine
 from conformance.fries.oracles import Judgement, judge
 from conformance.fries.reductions import candidates, size
 from conformance.fries.scenario_json import scenario_to_json
+from conformance.generators.streams import stretch, stretched
 from conformance.generators.timing import with_timing
 from conformance.regression import save_case
 from conformance.shrink import shrink
@@ -46,6 +48,8 @@ class FriesConfig:
     scheduler: str = "fries"
     faults: frozenset[str] = frozenset()
     batch_size: int = 200
+    race_fraction: float = 0.1
+    race_batch_size: int = 8
     save_dir: str | None = None
     shrink_evaluations: int = 2000
     shrink_deadline_s: float = 240.0
@@ -57,9 +61,32 @@ def scenario_strategy() -> st.SearchStrategy[Scenario] | str:
         generators = importlib.import_module("conformance.generators.fries")
     except ImportError as error:
         return f"scenario generator not available (conformance.generators.fries: {error})"
-    scenarios: st.SearchStrategy[Scenario] = generators.scenarios()
     # a scenario without source tuples tests nothing: no data transaction can conflict
-    return with_timing(scenarios.filter(lambda s: any(s.sources.values())))
+    scenarios: st.SearchStrategy[Scenario] = generators.scenarios().filter(lambda s: any(s.sources.values()))
+    return stretched(with_timing(scenarios))
+
+
+def race_strategy() -> st.SearchStrategy[Scenario] | str:
+    """Race cases: a request reconfigures two operators on one path, streams are stretched 8x
+    so the request lands after several micro-batches, and control messages are spread over
+    seconds (timing profile ``race``) - the window in which an unaligned switch lets one
+    transaction see the old function upstream and the new one downstream. Run in small
+    batches (:attr:`FriesConfig.race_batch_size`): on Spark every case of a batch advances in
+    lock step, so in a big batch one micro-batch outlasts every control delay."""
+    base = scenario_strategy()
+    if isinstance(base, str):
+        return base
+    generators = importlib.import_module("conformance.generators.fries")
+    raced = with_timing(generators.scenarios().filter(_has_path_request), "race")
+    return raced.map(lambda s: stretch(s, 8))
+
+
+def _has_path_request(scenario: Scenario) -> bool:
+    """Some request reconfigures two operators one of which is upstream of the other, after
+    at least one source tuple."""
+    flow = scenario.dataflow
+    return any(r.at >= 1 and any(flow.descendants(a) & set(r.updates) for a in r.updates)
+               for r in scenario.reconfigurations)
 
 
 def honest_claims(scenario: Scenario) -> Scenario:
@@ -69,7 +96,7 @@ def honest_claims(scenario: Scenario) -> Scenario:
     Alg. 4) the generator cannot guarantee; a scheduler that prunes on a false claim may
     legitimately produce a non-serializable schedule. The reference simulator reports the
     operators whose claim a run broke; their flags are dropped (which only enlarges the MCS,
-    never unsound). Without the simulator every claim is dropped."""
+    never unsound). Without the simulator (or if it fails on the case) every claim is dropped."""
     flow = scenario.dataflow
     if not any(op.unique for op in flow.operators):
         return scenario
@@ -78,7 +105,7 @@ def honest_claims(scenario: Scenario) -> Scenario:
         broken: set[str] = set()
         for scheduler in ("fries", "epoch"):
             broken |= set(simulate(scenario, scheduler).uniqueness_violations)
-    except ImportError:
+    except Exception:  # noqa: BLE001 - no simulator, or it failed: no claim can be confirmed
         broken = {op.name for op in flow.operators}
     if not broken:
         return scenario
@@ -101,11 +128,20 @@ def run_fries_suite(config: FriesConfig, *, progress: Progress | None = None, sp
         return result
     engine = make_engine(config.engine, scheduler=config.scheduler, faults=config.faults, spark=spark)
     start = time.monotonic()
-    scenarios = [honest_claims(s) for s in draw_cases(strategy, config.cases, config.seed)]
+    races = round(config.cases * config.race_fraction)
+    race = race_strategy()
+    scenarios = [honest_claims(s) for s in draw_cases(strategy, config.cases - races, config.seed)]
+    usual = len(scenarios)
+    if not isinstance(race, str):
+        scenarios += [honest_claims(s) for s in draw_cases(race, races, config.seed)]
+        result.features["race cases"] += len(scenarios) - usual
+    batches = [(o, min(o + config.batch_size, usual)) for o in range(0, usual, max(1, config.batch_size))]
+    batches += [(o, min(o + config.race_batch_size, len(scenarios)))
+                for o in range(usual, len(scenarios), max(1, config.race_batch_size))]
     first_failure: tuple[int, Judgement] | None = None
     done = 0
-    for offset in range(0, len(scenarios), max(1, config.batch_size)):
-        batch = scenarios[offset: offset + config.batch_size]
+    for offset, end in batches:
+        batch = scenarios[offset: end]
         for i, (scenario, judgement, delays) in enumerate(judge_batch(engine, batch)):
             index = offset + i
             check.cases += 1

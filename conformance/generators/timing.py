@@ -11,10 +11,15 @@ the same oracles. The profiles aim at the places schedulers go wrong:
   scheduling breaks serializability;
 * ``restarts``     stop and restart from the last checkpoint after some source tuples,
   possibly during a reconfiguration: where outputs get lost or duplicated;
+* ``race``         every operator has a per-tuple cost and control messages are spread over
+  seconds, so one object switches several micro-batches before another: the window in which
+  an unaligned switch lets a transaction see both versions (on Spark, where a micro-batch is
+  processed operator by operator, the profile that exposes naive scheduling; the suite runs
+  it on stretched streams in small batches, see conformance.fries.suite);
 * ``mixed``        all of the above at once.
 
-:func:`timings` draws a Timing for one scenario (costs and stragglers name its operators and
-objects); :func:`with_timing` adds a drawn Timing to every scenario of a strategy.
+:func:`draw_timing` / :func:`timings` draw a Timing for one scenario (costs and stragglers
+name its operators and objects); :func:`with_timing` adds one to every scenario of a strategy.
 """
 
 from __future__ import annotations
@@ -26,54 +31,71 @@ from hypothesis import strategies as st
 from spec.fries.dataflow import OperatorKind
 from spec.fries.scenario import Scenario, Timing
 
-PROFILES = ("calm", "jitter", "stragglers", "slow-control", "restarts", "mixed")
+PROFILES = ("calm", "jitter", "stragglers", "slow-control", "restarts", "race", "mixed")
 
-#: How often each profile is drawn: the profiles that hit known failure modes (control delays,
-#: restarts, everything at once) twice as often as the others.
-WEIGHTS = {"calm": 1, "jitter": 1, "stragglers": 1, "slow-control": 2, "restarts": 2, "mixed": 2}
-
-
-def _interval(hi: int) -> st.SearchStrategy[tuple[float, float]]:
-    return st.tuples(st.integers(0, hi), st.integers(0, hi)).map(
-        lambda pair: (float(min(pair)), float(max(pair))))
+#: How often each profile is drawn when none is named: the profiles that hit known failure
+#: modes (control delays, restarts, everything at once) twice as often as the others. ``race``
+#: needs long streams to matter, so the suite draws it separately (conformance.fries.suite).
+WEIGHTS = {"calm": 1, "jitter": 1, "stragglers": 1, "slow-control": 2, "restarts": 2, "race": 0, "mixed": 2}
+_WEIGHTED = [name for name in PROFILES for _ in range(WEIGHTS[name])]
 
 
-def timings(scenario: Scenario, profile: str | None = None) -> st.SearchStrategy[Timing]:
-    """A Timing for ``scenario`` in ``profile`` (drawn from :data:`PROFILES` when None)."""
+def _interval(draw: st.DrawFn, hi: int) -> tuple[float, float]:
+    a, b = draw(st.integers(0, hi)), draw(st.integers(0, hi))
+    return float(min(a, b)), float(max(a, b))
+
+
+def draw_timing(draw: st.DrawFn, scenario: Scenario, profile: str | None = None) -> Timing:
+    """Draw a Timing for ``scenario`` in ``profile`` (from :data:`PROFILES` by :data:`WEIGHTS`
+    when None). Only the hooks of the profile are drawn (plain draws, no per-scenario
+    strategy objects: drawing hundreds of cases stays fast)."""
     if profile is None:
-        weighted = [name for name in PROFILES for _ in range(WEIGHTS[name])]
-        return st.sampled_from(weighted).flatmap(lambda name: timings(scenario, name))
+        profile = draw(st.sampled_from(_WEIGHTED))
+    if profile not in PROFILES:
+        raise ValueError(f"unknown timing profile {profile!r} (expected one of {PROFILES})")
     operators = [n for n in scenario.dataflow.names if scenario.dataflow.kind(n) is not OperatorKind.SOURCE]
     objects = [obj for name in operators for obj in scenario.objects(name)]
     total = sum(len(tuples) for tuples in scenario.sources.values())
-    seed = st.integers(0, 2**16)
-    base = st.builds(Timing, seed=seed, ingest_interval=st.sampled_from([0.5, 1.0, 2.0]))
-    jitter = _interval(6)
-    control = _interval(40).map(lambda pair: (pair[0], pair[1] + 10.0))
-    stragglers = (st.dictionaries(st.sampled_from(objects), st.sampled_from([3.0, 5.0, 10.0]), max_size=2)
-                  if objects else st.just({}))
-    costs = (st.dictionaries(st.sampled_from(operators), st.sampled_from([0.5, 1.0, 2.0]), max_size=3)
-             if operators else st.just({}))
-    restarts = (st.lists(st.integers(1, max(1, total - 1)), min_size=1, max_size=2, unique=True).map(
-        lambda xs: tuple(sorted(xs))) if total >= 2 else st.just(()))
-    if profile == "calm":
-        return base
-    if profile == "jitter":
-        return st.builds(lambda t, d: replace(t, channel_delay=d), base, jitter)
-    if profile == "stragglers":
-        return st.builds(lambda t, s, c: replace(t, stragglers=s, operator_cost=c), base, stragglers, costs)
-    if profile == "slow-control":
-        return st.builds(lambda t, f, d: replace(t, fcm_delay=f, channel_delay=d), base, control, jitter)
-    if profile == "restarts":
-        return st.builds(lambda t, r, d: replace(t, restarts=r, channel_delay=d), base, restarts, jitter)
-    if profile == "mixed":
-        return st.builds(
-            lambda t, d, f, s, c, r: replace(t, channel_delay=d, fcm_delay=f, stragglers=s, operator_cost=c,
-                                             restarts=r),
-            base, jitter, control, stragglers, costs, restarts)
-    raise ValueError(f"unknown timing profile {profile!r} (expected one of {PROFILES})")
+    timing = Timing(seed=draw(st.integers(0, 2**16)), ingest_interval=draw(st.sampled_from([0.5, 1.0, 2.0])))
+
+    def pick(names: list[str], values: list[float], most: int) -> dict[str, float]:
+        if not names:
+            return {}
+        chosen = draw(st.lists(st.sampled_from(names), max_size=most, unique=True))
+        return {name: draw(st.sampled_from(values)) for name in chosen}
+
+    if profile in ("jitter", "slow-control", "restarts", "mixed"):
+        timing = replace(timing, channel_delay=_interval(draw, 6))
+    if profile in ("slow-control", "mixed"):
+        lo, hi = _interval(draw, 40)
+        timing = replace(timing, fcm_delay=(lo, hi + 10.0))
+    if profile in ("stragglers", "mixed"):
+        timing = replace(timing, stragglers=pick(objects, [3.0, 5.0, 10.0], 2),
+                         operator_cost=pick(operators, [0.5, 1.0, 2.0], 3))
+    if profile in ("restarts", "mixed") and total >= 2:
+        points = draw(st.lists(st.integers(1, total - 1), min_size=1, max_size=2, unique=True))
+        timing = replace(timing, restarts=tuple(sorted(points)))
+    if profile == "race":
+        timing = replace(timing, operator_cost={n: draw(st.sampled_from([2.0, 5.0, 10.0])) for n in operators},
+                         fcm_delay=draw(st.sampled_from([(0.0, 1500.0), (0.0, 3000.0), (500.0, 3000.0)])))
+    return timing
+
+
+def timings(scenario: Scenario, profile: str | None = None) -> st.SearchStrategy[Timing]:
+    """A strategy of Timings for ``scenario`` in ``profile`` (see :func:`draw_timing`)."""
+    if profile is not None and profile not in PROFILES:
+        raise ValueError(f"unknown timing profile {profile!r} (expected one of {PROFILES})")
+    return st.composite(lambda draw: draw_timing(draw, scenario, profile))()
 
 
 def with_timing(scenarios: st.SearchStrategy[Scenario], profile: str | None = None) -> st.SearchStrategy[Scenario]:
-    """``scenarios`` with a Timing drawn by :func:`timings` for each."""
-    return scenarios.flatmap(lambda s: timings(s, profile).map(lambda t: replace(s, timing=t)))
+    """``scenarios`` with a Timing drawn by :func:`draw_timing` for each."""
+    if profile is not None and profile not in PROFILES:
+        raise ValueError(f"unknown timing profile {profile!r} (expected one of {PROFILES})")
+
+    @st.composite
+    def timed(draw: st.DrawFn) -> Scenario:
+        scenario = draw(scenarios)
+        return replace(scenario, timing=draw_timing(draw, scenario, profile))
+
+    return timed()

@@ -2,8 +2,9 @@
 
     streamproof conformance [--suite fries|dgs|oplus|all] [--cases N] [--seed S] [--json]
                             [--report DIR] [--inject-fault NAME] [--list-faults]
-                            [--engine auto|spark|reference] [--batch-size B]
-                            [--save-dir DIR] [--replay FILE]
+                            [--engine auto|spark|reference] [--scheduler fries|epoch]
+                            [--batch-size B]
+                            [--save-dir DIR] [--shrink-budget N] [--replay FILE]
 
 Exit 0: every case of every check that ran passed; 1: a discrepancy (the shrunk case is
 printed, and saved as a replayable JSON file plus a pytest regression file); 2: bad input
@@ -43,11 +44,15 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--list-faults", action="store_true", help="list the seeded faults and exit")
     parser.add_argument("--engine", default="auto", choices=["auto", "spark", "reference"],
                         help="engine under test for the Fries suite (auto: spark when available)")
+    parser.add_argument("--scheduler", default="fries", choices=["fries", "epoch"],
+                        help="scheduler the Fries engine is asked to use (default fries)")
     parser.add_argument("--batch-size", type=int, default=200, metavar="B",
                         help="Fries cases per engine call (one batch of Spark jobs; default 200)")
     parser.add_argument("--save-dir", metavar="DIR",
                         help="where to save shrunk failing cases (default: the --report DIR, else "
                         "./conformance-failures)")
+    parser.add_argument("--shrink-budget", type=int, default=2000, metavar="N",
+                        help="at most N candidate cases run while shrinking a failure (default 2000)")
     parser.add_argument("--replay", metavar="FILE", help="replay a saved failing case and exit")
     parser.set_defaults(handler=run)
 
@@ -60,6 +65,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.cases is not None and args.cases < 0:
         raise InputError(f"must be >= 0, got {args.cases}", "--cases")
+    if args.shrink_budget < 0:
+        raise InputError(f"must be >= 0, got {args.shrink_budget}", "--shrink-budget")
     if args.batch_size < 1:
         raise InputError(f"must be >= 1, got {args.batch_size}", "--batch-size")
     suites = parse_suites(args.suite)
@@ -76,7 +83,8 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK
     save_dir = args.save_dir or args.report or "conformance-failures"
     config = RunConfig(suites=suites, cases=args.cases, seed=args.seed, engine=args.engine,
-                       faults=frozenset(args.inject_fault), batch_size=args.batch_size, save_dir=save_dir)
+                       faults=frozenset(args.inject_fault), batch_size=args.batch_size, save_dir=save_dir,
+                       shrink_budget=args.shrink_budget, scheduler=args.scheduler)
 
     def progress_for(suite: str) -> Any:
         from conformance.progress import ProgressBar
