@@ -123,3 +123,22 @@ def test_optimizer_example_b1_shape() -> None:
     key1 = next(c for c in plan.root.children if (("r", 1), "s0") in c.impl_tags)
     assert key1.impl_tags == frozenset({(("r", 1), "s0")})
     assert {t for c in key1.children for t in c.impl_tags} == {(("i", 1), "s1"), (("i", 1), "s2")}
+
+
+@pytest.mark.parametrize("name", ["key_counter.py:KeyCounter", "page_view.py:PageViewJoin", "windowing_typed.py:TypedWindow"])
+@settings(max_examples=60)
+@given(data=st.data(), seed=st.integers(0, 10_000))
+def test_dependent_events_are_processed_in_order(name: str, data: st.DataObject, seed: int) -> None:
+    """End to end, mailboxes + workers: any two processed events with dependent tags are
+    processed in the order of their keys, and every event is processed exactly once."""
+    program = example(name)
+    plan = data.draw(valid_plans(program, STREAMS))
+    streams = data.draw(input_instances(program, STREAMS))
+    processed = execute_plan(program, plan, streams, seed).processed
+    keys = [key for _, key, _ in processed]
+    assert sorted(keys) == sorted((item.ts, s) for s, items in streams.items() for item in items
+                                  if isinstance(item, StreamEvent))
+    for i, (_, key_a, event_a) in enumerate(processed):
+        for _, key_b, event_b in processed[i + 1:]:
+            if program.depends(program.tag(event_a), program.tag(event_b)):
+                assert key_a < key_b
