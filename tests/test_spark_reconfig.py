@@ -34,8 +34,9 @@ from spark_checks import problems, random_scenario  # noqa: E402
 pytestmark = pytest.mark.spark
 
 
-def chain(*, restarts: tuple[int, ...] = (), cost: int = 300, fcm: int = 1200) -> Scenario:
-    """S -> X -> Y, both reconfigured; X is slow and the FCM lands while X works through its
+def chain(*, restarts: tuple[int, ...] = (), cost: int = 300, fcm: int = 500) -> Scenario:
+    """S -> X -> Y, both reconfigured; X is slow (8 tuples x 300 ms per batch); the request
+    is made once X's task started and the FCM lands 0.5 s later, while X works through its
     backlog: Fig. 2's anomaly for the naive scheduler, alignment work for Fries."""
     return scenario_from_json({
         "dataflow": {"operators": [{"name": "S", "kind": "source"}, {"name": "X", "kind": "one-to-one"},
@@ -55,7 +56,8 @@ SCENARIOS = [random_scenario(random.Random(seed), restarts=seed % 3 == 0) for se
 
 def test_fries_runs_are_serializable_and_equal_a_serial_execution(spark: Any) -> None:
     # restarts in the batch that makes the request and in the one after it
-    batch = [*SCENARIOS, chain(), chain(restarts=(8,), cost=20, fcm=100), chain(restarts=(12,), cost=20, fcm=100)]
+    batch = [*SCENARIOS, chain(cost=40, fcm=200), chain(restarts=(8,), cost=20, fcm=100),
+             chain(restarts=(12,), cost=20, fcm=100)]
     results = run_scenarios(spark, batch, "fries", batch_size=8)
     assert [r.scenario_index for r in results] == list(range(len(batch)))
     for scenario, result in zip(batch, results):

@@ -7,7 +7,8 @@ batch plan, never data; tasks read sources, state and write their own files.
 
 Requests: a job's planned request ``j`` is made once ``at`` tuples were ingested (ingestion
 pauses at ``at`` while an earlier request of the job is still in progress, so ``at`` keeps its
-meaning); :meth:`Executor.submit` makes a request at once, even while a batch runs. The
+meaning), during the batch that ingests up to ``at``, as soon as its first operator tasks
+started - i.e. while the in-flight tuples are being processed; :meth:`Executor.submit` makes a request at once, even while a batch runs. The
 request becomes a control-store entry (the FCM) that running tasks poll.
 
 Checkpoints (Fries §7.3): after each batch the driver commits every job whose state is
@@ -33,7 +34,7 @@ from spark_impl.reconfig.layout import (
 )
 from spark_impl.reconfig.model import Job, Request
 from spark_impl.reconfig.progress import Active, Progress, read_progress, write_progress
-from spark_impl.reconfig.task import STATS, BatchPlan, ensure_dirs, stage_function
+from spark_impl.reconfig.task import STATS, BatchPlan, ensure_dirs, stage_function, started_path
 from spark_impl.reconfig.validate import validate_request
 
 SCHEDULERS = ("fries", "epoch", "naive")
@@ -163,6 +164,9 @@ class Executor:
         with self.lock:
             self.running = True
             worker.start()
+        if make_now:
+            self._wait_for_tasks(plan, worker)
+        with self.lock:
             for s, request in make_now:
                 self._make(s, request, plan.g)
             self._publish()
@@ -173,6 +177,16 @@ class Executor:
                 raise error[0]
             self._absorb(plan, result)
             self.g += 1
+
+    def _wait_for_tasks(self, plan: BatchPlan, worker: threading.Thread, timeout_s: float = 30.0) -> None:
+        """Block until a task of the first operator level started (or the job ended): the
+        batch's requests are then made while its tuples are being processed."""
+        paths = [started_path(self.directory, plan.g, 1, part) for part in range(self.partitions)]
+        deadline = time.monotonic() + timeout_s
+        while worker.is_alive() and time.monotonic() < deadline:
+            if any(os.path.exists(path) for path in paths):
+                return
+            time.sleep(0.005)
 
     def step_with_request(self, delay_s: float, s: int, request: Request) -> str | None:
         """Run one micro-batch and, ``delay_s`` seconds after it started, submit ``request``

@@ -99,6 +99,7 @@ class _Stage:
         self._roles: dict[tuple[int, int, int], dict[str, ObjectRole]] = {}
 
     def run(self, records: Iterable[tuple[int, Record]]) -> Iterator[tuple[int, Record]]:
+        mark_started(self.plan, self.level, self.part)
         inbox: dict[tuple[int, str], list[Record]] = {}
         for pkey, rec in records:
             if rec[0] == self.level:
@@ -209,8 +210,10 @@ class _Stage:
         """Fries alignment of a non-head component member (see the module docstring)."""
         st.markers |= {r[5] for r in inbox if r[3] == MARKER and r[4] == entry.j and r[5] in role.parents}
         aligned = st.markers >= role.parents
-        if "missing-alignment" in self.plan.faults and aligned:
-            switch(entry, role)  # the seeded bug: switch before the batch's old-version input
+        if "missing-alignment" in self.plan.faults and st.markers:
+            # the seeded bug: no alignment - switch on the first marker, before the batch's
+            # old-version input and before the other parents' markers
+            switch(entry, role)
             for rec in [*st.buffer, *data]:
                 process(rec)
             st.buffer = []
@@ -264,6 +267,18 @@ def stage_function(plan: BatchPlan, level: int) -> Any:
         yield from _Stage(plan, level, part).run(records)
 
     return run
+
+
+def started_path(directory: str, g: int, level: int, part: int) -> str:
+    """Marker a task of stage ``level`` creates when it starts (the driver waits for the first
+    one before making the batch's scenario requests, so they land while tasks work)."""
+    return os.path.join(directory, "batches", f"g{g:07d}", f"started-L{level}-p{part}")
+
+
+def mark_started(plan: BatchPlan, level: int, part: int) -> None:
+    """Create the start marker (idempotent for task retries)."""
+    with open(started_path(plan.directory, plan.g, level, part), "a", encoding="utf-8"):
+        pass
 
 
 def ensure_dirs(plan: BatchPlan) -> None:
