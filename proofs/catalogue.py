@@ -7,7 +7,7 @@ from proofs.oplus import oplus_items
 from proofs.result import ProofItem
 
 #: The default bound of the Fries rows (operators per DAG); see docs/proofs.md for timings.
-DEFAULT_MAX_OPERATORS = 8
+DEFAULT_MAX_OPERATORS = 10
 
 
 def all_items(max_operators: int = DEFAULT_MAX_OPERATORS) -> list[ProofItem]:

@@ -25,7 +25,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.add_argument("--max-operators", type=int, default=None, metavar="N",
                         help="bound of the Fries proofs: every DAG with at most N operators "
-                        "(default 8)")
+                        "(default 10)")
     parser.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS",
                         help="Z3 time limit per query (default 300)")
     parser.add_argument("--only", default=None, metavar="TEXT",
