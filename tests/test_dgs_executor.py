@@ -39,7 +39,7 @@ def test_theorem_3_5_consistent_programs(name: str, data: st.DataObject, seed: i
 
 @pytest.mark.parametrize(
     "name", ["key_counter.py:DuplicatingCounter", "key_counter.py:IndependentResetCounter", "windowing.py:MaxWindow",
-             "fraud_detection.py:ForgetfulFraud"]
+             "windowing.py:HalvingWindow", "fraud_detection.py:ForgetfulFraud"]
 )
 def test_inconsistent_programs_have_a_plan_and_input_that_differ(name: str) -> None:
     """(Even a one-worker plan can differ: its mailbox reorders events the program wrongly
