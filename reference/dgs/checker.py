@@ -45,8 +45,9 @@ _EVAL: dict[str, Callable[[Program, Any], Evaluation]] = {
 
 @dataclass(frozen=True)
 class ConditionResult:
-    """The verdict on one condition. ``checked`` counts the examples that were in the domain
-    (the rest drew no fork/join pair or no independent events and were skipped)."""
+    """The verdict on one condition. ``checked`` counts the test cases that were in the domain
+    (the rest drew no fork/join pair or no independent events and were skipped), including
+    hypothesis's replays while shrinking a violation."""
 
     condition: str
     status: str
