@@ -142,3 +142,23 @@ def test_dependent_events_are_processed_in_order(name: str, data: st.DataObject,
         for _, key_b, event_b in processed[i + 1:]:
             if program.depends(program.tag(event_a), program.tag(event_b)):
                 assert key_a < key_b
+
+
+@pytest.mark.parametrize("name", CONSISTENT)
+@settings(max_examples=20)
+@given(data=st.data())
+def test_streams_json_round_trip(name: str, data: st.DataObject) -> None:
+    from spec.dgs.streams import streams_from_json, streams_to_json
+
+    program = example(name)
+    streams = data.draw(input_instances(program, STREAMS))
+    assert streams_from_json(streams_to_json(streams)) == streams
+
+
+def test_streams_json_errors_have_paths() -> None:
+    from spec.dgs.streams import streams_from_json
+
+    with pytest.raises(InputError, match=r"input.streams.s0\[1\]: expected exactly one of"):
+        streams_from_json({"streams": {"s0": [{"ts": 1, "event": 3}, {"ts": 2}]}})
+    with pytest.raises(InputError, match=r"input.streams.s0\[0\].ts: expected an integer"):
+        streams_from_json({"streams": {"s0": [{"ts": "x", "heartbeat": True}]}})

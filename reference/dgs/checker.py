@@ -18,13 +18,14 @@ Non-deterministic user code (hypothesis ``Flaky``) is reported as bad input too.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
-from hypothesis.errors import Flaky
+from hypothesis.errors import Flaky, HypothesisDeprecationWarning
 
 from reference.dgs.domain import Draw, draw_c1, draw_c2, draw_c3
 from reference.dgs.report import Counterexample, counterexample_for
@@ -133,7 +134,11 @@ def check_condition(program: Program, condition: str, *, examples: int = DEFAULT
             raise _Violation(instance, evaluation)
 
     try:
-        run()
+        with warnings.catch_warnings():
+            # user code runs inside our strategies; hypothesis's advice about the random
+            # module there is meant for strategy authors, not for the user's program
+            warnings.simplefilter("ignore", HypothesisDeprecationWarning)
+            run()
     except _Violation as found:
         cex = counterexample_for(program, found.instance, found.evaluation)
         return ConditionResult(condition, "violated", examples=examples, checked=checked, counterexample=cex)

@@ -9,6 +9,13 @@ order items by the key ``(ts, stream id)``. Within a stream timestamps must stri
 (Def. 3.3 (1)), so keys are unique across all streams and the order is total; equal
 timestamps on different streams are ordered by stream id.
 
+JSON form (``docs/dgs.md``)::
+
+    {"streams": {"s0": [{"ts": 1, "event": ["i", 0]}, {"ts": 4, "heartbeat": true}, ...], ...}}
+
+Events are JSON values; arrays stand for Python tuples (``["i", 0]`` is ``("i", 0)``), objects
+for dicts.
+
 Def. 3.3 (valid input instance): (1) monotonicity - each stream strictly increasing; (2)
 progress - for every event (not heartbeat) ``x`` of stream ``i`` and every other stream ``j``,
 some event or heartbeat ``y`` of ``j`` has ``y > x``.
@@ -26,6 +33,7 @@ from typing import Any, Hashable, Iterator, Mapping, Sequence, Union
 from spec.dgs.program import Event, Program
 from spec.dgs.semantics import multiset_equal, spec_output
 from spec.errors import InputError
+from spec.jsonio import expect_bool, expect_int, expect_list, expect_object, reject_unknown_keys
 
 ImplTag = tuple[Hashable, str]
 OrderKey = tuple[int, str]
@@ -106,3 +114,66 @@ def is_correct_output(program: Program, streams: Streams, outputs: Sequence[Any]
     """Def. 3.4 on one valid input instance: ``outputs`` equals ``spec(sort(u))`` as a
     multiset."""
     return multiset_equal(list(outputs), expected_output(program, streams))
+
+
+def value_from_json(value: Any) -> Any:
+    """A JSON value as a Python event: arrays become tuples (recursively)."""
+    if isinstance(value, list):
+        return tuple(value_from_json(v) for v in value)
+    if isinstance(value, dict):
+        return {k: value_from_json(v) for k, v in value.items()}
+    return value
+
+
+def value_to_json(value: Any) -> Any:
+    """The inverse of :func:`value_from_json` for events made of JSON scalars, tuples, lists
+    and string-keyed dicts; an InputError otherwise."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (tuple, list)):
+        return [value_to_json(v) for v in value]
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return {k: value_to_json(v) for k, v in value.items()}
+    raise InputError(f"event value {value!r} cannot be written as JSON")
+
+
+def streams_from_json(value: Any, where: str = "input") -> dict[str, list[Item]]:
+    """Parse the JSON form (module docstring); InputError with the JSON path when malformed.
+    Validity (Def. 3.3) is checked separately by :func:`check_valid_input`."""
+    obj = expect_object(value, where)
+    reject_unknown_keys(obj, {"streams"}, where)
+    if "streams" not in obj:
+        raise InputError("missing field 'streams'", where)
+    result: dict[str, list[Item]] = {}
+    for stream, raw_items in expect_object(obj["streams"], f"{where}.streams").items():
+        items: list[Item] = []
+        for index, raw in enumerate(expect_list(raw_items, f"{where}.streams.{stream}")):
+            at = f"{where}.streams.{stream}[{index}]"
+            entry = expect_object(raw, at)
+            reject_unknown_keys(entry, {"ts", "event", "heartbeat"}, at)
+            if "ts" not in entry:
+                raise InputError("missing field 'ts'", at)
+            ts = expect_int(entry["ts"], f"{at}.ts")
+            if "event" in entry and "heartbeat" not in entry:
+                items.append(StreamEvent(ts, value_from_json(entry["event"])))
+            elif "heartbeat" in entry and "event" not in entry and expect_bool(entry["heartbeat"], f"{at}.heartbeat"):
+                items.append(Heartbeat(ts))
+            else:
+                raise InputError("expected exactly one of \"event\": ... or \"heartbeat\": true", at)
+        result[stream] = items
+    return result
+
+
+def streams_to_json(streams: Streams) -> dict[str, Any]:
+    """The JSON form of ``streams``."""
+    return {
+        "streams": {
+            stream: [
+                {"ts": item.ts, "event": value_to_json(item.payload)}
+                if isinstance(item, StreamEvent)
+                else {"ts": item.ts, "heartbeat": True}
+                for item in items
+            ]
+            for stream, items in streams.items()
+        }
+    }
