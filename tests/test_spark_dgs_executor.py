@@ -13,7 +13,8 @@ import pytest
 
 from reference.dgs.executor import run_plan
 from spec.dgs.loader import load_program
-from spec.dgs.streams import Heartbeat, StreamEvent, expected_output
+from spec.dgs.semantics import spec_run
+from spec.dgs.streams import Heartbeat, StreamEvent, expected_output, merged, sort_streams
 from spec.errors import InputError
 from spark_impl.dgs import Arrival, run_dgs, sequential_plan
 from spark_impl.dgs.plans import balanced_plan
@@ -67,6 +68,12 @@ def test_four_leaves_equal_the_spec_and_the_reference(spark: Any, target: str, l
     assert run.leaves == 4 and sum(t.syncs for t in run.ticks) >= 1
     assert _same(run.outputs, expected_output(program, streams))
     assert _same(run.outputs, run_plan(program, plan, streams, seed=2))
+    final, _ = spec_run(program, sort_streams(streams))
+    assert program.states_equal(program.initial, run.final_state, final)
+    owner = {impl: w.id for w in plan.workers() for impl in w.impl_tags}
+    assert [(worker, key) for worker, key, _ in run.processed] == [
+        (owner[(program.tag(item.payload), stream)], (item.ts, stream))
+        for _, stream, item in merged(streams) if isinstance(item, StreamEvent)]
 
 
 @pytest.mark.spark

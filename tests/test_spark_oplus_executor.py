@@ -140,3 +140,15 @@ def test_cli_engine_spark_prints_the_reference_rows(spark: Any, tmp_path: Path,
     spark_rows = json.loads(capsys.readouterr().out)
     assert main(["oplus", str(path), "--json"]) == 0
     assert spark_rows == json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fault", ["window-off-by-one", "drop-near-watermark"])
+def test_the_conformance_suite_finds_and_shrinks_each_oplus_fault(spark: Any, tmp_path: Path, fault: str) -> None:
+    from conformance.runner import RunConfig, run_suites
+
+    (result,) = run_suites(RunConfig(suites=("oplus",), cases=40, engine="spark", faults=frozenset({fault}),
+                                     save_dir=str(tmp_path), spark=spark), lambda suite: None)
+    check = next(c for c in result.checks if c.name == "spark vs sequential")
+    assert check.status == "ran" and check.failed > 0
+    assert result.failures and result.failures[0].replay_file

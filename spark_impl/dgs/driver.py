@@ -33,7 +33,7 @@ from spec.dgs.streams import Streams
 from spec.errors import InputError
 
 from spark_impl.dgs.release import Arrival, Released, release_schedule
-from spark_impl.dgs.tasks import gather, initial_states, leaf_segment, synchronize
+from spark_impl.dgs.tasks import final_state, gather, initial_states, leaf_segment, synchronize
 from spark_impl.dgs.topology import Topology, topology
 from spark_impl.sink import read_parts
 
@@ -49,10 +49,14 @@ class TickStats:
 
 @dataclass
 class DgsRun:
-    """The outputs (a multiset, in no particular order) and what the run cost."""
+    """The outputs (a multiset, in no particular order), the final state (every leaf joined
+    back into the root), the processed events ``(worker id, key, payload)`` - the reference
+    executor's formats - and what the run cost."""
 
     outputs: list[Any]
     leaves: int
+    final_state: Any = None
+    processed: list[tuple[str, tuple[int, str], Any]] = field(default_factory=list)
     ticks: list[TickStats] = field(default_factory=list)
 
     @property
@@ -71,15 +75,15 @@ def steps_of(topo: Topology, released: list[Released]) -> list[Step]:
     for event in released:
         leaf = topo.leaf_index(event.worker)
         if leaf is not None:
-            segment[leaf].append(event.payload)
+            segment[leaf].append((event.key, event.payload))
             continue
         if any(segment):
             steps.append(("leaf", segment))
             segment = [[] for _ in topo.leaves]
         if steps and steps[-1][0] == "sync" and steps[-1][1][0] == event.worker:
-            steps[-1][1][1].append(event.payload)
+            steps[-1][1][1].append((event.key, event.payload))
         else:
-            steps.append(("sync", (event.worker, [event.payload])))
+            steps.append(("sync", (event.worker, [(event.key, event.payload)])))
     if any(segment):
         steps.append(("leaf", segment))
     return steps
@@ -122,9 +126,14 @@ def run_dgs(spark: Any, target: str, plan: Plan | Mapping[str, Any], streams: St
             states = new_states
             result.ticks.append(TickStats(len(released), sum(k == "sync" for k, _ in steps),
                                           time.perf_counter() - start))
+        (result.final_state,) = (states.mapPartitionsWithIndex(gather(topo, parsed.root.id))
+                                 .partitionBy(leaves, _identity)
+                                 .mapPartitionsWithIndex(final_state(target, topo)).collect())
         states.unpersist()
-        for _, outputs in read_parts(sink):
-            result.outputs.extend(outputs)
+        for _, records in read_parts(sink):
+            for kind, value in records:
+                (result.outputs if kind == "out" else result.processed).append(value)
+        result.processed.sort(key=lambda entry: entry[1])
     finally:
         if sink_dir is None:
             shutil.rmtree(sink, ignore_errors=True)

@@ -49,14 +49,17 @@ def join_up(program: Program, topo: Topology, worker_id: str, leaves: dict[int, 
                         join_up(program, topo, right.id, leaves))
 
 
-def run_events(program: Program, state_type: str, state: Any, events: list[Any]
-               ) -> tuple[Any, list[Any]]:
-    """Process events in order with ``state_type``'s out and update (Def. 2.1 item 6)."""
-    outputs: list[Any] = []
-    for event in events:
-        outputs.extend(program.out(state_type, state, event))
+def run_events(program: Program, worker_id: str, state_type: str, state: Any,
+               events: list[tuple[Any, Any]]) -> tuple[Any, list[tuple[str, Any]]]:
+    """Process ``(key, payload)`` events in order with ``state_type``'s out and update
+    (Def. 2.1 item 6). Records: ``("out", output)`` and ``("processed", (worker, key,
+    payload))`` - the reference executor's trace format."""
+    records: list[tuple[str, Any]] = []
+    for key, event in events:
+        records.extend(("out", x) for x in program.out(state_type, state, event))
+        records.append(("processed", (worker_id, key, event)))
         state = program.update(state_type, state, event)
-    return state, outputs
+    return state, records
 
 
 def initial_states(target: str, topo: Topology) -> list[tuple[int, Any]]:
@@ -70,9 +73,9 @@ def leaf_segment(target: str, topo: Topology, sink: str, name: str
     """The task function of a leaf segment: each leaf processes its own events."""
     def run(index: int, pairs: Iterator[tuple[Any, list[Any]]]) -> Iterator[Any]:
         program = program_for(target)
-        state_type = topo.workers[topo.leaves[index]].state_type
+        worker = topo.leaves[index]
         for state, events in pairs:
-            new_state, outputs = run_events(program, state_type, state, events)
+            new_state, outputs = run_events(program, worker, topo.workers[worker].state_type, state, events)
             write_part(sink, f"{name}-p{index:05d}", outputs)
             yield new_state
     return run
@@ -86,6 +89,17 @@ def gather(topo: Topology, worker_id: str) -> Any:
     def run(index: int, states: Iterator[Any]) -> Iterator[tuple[int, tuple[int, Any]]]:
         for state in states:
             yield (host if index in members else index), (index, state)
+    return run
+
+
+def final_state(target: str, topo: Topology) -> Any:
+    """The task function that joins every leaf state (all gathered at the root's host) back
+    into the root's state: the run's final state, as the reference reports it."""
+    host = topo.host(topo.plan.root.id)
+
+    def run(index: int, entries: Iterator[tuple[int, tuple[int, Any]]]) -> Iterator[Any]:
+        if index == host:
+            yield join_up(program_for(target), topo, topo.plan.root.id, dict(e for _, e in entries))
     return run
 
 
@@ -103,7 +117,7 @@ def synchronize(target: str, topo: Topology, worker_id: str, events: list[Any], 
         program = program_for(target)
         members = set(topo.subtree_leaves[worker_id])
         state = join_up(program, topo, worker_id, {i: s for i, s in gathered.items() if i in members})
-        state, outputs = run_events(program, topo.workers[worker_id].state_type, state, events)
+        state, outputs = run_events(program, worker_id, topo.workers[worker_id].state_type, state, events)
         write_part(sink, f"{name}-p{index:05d}", outputs)
         yield from fork_down(program, topo, worker_id, state).items()
         yield from ((i, s) for i, s in gathered.items() if i not in members)
