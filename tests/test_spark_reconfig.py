@@ -120,6 +120,13 @@ def test_user_operators_bad_requests_are_rejected_and_the_stream_keeps_running(s
     def _bad_transform(state: Any) -> Any:
         raise ValueError("cannot migrate")
 
+    def _fails_on_executors(state: Any) -> Any:
+        # passes the driver's dry run, raises in the tasks (e.g. a library missing there)
+        from pyspark import TaskContext
+        if TaskContext.get() is not None:
+            raise RuntimeError("no model on this executor")
+        return state
+
     flow = dataflow([("S", "source"), ("M", "one-to-one"), ("T", "one-to-one")], [("S", "M"), ("M", "T")])
     job = user_job(flow, {"M": UserOperator(flow.kind("M"), _scale(1)), "T": UserOperator(flow.kind("T"), _count)},
                    GeneratedSource("S", 40, lambda i: (i % 4, i)))
@@ -133,9 +140,13 @@ def test_user_operators_bad_requests_are_rejected_and_the_stream_keeps_running(s
         executor.step()
     raised = executor.submit(0, Request({"M": user_update(flow, "M", _scale(3), _bad_transform)}))
     assert raised is not None and "ValueError: cannot migrate" in raised
+    # accepted, but the switch fails in a task: rolled back to the last commit and rejected
+    assert executor.submit(0, Request({"M": user_update(flow, "M", _scale(5), _fails_on_executors)})) is None
     executor.run()
     (result,) = collect_results(executor)
-    assert len(result.rejected) == 3 and "unknown operator 'Nope'" in result.rejected[0]
+    assert len(result.rejected) == 4 and "unknown operator 'Nope'" in result.rejected[0]
+    assert "RuntimeError: no model on this executor" in result.rejected[3]
+    assert len(result.outputs) == 40 and len(result.delays_ms) == 1
     assert sorted(t for _, t, _, _ in result.outputs) == sorted(f"S:{i}" for i in range(40))
     m_log = [op.txn for op in result.schedule.logs["M"]]
     switched = m_log.index("R1")

@@ -73,6 +73,7 @@ class Executor:
         self.g = 0
         self.running = False
         self._step_error: list[BaseException] = []
+        self._user_made: set[int] = set()
         self.state: list[_Job] = []
         restored = read_progress(self.directory) if resume else None
         base: dict[int, int] = {}
@@ -103,13 +104,13 @@ class Executor:
                 st.live.rejected.append(problem)
                 return problem
             if self.running:
-                self._make(s, request, self.g)
+                self._make(s, request, self.g, user=True)
                 self._publish()
             else:
                 st.queued = request
             return None
 
-    def _make(self, s: int, request: Request, g: int) -> None:
+    def _make(self, s: int, request: Request, g: int, user: bool = False) -> None:
         st = self.state[s]
         j = st.live.made + 1
         st.live.made = j
@@ -120,7 +121,7 @@ class Executor:
         heads = sorted(o for o, r in role.items() if r.head)
         reconf = sorted(o for o, r in role.items() if r.reconfigured)
         st.live.active = Active(j, st.attempts[j], time.time(), g + 1, heads if self.scheduler != "epoch" else [],
-                                sorted(role), reconf)
+                                sorted(role), reconf, user=user)
 
     def _publish(self) -> None:
         entries = []
@@ -168,7 +169,8 @@ class Executor:
             self._wait_for_tasks(plan, worker)
         with self.lock:
             for s, request in make_now:
-                self._make(s, request, plan.g)
+                self._make(s, request, plan.g, user=s in self._user_made)
+            self._user_made.clear()
             self._publish()
         worker.join()
         with self.lock:
@@ -226,6 +228,7 @@ class Executor:
             prog.offset = hi
             if st.queued is not None and prog.active is None:
                 make_now.append((s, st.queued))
+                self._user_made.add(s)
                 st.queued = None
             elif planned is not None and hi >= limit and prog.active is None:
                 make_now.append((s, planned.request))
@@ -238,13 +241,27 @@ class Executor:
         return plan, make_now
 
     def _absorb(self, plan: BatchPlan, stats: list[Any]) -> None:
+        failed: dict[int, str] = {}
         for rec in stats:
-            s, obj, j, attempt, t = rec[1], rec[2], rec[4], int(rec[5]), rec[8]
+            s, obj, j, attempt, kind = rec[1], rec[2], rec[4], int(rec[5]), rec[6]
             a = self.state[s].live.active
-            if a is not None and a.j == j and a.attempt == attempt:
-                a.switched[obj] = t
+            if a is None or a.j != j or a.attempt != attempt:
+                continue
+            if kind == "fail":
+                failed.setdefault(s, f"R{j} rejected: {rec[8]}")
+            else:
+                a.switched[obj] = rec[8]
         for s in sorted(plan.active):
             st = self.state[s]
+            if s in failed:
+                # a transformation raised on an executor: roll the job back to its last
+                # commit (taken before the request: user requests block commits until they
+                # complete) and reject the request; the stream goes on.
+                rejected = st.live.rejected + [failed[s]]
+                st.live = st.committed.snapshot()
+                st.live.rejected = rejected  # rejections are answers already given: kept
+                self._base[s] = st.live.history[-1] if st.live.history else -1
+                continue
             prog = st.live
             prog.pending.append(plan.g)
             a = prog.active
@@ -258,11 +275,13 @@ class Executor:
                      if c not in st.restarts_done and plan.ranges[s][1] >= c and prog.phase != "done"]
             if crash:
                 st.restarts_done.update(crash)
+                rejected = st.live.rejected
                 st.live = st.committed.snapshot()
+                st.live.rejected = rejected
                 self._base[s] = st.live.history[-1] if st.live.history else -1
                 continue
-            if a is not None and prog.active is not None and not set(a.heads) <= set(a.switched):
-                continue  # Fries §7.3: no checkpoint until every head has its FCM
+            if a is not None and prog.active is not None and (a.user or not set(a.heads) <= set(a.switched)):
+                continue  # Fries §7.3: no checkpoint until every head has its FCM (user requests: until done)
             prog.history.extend(prog.pending)
             prog.pending = []
             st.committed = prog.snapshot()

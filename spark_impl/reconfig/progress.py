@@ -30,6 +30,7 @@ class Active:
     required: list[str]
     reconfigured: list[str]
     switched: dict[str, float] = field(default_factory=dict)
+    user: bool = False
 
 
 @dataclass

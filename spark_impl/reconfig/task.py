@@ -97,6 +97,7 @@ class _Stage:
         self.file = TaskFile()
         self.fries = plan.scheduler == "fries" and "naive" not in plan.faults
         self._roles: dict[tuple[int, int, int], dict[str, ObjectRole]] = {}
+        self._failed: set[tuple[int, int, int]] = set()
 
     def run(self, records: Iterable[tuple[int, Record]]) -> Iterator[tuple[int, Record]]:
         mark_started(self.plan, self.level, self.part)
@@ -156,12 +157,22 @@ class _Stage:
 
         def switch(e: ControlEntry, r: ObjectRole) -> None:
             nonlocal logic
+            if (s, e.j, e.attempt) in self._failed:
+                return
             if r.reconfigured:
                 update = load_request(plan.directory, s, e.j).updates[op]
                 times = 2 if "double-transform" in plan.faults else 1
                 states = st.states
-                for _ in range(times):
-                    states = {k: update.transform(v) for k, v in states.items()}
+                try:
+                    for _ in range(times):
+                        states = {k: update.transform(v) for k, v in states.items()}
+                except Exception as error:  # noqa: BLE001 - user code: the request is rolled back
+                    # The object does not switch; the driver rolls the job back to its last
+                    # commit (made before this request) and rejects the request.
+                    self._failed.add((s, e.j, e.attempt))
+                    message = f"the state transformation of {op!r} raised {type(error).__name__}: {error} on {obj}"
+                    self.out.append((0, (STATS_LEVEL, s, obj, STATS, e.j, str(e.attempt), "fail", 0, message)))
+                    return
                 st.states = states
                 st.fn_req = e.j
                 logic = update.logic

@@ -4,8 +4,9 @@ A bad request is *rejected with a message*; the stream keeps running. Checked: e
 operator exists and is not a source; each update has callable logic and transformation; the
 state transformation is dry-run on the operator's last committed state of every key (so a
 transformation that raises is caught on the driver, before any object switched - a switch
-must never be half applied). A transformation that would raise only on a key state created
-after the last commit is not caught here (documented limitation, docs/spark.md).
+must never be half applied). A transformation that raises only in a task (a key state created
+after the last commit, a library missing on the executors) is caught at the switch: the job
+rolls back to its last commit and the request is rejected (driver.py, task.py).
 """
 
 from __future__ import annotations
