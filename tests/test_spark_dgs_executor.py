@@ -13,10 +13,11 @@ import pytest
 
 from reference.dgs.executor import run_plan
 from spec.dgs.loader import load_program
+from spec.dgs.plan import Plan, plan_from_json
 from spec.dgs.semantics import spec_run
 from spec.dgs.streams import Heartbeat, StreamEvent, expected_output, merged, sort_streams
 from spec.errors import InputError
-from spark_impl.dgs import Arrival, run_dgs, sequential_plan
+from spark_impl.dgs import Arrival, DgsJob, run_dgs, run_dgs_many, sequential_plan
 from spark_impl.dgs.plans import balanced_plan
 from spark_impl.dgs.release import release_schedule
 from spark_impl.dgs.topology import topology
@@ -56,44 +57,41 @@ def _same(a: list[Any], b: list[Any]) -> bool:
     return Counter(map(repr, a)) == Counter(map(repr, b))
 
 
-@pytest.mark.spark
-@pytest.mark.parametrize("target, leaf, sync, typed", [
-    (WINDOW, "value", "barrier", False), (FRAUD, "txn", "rule", False), (TYPED, "value", "barrier", True)])
-def test_four_leaves_equal_the_spec_and_the_reference(spark: Any, target: str, leaf: str, sync: str,
-                                                     typed: bool) -> None:
-    streams = streams_for(leaf, sync, 4, 12, 4, seed=5)
-    plan = plan_for(leaf, sync, 4, typed)
-    program = load_program(target)
-    run = run_dgs(spark, target, plan, streams, arrival=Arrival(max_delay=10, max_jitter=3, seed=1), tick=40)
-    assert run.leaves == 4 and sum(t.syncs for t in run.ticks) >= 1
-    assert _same(run.outputs, expected_output(program, streams))
-    assert _same(run.outputs, run_plan(program, plan, streams, seed=2))
-    final, _ = spec_run(program, sort_streams(streams))
+def _check(job: DgsJob, run: Any) -> None:
+    """Outputs = spec(sort(u)) = the reference executor's; final state and trace as the spec's."""
+    program = load_program(job.target)
+    plan = job.plan if isinstance(job.plan, Plan) else plan_from_json(job.plan)
+    assert _same(run.outputs, expected_output(program, job.streams))
+    assert _same(run.outputs, run_plan(program, plan, job.streams, seed=2))
+    final, _ = spec_run(program, sort_streams(job.streams))
     assert program.states_equal(program.initial, run.final_state, final)
     owner = {impl: w.id for w in plan.workers() for impl in w.impl_tags}
     assert [(worker, key) for worker, key, _ in run.processed] == [
         (owner[(program.tag(item.payload), stream)], (item.ts, stream))
-        for _, stream, item in merged(streams) if isinstance(item, StreamEvent)]
+        for _, stream, item in merged(job.streams) if isinstance(item, StreamEvent)]
 
 
 @pytest.mark.spark
-def test_per_stream_delays_and_reordering_do_not_change_the_output(spark: Any) -> None:
-    streams = streams_for("txn", "rule", 2, 15, 5, seed=11)
-    plan = plan_for("txn", "rule", 2)
-    expected = expected_output(load_program(FRAUD), streams)
-    for seed, delays in ((0, {"sync": 40}), (1, {"s0": 30, "s1": 0})):
-        run = run_dgs(spark, FRAUD, plan, streams, tick=25,
-                      arrival=Arrival(max_delay=25, max_jitter=6, seed=seed, delays=delays))
-        assert len(run.ticks) > 2
-        assert _same(run.outputs, expected), seed
-
-
-@pytest.mark.spark
-def test_the_sequential_program_on_spark(spark: Any) -> None:
-    streams = streams_for("value", "barrier", 3, 10, 3, seed=3)
-    program = load_program(WINDOW)
-    run = run_dgs(spark, WINDOW, sequential_plan(program, streams), streams)
-    assert run.leaves == 1 and _same(run.outputs, expected_output(program, streams))
+def test_plans_on_spark_equal_the_spec_and_the_reference(spark: Any) -> None:
+    """One batch of runs (tick t of every run in one Spark job): the three examples at four
+    leaves, the fraud example at two leaves under two different per-stream delay draws, and
+    the sequential program (one worker)."""
+    delayed = streams_for("txn", "rule", 2, 15, 5, seed=11)
+    window = streams_for("value", "barrier", 3, 10, 3, seed=3)
+    jobs = [DgsJob(target, plan_for(leaf, sync, 4, typed), streams_for(leaf, sync, 4, 12, 4, seed=5),
+                   Arrival(max_delay=10, max_jitter=3, seed=1), tick=40)
+            for target, leaf, sync, typed in ((WINDOW, "value", "barrier", False), (FRAUD, "txn", "rule", False),
+                                              (TYPED, "value", "barrier", True))]
+    jobs += [DgsJob(FRAUD, plan_for("txn", "rule", 2), delayed, tick=25,
+                    arrival=Arrival(max_delay=25, max_jitter=6, seed=seed, delays=delays))
+             for seed, delays in ((0, {"sync": 40}), (1, {"s0": 30, "s1": 0}))]
+    jobs.append(DgsJob(WINDOW, sequential_plan(load_program(WINDOW), window), window))
+    runs = run_dgs_many(spark, jobs)
+    for job, run in zip(jobs, runs):
+        _check(job, run)
+    assert [run.leaves for run in runs] == [4, 4, 4, 2, 2, 1]
+    assert all(sum(t.syncs for t in run.ticks) >= 1 for run in runs[:5])
+    assert all(len(run.ticks) > 2 for run in runs[3:5]), "delays spread the input over several ticks"
 
 
 def test_release_respects_dependence_whatever_the_delays() -> None:

@@ -11,10 +11,10 @@ from spec.dgs.plan import Plan, Worker
 from spec.dgs.program import Program
 from spec.dgs.streams import StreamEvent, Streams
 
-from spark_impl.dgs.driver import DgsRun, TickStats, run_dgs
+from spark_impl.dgs.driver import DgsJob, DgsRun, TickStats, run_dgs, run_dgs_many
 from spark_impl.dgs.release import Arrival
 
-__all__ = ["Arrival", "DgsRun", "TickStats", "run_dgs", "sequential_plan"]
+__all__ = ["Arrival", "DgsJob", "DgsRun", "TickStats", "run_dgs", "run_dgs_many", "sequential_plan"]
 
 
 def sequential_plan(program: Program, streams: Streams) -> Plan:

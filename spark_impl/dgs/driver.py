@@ -1,7 +1,8 @@
-"""Running a DGS program under a synchronization plan on Spark (docs/spark-dgs-oplus.md).
+"""Running DGS programs under synchronization plans on Spark (docs/spark-dgs-oplus.md).
 
 The driver is the coordinator (it holds the batch-level mailbox, spark_impl.dgs.release);
-the state lives in an RDD with one element per leaf of the plan (spark_impl.dgs.topology).
+the state lives in an RDD whose partition ``i`` holds leaf ``i`` (spark_impl.dgs.topology)
+of every run of the batch.
 For every tick with released events the driver builds one chain of Spark stages and runs it
 as one job:
 
@@ -13,7 +14,11 @@ as one job:
   partition, where one task joins them up to ``w``, processes the event(s) with ``w``'s
   state type and forks the state back down; then **scatter** the new leaf states back.
 
-Outputs go to the file sink (spark_impl.sink); the driver reads them once, at the end. After
+Several runs share the same Spark jobs (:func:`run_dgs_many`: tick ``t`` of every run in one
+job, leaf i of every run in partition i, spark_impl.dgs.tasks.Layout), which is how tests and the
+conformance suite run many cases. Outputs go to the file sink (spark_impl.sink); the driver
+reads them once, at the end, with each run's final state (its leaves joined back into the
+root) and processed-event trace, in the reference executor's formats. After
 each tick the states are materialized and their lineage cut. A user function that raises in
 a task stops the run with the program's one-line error (InputError), never a half-run
 stream without a message.
@@ -25,7 +30,7 @@ import shutil
 import tempfile
 import time
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from spec.dgs.loader import load_program
 from spec.dgs.plan import Plan, plan_from_json
@@ -33,14 +38,17 @@ from spec.dgs.streams import Streams
 from spec.errors import InputError
 
 from spark_impl.dgs.release import Arrival, Released, release_schedule
-from spark_impl.dgs.tasks import final_state, gather, initial_states, leaf_segment, synchronize
+from spark_impl.dgs.tasks import (
+    Layout, Slot, Sync, collect_slots, final_states, gather, initial_states, leaf_segment, synchronize,
+)
 from spark_impl.dgs.topology import Topology, topology
 from spark_impl.sink import read_parts
 
 
 @dataclass
 class TickStats:
-    """One tick's job: how many events, how many synchronizing steps, its wall time."""
+    """One tick's job: this run's events and synchronizing steps in it, the job's wall time
+    (shared by every run of the batch)."""
 
     events: int
     syncs: int
@@ -50,8 +58,8 @@ class TickStats:
 @dataclass
 class DgsRun:
     """The outputs (a multiset, in no particular order), the final state (every leaf joined
-    back into the root), the processed events ``(worker id, key, payload)`` - the reference
-    executor's formats - and what the run cost."""
+    back into the root), the processed events ``(worker id, key, payload)`` in key order - the
+    reference executor's formats - and what the run cost."""
 
     outputs: list[Any]
     leaves: int
@@ -65,27 +73,41 @@ class DgsRun:
         return sum(t.seconds for t in self.ticks)
 
 
-Step = tuple[str, Any]  # ("leaf", [[events of leaf 0], ...]) or ("sync", (worker, [events]))
+@dataclass(frozen=True)
+class DgsJob:
+    """One run: program ``file.py:NAME``, plan (object or JSON), input streams, arrival model
+    and the driver's polling period (the default releases everything in one tick)."""
+
+    target: str
+    plan: Plan | Mapping[str, Any]
+    streams: Streams
+    arrival: Arrival = Arrival()
+    tick: int = 1_000_000
 
 
-def steps_of(topo: Topology, released: list[Released]) -> list[Step]:
-    """Cut a tick's released events (key order) into leaf segments and synchronizing steps."""
-    steps: list[Step] = []
-    segment: list[list[Any]] = [[] for _ in topo.leaves]
+Pair = tuple[list[list[tuple[Any, Any]]], tuple[str, list[tuple[Any, Any]]] | None]
+"""One step of a run: a leaf segment (events per leaf) then, optionally, a synchronizing
+event group of one worker."""
+
+
+def steps_of(topo: Topology, released: list[Released]) -> list[Pair]:
+    """Cut a tick's released events (key order) into (leaf segment, synchronizing group)."""
+    steps: list[Pair] = []
+    segment: list[list[tuple[Any, Any]]] = [[] for _ in topo.leaves]
     for event in released:
+        entry = (event.key, event.payload)
         leaf = topo.leaf_index(event.worker)
         if leaf is not None:
-            segment[leaf].append((event.key, event.payload))
+            segment[leaf].append(entry)
             continue
-        if any(segment):
-            steps.append(("leaf", segment))
-            segment = [[] for _ in topo.leaves]
-        if steps and steps[-1][0] == "sync" and steps[-1][1][0] == event.worker:
-            steps[-1][1][1].append((event.key, event.payload))
+        last = steps[-1][1] if steps else None
+        if not any(segment) and last is not None and last[0] == event.worker:
+            last[1].append(entry)
         else:
-            steps.append(("sync", (event.worker, [(event.key, event.payload)])))
+            steps.append((segment, (event.worker, [entry])))
+            segment = [[] for _ in topo.leaves]
     if any(segment):
-        steps.append(("leaf", segment))
+        steps.append((segment, None))
     return steps
 
 
@@ -93,51 +115,88 @@ def run_dgs(spark: Any, target: str, plan: Plan | Mapping[str, Any], streams: St
             arrival: Arrival = Arrival(), tick: int = 1_000_000, sink_dir: str | None = None) -> DgsRun:
     """Run the program at ``target`` (``file.py:NAME``, simple or multi-state form) under
     ``plan`` on ``streams``; ``arrival`` models per-stream delays, ``tick`` the driver's
-    polling period in time units (the default releases everything in one tick)."""
-    program = load_program(target)
-    parsed = plan if isinstance(plan, Plan) else plan_from_json(plan)
-    topo = topology(program, parsed)
-    schedule = release_schedule(program, topo, streams, arrival, tick)
+    polling period in time units."""
+    return run_dgs_many(spark, [DgsJob(target, plan, streams, arrival, tick)], sink_dir=sink_dir)[0]
+
+
+def run_dgs_many(spark: Any, jobs: Sequence[DgsJob], *, sink_dir: str | None = None) -> list[DgsRun]:
+    """Run every job; tick ``t`` of all of them is one Spark job. Every job is validated
+    (program, plan, input) before any Spark job starts."""
+    if not jobs:
+        return []
+    topos: list[Topology] = []
+    schedules: list[list[list[Released]]] = []
+    for index, job in enumerate(jobs):
+        try:
+            program = load_program(job.target)
+            parsed = job.plan if isinstance(job.plan, Plan) else plan_from_json(job.plan)
+            topos.append(topology(program, parsed))
+            schedules.append(release_schedule(program, topos[-1], job.streams, job.arrival, job.tick))
+        except InputError as error:
+            raise (error if len(jobs) == 1 else error.located(f"jobs[{index}]")) from None
+    layout = Layout(tuple(j.target for j in jobs), tuple(topos))
     sc = spark.sparkContext
-    leaves = len(topo.leaves)
+    total = layout.partitions
     sink = sink_dir or tempfile.mkdtemp(prefix="streamproof-dgs-sink-")
-    result = DgsRun([], leaves)
+    runs = [DgsRun([], len(t.leaves)) for t in topos]
     try:
-        states = _materialize(sc.parallelize([0], 1)
-                              .flatMap(lambda _: initial_states(target, topo))
-                              .partitionBy(leaves, _identity).map(_value))
-        for number, released in enumerate(schedule):
-            steps = steps_of(topo, released)
+        states = _materialize(sc.parallelize(range(len(jobs)), len(jobs))
+                              .flatMap(lambda run: initial_states(layout, run))
+                              .partitionBy(total, _identity).mapPartitions(collect_slots))
+        for number in range(max(len(s) for s in schedules)):
+            plans = {j: steps_of(topos[j], s[number]) for j, s in enumerate(schedules) if number < len(s)}
             start = time.perf_counter()
             rdd = states
-            for index, (kind, body) in enumerate(steps):
-                name = f"t{number:06d}-s{index:05d}"
-                if kind == "leaf":
-                    rdd = rdd.zip(sc.parallelize(body, leaves)).mapPartitionsWithIndex(
-                        leaf_segment(target, topo, sink, name))
-                else:
-                    worker, events = body
-                    rdd = (rdd.mapPartitionsWithIndex(gather(topo, worker))
-                           .partitionBy(leaves, _identity)
-                           .mapPartitionsWithIndex(synchronize(target, topo, worker, events, sink, name))
-                           .partitionBy(leaves, _identity).map(_value))
+            for index in range(max(len(p) for p in plans.values())):
+                rdd = _step(sc, layout, rdd, {j: p[index] for j, p in plans.items() if index < len(p)},
+                            sink, f"t{number:06d}-s{index:05d}")
             new_states = _materialize(rdd)
             states.unpersist()
             states = new_states
-            result.ticks.append(TickStats(len(released), sum(k == "sync" for k, _ in steps),
-                                          time.perf_counter() - start))
-        (result.final_state,) = (states.mapPartitionsWithIndex(gather(topo, parsed.root.id))
-                                 .partitionBy(leaves, _identity)
-                                 .mapPartitionsWithIndex(final_state(target, topo)).collect())
+            seconds = time.perf_counter() - start
+            for j, steps in plans.items():
+                runs[j].ticks.append(TickStats(len(schedules[j][number]),
+                                               sum(sync is not None for _, sync in steps), seconds))
+        roots = {slot: layout.host(j, t.plan.root.id) for j, t in enumerate(topos)
+                 for slot in layout.members(j, t.plan.root.id)}
+        for run, state in (states.mapPartitionsWithIndex(gather(roots)).partitionBy(total, _identity)
+                           .mapPartitionsWithIndex(final_states(layout)).collect()):
+            runs[run].final_state = state
         states.unpersist()
         for _, records in read_parts(sink):
-            for kind, value in records:
-                (result.outputs if kind == "out" else result.processed).append(value)
-        result.processed.sort(key=lambda entry: entry[1])
+            for run, kind, value in records:
+                (runs[run].outputs if kind == "out" else runs[run].processed).append(value)
+        for result in runs:
+            result.processed.sort(key=lambda entry: entry[1])
     finally:
         if sink_dir is None:
             shutil.rmtree(sink, ignore_errors=True)
-    return result
+    return runs
+
+
+def _step(sc: Any, layout: Layout, rdd: Any, pairs: dict[int, Pair], sink: str, name: str) -> Any:
+    """One combined step: every run's leaf segment (one stage, in place), then every run's
+    synchronizing group (gather, synchronize at the hosts, scatter)."""
+    lists: list[dict[Slot, list[tuple[Any, Any]]]] = [{} for _ in range(layout.partitions)]
+    syncs: dict[int, list[Sync]] = {}
+    routes: dict[Slot, int] = {}
+    for run, (segment, sync) in pairs.items():
+        for leaf, events in enumerate(segment):
+            if events:
+                lists[leaf][(run, leaf)] = events
+        if sync is not None:
+            worker, events = sync
+            host = layout.host(run, worker)
+            syncs.setdefault(host, []).append((run, worker, events))
+            routes.update({slot: host for slot in layout.members(run, worker)})
+    if any(lists):
+        rdd = rdd.zip(sc.parallelize(lists, layout.partitions)).mapPartitionsWithIndex(
+            leaf_segment(layout, sink, f"{name}-leaf"))
+    if syncs:
+        rdd = (rdd.mapPartitionsWithIndex(gather(routes)).partitionBy(layout.partitions, _identity)
+               .mapPartitionsWithIndex(synchronize(layout, syncs, sink, f"{name}-sync"))
+               .partitionBy(layout.partitions, _identity).mapPartitions(collect_slots))
+    return rdd
 
 
 def _materialize(rdd: Any) -> Any:
@@ -165,7 +224,3 @@ def _user_error(text: str) -> str | None:
 
 def _identity(partition: int) -> int:
     return partition
-
-
-def _value(entry: tuple[int, Any]) -> Any:
-    return entry[1]
