@@ -4,7 +4,9 @@ Each claim is checked by asking Z3 for a counterexample over the symbolic domain
 :mod:`proofs.fries.dag` (every DAG on ``n`` operators, every kind assignment, every unique flag,
 every reconfiguration set). ``unsat`` = proved for that whole domain. A claim may split into
 *cases* (e.g. the chain and the branch case of :mod:`proofs.fries.flow`); it is proved when
-every case is unsat.
+every case is unsat. A branch case first tries its *loose* over-approximation
+(:class:`~proofs.fries.flow.LooseBranch`, much cheaper): unsat there is unsat for the exact
+case; otherwise the exact case is solved, and a counterexample is minimised.
 
 The schedule model behind the theorems (argued in docs/proofs.md): with one function-update
 transaction R, data transactions never conflict with each other, so a schedule is
