@@ -12,14 +12,18 @@ For each condition, in order:
    ``init`` with symbolic payloads, the failing skeleton first. A model is turned into a
    concrete instance of the checker's domain and re-evaluated by ``spec.dgs.consistency``;
    only a confirmed violation is reported ("violated", method z3).
-3. Otherwise - the symbolic run is unsupported (e.g. the code hashes a symbolic value), the
-   path budget is exceeded, or the all-states counterexample was not found reachable - the
-   condition is tested with the reference checker's hypothesis examples instead, and the
-   scope says so ("not provable symbolically: tested N examples instead").
+3. If that search explored *every* path from *every* history up to ``depth`` (within
+   ``search_seconds``) without a violation, that is a bounded proof: "for all executions up
+   to depth k" (sequential histories), and the hypothesis examples are run as well.
+4. Otherwise - the symbolic run is unsupported (e.g. the code hashes a symbolic value), the
+   path budget or the search time is exceeded - the condition is tested with the reference
+   checker's hypothesis examples instead, and the scope says so ("not provable symbolically:
+   tested N examples instead").
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -46,6 +50,7 @@ class ProveSettings:
     timeout_ms: int = 10_000
     examples: int = 200
     seed: int = 0
+    search_seconds: float = 60.0
 
 
 @dataclass(frozen=True)
@@ -112,27 +117,33 @@ class _Symbolic:
                                          self.settings.branch_events)
         return skeletons, self.explore_all(skeletons)
 
-    def reachable(self, condition: str, failing: C.Skeleton) -> tuple[Any, int] | None:
-        """A confirmed violation from a history of <= depth events: (instance, depth)."""
+    def reachable(self, condition: str, failing: C.Skeleton) -> "_Search":
+        """Search a violation reachable from ``init`` by a history of <= depth events (the
+        failing skeleton first); confirmed by the spec before it counts."""
         program = self.program
-        initial = program.initial
+        search = _Search()
+        deadline = time.monotonic() + self.settings.search_seconds
         tags = [t for t in self.events.tags if t in program.tags]
         for depth in range(self.settings.depth + 1):
             for tag_seq in _tag_sequences(tags, depth):
-                history: list[Any] = []
-                for i, tag in enumerate(tag_seq):
-                    options = self.events.fresh(tag, f"h{i}")
-                    history.append(options[0])
-                start = C.Start(initial, program.tags, history=tuple(history))
-                found = self._confirmed(condition, failing, start)
-                if found is not None:
-                    return found, depth
-        return None
+                history = tuple(self.events.fresh(tag, f"h{i}")[0] for i, tag in enumerate(tag_seq))
+                start = C.Start(program.initial, program.tags, history=history)
+                self._search_from(condition, failing, start, search, deadline)
+                if search.found is not None:
+                    search.depth = depth
+                    return search
+                if not search.complete:
+                    return search
+        return search
 
-    def _confirmed(self, condition: str, failing: C.Skeleton, start: C.Start) -> Any | None:
+    def _search_from(self, condition: str, failing: C.Skeleton, start: C.Start, search: "_Search",
+                     deadline: float) -> None:
         candidates = C.skeletons(self.program, condition, start, self.events, self.settings.branch_events)
         candidates.sort(key=lambda s: s.key != failing.key)
         for skeleton in candidates:
+            if time.monotonic() > deadline:
+                search.complete = False
+                return
             _, model = C.explore(skeleton, max_paths=self.settings.max_paths,
                                  timeout_ms=self.settings.timeout_ms)
             if model is None:
@@ -141,10 +152,23 @@ class _Symbolic:
             try:
                 evaluation = EVALUATE[condition](self.program, instance)
             except InputError:
-                continue
-            if not evaluation.holds:
-                return instance, evaluation
-        return None
+                evaluation = None
+            if evaluation is not None and not evaluation.holds:
+                search.found = (instance, evaluation)
+                return
+            search.complete = False  # a path the spec does not confirm: stop claiming a proof
+            return
+
+
+@dataclass
+class _Search:
+    """The outcome of the reachable-counterexample search: a confirmed violation (with the
+    history length), or ``complete`` when every path from every history up to the depth was
+    explored and none violates (a bounded proof)."""
+
+    found: tuple[Any, Evaluation] | None = None
+    complete: bool = True
+    depth: int = 0
 
 
 def _tag_sequences(tags: list[Any], depth: int) -> list[tuple[Any, ...]]:
@@ -164,15 +188,27 @@ def prove_condition(symbolic: _Symbolic, condition: str) -> tuple[ConditionResul
             types = symbolic.relevant_types(condition)
             return (ConditionResult(condition, "proved", method="z3", checked=len(skeletons)),
                     symbolic.all_states_scope(condition, types))
-        found = symbolic.reachable(condition, failing)
-        if found is not None:
-            (instance, evaluation), depth = found
+        search = symbolic.reachable(condition, failing)
+        if search.found is not None:
+            instance, evaluation = search.found
             cex = counterexample_for(program, instance, evaluation)
             return (ConditionResult(condition, "violated", method="z3", checked=1, counterexample=cex),
-                    f"Z3 counterexample reachable from init by {depth} event(s), confirmed by "
+                    f"Z3 counterexample reachable from init by {search.depth} event(s), confirmed by "
                     "evaluating the spec on it")
         reason = (f"Z3 finds a violation for some states of the sampled shape, but none reachable "
                   f"within {settings.depth} events (those states may be unreachable)")
+        if search.complete:
+            tested = check_condition(program, condition, examples=settings.examples, seed=settings.seed)
+            if not tested.holds:
+                return tested, f"tested {tested.examples} examples: hypothesis found a violation"
+            bounded = ConditionResult(condition, "holds", method="z3-bounded+hypothesis",
+                                      examples=tested.examples, checked=tested.checked)
+            return bounded, (
+                f"for all executions up to depth {settings.depth}: proved with Z3 for every "
+                f"sequential history of at most {settings.depth} events from init (string "
+                f"payloads: the first sampled value; C1: up to {settings.branch_events} event(s) "
+                f"on each wire before e); not for all states: {reason}; also tested "
+                f"{tested.examples} examples ({tested.checked} in the domain)")
     except (Unsupported, PathLimit) as error:
         reason = f"the code cannot run symbolically ({error})"
     except InputError:
