@@ -83,7 +83,12 @@ def _check(negated: list[BoolTerm], shown: dict[str, IntTerm], what: str) -> Cal
             words = ", ".join(f"{k}={v}" for k, v in values.items())
             return Finding("counterexample", f"{what} fails for {words}", values)
 
-        return finding_of(z.solve(DOMAIN + negated, timeout_ms=timeout_ms), describe)
+        outcome = z.solve(DOMAIN + negated, timeout_ms=timeout_ms)
+        if outcome.answer is z.Answer.SAT:  # show the smallest values Z3 finds
+            smaller = z.solve(DOMAIN + negated, timeout_ms=timeout_ms,
+                              small=[WA, WS, *shown.values()])
+            outcome = smaller if smaller.answer is z.Answer.SAT else outcome
+        return finding_of(outcome, describe)
 
     return run
 

@@ -44,13 +44,17 @@ class Outcome:
 
 
 def solve(constraints: Iterable[BoolTerm], *, timeout_ms: int | None = None,
-          minimize: Sequence[BoolTerm] = ()) -> Outcome:
+          minimize: Sequence[BoolTerm] = (), small: Sequence[IntTerm] = ()) -> Outcome:
     """Check the conjunction of ``constraints``; ``timeout_ms`` bounds Z3's effort. With
-    ``minimize``, a model makes as few of those terms true as possible (used to present the
-    smallest counterexample)."""
-    solver = z3.Optimize() if minimize else z3.Solver()
+    ``minimize``, a model makes as few of those terms true as possible; with ``small``, it
+    keeps those integers as close to 0 as possible (both used to present the smallest
+    counterexample; the optimiser is slower, so callers first check without)."""
+    optimize = bool(minimize) or bool(small)
+    solver = z3.Optimize() if optimize else z3.Solver()
     if minimize:
         solver.minimize(z3.Sum([z3.If(t, 1, 0) for t in minimize]))
+    if small:
+        solver.minimize(z3.Sum([z3.If(x >= 0, x, -x) for x in small]))
     if timeout_ms is not None:
         solver.set("timeout", max(1, int(timeout_ms)))
     for constraint in constraints:
