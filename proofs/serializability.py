@@ -77,3 +77,38 @@ def _cycle(edges: list[tuple[str, str]]) -> tuple[str, ...]:
             on_path.add(nxt)
             stack.append(iter(succ.get(nxt, [])))
     raise AssertionError("an unsatisfiable set of strict precedences always contains a cycle")
+
+
+def serial_order_iff_acyclic(transactions: int, timeout_ms: int | None = None, *,
+                             closure_rounds: int | None = None) -> z.Outcome:
+    """Def. 4.9 versus the precedence-graph test, for *every* precedence relation on
+    ``transactions`` transactions: "some serial order puts every precedence pair in order"
+    iff "the precedence graph has no cycle". This is what justifies both checkers (the
+    reference one tests acyclicity, :func:`smt_serializable` searches positions). A serial
+    order is one of the ``transactions!`` permutations, so the left side is a finite
+    disjunction. Returns Z3's outcome on the negation (unsat = proved). Fewer transactions
+    are covered by adding isolated ones. ``closure_rounds`` (default: all) truncates the
+    transitive closure; tests use it to check that the proof is not vacuous."""
+    from itertools import permutations
+
+    k = transactions
+    edge = [[z.boolean(f"prec_{i}_{j}") if i != j else z.false() for j in range(k)] for i in range(k)]
+    layer = edge
+    closure_eqs = []
+    for m in range(k if closure_rounds is None else closure_rounds):
+        nxt = []
+        for i in range(k):
+            row = []
+            for j in range(k):
+                var = z.boolean(f"path{m}_{i}_{j}")
+                closure_eqs.append(var == z.any_of([layer[i][j], z.all_of([layer[i][m], layer[m][j]])]))
+                row.append(var)
+            nxt.append(row)
+        layer = nxt
+    acyclic = z.all_of([z.negate(layer[i][i]) for i in range(k)])
+    orders = []
+    for perm in permutations(range(k)):
+        place = {t: p for p, t in enumerate(perm)}
+        orders.append(z.all_of([z.implies(edge[i][j], z.true() if place[i] < place[j] else z.false())
+                                for i in range(k) for j in range(k) if i != j]))
+    return z.solve(closure_eqs + [acyclic != z.any_of(orders)], timeout_ms=timeout_ms)
