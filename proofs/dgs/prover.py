@@ -87,8 +87,8 @@ class _Symbolic:
         return sorted({f.source for f, _ in self.program.fork_join_pairs()})
 
     def all_states_scope(self, condition: str, types: list[str]) -> str:
-        shapes = "; ".join(f"{t}: {self.shapes[t].describe()}" for t in types  # type: ignore[union-attr]
-                           if self.shapes.get(t) is not None)
+        known = [(t, shape) for t in types if (shape := self.shapes.get(t)) is not None]
+        shapes = "; ".join(f"{t}: {shape.describe()}" for t, shape in known)
         what = {"C1": f"every fork/join pair, all independent fork predicates, every event e and up "
                       f"to {self.settings.branch_events} event(s) on each wire before e",
                 "C2": "every fork/join pair and all independent fork predicates",
@@ -99,7 +99,7 @@ class _Symbolic:
     def explore_all(self, skeletons: list[C.Skeleton]) -> C.Skeleton | None:
         """The first skeleton with a violating path, or None."""
         for skeleton in skeletons:
-            paths, model = C.explore(skeleton, max_paths=self.settings.max_paths,
+            _, model = C.explore(skeleton, max_paths=self.settings.max_paths,
                                      timeout_ms=self.settings.timeout_ms)
             if model is not None:
                 return skeleton
