@@ -210,10 +210,12 @@ def _view_path(flow: Dataflow, start: str, end: str) -> list[str]:
 
 
 def non_serializable(n: int, kinds: Sequence[str], variant: Variant | None, *,
-                     reconfigurable_sources: bool = True) -> list[Case]:
+                     reconfigurable_sources: bool = True,
+                     restrict: Callable[[SymbolicDag], list[BoolTerm]] | None = None) -> list[Case]:
     """Cases whose models are non-serializable schedules of the Fries scheduler of ``variant``
     (or of the naive FCM scheduler when ``variant`` is None). Proofs use the larger domain
-    (sources may be reconfigured); counterexample searches exclude it, as scenarios do."""
+    (sources may be reconfigured); counterexample searches exclude it, as scenarios do.
+    ``restrict`` adds constraints on the DAG (tests pin it to a concrete dataflow)."""
     if variant is None:
         dag = SymbolicDag(n, allowed_kinds=kinds)
         base, inside = dag.constraints(), None
@@ -228,6 +230,8 @@ def non_serializable(n: int, kinds: Sequence[str], variant: Variant | None, *,
     ends += [z.implies(b[v], dag.reconfigured[v]) for v in range(n)]
     if not reconfigurable_sources:
         ends += [z.negate(z.all_of([dag.reconfigured[v], dag.kind["source"][v]])) for v in range(n)]
+    if restrict is not None:
+        ends += restrict(dag)
     chained = [chain(dag, a, b)] if inside is None else [chain_leaves(dag, a, b, inside)]
     branch, loose = Branch(dag, "br", a, b), LooseBranch(dag, "lb", a, b)
     branched, loosely = branch.constraints(), loose.constraints()
