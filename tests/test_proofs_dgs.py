@@ -136,3 +136,11 @@ def test_spec_confirms_every_reported_counterexample(monkeypatch: pytest.MonkeyP
     proof = prove_consistency(load_program(str(EXAMPLES / "windowing.py:MaxWindow")), FAST)
     violated = [r.condition for r in proof.report.results if not r.holds]
     assert violated and verdicts.count(False) == len(violated)
+
+
+def test_too_many_cases_fall_back_to_examples() -> None:
+    program = load_program(str(EXAMPLES / "windowing.py:EventWindow"))
+    proof = prove_consistency(program, ProveSettings(examples=30, max_skeletons=0))
+    for result in proof.report.results:
+        assert result.method == "hypothesis"
+        assert "more than 0" in proof.scopes[result.condition]

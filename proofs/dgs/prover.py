@@ -51,6 +51,8 @@ class ProveSettings:
     examples: int = 200
     seed: int = 0
     search_seconds: float = 60.0
+    all_states_seconds: float = 300.0
+    max_skeletons: int = 20_000
 
 
 @dataclass(frozen=True)
@@ -97,8 +99,14 @@ class _Symbolic:
                 f"event payloads: {self.events.describe()}")
 
     def explore_all(self, skeletons: list[C.Skeleton]) -> C.Skeleton | None:
-        """The first skeleton with a violating path, or None."""
+        """The first skeleton with a violating path, or None. Too many skeletons, or more
+        than ``all_states_seconds`` spent, is Unsupported (the caller falls back)."""
+        if len(skeletons) > self.settings.max_skeletons:
+            raise Unsupported(f"{len(skeletons)} symbolic cases, more than {self.settings.max_skeletons}")
+        deadline = time.monotonic() + self.settings.all_states_seconds
         for skeleton in skeletons:
+            if time.monotonic() > deadline:
+                raise Unsupported(f"more than {self.settings.all_states_seconds:.0f} s")
             _, model = C.explore(skeleton, max_paths=self.settings.max_paths,
                                      timeout_ms=self.settings.timeout_ms)
             if model is not None:
