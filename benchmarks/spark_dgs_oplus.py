@@ -3,8 +3,9 @@
 1. **DGS throughput**: the event-window and fraud-detection examples (reference/dgs/examples)
    on the same input - ``--events`` leaf events over 4 streams and ``--syncs`` synchronizing
    events on a fifth - under plans with 1 leaf (the sequential program on Spark: one worker,
-   one partition), 2 and 4 leaves. Events per second of the tick jobs (the driver's release
-   and the initial fork excluded) and the ratio to the sequential program.
+   one partition), 2 and 4 leaves, with ``--syncs`` and with no synchronizing event. Events
+   per second of the tick jobs (the driver's release, the initial fork and the final join
+   excluded) and the ratio to the sequential program.
 2. **Cost of one synchronizing event**: the event window at 4 leaves with no synchronizing
    event and with ``--syncs``; (difference of wall time) / syncs.
 3. **O+ rescale pause**: a wordcount stream rescaled 2 -> 4 instances at a watermark: the
@@ -106,15 +107,16 @@ def main() -> None:
           f"synchronizing events, median of {args.repeat}\n")
     warm = dgs_input("value", "barrier", 2_000, 2)
     timed_dgs(spark, *PROGRAMS["event-window"], 4, warm, 1)
-    print(f"{'program':<14}{'leaves':>7}{'seconds':>10}{'events/s':>12}{'vs sequential':>15}")
+    print(f"{'program':<14}{'syncs':>6}{'leaves':>7}{'seconds':>10}{'events/s':>12}{'vs sequential':>15}")
     for name, (target, leaf, sync) in PROGRAMS.items():
-        streams = dgs_input(leaf, sync, args.events, args.syncs)
-        base = None
-        for leaves in (1, 2, 4):
-            seconds = timed_dgs(spark, target, leaf, sync, leaves, streams, args.repeat)
-            base = base or seconds
-            rate = (args.events + args.syncs) / seconds
-            print(f"{name:<14}{leaves:>7}{seconds:>10.2f}{rate:>12.0f}{base / seconds:>14.2f}x")
+        for syncs in (args.syncs, 0):
+            streams = dgs_input(leaf, sync, args.events, syncs)
+            base = None
+            for leaves in (1, 2, 4):
+                seconds = timed_dgs(spark, target, leaf, sync, leaves, streams, args.repeat)
+                base = base or seconds
+                rate = (args.events + syncs) / seconds
+                print(f"{name:<14}{syncs:>6}{leaves:>7}{seconds:>10.2f}{rate:>12.0f}{base / seconds:>14.2f}x")
     target, leaf, sync = PROGRAMS["event-window"]
     none = timed_dgs(spark, target, leaf, sync, 4, dgs_input(leaf, sync, args.events, 0), args.repeat)
     some = timed_dgs(spark, target, leaf, sync, 4, dgs_input(leaf, sync, args.events, args.syncs), args.repeat)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 from spec.errors import InputError
 from spec.oplus.scenario import Scenario, ScenarioMark
@@ -57,14 +58,20 @@ class Feed:
         if round_index < 0:
             return -math.inf
         end = (round_index + 1) * self.items_per_round
-        bounds: list[float] = []
-        for items in self.scenario.inputs:
-            if end >= len(items):
-                bounds.append(math.inf)
-                continue
-            bounds.append(float(max(it.value if isinstance(it, ScenarioMark) else it.ts
-                                    for it in items[:end])))
+        bounds = [math.inf if end >= len(prefix) else prefix[end - 1] for prefix in self._bounds]
         return min(bounds, default=math.inf)
+
+    @cached_property
+    def _bounds(self) -> list[list[float]]:
+        """Per list, the bound after each item: the running max of timestamps and marks."""
+        result = []
+        for items in self.scenario.inputs:
+            running, prefix = -math.inf, []
+            for item in items:
+                running = max(running, float(item.value if isinstance(item, ScenarioMark) else item.ts))
+                prefix.append(running)
+            result.append(prefix)
+        return result
 
     def parallelism_after(self, round_index: int) -> tuple[int, int]:
         """(parallelism in force after round ``round_index``'s boundary, reconfigurations
