@@ -50,16 +50,24 @@ def run(args: argparse.Namespace) -> int:
         items = [i for i in items if needle in i.name.lower() or needle in i.reference.lower()]
         if not items:
             raise InputError(f"no claim matches {args.only!r}", "--only")
+    widths = [max(len(h), *(len(getattr(i, f)) for i in items))
+              for h, f in (("name", "name"), ("reference", "reference"), ("bound", "bound"))]
+
+    def row(cells: list[str]) -> str:
+        return "  ".join(c.ljust(w) for c, w in zip(cells, widths + [14, 8])).rstrip()
+
+    if not args.json:
+        print(row(["name", "reference", "bound", "status", "seconds"]), flush=True)
     results = []
     for item in items:
         result = run_item(item, int(args.timeout * 1000))
         results.append(result)
         if not args.json:
-            mark = "" if result.as_expected else f"   <-- expected {result.expected}"
-            print(f"{result.status:<15} {result.seconds:8.2f}s  {result.name} "
-                  f"[{result.reference}; {result.bound}]{mark}", flush=True)
+            mark = "" if result.as_expected else f"  <-- expected {result.expected}"
+            print(row([result.name, result.reference, result.bound, result.status,
+                       f"{result.seconds:.2f}"]) + mark, flush=True)
             if result.status == "counterexample" and result.detail:
-                print(f"{'':<26}{result.detail}", flush=True)
+                print(f"    {result.detail}", flush=True)
     ok = all(r.as_expected for r in results)
     if args.json:
         print_json({"results": [r.to_json() for r in results]})
