@@ -175,3 +175,12 @@ def test_trace_files_are_in_the_reference_formats(spark: Any, tmp_path: Any) -> 
     paths = write_trace(result, str(tmp_path / "trace"))
     assert Schedule.from_json(load_json(paths["schedule"])) == result.schedule
     assert [tuple(o) for o in load_json(paths["outputs"])["outputs"]] == result.outputs
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("scheduler", ["fries", "epoch"])
+def test_200_random_scenarios_in_one_run(spark: Any, scheduler: str) -> None:
+    """About a minute per scheduler on this machine (pytest -m slow)."""
+    batch = [random_scenario(random.Random(1000 + seed), restarts=seed % 4 == 0) for seed in range(200)]
+    results = run_scenarios(spark, batch, scheduler, batch_size=6)
+    assert [problems(sc, r) for sc, r in zip(batch, results) if problems(sc, r)] == []

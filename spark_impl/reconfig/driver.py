@@ -28,6 +28,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from spec.errors import InputError
 from spark_impl.reconfig.control import ControlEntry, write_control
 from spark_impl.reconfig.layout import (
     layout, partition_of, roles, save_jobs, save_request,
@@ -56,9 +57,12 @@ class Executor:
     def __init__(self, spark: Any, jobs: Sequence[Job], scheduler: str, checkpoint_dir: str, *,
                  faults: frozenset[str] = frozenset(), partitions: int | None = None, resume: bool = False) -> None:
         if scheduler not in SCHEDULERS:
-            raise ValueError(f"unknown scheduler {scheduler!r} (expected one of {SCHEDULERS})")
+            raise InputError(f"unknown scheduler {scheduler!r} (expected one of {', '.join(SCHEDULERS)})")
         self.spark = spark
         self.sc = spark.sparkContext
+        if str(self.sc.getConf().get("spark.speculation", "false")).lower() == "true":
+            raise InputError("spark_impl needs spark.speculation=false: two speculative attempts of a task "
+                             "could see a control message at different tuples (docs/spark.md)")
         self.jobs = list(jobs)
         self.scheduler = "naive" if scheduler == "fries" and "naive" in faults else scheduler
         self.faults = frozenset(faults)
