@@ -52,7 +52,7 @@ def test_passing_run_exits_0_with_json_summary(capsys: pytest.CaptureFixture[str
 def test_injected_fault_is_caught_shrunk_saved_and_replayable(capsys: pytest.CaptureFixture[str],
                                                               tmp_path: Path) -> None:
     code, out, _ = _run(capsys, "--suite", "fries", "--engine", "reference", "--cases", "200",
-                        "--inject-fault", "naive", "--report", str(tmp_path), "--shrink-budget", "150")
+                        "--inject-fault", "naive", "--report", str(tmp_path), "--shrink-budget", "60")
     assert code == 1
     assert "FAILED fries" in out and "NOT conflict-serializable" in out and "shrunk case: {" in out
     cases = sorted(tmp_path.glob("fries_reference_naive_*.json"))
