@@ -78,7 +78,7 @@ class ControlReader:
 
     def __init__(self, directory: str) -> None:
         self.path = os.path.join(directory, CONTROL_FILE)
-        self._stamp: tuple[int, int] | None = None
+        self._stamp: tuple[int, int, int] | None = None
         self._checked = 0.0
         self.by_scenario: dict[int, ControlEntry] = {}
 
@@ -94,7 +94,8 @@ class ControlReader:
             self.by_scenario = {}
             self._stamp = None
             return
-        stamp = (info.st_mtime_ns, info.st_size)
+        # the inode changes on every atomic rewrite, even where mtime is coarse (NFS)
+        stamp = (info.st_ino, info.st_mtime_ns, info.st_size)
         if stamp == self._stamp:
             return
         try:
