@@ -13,7 +13,9 @@
 
 Every configuration runs ``--repeat`` times on one warm SparkSession (a warm-up run first);
 the table shows medians. Usage:
-``python benchmarks/spark_dgs_oplus.py [--events N] [--syncs K] [--repeat R]``.
+``python benchmarks/spark_dgs_oplus.py [--events N] [--syncs K] [--repeat R] [--work W]``
+(``--work W`` adds the event window with W busy-loop iterations per event: where leaves could
+pay off).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import argparse
 import random
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -77,6 +80,30 @@ def timed_dgs(spark: Any, target: str, leaf: str, sync: str, leaves: int, stream
     return statistics.median(times)
 
 
+HEAVY = """import sys
+sys.path.insert(0, {folder!r})
+from windowing import EventWindow
+
+
+class HeavyWindow(EventWindow):
+    \"\"\"The event window with {work} loop iterations of busy work per event (same outputs).\"\"\"
+
+    @staticmethod
+    def update(state, event):
+        busy = 0
+        for i in range({work}):
+            busy += i * i
+        return EventWindow.update(state, event)
+"""
+
+
+def heavy_target(work: int, folder: str) -> str:
+    """A program file: the event window with busy work in update (where leaves could pay off)."""
+    path = Path(folder) / "heavy_window.py"
+    path.write_text(HEAVY.format(folder=str(EXAMPLES), work=work))
+    return f"{path}:HeavyWindow"
+
+
 def oplus_rescale(spark: Any, tuples: int, repeat: int) -> tuple[float, float, int]:
     """(median pause, median round, keys moved) of a wordcount rescale 2 -> 4 at a watermark."""
     rng = random.Random(1)
@@ -100,6 +127,8 @@ def main() -> None:
     parser.add_argument("--syncs", type=int, default=8)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--tuples", type=int, default=4_000, help="O+ rescale stream length")
+    parser.add_argument("--work", type=int, default=0,
+                        help="also run the event window with this many busy-loop iterations per event")
     args = parser.parse_args()
     spark = get_or_create_session(app_name="bench-spark-dgs-oplus")
     master = spark.sparkContext.master
@@ -117,6 +146,17 @@ def main() -> None:
                 base = base or seconds
                 rate = (args.events + syncs) / seconds
                 print(f"{name:<14}{syncs:>6}{leaves:>7}{seconds:>10.2f}{rate:>12.0f}{base / seconds:>14.2f}x")
+    if args.work > 0:
+        with tempfile.TemporaryDirectory() as folder:
+            target = heavy_target(args.work, folder)
+            streams = dgs_input("value", "barrier", args.events, args.syncs)
+            base = None
+            for leaves in (1, 2, 4):
+                seconds = timed_dgs(spark, target, "value", "barrier", leaves, streams, args.repeat)
+                base = base or seconds
+                print(f"{'heavy-window':<14}{args.syncs:>6}{leaves:>7}{seconds:>10.2f}"
+                      f"{(args.events + args.syncs) / seconds:>12.0f}{base / seconds:>14.2f}x"
+                      f"   ({args.work} busy iterations per event)")
     target, leaf, sync = PROGRAMS["event-window"]
     none = timed_dgs(spark, target, leaf, sync, 4, dgs_input(leaf, sync, args.events, 0), args.repeat)
     some = timed_dgs(spark, target, leaf, sync, 4, dgs_input(leaf, sync, args.events, args.syncs), args.repeat)
