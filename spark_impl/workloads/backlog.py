@@ -122,3 +122,31 @@ def _apply(op: Callable[[Any, int, Any], tuple[Any, list[tuple[int, Any]]]]) -> 
         for key, value in state.items():
             yield ("state", key, value)
     return run
+
+
+_MEMORY: dict[tuple[int, int], Any] = {}
+
+
+def plain_memory_run(spark: Any, n: int, *, cost_ms: float, workers: int = 2, batch_size: int = 1000) -> int:
+    """A lower bound for the throughput comparison: the same micro-batches and shuffles, the
+    operators' state in the Python workers' memory (not durable, not even guaranteed to
+    meet the same worker twice - a cost floor, not a correct pipeline)."""
+    sc = spark.sparkContext
+    partitions = max(1, int(sc.defaultParallelism))
+    ops: list[Callable[[Any, int, Any], tuple[Any, list[tuple[int, Any]]]]] = [Expensive(cost_ms, 1), tally]
+    outputs = 0
+    for lo in range(0, n, batch_size):
+        data = sc.parallelize(range(partitions), partitions).flatMap(_source_slice(lo, min(n, lo + batch_size), partitions))
+        for index, op in enumerate(ops):
+            data = data.map(lambda kv: (kv[0] % workers, kv)).partitionBy(partitions).mapPartitions(_in_memory(index, op))
+        outputs += data.count()
+    return outputs
+
+
+def _in_memory(index: int, op: Callable[[Any, int, Any], tuple[Any, list[tuple[int, Any]]]]
+               ) -> Callable[[Iterable[Any]], Iterator[tuple[int, Any]]]:
+    def run(records: Iterable[Any]) -> Iterator[tuple[int, Any]]:
+        for _, (key, value) in records:
+            _MEMORY[(index, key)], out = op(_MEMORY.get((index, key)), key, value)
+            yield from out
+    return run

@@ -8,7 +8,9 @@ by side in one process; in the middle of a batch the user swaps Expensive's mode
 
 ``throughput``: the same operators with no reconfiguration, through the executor (trace
 off, checkpoints on) and through a plain PySpark micro-batch pipeline (state as cached RDDs);
-``--json`` prints ``{"executor_s", "plain_s", "slowdown", "events", ...}``.
+also a cost floor (same shuffles, state in the Python workers' memory, not durable);
+``--json`` prints ``{"executor_s", "plain_s", "slowdown", "memory_floor_s",
+"slowdown_vs_floor", "events", ...}``.
 """
 
 from __future__ import annotations
@@ -78,7 +80,7 @@ def _reconfiguration(spark: Any, args: argparse.Namespace) -> dict[str, Any]:
 
 def _throughput(spark: Any, args: argparse.Namespace) -> dict[str, Any]:
     from spark_impl.reconfig import Executor
-    from spark_impl.workloads.backlog import backlog_job, plain_run
+    from spark_impl.workloads.backlog import backlog_job, plain_memory_run, plain_run
 
     batch = args.batch_size or 5000
     events = args.events or 4 * batch
@@ -89,6 +91,9 @@ def _throughput(spark: Any, args: argparse.Namespace) -> dict[str, Any]:
         start = time.perf_counter()
         plain_run(spark, events, cost_ms=cost, batch_size=batch)
         timings[f"plain{attempt}"] = time.perf_counter() - start
+        start = time.perf_counter()
+        plain_memory_run(spark, events, cost_ms=cost, batch_size=batch)
+        timings[f"memory{attempt}"] = time.perf_counter() - start
         with tempfile.TemporaryDirectory(prefix="streamproof-bench-") as checkpoint:
             start = time.perf_counter()
             Executor(spark, [backlog_job(events, cost_ms=cost, batch_size=batch, trace=False)], "fries",
@@ -96,6 +101,8 @@ def _throughput(spark: Any, args: argparse.Namespace) -> dict[str, Any]:
             timings[f"executor{attempt}"] = time.perf_counter() - start
     executor_s = min(timings["executor0"], timings["executor1"])
     plain_s = min(timings["plain0"], timings["plain1"])
-    return {"executor_s": executor_s, "plain_s": plain_s, "slowdown": executor_s / plain_s, "events": events,
+    memory_s = min(timings["memory0"], timings["memory1"])
+    return {"executor_s": executor_s, "plain_s": plain_s, "slowdown": executor_s / plain_s,
+            "memory_floor_s": memory_s, "slowdown_vs_floor": executor_s / memory_s, "events": events,
             "batch_size": batch, "cost_ms": cost, "executor_events_per_s": events / executor_s,
             "plain_events_per_s": events / plain_s}
