@@ -12,9 +12,9 @@ from __future__ import annotations
 from typing import Any, Iterable, Sequence
 
 from spark_impl.faults import OPLUS_FAULTS
-from spark_impl.oplus.driver import BatchResult, Handover, run_batch
+from spark_impl.oplus.driver import BatchResult, Handover, as_scenarios, run_batch
 
-__all__ = ["OPLUS_FAULTS", "BatchResult", "Handover", "run_batch", "run_scenario", "run_scenarios"]
+__all__ = ["OPLUS_FAULTS", "ROUNDS", "BatchResult", "Handover", "run_batch", "run_scenario", "run_scenarios"]
 
 
 def run_scenarios(spark: Any, scenarios: Sequence[Any], *, faults: Iterable[str] = (),
@@ -23,11 +23,21 @@ def run_scenarios(spark: Any, scenarios: Sequence[Any], *, faults: Iterable[str]
     return run_batch(spark, scenarios, faults=faults, items_per_round=items_per_round).rows
 
 
+ROUNDS = 16
+"""How many rounds :func:`run_scenario` cuts a scenario into by default (each round is a Spark
+job of a few hundred milliseconds; a rescale happens at a round boundary)."""
+
+
 def run_scenario(scenario: Any, *, spark: Any = None, faults: Iterable[str] = (),
-                 items_per_round: int = 2) -> list[dict[str, Any]]:
-    """The output rows of one scenario on the shared (or a new local) SparkSession."""
+                 items_per_round: int | None = None) -> list[dict[str, Any]]:
+    """The output rows of one scenario on the shared (or a new local) SparkSession; by
+    default the lists are cut into about :data:`ROUNDS` rounds (at least 2 items per round)."""
+    (parsed,) = as_scenarios([scenario])
+    if items_per_round is None:
+        longest = max((len(items) for items in parsed.inputs), default=0)
+        items_per_round = max(2, -(-longest // ROUNDS))
     if spark is None:
         from spark_impl.session import get_or_create_session
 
         spark = get_or_create_session(app_name="streamproof-oplus")
-    return run_scenarios(spark, [scenario], faults=faults, items_per_round=items_per_round)[0]
+    return run_scenarios(spark, [parsed], faults=faults, items_per_round=items_per_round)[0]
