@@ -8,10 +8,10 @@ Public API: :func:`run_scenarios` / :class:`RunResult` (scenarios of :mod:`spec.
 from spark_impl.reconfig.api import RunResult, collect_results, run_scenarios, scenario_job
 from spark_impl.reconfig.driver import SCHEDULERS, Executor
 from spark_impl.reconfig.model import (
-    GeneratedSource, Job, ListSource, PlannedRequest, Request, Timing, Update, UserOperator, user_job, user_update,
+    DirectorySource, GeneratedSource, Job, ListSource, PlannedRequest, Request, Timing, Update, UserOperator, user_job, user_update,
 )
 
 __all__ = [
-    "SCHEDULERS", "Executor", "GeneratedSource", "Job", "ListSource", "PlannedRequest", "Request", "RunResult",
+    "SCHEDULERS", "DirectorySource", "Executor", "GeneratedSource", "Job", "ListSource", "PlannedRequest", "Request", "RunResult",
     "Timing", "Update", "UserOperator", "collect_results", "run_scenarios", "scenario_job", "user_job", "user_update",
 ]

@@ -236,7 +236,8 @@ class Executor:
                 st.queued = None
             elif planned is not None and hi >= limit and prog.active is None:
                 make_now.append((s, planned.request))
-            elif (planned is None and prog.active is None and st.queued is None and lo >= count):
+            elif (planned is None and prog.active is None and st.queued is None and lo >= count
+                  and not job.unbounded):
                 prog.phase = "flush"
                 flush.add(s)
         base, self._base = self._base, {}

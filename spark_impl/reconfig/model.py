@@ -21,6 +21,8 @@ Everything here is pickled to the Spark executors (with cloudpickle for user fun
 
 from __future__ import annotations
 
+import json
+import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Protocol, Sequence
 
@@ -193,6 +195,51 @@ class GeneratedSource:
         return self.source, f"{self.source}:{index}", key, value
 
 
+_DIRECTORY_CACHE: dict[str, dict[str, list[Any]]] = {}
+_DIRECTORY_LISTING: dict[str, list[str]] = {}
+
+
+@dataclass(frozen=True)
+class DirectorySource:
+    """A growing stream from JSON-lines files in ``path`` (storage every executor sees): each
+    line is ``[key, value]``; files are read in name order and must be complete when they
+    appear (write elsewhere, then rename into ``path``). ``count()`` grows as files arrive;
+    tuple ``i`` never changes, so the source stays replayable. Transaction ids are
+    ``source:i``."""
+
+    source: str
+    path: str
+
+    def _lines(self, name: str) -> list[Any]:
+        cache = _DIRECTORY_CACHE.setdefault(self.path, {})
+        if name not in cache:
+            with open(os.path.join(self.path, name), encoding="utf-8") as handle:
+                cache[name] = [json.loads(line) for line in handle if line.strip()]
+        return cache[name]
+
+    def _files(self, refresh: bool) -> list[str]:
+        listing = _DIRECTORY_LISTING.get(self.path)
+        if refresh or listing is None:
+            listing = _DIRECTORY_LISTING[self.path] = sorted(n for n in os.listdir(self.path) if n.endswith(".jsonl"))
+        return listing
+
+    def count(self) -> int:
+        """Tuples in the files present now."""
+        return sum(len(self._lines(name)) for name in self._files(refresh=True))
+
+    def get(self, index: int) -> tuple[str, str, int, Any]:
+        """Tuple ``index`` (in file-name order, then line order)."""
+        for refresh in (False, True):
+            rest = index
+            for name in self._files(refresh):
+                lines = self._lines(name)
+                if rest < len(lines):
+                    key, value = lines[rest]
+                    return self.source, f"{self.source}:{index}", int(key), value
+                rest -= len(lines)
+        raise IndexError(f"tuple {index} is not in {self.path} yet")
+
+
 @dataclass(frozen=True)
 class Timing:
     """Test hooks and pacing, all deterministic from ``seed`` (milliseconds).
@@ -213,7 +260,9 @@ class Timing:
 
 @dataclass(frozen=True)
 class Job:
-    """One dataflow to run: DAG, per-operator logic, workers, source, planned requests."""
+    """One dataflow to run: DAG, per-operator logic, workers, source, planned requests.
+    ``unbounded``: the stream never ends (no end-of-input flush); the job waits for more
+    source tuples instead (run it with :meth:`~spark_impl.reconfig.driver.Executor.step`)."""
 
     dataflow: Dataflow
     logic: Mapping[str, OperatorLogic]
@@ -222,6 +271,7 @@ class Job:
     planned: tuple[PlannedRequest, ...] = ()
     timing: Timing = field(default_factory=Timing)
     trace: bool = True
+    unbounded: bool = False
 
     def workers(self, operator: str) -> int:
         """Workers of ``operator`` (default 1)."""
