@@ -7,7 +7,8 @@
    per second of the tick jobs (the driver's release, the initial fork and the final join
    excluded) and the ratio to the sequential program.
 2. **Cost of one synchronizing event**: the event window at 4 leaves with no synchronizing
-   event and with ``--syncs``; (difference of wall time) / syncs.
+   event and with ``--syncs``; (difference of wall time) / syncs; and the same with the
+   runtime optimization that processes short leaf segments at the root (``inline_below``).
 3. **O+ rescale pause**: a wordcount stream rescaled 2 -> 4 instances at a watermark: the
    handover job's wall time next to the median round.
 
@@ -68,13 +69,14 @@ def plan(leaf_tag: str, sync_tag: str, leaves: int) -> Any:
     return balanced_plan([(sync_tag, "sync")], groups)
 
 
-def timed_dgs(spark: Any, target: str, leaf: str, sync: str, leaves: int, streams: Any, repeat: int) -> float:
+def timed_dgs(spark: Any, target: str, leaf: str, sync: str, leaves: int, streams: Any, repeat: int,
+              inline_below: int = 0) -> float:
     """Median wall time of the tick jobs over ``repeat`` runs; checks the output every run."""
     program = load_program(target)
     expected = sorted(map(repr, expected_output(program, streams)))
     times = []
     for _ in range(repeat):
-        run = run_dgs(spark, target, plan(leaf, sync, leaves), streams)
+        run = run_dgs(spark, target, plan(leaf, sync, leaves), streams, inline_below=inline_below)
         assert sorted(map(repr, run.outputs)) == expected, "output differs from spec(sort(u))"
         times.append(run.seconds)
     return statistics.median(times)
@@ -163,6 +165,10 @@ def main() -> None:
     print(f"\nevent-window, 4 leaves: no sync {none:.2f} s, {args.syncs} syncs {some:.2f} s -> "
           f"one synchronizing event costs {(some - none) / max(1, args.syncs) * 1000:.0f} ms "
           "(gather + join + process + fork + scatter: two shuffles)")
+    inlined = timed_dgs(spark, target, leaf, sync, 4, dgs_input(leaf, sync, args.events, args.syncs), args.repeat,
+                        inline_below=args.events)
+    print(f"event-window, 4 leaves, {args.syncs} syncs, leaf segments between synchronizing events "
+          f"processed at the root (inline_below={args.events}): {inlined:.2f} s")
     start = time.perf_counter()
     pause, round_s, moved = oplus_rescale(spark, args.tuples, args.repeat)
     print(f"\nO+ wordcount rescale 2 -> 4 instances at a watermark ({args.tuples} tuples, 8 rounds): "

@@ -58,7 +58,8 @@ def _same(a: list[Any], b: list[Any]) -> bool:
 
 
 def _check(job: DgsJob, run: Any) -> None:
-    """Outputs = spec(sort(u)) = the reference executor's; final state and trace as the spec's."""
+    """Outputs = spec(sort(u)) = the reference executor's; final state and trace as the spec's
+    (with inlining, inlined leaf events are processed by their synchronizing worker)."""
     program = load_program(job.target)
     plan = job.plan if isinstance(job.plan, Plan) else plan_from_json(job.plan)
     assert _same(run.outputs, expected_output(program, job.streams))
@@ -66,6 +67,11 @@ def _check(job: DgsJob, run: Any) -> None:
     final, _ = spec_run(program, sort_streams(job.streams))
     assert program.states_equal(program.initial, run.final_state, final)
     owner = {impl: w.id for w in plan.workers() for impl in w.impl_tags}
+    if job.inline_below:
+        assert sorted(key for _, key, _ in run.processed) == sorted(
+            (item.ts, stream) for stream, items in job.streams.items() for item in items
+            if isinstance(item, StreamEvent))
+        return
     assert [(worker, key) for worker, key, _ in run.processed] == [
         (owner[(program.tag(item.payload), stream)], (item.ts, stream))
         for _, stream, item in merged(job.streams) if isinstance(item, StreamEvent)]
@@ -86,10 +92,14 @@ def test_plans_on_spark_equal_the_spec_and_the_reference(spark: Any) -> None:
                     arrival=Arrival(max_delay=25, max_jitter=6, seed=seed, delays=delays))
              for seed, delays in ((0, {"sync": 40}), (1, {"s0": 30, "s1": 0}))]
     jobs.append(DgsJob(WINDOW, sequential_plan(load_program(WINDOW), window), window))
+    dense = streams_for("value", "barrier", 4, 10, 8, seed=9)
+    jobs.append(DgsJob(WINDOW, plan_for("value", "barrier", 4), dense, inline_below=8))
     runs = run_dgs_many(spark, jobs)
     for job, run in zip(jobs, runs):
         _check(job, run)
-    assert [run.leaves for run in runs] == [4, 4, 4, 2, 2, 1]
+    assert [run.leaves for run in runs] == [4, 4, 4, 2, 2, 1, 4]
+    inlined = [w for w, _, e in runs[6].processed if w == "w0" and e[0] == "value"]
+    assert inlined and sum(t.syncs for t in runs[6].ticks) < 8, "short segments were inlined"
     assert all(sum(t.syncs for t in run.ticks) >= 1 for run in runs[:5])
     assert all(len(run.ticks) > 2 for run in runs[3:5]), "delays spread the input over several ticks"
 

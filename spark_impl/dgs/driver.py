@@ -83,6 +83,7 @@ class DgsJob:
     streams: Streams
     arrival: Arrival = Arrival()
     tick: int = 1_000_000
+    inline_below: int = 0  # see inline_short_segments (0 = run the plan as given)
 
 
 Pair = tuple[list[list[tuple[Any, Any]]], tuple[str, list[tuple[Any, Any]]] | None]
@@ -111,12 +112,37 @@ def steps_of(topo: Topology, released: list[Released]) -> list[Pair]:
     return steps
 
 
+def inline_short_segments(topo: Topology, steps: list[Pair], below: int) -> list[Pair]:
+    """The runtime optimization (off when ``below <= 0``): a leaf segment with fewer than
+    ``below`` events, all on leaves under worker ``w``, between two synchronizing groups of
+    ``w`` is processed at ``w`` itself, in key order between the two groups, saving a scatter
+    and a gather. Valid: V1 makes ``w``'s state type handle every tag of its subtree, and the
+    events are processed in the sequential order. Such events appear in the trace as
+    processed by ``w``."""
+    if below <= 0 or not steps:
+        return steps
+    merged = [steps[0]]
+    for segment, sync in steps[1:]:
+        previous_segment, previous = merged[-1]
+        if (previous is not None and sync is not None and sync[0] == previous[0]
+                and sum(len(events) for events in segment) < below
+                and all(not events or leaf in topo.subtree_leaves[sync[0]] for leaf, events in enumerate(segment))):
+            inlined = sorted((entry for events in segment for entry in events), key=lambda entry: entry[0])
+            merged[-1] = (previous_segment, (previous[0], previous[1] + inlined + sync[1]))
+        else:
+            merged.append((segment, sync))
+    return merged
+
+
 def run_dgs(spark: Any, target: str, plan: Plan | Mapping[str, Any], streams: Streams, *,
-            arrival: Arrival = Arrival(), tick: int = 1_000_000, sink_dir: str | None = None) -> DgsRun:
+            arrival: Arrival = Arrival(), tick: int = 1_000_000, inline_below: int = 0,
+            sink_dir: str | None = None) -> DgsRun:
     """Run the program at ``target`` (``file.py:NAME``, simple or multi-state form) under
     ``plan`` on ``streams``; ``arrival`` models per-stream delays, ``tick`` the driver's
-    polling period in time units."""
-    return run_dgs_many(spark, [DgsJob(target, plan, streams, arrival, tick)], sink_dir=sink_dir)[0]
+    polling period in time units, ``inline_below`` the optional runtime optimization
+    (:func:`inline_short_segments`)."""
+    job = DgsJob(target, plan, streams, arrival, tick, inline_below)
+    return run_dgs_many(spark, [job], sink_dir=sink_dir)[0]
 
 
 def run_dgs_many(spark: Any, jobs: Sequence[DgsJob], *, sink_dir: str | None = None) -> list[DgsRun]:
@@ -144,7 +170,8 @@ def run_dgs_many(spark: Any, jobs: Sequence[DgsJob], *, sink_dir: str | None = N
                               .flatMap(lambda run: initial_states(layout, run))
                               .partitionBy(total, _identity).mapPartitions(collect_slots))
         for number in range(max(len(s) for s in schedules)):
-            plans = {j: steps_of(topos[j], s[number]) for j, s in enumerate(schedules) if number < len(s)}
+            plans = {j: inline_short_segments(topos[j], steps_of(topos[j], s[number]), jobs[j].inline_below)
+                     for j, s in enumerate(schedules) if number < len(s)}
             start = time.perf_counter()
             rdd = states
             for index in range(max(len(p) for p in plans.values())):
