@@ -53,3 +53,12 @@ def test_bad_arguments_exit_2_in_one_line(argv: list[str], capsys: pytest.Captur
 def test_simulate_without_simulator_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["simulate"]) == 2
     assert "klink" in capsys.readouterr().err
+
+
+def test_horizon_within_warmup_is_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
+    """Nothing is measured before the 10 s warm-up: a run that short used to print zero
+    latencies and 0% accuracy as if they were results."""
+    assert main(["simulate", "klink", "--queries", "2", "--horizon", "10", "--json"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "warm-up" in captured.err and len(captured.err.strip().splitlines()) == 1

@@ -149,6 +149,11 @@ class Simulation:
 
     def __init__(self, workload: list[QueryModel], wconfig: WorkloadConfig, config: SimConfig,
                  policy: Policy) -> None:
+        if not wconfig.horizon > config.warmup:
+            # nothing would be measured: every latency and accuracy would print as 0
+            raise InputError(f"the horizon must be longer than the {config.warmup:g} s warm-up "
+                             f"(windows due before it are not measured), got {wconfig.horizon:g}",
+                             "--horizon")
         self.wconfig = wconfig
         self.config = config
         self.policy = policy
