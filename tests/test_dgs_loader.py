@@ -109,6 +109,12 @@ def test_exception_in_user_code_names_the_function(tmp_path: Path) -> None:
         load_program(write(tmp_path, text) + ":P")
 
 
+def test_exception_in_events_says_it_had_no_arguments(tmp_path: Path) -> None:
+    text = SIMPLE.replace("DEPENDS", "True").replace('return st.sampled_from(["a", "b"])', "return 1 / 0")
+    with pytest.raises(UserCodeError, match=r"P\.events: raised ZeroDivisionError: .* \(called with no arguments\)$"):
+        load_program(write(tmp_path, text) + ":P")
+
+
 def test_splits_with_dependent_predicates_are_refused(tmp_path: Path) -> None:
     text = SIMPLE.replace("DEPENDS", "x == y") + '\nP.splits = [({"a"}, {"b"}), ({"a"}, {"a"})]\n'
     with pytest.raises(InputError, match=r"splits\[1\]: a fork given dependent predicates: left tag 'a'"):

@@ -62,7 +62,7 @@ def call_user(function: str, fn: Callable[..., Any], *args: Any) -> Any:
     except InputError:
         raise
     except Exception as error:  # noqa: BLE001 - user code may raise anything
-        shown = ", ".join(short_repr(a, 60) for a in args)
+        shown = ", ".join(short_repr(a, 60) for a in args) or "no arguments"
         raise UserCodeError(
             function, f"raised {type(error).__name__}: {error} (called with {shown})"
         ) from error
