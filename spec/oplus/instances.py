@@ -18,7 +18,7 @@ A+ and J+ whose key function returns exactly one key (Def. 5: f_MK replaces f_SK
 from __future__ import annotations
 
 from collections import Counter
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 from spec.oplus.model import (
     Key,
@@ -30,7 +30,6 @@ from spec.oplus.model import (
     WindowSet,
     WindowType,
 )
-from spec.oplus.semantics import by_key
 from spec.oplus.windows import WindowSpec
 
 AggregateFn = Callable[[Key, Sequence[StreamTuple]], tuple[Payload, ...]]
@@ -107,11 +106,8 @@ def direct_aggregate_plus(
 ) -> Counter[OutputTuple]:
     """A+ without O+: f_A over each (key, instance) with at least one tuple."""
     result: Counter[OutputTuple] = Counter()
-    for key, group in by_key_fn(keys, tuples).items():
-        lefts = sorted({left for t in group for left in windows.lefts_of(t.ts)})
-        for left in lefts:
-            inside = [t for t in group if windows.contains(left, t.ts)]
-            result.update(OutputTuple(windows.right_boundary(left), p) for p in f_a(key, inside))
+    for key, left, inside in window_groups(windows, keys, tuples):
+        result.update(OutputTuple(windows.right_boundary(left), p) for p in f_a(key, inside))
     return result
 
 
@@ -123,25 +119,28 @@ def direct_join_plus(
 ) -> Counter[OutputTuple]:
     """J+ without O+: every (left, right) pair sharing a key and a window instance."""
     result: Counter[OutputTuple] = Counter()
-    for key, group in by_key_fn(keys, tuples).items():
-        lefts = sorted({left for t in group for left in windows.lefts_of(t.ts)})
-        for left in lefts:
-            inside = [t for t in group if windows.contains(left, t.ts)]
-            for a in (t for t in inside if t.input == 0):
-                for b in (t for t in inside if t.input == 1):
-                    payload = f_j(key, a, b)
-                    if payload is not None:
-                        result[OutputTuple(windows.right_boundary(left), payload)] += 1
+    for key, left, inside in window_groups(windows, keys, tuples):
+        for a in (t for t in inside if t.input == 0):
+            for b in (t for t in inside if t.input == 1):
+                payload = f_j(key, a, b)
+                if payload is not None:
+                    result[OutputTuple(windows.right_boundary(left), payload)] += 1
     return result
 
 
-def by_key_fn(
-    keys: Callable[[StreamTuple], frozenset[Key]], tuples: Iterable[StreamTuple]
-) -> dict[Key, list[StreamTuple]]:
-    """Group tuples by key without an operator (same order as :func:`by_key`)."""
-    probe = OPlus(name="probe", windows=WindowSpec(1, 1), inputs=1, keys=keys,
-                  window_type=WindowType.MULTI)
-    return by_key(probe, tuples)
+def window_groups(
+    windows: WindowSpec, keys: Callable[[StreamTuple], frozenset[Key]], tuples: Iterable[StreamTuple]
+) -> Iterator[tuple[Key, int, list[StreamTuple]]]:
+    """Every (key, window instance's left boundary, its tuples in TB order) with at least one
+    tuple - by brute force, without O+ (a tuple belongs to every key of ``keys(t)``, Def. 4,
+    and to every instance containing its timestamp)."""
+    groups: dict[Key, list[StreamTuple]] = {}
+    for t in sorted(tuples, key=StreamTuple.order_key):
+        for k in keys(t):
+            groups.setdefault(k, []).append(t)
+    for key, group in groups.items():
+        for left in sorted({left for t in group for left in windows.lefts_of(t.ts)}):
+            yield key, left, [t for t in group if windows.contains(left, t.ts)]
 
 
 def direct_sliding_join(
