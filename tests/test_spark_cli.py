@@ -15,6 +15,11 @@ from conformance.cli.main import main
     (["demo", "--schedulers", "fries,bogus"], "unknown scheduler 'bogus'"),
     (["demo", "--payments", "10", "--batch-size", "600"], "--payments >= 2 * --batch-size"),
     (["bench", "reconfiguration", "--cost-ms", "-1"], "--cost-ms: must be positive"),
+    (["demo", "--schedulers", ","], "--schedulers: no scheduler given"),
+    (["bench", "reconfiguration", "--events", "100", "--batch-size", "100"], "need --events >= 2 * --batch-size"),
+    (["bench", "reconfiguration", "--events", "3000"], "got 3000 events in batches of 2000"),
+    (["demo", "--schedulers", "fries,epoch,fries"], "scheduler 'fries' given twice"),
+    (["demo", "--cost-ms", "-3"], "--cost-ms: must be at least 0"),
 ])
 def test_bad_input_is_one_line_and_exit_2(argv: list[str], fragment: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(argv) == 2

@@ -42,6 +42,12 @@ def run(args: argparse.Namespace) -> int:
         value = getattr(args, name)
         if value is not None and value <= 0:
             raise InputError(f"must be positive, got {value}", f"--{name.replace('_', '-')}")
+    if args.what == "reconfiguration" and args.events is not None \
+            and args.events < 2 * (args.batch_size or 2000):
+        # the request is made while the second batch runs: there must be one
+        raise InputError(f"need --events >= 2 * --batch-size (the swap happens in the second "
+                         f"batch), got {args.events} events in batches of {args.batch_size or 2000}",
+                         "--events")
     spark = get_or_create_session(app_name="streamproof-bench")
     result = _reconfiguration(spark, args) if args.what == "reconfiguration" else _throughput(spark, args)
     if args.json:

@@ -39,9 +39,16 @@ def run(args: argparse.Namespace) -> int:
     from spec.errors import InputError
 
     schedulers = [s.strip() for s in args.schedulers.split(",") if s.strip()]
+    if not schedulers:
+        raise InputError("no scheduler given (expected some of fries, epoch, naive)", "--schedulers")
     for name in schedulers:
         if name not in ("fries", "epoch", "naive"):
             raise InputError(f"unknown scheduler {name!r} (expected fries, epoch or naive)", "--schedulers")
+    repeated = sorted({name for name in schedulers if schedulers.count(name) > 1})
+    if repeated:
+        raise InputError(f"scheduler {', '.join(map(repr, repeated))} given twice", "--schedulers")
+    if args.cost_ms < 0:
+        raise InputError(f"must be at least 0, got {args.cost_ms}", "--cost-ms")
     if args.payments < 2 * args.batch_size or args.batch_size < 1:
         raise InputError("need --payments >= 2 * --batch-size >= 2 (the swap happens in the second batch)")
     from spark_impl.session import get_or_create_session
