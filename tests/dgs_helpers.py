@@ -1,4 +1,4 @@
-"""Shared helpers of the DGS tests: loading the shipped examples."""
+"""Shared helpers of the DGS tests: loading the shipped examples, writing small user programs."""
 
 from __future__ import annotations
 
@@ -37,3 +37,40 @@ def target(name: str) -> str:
 def example(name: str) -> Program:
     """A shipped example program, loaded once."""
     return load_program(target(name))
+
+
+_SIMPLE_PROGRAM = '''
+from hypothesis import strategies as st
+
+class P:
+    tags = frozenset({"a", "b"})
+    @staticmethod
+    def tag(e): return e
+    @staticmethod
+    def depends(x, y): return DEPENDS
+    @staticmethod
+    def init(): return 0
+    @staticmethod
+    def update(s, e): return UPDATE
+    @staticmethod
+    def out(s, e): return []
+    @staticmethod
+    def fork(s, l, r): return (s, 0)
+    @staticmethod
+    def join(a, b): return a + b
+    @staticmethod
+    def events(): return st.sampled_from(["a", "b"])
+'''
+
+
+def simple_program(depends: str = "x == y", update: str = "s + 1") -> str:
+    """The source of a small simple-form user program ``P`` (a counter over tags "a", "b")
+    with the given ``depends`` and ``update`` bodies; tests edit it further into bad input."""
+    return _SIMPLE_PROGRAM.replace("DEPENDS", depends).replace("UPDATE", update)
+
+
+def write_program(tmp_path: Path, text: str, name: str = "prog.py") -> str:
+    """Write ``text`` to ``tmp_path / name`` and return the path (add ``":P"`` for a target)."""
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)

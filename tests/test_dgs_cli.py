@@ -9,30 +9,8 @@ from pathlib import Path
 import pytest
 
 from conformance.cli.main import main
-from dgs_helpers import target
+from dgs_helpers import simple_program, target, write_program
 
-SIMPLE = '''
-from hypothesis import strategies as st
-
-class P:
-    tags = frozenset({"a", "b"})
-    @staticmethod
-    def tag(e): return e
-    @staticmethod
-    def depends(x, y): return x == y
-    @staticmethod
-    def init(): return 0
-    @staticmethod
-    def update(s, e): return UPDATE
-    @staticmethod
-    def out(s, e): return []
-    @staticmethod
-    def fork(s, l, r): return (s, 0)
-    @staticmethod
-    def join(a, b): return a + b
-    @staticmethod
-    def events(): return st.sampled_from(["a", "b"])
-'''
 
 
 def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -40,11 +18,6 @@ def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
     captured = capsys.readouterr()
     return code, captured.out, captured.err
 
-
-def write(tmp_path: Path, text: str) -> str:
-    path = tmp_path / "user_prog.py"
-    path.write_text(text)
-    return str(path)
 
 
 def test_consistent_program_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
@@ -96,30 +69,30 @@ def one_line_error(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
 
 def test_bad_input_unloadable_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert "no such file" in one_line_error(capsys, [str(tmp_path / "nope.py") + ":P"])
-    assert "syntax error" in one_line_error(capsys, [write(tmp_path, "def (:") + ":P"])
+    assert "syntax error" in one_line_error(capsys, [write_program(tmp_path, "def (:") + ":P"])
 
 
 def test_bad_input_missing_member(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = write(tmp_path, SIMPLE.replace("UPDATE", "s + 1"))
+    path = write_program(tmp_path, simple_program(update="s + 1"))
     assert "has no member 'Q'" in one_line_error(capsys, [path + ":Q"])
-    no_fork = SIMPLE.replace("UPDATE", "s + 1").replace("    @staticmethod\n    def fork(s, l, r): return (s, 0)\n", "")
-    assert "missing member 'fork'" in one_line_error(capsys, [write(tmp_path, no_fork) + ":P"])
+    no_fork = simple_program(update="s + 1").replace("    @staticmethod\n    def fork(s, l, r): return (s, 0)\n", "")
+    assert "missing member 'fork'" in one_line_error(capsys, [write_program(tmp_path, no_fork) + ":P"])
 
 
 def test_bad_input_asymmetric_depends(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    text = SIMPLE.replace("UPDATE", "s + 1").replace("return x == y", 'return (x, y) == ("b", "a")')
-    err = one_line_error(capsys, [write(tmp_path, text) + ":P"])
+    text = simple_program(update="s + 1").replace("return x == y", 'return (x, y) == ("b", "a")')
+    err = one_line_error(capsys, [write_program(tmp_path, text) + ":P"])
     assert "not symmetric" in err and "'b'" in err and "'a'" in err
 
 
 def test_bad_input_fork_given_dependent_predicates(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    text = SIMPLE.replace("UPDATE", "s + 1") + '\nP.splits = [({"a"}, {"a"})]\n'
-    assert "fork given dependent predicates" in one_line_error(capsys, [write(tmp_path, text) + ":P"])
+    text = simple_program(update="s + 1") + '\nP.splits = [({"a"}, {"a"})]\n'
+    assert "fork given dependent predicates" in one_line_error(capsys, [write_program(tmp_path, text) + ":P"])
 
 
 def test_bad_input_exception_in_user_code(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    text = SIMPLE.replace("UPDATE", '1 // 0 if e == "b" else s + 1')
-    err = one_line_error(capsys, [write(tmp_path, text) + ":P", "--examples", "30"])
+    text = simple_program(update='1 // 0 if e == "b" else s + 1')
+    err = one_line_error(capsys, [write_program(tmp_path, text) + ":P", "--examples", "30"])
     assert "P.update" in err and "ZeroDivisionError" in err
 
 

@@ -7,39 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from dgs_helpers import CONSISTENT, INCONSISTENT, example
+from dgs_helpers import CONSISTENT, INCONSISTENT, example, simple_program, write_program
 from spec.dgs.loader import load_program
 from spec.dgs.program import UserCodeError
 from spec.errors import InputError
 
-SIMPLE = '''
-from hypothesis import strategies as st
 
-class P:
-    tags = frozenset({"a", "b"})
-    @staticmethod
-    def tag(e): return e
-    @staticmethod
-    def depends(x, y): return DEPENDS
-    @staticmethod
-    def init(): return 0
-    @staticmethod
-    def update(s, e): return s + 1
-    @staticmethod
-    def out(s, e): return []
-    @staticmethod
-    def fork(s, l, r): return (s, 0)
-    @staticmethod
-    def join(a, b): return a + b
-    @staticmethod
-    def events(): return st.sampled_from(["a", "b"])
-'''
-
-
-def write(tmp_path: Path, text: str, name: str = "prog.py") -> str:
-    path = tmp_path / name
-    path.write_text(text)
-    return str(path)
 
 
 def test_every_shipped_example_loads() -> None:
@@ -50,7 +23,7 @@ def test_every_shipped_example_loads() -> None:
 
 
 def test_simple_form_has_one_state_type_fork_and_join(tmp_path: Path) -> None:
-    program = load_program(write(tmp_path, SIMPLE.replace("DEPENDS", "x == y")) + ":P")
+    program = load_program(write_program(tmp_path, simple_program(depends="x == y")) + ":P")
     assert list(program.state_types) == ["State"]
     assert list(program.forks) == ["fork"] and list(program.joins) == ["join"]
     assert program.depends("a", "a") and not program.depends("a", "b")
@@ -72,7 +45,7 @@ def test_rich_form_types_forks_and_joins() -> None:
     ],
 )
 def test_unloadable_targets(tmp_path: Path, target: str, message: str) -> None:
-    path = write(tmp_path, SIMPLE.replace("DEPENDS", "True"))
+    path = write_program(tmp_path, simple_program(depends="True"))
     target = target.replace("PROG", path).replace("missing.py", str(tmp_path / "missing.py"))
     with pytest.raises(InputError, match=message):
         load_program(target)
@@ -80,45 +53,45 @@ def test_unloadable_targets(tmp_path: Path, target: str, message: str) -> None:
 
 def test_syntax_error_and_import_error_are_input_errors(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="syntax error at line 1"):
-        load_program(write(tmp_path, "def (:\n") + ":P")
+        load_program(write_program(tmp_path, "def (:\n") + ":P")
     with pytest.raises(InputError, match="cannot load: ZeroDivisionError"):
-        load_program(write(tmp_path, "x = 1 / 0\n", "other.py") + ":P")
+        load_program(write_program(tmp_path, "x = 1 / 0\n", "other.py") + ":P")
 
 
 def test_missing_member_is_named(tmp_path: Path) -> None:
-    text = SIMPLE.replace("DEPENDS", "True").replace("    @staticmethod\n    def join(a, b): return a + b\n", "")
+    text = simple_program(depends="True").replace("    @staticmethod\n    def join(a, b): return a + b\n", "")
     with pytest.raises(InputError, match="missing member 'join'"):
-        load_program(write(tmp_path, text) + ":P")
+        load_program(write_program(tmp_path, text) + ":P")
 
 
 def test_asymmetric_depends_names_both_tags(tmp_path: Path) -> None:
-    text = SIMPLE.replace("DEPENDS", '(x, y) == ("a", "b")')
+    text = simple_program(depends='(x, y) == ("a", "b")')
     with pytest.raises(InputError, match=r"depends\('a', 'b'\) is True but depends\('b', 'a'\) is False"):
-        load_program(write(tmp_path, text) + ":P")
+        load_program(write_program(tmp_path, text) + ":P")
 
 
 def test_events_must_be_a_strategy(tmp_path: Path) -> None:
-    text = SIMPLE.replace("DEPENDS", "True").replace('return st.sampled_from(["a", "b"])', "return [1]")
+    text = simple_program(depends="True").replace('return st.sampled_from(["a", "b"])', "return [1]")
     with pytest.raises(InputError, match="expected a hypothesis strategy"):
-        load_program(write(tmp_path, text) + ":P")
+        load_program(write_program(tmp_path, text) + ":P")
 
 
 def test_exception_in_user_code_names_the_function(tmp_path: Path) -> None:
-    text = SIMPLE.replace("DEPENDS", "1 / 0")
+    text = simple_program(depends="1 / 0")
     with pytest.raises(UserCodeError, match=r"P\.depends.*raised ZeroDivisionError"):
-        load_program(write(tmp_path, text) + ":P")
+        load_program(write_program(tmp_path, text) + ":P")
 
 
 def test_exception_in_events_says_it_had_no_arguments(tmp_path: Path) -> None:
-    text = SIMPLE.replace("DEPENDS", "True").replace('return st.sampled_from(["a", "b"])', "return 1 / 0")
+    text = simple_program(depends="True").replace('return st.sampled_from(["a", "b"])', "return 1 / 0")
     with pytest.raises(UserCodeError, match=r"P\.events: raised ZeroDivisionError: .* \(called with no arguments\)$"):
-        load_program(write(tmp_path, text) + ":P")
+        load_program(write_program(tmp_path, text) + ":P")
 
 
 def test_splits_with_dependent_predicates_are_refused(tmp_path: Path) -> None:
-    text = SIMPLE.replace("DEPENDS", "x == y") + '\nP.splits = [({"a"}, {"b"}), ({"a"}, {"a"})]\n'
+    text = simple_program(depends="x == y") + '\nP.splits = [({"a"}, {"b"}), ({"a"}, {"a"})]\n'
     with pytest.raises(InputError, match=r"splits\[1\]: a fork given dependent predicates: left tag 'a'"):
-        load_program(write(tmp_path, text) + ":P")
+        load_program(write_program(tmp_path, text) + ":P")
 
 
 def test_fork_refuses_dependent_predicates() -> None:
