@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Protocol, Sequence
 
 from spec.fries.dataflow import Dataflow, OperatorKind
-from spec.fries.scenario import Function, StateTransform, emit
+from spec.fries.scenario import Function, StateTransform, emit, object_of, objects_of
 
 Emitted = list[tuple[str, int, Any]]
 """What one operator call emits: (receiving operator, key, value); receiver "" = sink output."""
@@ -279,18 +279,11 @@ class Job:
 
     def object_of(self, operator: str, key: int) -> str:
         """The object (worker) holding ``key`` at ``operator`` (Fries §7.2; spec naming)."""
-        p = self.workers(operator)
-        return operator if p == 1 else f"{operator}#{key % p}"
+        return object_of(operator, key, self.workers(operator))
 
     def objects(self, operator: str) -> tuple[str, ...]:
         """All objects of ``operator``."""
-        p = self.workers(operator)
-        return (operator,) if p == 1 else tuple(f"{operator}#{i}" for i in range(p))
-
-
-def operator_of(obj: str) -> str:
-    """The operator an object (``"O"`` or ``"O#i"``) belongs to."""
-    return obj.split("#", 1)[0]
+        return objects_of(operator, self.workers(operator))
 
 
 def user_job(dataflow: Dataflow, operators: Mapping[str, UserOperator], source: Source,

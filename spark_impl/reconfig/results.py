@@ -12,8 +12,9 @@ import os
 from typing import Any, Iterable
 
 from spec.fries.schedule import Operation, Schedule
+from spec.fries.scenario import operator_of
 from spark_impl.reconfig.layout import JobLayout, partition_of
-from spark_impl.reconfig.model import Job, operator_of
+from spark_impl.reconfig.model import Job
 from spark_impl.reconfig.storage import TaskFile, read_task_file, task_path
 
 

@@ -29,12 +29,13 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
 from spec.fries.dataflow import OperatorKind
+from spec.fries.scenario import operator_of
 from spark_impl.reconfig.control import ControlEntry, ControlReader
 from spark_impl.reconfig.layout import (
     STATS_LEVEL, JobLayout, load_jobs, load_request, partition_of, roles,
 )
 from spark_impl.reconfig.mcs import ObjectRole
-from spark_impl.reconfig.model import Job, OperatorLogic, operator_of
+from spark_impl.reconfig.model import Job, OperatorLogic
 from spark_impl.reconfig.storage import ObjState, TaskFile, read_task_file, task_path, write_task_file
 
 DATA, MARKER, STATS = 0, 1, 2

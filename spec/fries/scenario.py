@@ -179,13 +179,31 @@ class Scenario:
 
     def object_of(self, operator: str, key: int) -> str:
         """The object (worker) holding ``key``'s state at ``operator`` (§7.2)."""
-        p = self.workers(operator)
-        return operator if p == 1 else f"{operator}#{key % p}"
+        return object_of(operator, key, self.workers(operator))
 
     def objects(self, operator: str) -> tuple[str, ...]:
         """All objects (workers) of ``operator``."""
-        p = self.workers(operator)
-        return (operator,) if p == 1 else tuple(f"{operator}#{i}" for i in range(p))
+        return objects_of(operator, self.workers(operator))
+
+
+# --- object naming (§7.2) --------------------------------------------------------------------
+
+
+def object_of(operator: str, key: int, workers: int) -> str:
+    """The object holding ``key`` at ``operator`` with ``workers`` workers: ``O`` when p = 1,
+    else ``O#(key mod p)`` (hash partitioning; the names schedules use). Module-level so every
+    executor (the simulator, spark_impl) names objects exactly alike."""
+    return operator if workers == 1 else f"{operator}#{key % workers}"
+
+
+def objects_of(operator: str, workers: int) -> tuple[str, ...]:
+    """All objects of ``operator`` with ``workers`` workers, in worker order."""
+    return (operator,) if workers == 1 else tuple(f"{operator}#{i}" for i in range(workers))
+
+
+def operator_of(obj: str) -> str:
+    """The operator an object (``"O"`` or ``"O#i"``) belongs to."""
+    return obj.split("#", 1)[0]
 
 
 # --- semantics -------------------------------------------------------------------------------
