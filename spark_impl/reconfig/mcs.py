@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
-from spec.fries.dataflow import Dataflow, OperatorKind
+from spec.fries.dataflow import Dataflow, OperatorKind, reachable
 
 Edge = tuple[str, str]
 
@@ -41,17 +41,6 @@ def _adjacency(flow: Dataflow, edges: frozenset[Edge]) -> tuple[dict[str, list[s
             children[a].append(b)
             parents[b].append(a)
     return children, parents
-
-
-def _reach(start: str, step: Mapping[str, list[str]]) -> set[str]:
-    seen: set[str] = set()
-    todo = list(step[start])
-    while todo:
-        node = todo.pop()
-        if node not in seen:
-            seen.add(node)
-            todo.extend(step[node])
-    return seen
 
 
 def minimal_covering_subdag(flow: Dataflow, chosen: Iterable[str],
@@ -79,7 +68,7 @@ def _prunable(flow: Dataflow, x: str, reconfigured: frozenset[str],
     # Edge-wise one-to-one rule (Fig. 9 I): x emits at most one tuple per output edge and
     # exactly one output edge leads to (reaches) a reconfigured operator.
     if flow.kind(x) is OperatorKind.REPLICATE:
-        leading = [c for c in children[x] if c in reconfigured or _reach(c, children) & reconfigured]
+        leading = [c for c in children[x] if c in reconfigured or reachable(c, children) & reconfigured]
         if len(leading) == 1:
             return True
     # Uniqueness rule (Fig. 10), strengthened: ONE operator U with the uniqueness property lies
@@ -88,7 +77,7 @@ def _prunable(flow: Dataflow, x: str, reconfigured: frozenset[str],
     # the reconfigured operators twice, so the literal per-path reading is unsound.
     if flow.operator(x).unique:
         return True
-    for u in sorted(_reach(x, children)):
+    for u in sorted(reachable(x, children)):
         if not flow.operator(u).unique or u in reconfigured:
             continue
         seen: set[str] = set()
@@ -115,12 +104,12 @@ def sync_operators(flow: Dataflow, reconfigured: Iterable[str], *, pruning: bool
     children, parents = _adjacency(flow, edges)
     chosen = set(targets)
     for target in targets:
-        ancestors = _reach(target, parents)
+        ancestors = reachable(target, parents)
         many = {a for a in ancestors if flow.kind(a).is_one_to_many}
         if pruning:
             many = {a for a in many if not _prunable(flow, a, targets, children)}
         for a in many:
-            if not (_reach(a, parents) & many):
+            if not (reachable(a, parents) & many):
                 chosen.add(a)
     return frozenset(chosen)
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 from spec.errors import InputError
 from spec.jsonio import (
@@ -156,11 +156,11 @@ class Dataflow:
 
     def descendants(self, name: str) -> frozenset[str]:
         """Operators reachable from ``name`` by a non-empty path."""
-        return _reach(name, self._children)
+        return reachable(name, self._children)
 
     def ancestors(self, name: str) -> frozenset[str]:
         """Operators from which ``name`` is reachable by a non-empty path."""
-        return _reach(name, self._parents)
+        return reachable(name, self._parents)
 
     def _find_cycle(self) -> list[str] | None:
         """One directed cycle as a list of operator names, or None for a DAG."""
@@ -251,7 +251,10 @@ def _edge_from_json(value: Any, where: str) -> tuple[str, str]:
     return expect_str(pair[0], f"{where}[0]"), expect_str(pair[1], f"{where}[1]")
 
 
-def _reach(start: str, step: Mapping[str, tuple[str, ...]]) -> frozenset[str]:
+def reachable(start: str, step: Mapping[str, Sequence[str]]) -> frozenset[str]:
+    """Every node reachable from ``start`` in one or more ``step``s (``start`` itself only
+    on a cycle). ``step`` maps a node to its successors, e.g. children or parents over any
+    subset of the edges (executors use it on the §7.1 pipelined edges)."""
     seen: set[str] = set()
     frontier = list(step[start])
     while frontier:
