@@ -16,19 +16,12 @@ import sys
 import time
 from pathlib import Path
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "reference" / "dgs" / "examples"
-PROGRAMS = (
-    "key_counter.py:KeyCounter",
-    "windowing.py:EventWindow",
-    "page_view.py:PageViewJoin",
-    "fraud_detection.py:FraudDetection",
-    "windowing_typed.py:TypedWindow",
-    "key_counter.py:DuplicatingCounter",
-    "key_counter.py:IndependentResetCounter",
-    "windowing.py:MaxWindow",
-    "windowing.py:HalvingWindow",
-    "fraud_detection.py:ForgetfulFraud",
-)
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from reference.dgs.examples import CONSISTENT, INCONSISTENT, target  # noqa: E402
+
+PROGRAMS = (*CONSISTENT, *INCONSISTENT)
 
 
 def main() -> None:
@@ -37,17 +30,19 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     command = [sys.executable, "-m", "conformance.cli.main", "check-dgs"]
-    extra = ["--seed", str(args.seed)] + (["--examples", str(args.examples)] if args.examples else [])
+    extra = ["--seed", str(args.seed)] + (["--examples", str(args.examples)] if args.examples is not None else [])
     print(f"load average before: {os.getloadavg()[0]:.1f}")
-    print(f"{'program':42} {'wall s':>7} {'user s':>7} {'exit':>4}  verdict")
+    print(f"{'program':42} {'wall s':>7} {'user s':>7} {'exit':>4} {'expected':>8}  verdict")
     for program in PROGRAMS:
         before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime
         start = time.perf_counter()
-        done = subprocess.run([*command, f"{EXAMPLES / program}", *extra], capture_output=True, text=True)
+        done = subprocess.run([*command, target(program), *extra], capture_output=True, text=True, cwd=ROOT)
         wall = time.perf_counter() - start
         user = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime - before
         lines = done.stdout.strip().splitlines() or [done.stderr.strip()]
-        print(f"{program:42} {wall:7.2f} {user:7.2f} {done.returncode:>4}  {lines[-1]}")
+        expected = 1 if program in INCONSISTENT else 0
+        agrees = "yes" if done.returncode == expected else "NO"
+        print(f"{program:42} {wall:7.2f} {user:7.2f} {done.returncode:>4} {agrees:>8}  {lines[-1]}")
 
 
 if __name__ == "__main__":

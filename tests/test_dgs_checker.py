@@ -5,14 +5,16 @@ its equation when re-evaluated by spec.dgs.consistency."""
 from __future__ import annotations
 
 import json
+from typing import Any, Callable
 
 import pytest
 
 from dgs_helpers import CONSISTENT, INCONSISTENT, example
 from reference.dgs.checker import check_consistency
-from spec.dgs.consistency import evaluate_c1, evaluate_c2, evaluate_c3
+from spec.dgs.consistency import Evaluation, evaluate_c1, evaluate_c2, evaluate_c3
+from spec.dgs.program import Program
 
-EVALUATE = {"C1": evaluate_c1, "C2": evaluate_c2, "C3": evaluate_c3}
+EVALUATE: dict[str, Callable[[Program, Any], Evaluation]] = {"C1": evaluate_c1, "C2": evaluate_c2, "C3": evaluate_c3}
 
 
 @pytest.mark.parametrize("name", CONSISTENT)

@@ -16,3 +16,33 @@ Deliberately inconsistent (used by the tests), each next to the program it break
 (the literal §4.4 fork that always halves the sum: C1), ``fraud_detection.py:ForgetfulFraud``
 (fork resets the right side's model: C1 on the right wire only).
 """
+
+from __future__ import annotations
+
+from pathlib import Path
+
+EXAMPLES_DIR = Path(__file__).resolve().parent
+"""The directory of the example files (a target is ``EXAMPLES_DIR / "file.py:NAME"``)."""
+
+CONSISTENT: tuple[str, ...] = (
+    "key_counter.py:KeyCounter",
+    "windowing.py:EventWindow",
+    "page_view.py:PageViewJoin",
+    "fraud_detection.py:FraudDetection",
+    "windowing_typed.py:TypedWindow",
+)
+"""The consistent examples."""
+
+INCONSISTENT: dict[str, frozenset[str]] = {
+    "key_counter.py:DuplicatingCounter": frozenset({"C1", "C2"}),
+    "key_counter.py:IndependentResetCounter": frozenset({"C1", "C3"}),
+    "windowing.py:MaxWindow": frozenset({"C1", "C2"}),
+    "windowing.py:HalvingWindow": frozenset({"C1"}),
+    "fraud_detection.py:ForgetfulFraud": frozenset({"C1"}),
+}
+"""The inconsistent examples and exactly the conditions each violates (the tests check it)."""
+
+
+def target(name: str) -> str:
+    """``path/to/examples/file.py:NAME`` for a shipped example ``file.py:NAME``."""
+    return str(EXAMPLES_DIR / name)
