@@ -37,7 +37,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from reference.fusion.baseline import baseline_fusion  # noqa: E402
 from reference.fusion.greedy import automatic_fusion  # noqa: E402
 from reference.fusion.random_jobs import random_job  # noqa: E402
-from reference.klink.simulator import SimConfig, compare, estimator_accuracy  # noqa: E402
+from reference.klink.results import estimator_accuracy  # noqa: E402
+from reference.klink.simulator import SimConfig, compare  # noqa: E402
 from reference.klink.workload import WorkloadConfig  # noqa: E402
 from spec.fusion.components import (  # noqa: E402
     component_pa,

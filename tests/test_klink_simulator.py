@@ -8,7 +8,8 @@ from typing import Sequence
 
 from hypothesis import given, settings, strategies as st
 
-from reference.klink.simulator import SimConfig, Simulation, compare, estimator_accuracy, percentile
+from reference.klink.results import estimator_accuracy, percentile
+from reference.klink.simulator import SimConfig, Simulation, compare
 from reference.klink.workload import WorkloadConfig, build_workload
 from reference.klink.policies import POLICIES, Klink, SchedulerView, make_policy
 from spec.klink.estimator import expected_slack

@@ -29,6 +29,7 @@ from spec.klink.estimator import VARIANCE_EQ6, VARIANCE_MIXTURE, VARIANCE_MODES,
 from spec.klink.watermarks import swm_generation_time
 from reference.klink.estimator import SwmEstimator, expected_slack
 from reference.klink.policies import Policy, make_policy
+from reference.klink.results import Forecasted, PolicyResult
 from reference.klink.workload import InputStream, QueryModel, WorkloadConfig
 
 
@@ -54,64 +55,6 @@ class SimConfig:
             raise InputError(f"confidence f must be in (0, 1), got {self.confidence}", "f")
         if self.variance not in VARIANCE_MODES:
             raise InputError(f"unknown variance mode {self.variance!r}", "variance")
-
-
-@dataclass(frozen=True)
-class Forecasted:
-    """One SWM: the forecast made when its epoch opened (both variance modes) and the time
-    it was actually ingested (for the accuracy of §6.2.5)."""
-
-    mean: float
-    sd_mixture: float
-    sd_eq6: float
-    actual: float
-
-
-@dataclass
-class PolicyResult:
-    """What one policy achieved on the workload."""
-
-    name: str
-    latencies: list[float]
-    after_swm: list[float]
-    censored: int
-    memory_samples: list[float]
-    memory_mode_decisions: int
-    decisions: int
-
-    def summary(self) -> dict[str, float | int]:
-        """Output latency (s): mean, p50, p99, max, and the part after the SWM's ingestion
-        (what scheduling controls); windows measured and censored; memory (events): mean,
-        p99, peak; the share of decisions made by the memory policy."""
-        lat = sorted(self.latencies)
-        mem = sorted(self.memory_samples)
-        sched = sorted(self.after_swm)
-        return {
-            "mean": _mean(lat),
-            "p50": percentile(lat, 50),
-            "p99": percentile(lat, 99),
-            "max": lat[-1] if lat else 0.0,
-            "after_swm_mean": _mean(sched),
-            "after_swm_p99": percentile(sched, 99),
-            "windows": len(lat),
-            "censored": self.censored,
-            "memory_mean": _mean(mem),
-            "memory_p99": percentile(mem, 99),
-            "memory_peak": mem[-1] if mem else 0.0,
-            "memory_mode_share": self.memory_mode_decisions / self.decisions if self.decisions else 0.0,
-        }
-
-
-def _mean(values: list[float]) -> float:
-    return sum(values) / len(values) if values else 0.0
-
-
-def percentile(sorted_values: list[float], p: float) -> float:
-    """Nearest-rank percentile of an ascending list (0 for an empty one)."""
-    if not sorted_values:
-        return 0.0
-    rank = max(1, math.ceil(p / 100.0 * len(sorted_values)))
-    return sorted_values[rank - 1]
 
 
 @dataclass
@@ -380,20 +323,6 @@ class Simulation:
         mm = getattr(self.policy, "memory_mode_decisions", 0)
         return PolicyResult(self.policy.name, latencies, after_swm, censored,
                             self.memory_samples, int(mm), self.decisions)
-
-
-def estimator_accuracy(forecasts: list[Forecasted], f: float, mode: str) -> float:
-    """§6.2.5: the fraction of SWMs ingested inside the Eq. 7 interval of confidence ``f``."""
-    from spec.klink.estimator import z_value
-
-    if not forecasts:
-        return 0.0
-    z = z_value(f)
-    hits = 0
-    for fc in forecasts:
-        sd = fc.sd_mixture if mode == VARIANCE_MIXTURE else fc.sd_eq6
-        hits += fc.mean - z * sd <= fc.actual <= fc.mean + z * sd
-    return hits / len(forecasts)
 
 
 @dataclass

@@ -74,7 +74,8 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Simulate and print the policy table (or JSON)."""
-    from reference.klink.simulator import SimConfig, compare, estimator_accuracy
+    from reference.klink.results import estimator_accuracy
+    from reference.klink.simulator import SimConfig, compare
     from reference.klink.workload import WorkloadConfig
 
     wconfig = WorkloadConfig(queries=args.queries, delays=args.delays, seed=args.seed,
