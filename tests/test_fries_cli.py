@@ -98,6 +98,7 @@ def test_check_schedule_violation(tmp_path: Path, capsys: pytest.CaptureFixture[
     ({"operators": [{"name": "A", "kind": "one-to-one"}, {"name": "B", "kind": "one-to-one"}],
       "edges": [["A", "B"], ["B", "A"]]}, "cycle"),
     (DAG, "unknown reconfigured operator 'Nope'"),
+    ({"operators": []}, "has no operators)"),
 ])
 def test_mcs_bad_input_is_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                           content: Any, fragment: str) -> None:

@@ -56,7 +56,8 @@ def run(args: argparse.Namespace) -> int:
     names = parse_names(args.reconfigure)
     unknown = [n for n in dict.fromkeys(names) if n not in flow]
     if unknown:
-        known = ", ".join(flow.names[:20]) + (", ..." if len(flow.names) > 20 else "")
+        known = (", ".join(flow.names[:20]) + (", ..." if len(flow.names) > 20 else "")
+                 if flow.names else "no operators")
         raise InputError(
             f"unknown reconfigured operator{'s' if len(unknown) > 1 else ''} "
             f"{', '.join(repr(n) for n in unknown)} ({args.dag} has {known})", "--reconfigure")
