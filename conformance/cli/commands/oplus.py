@@ -31,7 +31,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--mode", choices=MODES, default="sequential",
                         help="sequential (one instance), sn (shared-nothing, Alg. 1-2) or "
                         "vsn (virtual shared-nothing with elastic reconfigurations, Alg. 3-6); "
-                        "default sequential")
+                        "default sequential; reference engine only")
     parser.add_argument("--engine", choices=("reference", "spark"), default="reference",
                         help="reference (default) or spark (spark_impl.oplus)")
     parser.add_argument("--seed", type=int, default=0,
