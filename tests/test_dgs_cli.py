@@ -98,3 +98,12 @@ def test_bad_input_exception_in_user_code(tmp_path: Path, capsys: pytest.Capture
 
 def test_bad_examples_count(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--examples" in one_line_error(capsys, [target("windowing.py:EventWindow"), "--examples", "0"])
+
+
+@pytest.mark.parametrize("events", ["st.nothing()", 'st.sampled_from(["a", "b"]).filter(lambda e: False)'])
+def test_bad_input_events_strategy_without_events(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                  events: str) -> None:
+    """Used to end as an internal error (exit 3) from hypothesis's Unsatisfiable."""
+    text = simple_program().replace('return st.sampled_from(["a", "b"])', f"return {events}")
+    err = one_line_error(capsys, [write_program(tmp_path, text) + ":P", "--examples", "10"])
+    assert "P.events" in err and "produced no events" in err

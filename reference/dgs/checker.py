@@ -13,7 +13,8 @@ prover (``proofs/``) can add results with ``method="z3"`` and ``status="proved"`
 
 An exception inside the user's code is an InputError (:class:`spec.dgs.program.UserCodeError`)
 naming the function; hypothesis shrinks it first, so the message shows a small input.
-Non-deterministic user code (hypothesis ``Flaky``) is reported as bad input too.
+Non-deterministic user code (hypothesis ``Flaky``) and an ``events()`` strategy that never
+produces an event (hypothesis ``Unsatisfiable``) are reported as bad input too.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import Any, Callable
 from hypothesis import HealthCheck, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
-from hypothesis.errors import Flaky, HypothesisDeprecationWarning
+from hypothesis.errors import Flaky, HypothesisDeprecationWarning, Unsatisfiable
 
 from reference.dgs.domain import Draw, draw_c1, draw_c2, draw_c3
 from reference.dgs.report import Counterexample, counterexample_for
@@ -142,6 +143,14 @@ def check_condition(program: Program, condition: str, *, examples: int = DEFAULT
     except _Violation as found:
         cex = counterexample_for(program, found.instance, found.evaluation)
         return ConditionResult(condition, "violated", examples=examples, checked=checked, counterexample=cex)
+    except Unsatisfiable:
+        # the domain draws use no filters (reference.dgs.domain), so every rejected draw
+        # comes from the user's events() strategy (st.nothing(), a filter that never passes)
+        raise InputError(
+            "the events() strategy produced no events (every draw was rejected by its filters "
+            "or assumptions)",
+            f"{program.name}.events",
+        ) from None
     except Flaky as error:
         raise InputError(
             f"the program's code is not deterministic: the same input gave different results ({error})",
