@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Protocol, Sequence
 
 from spec.fries.dataflow import Dataflow, OperatorKind
-from spec.fries.scenario import Function, StateTransform, emit, object_of, objects_of
+from spec.fries.scenario import Function, StateTransform, WorkerNaming, emit
 
 Emitted = list[tuple[str, int, Any]]
 """What one operator call emits: (receiving operator, key, value); receiver "" = sink output."""
@@ -259,7 +259,7 @@ class Timing:
 
 
 @dataclass(frozen=True)
-class Job:
+class Job(WorkerNaming):
     """One dataflow to run: DAG, per-operator logic, workers, source, planned requests.
     ``unbounded``: the stream never ends (no end-of-input flush); the job waits for more
     source tuples instead (run it with :meth:`~spark_impl.reconfig.driver.Executor.step`)."""
@@ -272,18 +272,6 @@ class Job:
     timing: Timing = field(default_factory=Timing)
     trace: bool = True
     unbounded: bool = False
-
-    def workers(self, operator: str) -> int:
-        """Workers of ``operator`` (default 1)."""
-        return self.parallelism.get(operator, 1)
-
-    def object_of(self, operator: str, key: int) -> str:
-        """The object (worker) holding ``key`` at ``operator`` (Fries §7.2; spec naming)."""
-        return object_of(operator, key, self.workers(operator))
-
-    def objects(self, operator: str) -> tuple[str, ...]:
-        """All objects of ``operator``."""
-        return objects_of(operator, self.workers(operator))
 
 
 def user_job(dataflow: Dataflow, operators: Mapping[str, UserOperator], source: Source,

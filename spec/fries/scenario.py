@@ -162,16 +162,12 @@ class Timing:
     restarts: tuple[int, ...] = ()
 
 
-@dataclass(frozen=True)
-class Scenario:
-    """A validated reconfiguration scenario (see the module docstring)."""
+class WorkerNaming:
+    """Mixin for anything with a ``parallelism`` map (operator -> workers, default 1): the
+    §7.2 object names, shared by :class:`Scenario` and the executors' job types so every
+    executor names schedule objects exactly alike."""
 
-    dataflow: Dataflow
-    functions: Mapping[str, Function]
-    sources: Mapping[str, tuple[SourceTuple, ...]]
-    reconfigurations: tuple[Reconfiguration, ...] = ()
-    parallelism: Mapping[str, int] = field(default_factory=dict)
-    timing: Timing = field(default_factory=Timing)
+    parallelism: Mapping[str, int]
 
     def workers(self, operator: str) -> int:
         """Number of workers of ``operator`` (default 1)."""
@@ -184,6 +180,19 @@ class Scenario:
     def objects(self, operator: str) -> tuple[str, ...]:
         """All objects (workers) of ``operator``."""
         return objects_of(operator, self.workers(operator))
+
+
+@dataclass(frozen=True)
+class Scenario(WorkerNaming):
+    """A validated reconfiguration scenario (see the module docstring)."""
+
+    dataflow: Dataflow
+    functions: Mapping[str, Function]
+    sources: Mapping[str, tuple[SourceTuple, ...]]
+    reconfigurations: tuple[Reconfiguration, ...] = ()
+    parallelism: Mapping[str, int] = field(default_factory=dict)
+    timing: Timing = field(default_factory=Timing)
+
 
 
 # --- object naming (§7.2) --------------------------------------------------------------------
