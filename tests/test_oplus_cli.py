@@ -165,7 +165,9 @@ BAD = [
     ({**BASE, "operator": "forward", "WA": 1, "WS": 2}, "needs WA, WS = (1, 1)"),
     ({**BASE, "operator": "paircount", "inputs": [[{"ts": 1, "text": "a"}]],
       "params": {"duplication": "huge"}}, "duplication must be one of"),
-    ({**BASE, "params": {"keys": 3}}, "unknown field 'keys'"),
+    ({**BASE, "params": {"keys": 3}}, "operator 'sliding-sum' takes no params, got ['keys']"),
+    ({**BASE, "operator": "forward", "WA": 1, "WS": 1, "WT": "single", "inputs": [[{"ts": 1, "value": 1}]] * 2,
+      "params": {"band": 3}}, "unknown field 'band'"),
     ([1, 2], "expected a JSON object"),
     ("{not json", "malformed JSON"),
 ]

@@ -280,6 +280,8 @@ def _parse_reconfigurations(value: Any) -> tuple[Reconfiguration, ...]:
 
 def _parse_params(desc: OperatorDescription, value: Any) -> Mapping[str, Any]:
     obj = expect_object(value, "params")
+    if obj and not desc.params:
+        raise InputError(f"operator {desc.name!r} takes no params, got {sorted(obj)}", "params")
     reject_unknown_keys(obj, set(desc.params), "params")
     params: dict[str, Any] = {}
     if desc.name == "paircount":
