@@ -3,11 +3,13 @@ InputError naming the problem."""
 
 from __future__ import annotations
 
+import ast
+import sys
 from pathlib import Path
 
 import pytest
 
-from dgs_helpers import CONSISTENT, INCONSISTENT, example, simple_program, write_program
+from dgs_helpers import CONSISTENT, EXAMPLES, INCONSISTENT, example, simple_program, write_program
 from spec.dgs.loader import load_program
 from spec.dgs.program import UserCodeError
 from spec.errors import InputError
@@ -20,6 +22,23 @@ def test_every_shipped_example_loads() -> None:
         program = example(name)
         assert program.initial in program.state_types
         assert program.state_types[program.initial].pred == program.tags
+
+
+def test_shipped_examples_import_only_hypothesis_and_the_standard_library() -> None:
+    """They are documentation of user programs, which must not need streamproof (issue 3)."""
+    project = {"spec", "reference", "proofs", "spark_impl", "conformance", "streamproof"}
+    for path in EXAMPLES.glob("*.py"):
+        if path.name == "__init__.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                roots = {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                roots = {(node.module or "").split(".")[0]} if node.level == 0 else {"<relative>"}
+            else:
+                continue
+            assert not roots & (project | {"<relative>"}), f"{path.name} imports {sorted(roots)}"
+            assert roots <= set(sys.stdlib_module_names) | {"hypothesis"}, f"{path.name}: {sorted(roots)}"
 
 
 def test_simple_form_has_one_state_type_fork_and_join(tmp_path: Path) -> None:
