@@ -280,13 +280,7 @@ def _with_splits(program: Program, raw: Any, name: str) -> Program:
         if not isinstance(item, (tuple, list)) or len(item) != 2:
             raise InputError("expected a pair (left_tags, right_tags)", at)
         left, right = _tags_any(item[0], at, program.tags), _tags_any(item[1], at, program.tags)
-        pair = program.dependent_pair(left, right)
-        if pair is not None:
-            raise InputError(
-                f"a fork given dependent predicates: left tag {short_repr(pair[0])} depends on "
-                f"right tag {short_repr(pair[1])}",
-                at,
-            )
+        program.require_independent(left, right, at)
         splits.append((left, right))
     return Program(
         name=program.name,

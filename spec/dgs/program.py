@@ -173,6 +173,17 @@ class Program:
                 return t1, sorted(common, key=repr)[0]
         return None
 
+    def require_independent(self, pred1: Iterable[Tag], pred2: Iterable[Tag], where: str) -> None:
+        """Refuse (InputError at ``where``) predicates a fork may not be given: Def. 2.1 defines
+        fork only on independent ``pred1``, ``pred2``. The message names a dependent pair."""
+        pair = self.dependent_pair(pred1, pred2)
+        if pair is not None:
+            raise InputError(
+                f"a fork given dependent predicates: left tag {short_repr(pair[0])} depends on "
+                f"right tag {short_repr(pair[1])}",
+                where,
+            )
+
     # --- the sequential implementation (Def. 2.1 item 6) ---------------------------------------
 
     def init(self) -> State:
@@ -207,13 +218,7 @@ class Program:
         """Call fork ``name``; refuses dependent predicates (Def. 2.1: fork is only defined on
         independent ``pred1``, ``pred2``) and a result that is not a pair."""
         label = self._prim_name("fork", name)
-        pair = self.dependent_pair(pred1, pred2)
-        if pair is not None:
-            raise InputError(
-                f"fork given dependent predicates: left tag {short_repr(pair[0])} depends on "
-                f"right tag {short_repr(pair[1])}",
-                label,
-            )
+        self.require_independent(pred1, pred2, label)
         result = call_user(label, self.forks[name].fn, state, frozenset(pred1), frozenset(pred2))
         if not isinstance(result, (tuple, list)) or len(result) != 2:
             raise UserCodeError(label, f"returned {short_repr(result)}, expected a pair of states")
