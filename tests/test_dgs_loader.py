@@ -89,6 +89,14 @@ def test_asymmetric_depends_names_both_tags(tmp_path: Path) -> None:
         load_program(write_program(tmp_path, text) + ":P")
 
 
+@pytest.mark.parametrize("answer", ["None", "{x} & {y}", "1 if x == y else 0"])
+def test_depends_must_answer_a_bool(tmp_path: Path, answer: str) -> None:
+    """A forgotten ``return`` used to make every pair silently independent."""
+    text = simple_program(depends=answer)
+    with pytest.raises(UserCodeError, match=r"P\.depends: returned .* for \('a', 'a'\), expected True or False"):
+        load_program(write_program(tmp_path, text) + ":P")
+
+
 def test_events_must_be_a_strategy(tmp_path: Path) -> None:
     text = simple_program(depends="True").replace('return st.sampled_from(["a", "b"])', "return [1]")
     with pytest.raises(InputError, match="expected a hypothesis strategy"):

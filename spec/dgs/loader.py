@@ -48,6 +48,7 @@ from spec.dgs.program import (
     Program,
     StateType,
     Tag,
+    UserCodeError,
     call_user,
     short_repr,
 )
@@ -164,13 +165,20 @@ def _callable(obj: Any, member: str, name: str) -> Callable[..., Any]:
 
 
 def _dependence(tags: Pred, depends: Callable[..., Any], name: str) -> dict[Tag, Pred]:
-    """Tabulate ``depends`` over all pairs of tags; reject an asymmetric relation, naming the
-    two tags."""
+    """Tabulate ``depends`` over all pairs of tags; reject an answer that is not a bool and an
+    asymmetric relation, naming the two tags."""
     ordered = sorted(tags, key=repr)
     table: dict[tuple[Tag, Tag], bool] = {}
     for t1 in ordered:
         for t2 in ordered:
-            table[(t1, t2)] = bool(call_user(f"{name}.depends", depends, t1, t2))
+            answer = call_user(f"{name}.depends", depends, t1, t2)
+            if not isinstance(answer, bool):  # e.g. a forgotten return: None = "independent"
+                raise UserCodeError(
+                    f"{name}.depends",
+                    f"returned {short_repr(answer)} for ({short_repr(t1)}, {short_repr(t2)}), "
+                    f"expected True or False",
+                )
+            table[(t1, t2)] = answer
     for t1 in ordered:
         for t2 in ordered:
             if table[(t1, t2)] and not table[(t2, t1)]:
