@@ -1,10 +1,13 @@
 """The simulator (reference.klink.simulator): determinism by seed, the invariants every run
-must satisfy, and the spec's SWM and slack inside real runs, on small workloads."""
+must satisfy, and the spec's SWM and slack inside real runs, on small workloads; and that
+Klink beats the baselines under load."""
 
 from __future__ import annotations
 
 import math
 from typing import Sequence
+
+import pytest
 
 from hypothesis import given, settings, strategies as st
 
@@ -143,3 +146,16 @@ def test_simulator_slack_is_the_spec_slack() -> None:
     sim.run()
     assert policy.checked > 100
     assert any(q.model.is_join for q in sim.queries)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_klink_beats_the_baselines_under_load(seed: int) -> None:
+    """The headline (Klink §6.2.1, issue 9 §3): at 96% offered load Klink's mean output
+    latency is well below FCFS, RR and HR (measured 43-56% lower on these seeds; 25% is the
+    bar). Guards the policy code, not just the simulator's bookkeeping."""
+    result = compare(WorkloadConfig(queries=16, seed=seed, horizon=40.0), SimConfig(cores=1),
+                     ("klink", "fcfs", "rr", "hr"))
+    assert result.offered_load == pytest.approx(0.96)
+    klink = result.results["klink"].summary()["mean"]
+    for name in ("fcfs", "rr", "hr"):
+        assert klink < 0.75 * result.results[name].summary()["mean"], name
