@@ -156,6 +156,21 @@ def test_user_operators_bad_requests_are_rejected_and_the_stream_keeps_running(s
     assert result.states[("T", 1)] == sum(values[f"S:{i}"] for i in range(1, 40, 4))
 
 
+def test_a_request_after_the_end_of_input_is_rejected(spark: Any, tmp_path: Any) -> None:
+    # regression: it used to be accepted and queued forever (never made, no delay, no answer)
+    def _double(state: Any, key: int, value: Any) -> tuple[Any, list[tuple[int, Any]]]:
+        return state, [(key, 2 * value)]
+
+    flow = dataflow([("S", "source"), ("M", "one-to-one")], [("S", "M")])
+    job = user_job(flow, {"M": UserOperator(flow.kind("M"), _double)}, GeneratedSource("S", 4, lambda i: (i, i)))
+    executor = Executor(spark, [job], "fries", str(tmp_path))
+    executor.run()
+    answer = executor.submit(0, Request({"M": user_update(flow, "M", _double, lambda s: s)}))
+    assert answer is not None and "end of its input" in answer
+    (result,) = collect_results(executor)
+    assert len(result.outputs) == 4 and result.delays_ms == () and result.rejected == (answer,)
+
+
 def test_driver_restart_resumes_from_the_checkpoint(spark: Any, tmp_path: Any) -> None:
     scenario = random_scenario(random.Random(99), costly=False)
     (expected,) = run_scenarios(spark, [scenario], "epoch", batch_size=5)

@@ -112,6 +112,6 @@ def collect_results(executor: Executor) -> list[RunResult]:
             schedule_of(cache, s, st.job, history),
             states_of(cache, s, history[-1] if history else None),
             tuple(prog.delays[j] for j in sorted(prog.delays)),
-            tuple(prog.rejected),
+            tuple(st.live.rejected),  # answers already given, also after the last commit
         ))
     return results

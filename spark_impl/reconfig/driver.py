@@ -101,6 +101,10 @@ class Executor:
         with self.lock:
             st = self.state[s]
             problem = validate_request(st.job, request, self._committed_states(s, request))
+            if problem is None and st.live.phase != "stream":
+                # flushing or done: no batch would ever make the request (it stayed queued
+                # and silently never happened)
+                problem = f"job {s} has reached the end of its input; nothing left to reconfigure"
             if problem is None and (st.live.active is not None or st.queued is not None):
                 busy = st.live.active.j if st.live.active is not None else st.live.made + 1
                 problem = f"reconfiguration R{busy} of job {s} is still in progress; one at a time (Fries §2.2)"
