@@ -37,7 +37,8 @@ def test_prove_timeout_is_not_as_expected(capsys: pytest.CaptureFixture[str]) ->
 
 
 @pytest.mark.parametrize("argv", [["--max-operators", "0"], ["--only", "no such claim"],
-                                  ["--timeout", "-1"]])
+                                  ["--timeout", "-1"], ["--timeout", "nan"],
+                                  ["--timeout", "inf"]])
 def test_prove_bad_input_exits_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["prove", *argv]) == 2
     assert len(capsys.readouterr().err.strip().splitlines()) == 1

@@ -10,6 +10,7 @@ emitting under WT multi) is found; 1 otherwise. See docs/proofs.md.
 from __future__ import annotations
 
 import argparse
+import math
 from typing import Any
 
 from spec.errors import InputError
@@ -42,8 +43,8 @@ def run(args: argparse.Namespace) -> int:
     bound = DEFAULT_MAX_OPERATORS if args.max_operators is None else args.max_operators
     if bound < 1:
         raise InputError(f"must be at least 1, got {bound}", "--max-operators")
-    if args.timeout <= 0:
-        raise InputError(f"must be positive, got {args.timeout}", "--timeout")
+    if not (0 < args.timeout < math.inf):  # also rejects nan
+        raise InputError(f"must be a positive number of seconds, got {args.timeout}", "--timeout")
     items = all_items(bound)
     if args.only:
         needle = args.only.lower()
