@@ -20,6 +20,9 @@ from conformance.cli.main import main
     (["bench", "reconfiguration", "--events", "3000"], "got 3000 events in batches of 2000"),
     (["demo", "--schedulers", "fries,epoch,fries"], "scheduler 'fries' given twice"),
     (["demo", "--cost-ms", "-3"], "--cost-ms: must be at least 0"),
+    (["demo", "--cost-ms", "nan"], "--cost-ms: must be at least 0"),
+    (["bench", "reconfiguration", "--cost-ms", "inf"], "--cost-ms: must be positive"),
+    (["bench", "throughput", "--cost-ms", "nan"], "--cost-ms: must be positive"),
 ])
 def test_bad_input_is_one_line_and_exit_2(argv: list[str], fragment: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(argv) == 2

@@ -16,6 +16,7 @@ also a cost floor (same shuffles, state in the Python workers' memory, not durab
 from __future__ import annotations
 
 import argparse
+import math
 import tempfile
 import time
 from typing import Any
@@ -40,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
 
     for name in ("events", "batch_size", "cost_ms"):
         value = getattr(args, name)
-        if value is not None and value <= 0:
+        if value is not None and not 0 < value < math.inf:  # also rejects nan
             raise InputError(f"must be positive, got {value}", f"--{name.replace('_', '-')}")
     if args.what == "reconfiguration" and args.events is not None \
             and args.events < 2 * (args.batch_size or 2000):

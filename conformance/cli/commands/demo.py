@@ -13,6 +13,7 @@ Exit 0 when every run is serializable and mismatch-free, 1 otherwise. ``--json``
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import tempfile
 from typing import Any
@@ -47,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     repeated = sorted({name for name in schedulers if schedulers.count(name) > 1})
     if repeated:
         raise InputError(f"scheduler {', '.join(map(repr, repeated))} given twice", "--schedulers")
-    if args.cost_ms < 0:
+    if not 0 <= args.cost_ms < math.inf:  # also rejects nan
         raise InputError(f"must be at least 0, got {args.cost_ms}", "--cost-ms")
     if args.payments < 2 * args.batch_size or args.batch_size < 1:
         raise InputError("need --payments >= 2 * --batch-size >= 2 (the swap happens in the second batch)")
