@@ -9,7 +9,9 @@ inputs outside its MCS component, which carry no marker).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Mapping, Sequence
+
+from reference.fries.schedulers.base import Scheduler
 
 if TYPE_CHECKING:
     from reference.fries.simulator.engine import Engine
@@ -40,3 +42,45 @@ class Alignment:
             return True
         engine.block(obj, sender, self.rid)
         return False
+
+
+class MarkerScheduler(Scheduler):
+    """The epoch-marker protocol both the epoch and the Fries schedulers run; they differ only
+    in *where* (:meth:`begin`'s arguments): FCMs go to the ``entries`` objects, which apply
+    their update on the FCM; every object aligns markers on ``inputs[obj]``, applies its
+    update when aligned and forwards the marker on ``outputs[obj]``. The reconfiguration's
+    control messages are delivered once every entry object had its FCM."""
+
+    def __init__(self) -> None:
+        self._alignments: dict[int, Alignment] = {}
+        self._outputs: dict[int, Mapping[str, Sequence[str]]] = {}
+        self._entries: dict[int, frozenset[str]] = {}
+        self._delivered: dict[int, set[str]] = {}
+
+    def begin(self, engine: "Engine", rid: int, inputs: Mapping[str, frozenset[str]],
+              outputs: Mapping[str, Sequence[str]], entries: Sequence[str]) -> None:
+        """Start ``rid``: FCMs to ``entries`` in that order (the order decides the seeded FCM
+        delays, so it is kept as given)."""
+        self._alignments[rid] = Alignment(rid, inputs)
+        self._outputs[rid] = outputs
+        self._entries[rid] = frozenset(entries)
+        self._delivered[rid] = set()
+        for obj in entries:
+            engine.send_fcm(obj, rid)
+
+    def on_fcm(self, engine: "Engine", obj: str, payload: object) -> None:
+        assert isinstance(payload, int)
+        self._aligned(engine, obj, payload)
+        delivered = self._delivered[payload]
+        delivered.add(obj)
+        if delivered == self._entries[payload]:
+            engine.control_delivered(payload)
+
+    def on_marker(self, engine: "Engine", obj: str, sender: str, rid: int) -> None:
+        if self._alignments[rid].receive(engine, obj, sender):
+            self._aligned(engine, obj, rid)
+
+    def _aligned(self, engine: "Engine", obj: str, rid: int) -> None:
+        engine.apply_update(obj, rid)
+        for receiver in self._outputs[rid][obj]:
+            engine.send_marker(obj, receiver, rid)

@@ -16,8 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterable
 
 from reference.fries.mcs import MCS, fries_mcs
-from reference.fries.schedulers.alignment import Alignment
-from reference.fries.schedulers.base import Scheduler
+from reference.fries.schedulers.alignment import MarkerScheduler
 if TYPE_CHECKING:
     from reference.fries.simulator.engine import Engine
     from reference.fries.simulator.topology import Topology
@@ -33,7 +32,7 @@ def object_mcs(topology: "Topology", operators: Iterable[str], *, prune_edgewise
                      groups=topology.groups)
 
 
-class FriesScheduler(Scheduler):
+class FriesScheduler(MarkerScheduler):
     """Fries with the pruning switches of Alg. 4 (``one_to_many=False`` is Alg. 2)."""
 
     name = "fries"
@@ -43,10 +42,7 @@ class FriesScheduler(Scheduler):
         self.options = {"prune_edgewise": prune_edgewise, "prune_uniqueness": prune_uniqueness,
                         "one_to_many": one_to_many}
         self.mcs: dict[int, MCS] = {}
-        self._alignments: dict[int, Alignment] = {}
-        self._out: dict[int, dict[str, list[str]]] = {}
-        self._heads: dict[int, frozenset[str]] = {}
-        self._delivered: dict[int, set[str]] = {}
+        super().__init__()
 
     def start(self, engine: "Engine", rid: int) -> None:
         operators = engine.scenario.reconfigurations[rid - 1].updates
@@ -57,27 +53,5 @@ class FriesScheduler(Scheduler):
         for src, dst in sorted(mcs.edges):
             inputs[dst].add(src)
             out[src].append(dst)
-        self._alignments[rid] = Alignment(rid, {v: frozenset(s) for v, s in inputs.items()})
-        self._out[rid] = out
         heads = frozenset(h for component in mcs.components for h in mcs.heads(component))
-        self._heads[rid] = heads
-        self._delivered[rid] = set()
-        for head in sorted(heads):
-            engine.send_fcm(head, rid)
-
-    def on_fcm(self, engine: "Engine", obj: str, payload: object) -> None:
-        assert isinstance(payload, int)
-        self._aligned(engine, obj, payload)
-        delivered = self._delivered[payload]
-        delivered.add(obj)
-        if delivered == self._heads[payload]:
-            engine.control_delivered(payload)
-
-    def on_marker(self, engine: "Engine", obj: str, sender: str, rid: int) -> None:
-        if self._alignments[rid].receive(engine, obj, sender):
-            self._aligned(engine, obj, rid)
-
-    def _aligned(self, engine: "Engine", obj: str, rid: int) -> None:
-        engine.apply_update(obj, rid)
-        for receiver in self._out[rid][obj]:
-            engine.send_marker(obj, receiver, rid)
+        self.begin(engine, rid, {v: frozenset(s) for v, s in inputs.items()}, out, sorted(heads))
