@@ -131,3 +131,12 @@ def test_tag_outside_tags_is_user_error() -> None:
     program = example("key_counter.py:KeyCounter")
     with pytest.raises(UserCodeError, match="not one of the program's tags"):
         program.tag(("x", 9))
+
+
+@pytest.mark.parametrize("returned", ['"ab"', '{"a": 1}'])
+def test_out_must_return_a_list_not_a_string_or_dict(tmp_path: Path, returned: str) -> None:
+    """A string used to be split silently into one output per character."""
+    text = simple_program().replace("def out(s, e): return []", f"def out(s, e): return {returned}")
+    program = load_program(write_program(tmp_path, text) + ":P")
+    with pytest.raises(UserCodeError, match=r"P\.out: returned .*, expected a list"):
+        program.out(program.initial, 0, "a")

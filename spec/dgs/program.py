@@ -200,6 +200,8 @@ class Program:
         st = self.state_types[state_type]
         name = self._fn_name(st, "out")
         result = call_user(name, st.out, state, event)
+        if isinstance(result, (str, bytes, Mapping)):  # iterable, but not a list of outputs
+            raise UserCodeError(name, f"returned {short_repr(result)}, expected a list")
         try:
             return list(result)
         except TypeError:
