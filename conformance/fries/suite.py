@@ -48,7 +48,7 @@ class FriesConfig:
     scheduler: str = "fries"
     faults: frozenset[str] = frozenset()
     batch_size: int = 200
-    race_fraction: float = 0.1
+    race_fraction: float = 0.2
     race_batch_size: int = 8
     save_dir: str | None = None
     shrink_evaluations: int = 2000
