@@ -33,10 +33,37 @@ def load_json(path: str | os.PathLike[str]) -> Any:
     return parse_json(raw, where)
 
 
+class _DuplicateKey(Exception):
+    """Raised inside the decoder when an object repeats a key."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _object_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` that refuses repeated keys: the JSON standard leaves their
+    meaning open and Python silently keeps the last one, which could turn a user's
+    non-serializable schedule into a serializable one."""
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return result
+
+
 def parse_json(raw: bytes | str, where: str) -> Any:
-    """Parse JSON text; ``where`` names its origin in the error message."""
+    """Parse JSON text; ``where`` names its origin in the error message. An object that
+    repeats a key is an error (see :func:`_object_without_duplicates`)."""
     try:
-        return json.loads(raw)
+        return json.loads(raw, object_pairs_hook=_object_without_duplicates)
+    except _DuplicateKey as error:
+        raise InputError(
+            f"malformed JSON: key {error.key!r} appears twice in one object", where
+        ) from None
     except UnicodeDecodeError as error:
         raise InputError(f"not UTF-8 text ({error.reason} at byte {error.start})", where) from None
     except json.JSONDecodeError as error:

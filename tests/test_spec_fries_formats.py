@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from spec.errors import InputError
 from spec.fries.dataflow import Dataflow, OperatorKind, dataflow
 from spec.fries.schedule import Operation, Schedule, conflicting_pairs, conflicts
+from spec.jsonio import load_json
 
 
 def test_dataflow_round_trips_through_json() -> None:
@@ -59,3 +62,13 @@ def test_schedule_parses_and_conflicts_follow_def_4_6() -> None:
 def test_schedule_rejects_mixed_transaction_types() -> None:
     with pytest.raises(InputError, match="function update elsewhere"):
         Schedule.from_json({"logs": {"A": [{"txn": "R", "update": True}], "B": [{"txn": "R"}]}})
+
+
+def test_duplicate_json_keys_are_bad_input_not_last_one_wins(tmp_path: Path) -> None:
+    # Regression: Python's json keeps the last duplicate, so a second "logs" silently
+    # replaced the schedule the user wrote.
+    path = tmp_path / "schedule.json"
+    path.write_text('{"logs": {"A": [{"txn": "t1"}]}, "logs": {}}')
+    with pytest.raises(InputError, match="key 'logs' appears twice") as caught:
+        load_json(path)
+    assert str(caught.value).startswith(str(path))
