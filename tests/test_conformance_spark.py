@@ -25,6 +25,15 @@ def test_small_spark_conformance_run(spark: Any, tmp_path: Path) -> None:
     assert result.delays and all(d >= 0 for d in result.delays)
 
 
+def test_vectors_check_on_spark(spark: Any, tmp_path: Path) -> None:
+    """Vectors exported from the reference replay on Spark (Fries by the oracles, O+ exactly)."""
+    from conformance import vectors
+
+    vectors.export(tmp_path, fries_cases=8, oplus_cases=8, seed=3)
+    report = vectors.check(tmp_path, "spark")
+    assert report.mismatched == [] and report.skipped == [] and len(report.matched) == 16
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("fault", sorted(available_faults("spark")))
 def test_every_seeded_fault_is_detected(spark: Any, tmp_path: Path, fault: str) -> None:
