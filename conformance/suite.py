@@ -42,7 +42,9 @@ class CheckResult:
 @dataclass
 class FailureReport:
     """The first failing case of a check, shrunk: what failed, in words, and where the
-    replayable case and its pytest regression file were saved."""
+    replayable case and its pytest regression file were saved. ``reproduced`` is False when
+    the saved case passed when run on its own (a timing-dependent failure seen only inside
+    its batch)."""
 
     check: str
     case_index: int
@@ -54,6 +56,7 @@ class FailureReport:
     shrunk_case: dict[str, Any]
     replay_file: str | None = None
     pytest_file: str | None = None
+    reproduced: bool = True
 
     def to_json(self) -> dict[str, Any]:
         """The failure as a JSON object (the shrunk case included)."""
@@ -62,6 +65,7 @@ class FailureReport:
             "explanation": self.explanation, "original_size": self.original_size,
             "shrunk_size": self.shrunk_size, "shrink_steps": self.shrink_steps,
             "shrunk_case": self.shrunk_case, "replay_file": self.replay_file, "pytest_file": self.pytest_file,
+            "reproduced_alone": self.reproduced,
         }
 
 

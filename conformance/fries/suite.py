@@ -180,11 +180,16 @@ def _shrink_and_save(config: FriesConfig, engine: FriesEngine, check: str, index
     shrunk, stats = shrink(original, candidates, still_fails, batch=16,
                            max_evaluations=config.shrink_evaluations, deadline_s=config.shrink_deadline_s)
     final = judge_batch(engine, [scenario_from_json(shrunk)])[0][1]
-    if final.ok:  # a flaky shrink step: fall back to the original case, which did fail
-        shrunk, final = original, judgement
+    reproduced = not final.ok
+    if final.ok:  # the shrunk case passes on its own: fall back to the original case
+        alone = judge_batch(engine, [scenario])[0][1] if shrunk != original else final
+        shrunk, final, reproduced = original, judgement, not alone.ok
     explanation = explain(final)
+    if not reproduced:
+        explanation += ("\n(timing-dependent: this case failed inside its batch but passed when run on its "
+                        "own, so --replay may pass; the failure above is from the batch run)")
     report = FailureReport(check, index, final.failed_oracles, explanation, size(original), size(shrunk),
-                           stats.steps, shrunk)
+                           stats.steps, shrunk, reproduced=reproduced)
     if config.save_dir is not None:
         json_path, test_path = save_case(
             Path(config.save_dir), suite="fries", engine=config.engine, scheduler=config.scheduler,
