@@ -92,7 +92,7 @@ def run_oplus_suite(*, cases: int, seed: int, progress: Progress | None = None,
                     save_dir: str | None = None, engine: str = "reference",
                     faults: frozenset[str] = frozenset(), spark: Any = None) -> SuiteResult:
     """Run every available check on ``cases`` random scenarios (``faults`` go to Spark)."""
-    result = SuiteResult("oplus", "reference", seed, delay_unit="")
+    result = SuiteResult("oplus", engine, seed, delay_unit="")
     scenarios = draw_cases(oplus_scenarios(), cases, seed)
     total = len(scenarios) * len(MODES)
     done = 0

@@ -34,16 +34,15 @@ def render(results: Sequence[SuiteResult]) -> str:
     failed = sum(r.failed for r in results)
     lines = ["# streamproof conformance report", "",
              f"**{'PASS' if failed == 0 else 'FAIL'}**: {total} cases, {failed} failed.", "",
-             "| suite | check | engine | cases | failed | time (s) | cases/s | status |",
-             "| --- | --- | --- | ---: | ---: | ---: | ---: | --- |"]
+             "| suite | check | cases | failed | time (s) | cases/s | status |",
+             "| --- | --- | ---: | ---: | ---: | ---: | --- |"]
     for result in results:
         for check in result.checks:
             if check.status != "ran":
-                lines.append(f"| {result.suite} | {check.name} | {result.engine} | - | - | - | - | "
-                             f"NOT RUN: {check.note} |")
+                lines.append(f"| {result.suite} | {check.name} | - | - | - | - | NOT RUN: {check.note} |")
                 continue
             rate = f"{check.cases / check.elapsed_s:.2f}" if check.elapsed_s > 0 else "-"
-            lines.append(f"| {result.suite} | {check.name} | {result.engine} | {check.cases} | {check.failed} | "
+            lines.append(f"| {result.suite} | {check.name} | {check.cases} | {check.failed} | "
                          f"{check.elapsed_s:.1f} | {rate} | {'FAIL' if check.failed else 'pass'} |")
     faults = sorted({f for r in results for f in r.faults})
     lines += ["", f"Seed {results[0].seed if results else 0}; injected faults: {', '.join(faults) or 'none'}.", ""]

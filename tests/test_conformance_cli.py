@@ -67,6 +67,14 @@ def test_injected_fault_is_caught_shrunk_saved_and_replayable(capsys: pytest.Cap
     assert result.returncode == 0, result.stdout + result.stderr
     report = (tmp_path / "report.md").read_text()
     assert "**FAIL**" in report and "<svg" in report and "serializable" in report
+    import re
+    import xml.etree.ElementTree as ElementTree
+
+    charts = re.findall(r"<svg.*?</svg>", report, re.S)
+    assert len(charts) >= 2
+    for chart in charts:  # each inline chart is well-formed SVG with drawn marks
+        root = ElementTree.fromstring(chart)
+        assert root.tag.endswith("svg") and root.findall("{http://www.w3.org/2000/svg}rect")
     assert json.loads((tmp_path / "summary.json").read_text())["suites"][0]["failed"] >= 1
 
 
