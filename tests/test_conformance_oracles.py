@@ -156,3 +156,16 @@ def test_pytest_helper_gives_a_readable_diff() -> None:
     assert_conforms(scenario, run.outputs, schedule=run.schedule.to_json(), states=run.states)
     with pytest.raises(AssertionError, match="outputs differ"):
         assert_conforms(scenario, run.outputs[1:], schedule=run.schedule)
+
+
+def test_watchdog_reports_a_call_that_never_returns() -> None:
+    import threading
+
+    from conformance.watchdog import call_with_timeout
+
+    assert call_with_timeout(lambda: 41 + 1, 5.0) == (True, 42)
+    never = threading.Event()
+    assert call_with_timeout(lambda: never.wait(30), 0.2) == (False, None)
+    never.set()
+    with pytest.raises(ZeroDivisionError):
+        call_with_timeout(lambda: 1 // 0, 5.0)

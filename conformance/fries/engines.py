@@ -16,6 +16,7 @@ not, so the CLI reports "spark engine not available" instead of pretending.
 from __future__ import annotations
 
 import importlib
+import shutil
 import tempfile
 from typing import Any, Mapping, Protocol, Sequence
 
@@ -24,6 +25,7 @@ from spec.fries.scenario import Scenario
 from spec.fries.schedule import Schedule
 
 from conformance.fries.outcome import RunOutcome, expand_outputs, rejected_ids
+from conformance.watchdog import call_with_timeout
 
 ENGINES = ("spark", "reference")
 
@@ -104,12 +106,14 @@ class SparkEngine:
     """spark_impl's executor; the whole batch in one ``run_scenarios`` call."""
 
     def __init__(self, scheduler: str, faults: frozenset[str], *, spark: Any = None,
-                 checkpoint_dir: str | None = None) -> None:
+                 checkpoint_dir: str | None = None, timeout_s: float = 900.0) -> None:
         self.name = "spark"
         self.scheduler = scheduler
         self.faults = faults
         self._spark = spark
         self._checkpoint_dir = checkpoint_dir
+        self.timeout_s = timeout_s
+        self.hung: str | None = None
 
     @property
     def spark(self) -> Any:
@@ -122,11 +126,25 @@ class SparkEngine:
 
     def run(self, scenarios: Sequence[Scenario]) -> list[RunOutcome]:
         """Run the batch; results are matched to scenarios by ``scenario_index``."""
+        if self.hung is not None:
+            return [RunOutcome.failed(f"not run: {self.hung}")] * len(scenarios)
         reconfig = importlib.import_module("spark_impl.reconfig")
-        with tempfile.TemporaryDirectory(prefix="streamproof-conformance-") as scratch:
-            results = reconfig.run_scenarios(
-                self.spark, list(scenarios), self.scheduler, faults=self.faults,
-                checkpoint_dir=self._checkpoint_dir or scratch)
+        scratch = tempfile.mkdtemp(prefix="streamproof-conformance-")
+        session = self.spark
+        finished, results = call_with_timeout(lambda: reconfig.run_scenarios(
+            session, list(scenarios), self.scheduler, faults=self.faults,
+            checkpoint_dir=self._checkpoint_dir or scratch), self.timeout_s)
+        if not finished:
+            self.hung = (f"the Spark engine did not finish a batch of {len(scenarios)} case(s) within "
+                         f"{self.timeout_s:.0f} s (a liveness failure: some run never ends); the engine is "
+                         "not used again in this process")
+            try:
+                session.sparkContext.cancelAllJobs()
+            except Exception:  # noqa: BLE001 - best effort
+                pass
+            return [RunOutcome.failed(self.hung)] * len(scenarios)
+        shutil.rmtree(scratch, ignore_errors=True)
+        assert results is not None
         outcomes: list[RunOutcome] = [RunOutcome.failed("no result reported for this scenario")] * len(scenarios)
         for result in results:
             index = result.scenario_index
