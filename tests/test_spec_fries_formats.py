@@ -72,3 +72,14 @@ def test_duplicate_json_keys_are_bad_input_not_last_one_wins(tmp_path: Path) -> 
     with pytest.raises(InputError, match="key 'logs' appears twice") as caught:
         load_json(path)
     assert str(caught.value).startswith(str(path))
+
+
+def test_user_dataflows_have_sources_exactly_at_the_roots() -> None:
+    # A source fed by an edge, or an operator nothing feeds, is rejected when read from JSON.
+    fed_source = {"operators": [{"name": "A", "kind": "source"}, {"name": "B", "kind": "source"}],
+                  "edges": [["A", "B"]]}
+    with pytest.raises(InputError, match="source 'B' has an input edge from 'A'"):
+        Dataflow.from_json(fed_source, "dag.json")
+    orphan = {"operators": [{"name": "A", "kind": "source"}, {"name": "B", "kind": "one-to-one"}]}
+    with pytest.raises(InputError, match="operator 'B' has no input edge"):
+        Dataflow.from_json(orphan, "dag.json")

@@ -23,7 +23,11 @@ The JSON form (a CLI contract, see docs/fries.md)::
      "edges": [["A", "B"], ...]}
 
 Constructing a :class:`Dataflow` validates it: unique names, edges between known operators,
-no self-loops or duplicate edges, and no cycle (the error names one cycle).
+no self-loops or duplicate edges, no cycle (the error names one cycle), and no input edge
+into a source (a source receives nothing: its tuples start the transactions, Def. 4.2).
+Reading the JSON form also requires every non-source operator to have an input edge (see
+:meth:`Dataflow.require_fed_operators`), so user dataflows have the "source iff no parent"
+shape the Z3 encodings of ``proofs/`` assume.
 """
 
 from __future__ import annotations
@@ -109,6 +113,28 @@ class Dataflow:
         cycle = self._find_cycle()
         if cycle is not None:
             raise InputError("the graph has a cycle: " + " -> ".join(cycle + [cycle[0]]), "edges")
+        for index, op in enumerate(self.operators):
+            if op.kind is OperatorKind.SOURCE and parents[op.name]:
+                raise InputError(
+                    f"source {op.name!r} has an input edge from {parents[op.name][0]!r}: "
+                    "sources start transactions and receive nothing",
+                    f"operators[{index}]",
+                )
+
+    def require_fed_operators(self) -> None:
+        """Raise :class:`InputError` for a non-source operator without input edges.
+
+        A user's dataflow must have this shape (an operator nothing feeds would never run, and
+        the Z3 encodings of ``proofs/`` assume "source iff no parent"); graphs derived inside
+        streamproof (the pipelined view of §7.1, worker expansions) legitimately break it, so
+        it is checked when a dataflow is read from JSON, not by the constructor."""
+        for index, op in enumerate(self.operators):
+            if op.kind is not OperatorKind.SOURCE and not self._parents[op.name]:
+                raise InputError(
+                    f"{op.kind.value} operator {op.name!r} has no input edge: only sources may "
+                    "(declare it as kind 'source' or connect it)",
+                    f"operators[{index}]",
+                )
 
     # --- queries ---------------------------------------------------------------------------
 
@@ -219,7 +245,9 @@ class Dataflow:
                 _edge_from_json(item, f"edges[{i}]")
                 for i, item in enumerate(expect_list(obj.get("edges", []), "edges"))
             )
-            return Dataflow(operators, edges)
+            flow = Dataflow(operators, edges)
+            flow.require_fed_operators()
+            return flow
         except InputError as error:
             raise error.located(where) from None
 
