@@ -174,3 +174,34 @@ def test_channel_counts_of_the_paper_table_7(workers: int) -> None:
     fries, epoch = simulate(scenario, "fries"), simulate(scenario, "epoch")
     assert epoch.stats.marker_channels == 4 * workers ** 2 + workers
     assert fries.stats.marker_channels == 3 * workers ** 2
+
+
+def _overlapping_epochs(seed: int) -> Scenario:
+    """Two reconfigurations of D requested together. The roots are the two source workers
+    S#0, S#1 (they update nothing) and D (first operator after the blocking A, §7.1); A
+    aligns markers from both source workers. D applies R1 on its FCM at once, while R1's FCM
+    to a source worker can still be on its way."""
+    return scenario_from_json({
+        "dataflow": {"operators": [{"name": "S", "kind": "source"}, {"name": "A", "kind": "blocking"},
+                                   {"name": "D", "kind": "one-to-one"}],
+                     "edges": [["S", "A"], ["A", "D"]]},
+        "functions": {"A": {"op": "sum", "mul": 1, "add": 0}, "D": _map(1)},
+        "sources": {"S": []},
+        "parallelism": {"S": 2},
+        "reconfigurations": [{"at": 0, "updates": {"D": {"function": _map(2)}}},
+                             {"at": 0, "updates": {"D": {"function": _map(3)}}}],
+        "timing": {"seed": seed, "fcm_delay": [0, 10]},
+    })
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_epoch_waits_for_the_previous_epoch_to_end(seed: int) -> None:
+    """Regression (`streamproof conformance --suite fries --scheduler epoch`, seed 0:
+    "messages left undelivered at 'A'" / "R2 did not complete"). R1 used to complete as soon
+    as D had applied it; R2's FCM to S#0 could then overtake R1's, S#0 sent R2's marker before
+    R1's, and A - holding S#1 for R1 and S#0 for R2 - deadlocked. Seeds 0, 8, 9 and 15 did so
+    before the fix; now a reconfiguration completes only when its epoch is over (every
+    marker taken)."""
+    scenario = _overlapping_epochs(seed)
+    judgement = check_run(scenario, simulate(scenario, "epoch"))
+    assert judgement.ok, judgement.explain()

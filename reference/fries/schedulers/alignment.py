@@ -49,22 +49,41 @@ class MarkerScheduler(Scheduler):
     in *where* (:meth:`begin`'s arguments): FCMs go to the ``entries`` objects, which apply
     their update on the FCM; every object aligns markers on ``inputs[obj]``, applies its
     update when aligned and forwards the marker on ``outputs[obj]``. The reconfiguration's
-    control messages are delivered once every entry object had its FCM."""
+    control messages are delivered once every entry object had its FCM.
+
+    A reconfiguration is *complete* (the controller may start the next one) only when its
+    epoch is over everywhere: every update applied, every FCM handled and every marker taken
+    by its receiver. Completing it as soon as the last update is applied is not enough: an
+    FCM to a root that updates nothing may still be on its way, the next reconfiguration's
+    FCM can overtake it (FCMs have independent delays), and that root then sends the later
+    marker *before* the earlier one on a channel. An object aligning both then holds one
+    input for each reconfiguration and neither alignment can finish (a deadlock), or it
+    applies the later update first. Waiting for the epoch to end keeps every channel's
+    markers in reconfiguration order (docs/fries-simulator.md, "Why two alignments never
+    deadlock")."""
 
     def __init__(self) -> None:
         self._alignments: dict[int, Alignment] = {}
         self._outputs: dict[int, Mapping[str, Sequence[str]]] = {}
         self._entries: dict[int, frozenset[str]] = {}
         self._delivered: dict[int, set[str]] = {}
+        self._in_flight: dict[int, int] = {}
+        self._all_applied: set[int] = set()
+        self._done: set[int] = set()
 
     def begin(self, engine: "Engine", rid: int, inputs: Mapping[str, frozenset[str]],
               outputs: Mapping[str, Sequence[str]], entries: Sequence[str]) -> None:
         """Start ``rid``: FCMs to ``entries`` in that order (the order decides the seeded FCM
-        delays, so it is kept as given)."""
+        delays, so it is kept as given). Raises RuntimeError if an earlier reconfiguration's
+        epoch is not over (the engine must not overlap them, see the class docstring)."""
+        unfinished = sorted(set(self._alignments) - self._done)
+        if unfinished:
+            raise RuntimeError(f"R{rid} started while the epoch of R{unfinished[0]} is not over")
         self._alignments[rid] = Alignment(rid, inputs)
         self._outputs[rid] = outputs
         self._entries[rid] = frozenset(entries)
         self._delivered[rid] = set()
+        self._in_flight[rid] = 0
         for obj in entries:
             engine.send_fcm(obj, rid)
 
@@ -75,12 +94,28 @@ class MarkerScheduler(Scheduler):
         delivered.add(obj)
         if delivered == self._entries[payload]:
             engine.control_delivered(payload)
+        self._maybe_complete(engine, payload)
 
     def on_marker(self, engine: "Engine", obj: str, sender: str, rid: int) -> None:
+        self._in_flight[rid] -= 1
         if self._alignments[rid].receive(engine, obj, sender):
             self._aligned(engine, obj, rid)
+        self._maybe_complete(engine, rid)
+
+    def on_all_applied(self, engine: "Engine", rid: int) -> None:
+        self._all_applied.add(rid)
+        self._maybe_complete(engine, rid)
 
     def _aligned(self, engine: "Engine", obj: str, rid: int) -> None:
         engine.apply_update(obj, rid)
         for receiver in self._outputs[rid][obj]:
+            self._in_flight[rid] += 1
             engine.send_marker(obj, receiver, rid)
+
+    def _maybe_complete(self, engine: "Engine", rid: int) -> None:
+        """Complete ``rid`` once its epoch is over: updates applied, FCMs handled, no marker
+        left on a channel."""
+        if (rid not in self._done and rid in self._all_applied
+                and self._delivered[rid] == self._entries[rid] and self._in_flight[rid] == 0):
+            self._done.add(rid)
+            engine.complete(rid)
