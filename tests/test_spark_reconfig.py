@@ -24,6 +24,7 @@ from spark_impl.reconfig import (
     DirectorySource, Executor, GeneratedSource, Request, UserOperator, collect_results, run_scenarios, scenario_job, user_job,
     user_update,
 )
+from spark_impl.reconfig.control import ControlEntry
 from spark_impl.reconfig.trace import write_trace
 from spec.fries.dataflow import dataflow
 from spec.jsonio import load_json
@@ -51,13 +52,41 @@ def chain(*, restarts: tuple[int, ...] = (), cost: int = 300, fcm: int = 500) ->
     })
 
 
+def two_heads() -> Scenario:
+    """S -> X (2 workers) -> Y, both reconfigured: Y's object has two in-component parents,
+    the heads X#0 and X#1. The timing seed is chosen (the FCM delay draw is a pure function of
+    seed, scenario, request, attempt and object) so that X#0 gets its FCM at once and X#1
+    about 2.9 s later, while every batch still sends tuples through X#1: Y *must* align (hold
+    back X#0's new-version tuples until X#1's marker). A member that switches on X#0's marker
+    processes X#1's old-version tuples with the new function - deterministically, whatever
+    the task timing, as long as one micro-batch takes less than about 2.9 s."""
+    seed = next(k for k in range(10_000) if _fcm(k, "X#0") < 0.1 and _fcm(k, "X#1") > 2.8)
+    return scenario_from_json({
+        "dataflow": {"operators": [{"name": "S", "kind": "source"}, {"name": "X", "kind": "one-to-one"},
+                                   {"name": "Y", "kind": "one-to-one"}],
+                     "edges": [["S", "X"], ["X", "Y"]]},
+        "functions": {"X": {"op": "map", "mul": 1, "add": 0}, "Y": {"op": "map", "mul": 1, "add": 0}},
+        "parallelism": {"X": 2},
+        "sources": {"S": [{"key": k % 4, "value": k + 1} for k in range(40)]},
+        "reconfigurations": [{"at": 8, "updates": {
+            "X": {"function": {"op": "map", "mul": 10, "add": 0}, "state": {"mul": 2, "add": 1}},
+            "Y": {"function": {"op": "map", "mul": 100, "add": 0}, "state": {"mul": 3, "add": 0}}}}],
+        "timing": {"seed": seed, "fcm_delay": [0, 3000]},
+    })
+
+
+def _fcm(seed: int, obj: str) -> float:
+    """FCM delay (s) of request R1, attempt 1, of the first scenario of a run, to ``obj``."""
+    return ControlEntry(0, 1, 1, 0.0, 0, 0.0, 3000.0, seed).delay_s(obj)
+
+
 SCENARIOS = [random_scenario(random.Random(seed), restarts=seed % 3 == 0) for seed in range(12)]
 
 
 def test_fries_runs_are_serializable_and_equal_a_serial_execution(spark: Any) -> None:
     # restarts in the batch that makes the request and in the one after it
     batch = [*SCENARIOS, chain(cost=40, fcm=200), chain(restarts=(8,), cost=20, fcm=100),
-             chain(restarts=(12,), cost=20, fcm=100)]
+             chain(restarts=(12,), cost=20, fcm=100), two_heads()]
     results = run_scenarios(spark, batch, "fries", batch_size=8)
     assert [r.scenario_index for r in results] == list(range(len(batch)))
     for scenario, result in zip(batch, results):
@@ -99,11 +128,16 @@ def test_naive_scheduler_produces_figure_2s_anomaly(spark: Any) -> None:
 @pytest.mark.parametrize("fault", sorted(RECONFIG_FAULTS))
 def test_every_seeded_fault_is_a_detectable_bug(spark: Any, fault: str) -> None:
     assert fault in FAULTS
-    # the alignment faults need the FCM to land while X works; the others do not
+    # naive needs the FCM to land while X works; missing-alignment needs heads of one
+    # component that switch micro-batches apart (deterministic, see two_heads); the others
+    # need neither
     scenario = {"duplicate-after-restart": chain(restarts=(10,), cost=20, fcm=100),
-                "double-transform": chain(cost=20, fcm=100)}.get(fault, chain())
+                "double-transform": chain(cost=20, fcm=100),
+                "missing-alignment": two_heads()}.get(fault, chain())
     (result,) = run_scenarios(spark, [scenario], "fries", faults=frozenset({fault}), batch_size=8)
     assert problems(scenario, result), fault
+    if fault == "missing-alignment":
+        assert "schedule is not conflict-serializable" in problems(scenario, result)
 
 
 def test_user_operators_bad_requests_are_rejected_and_the_stream_keeps_running(spark: Any, tmp_path: Any) -> None:

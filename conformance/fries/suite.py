@@ -30,6 +30,7 @@ from conformance.fries.engines import FriesEngine, engine_status, make_engine
 from conformance.fries.oracles import Judgement, judge
 from conformance.fries.reductions import candidates, size
 from conformance.fries.scenario_json import scenario_to_json
+from conformance.generators.alignment import alignment_probes, is_probe_shaped
 from conformance.generators.streams import stretch, stretched
 from conformance.generators.timing import with_timing
 from conformance.regression import save_case
@@ -133,7 +134,7 @@ def run_fries_suite(config: FriesConfig, *, progress: Progress | None = None, sp
     scenarios = [honest_claims(s) for s in draw_cases(strategy, config.cases - races, config.seed)]
     usual = len(scenarios)
     if not isinstance(race, str):
-        scenarios += [honest_claims(s) for s in draw_cases(race, races, config.seed)]
+        scenarios += race_section(race, races, config)
         result.features["race cases"] += len(scenarios) - usual
     batches = [(o, min(o + config.batch_size, usual)) for o in range(0, usual, max(1, config.batch_size))]
     batches += [(o, min(o + config.race_batch_size, len(scenarios)))
@@ -160,6 +161,27 @@ def run_fries_suite(config: FriesConfig, *, progress: Progress | None = None, sp
         index, judgement = first_failure
         result.failures.append(_shrink_and_save(config, engine, check.name, index, scenarios[index], judgement))
     return result
+
+
+def race_section(race: st.SearchStrategy[Scenario], n: int, config: FriesConfig) -> list[Scenario]:
+    """The ``n`` race-section cases in run order: each small batch of
+    :attr:`FriesConfig.race_batch_size` holds one alignment probe
+    (:mod:`conformance.generators.alignment`, a member with several in-component heads that
+    switch micro-batches apart) and race cases for the rest. Without the probes an unaligned
+    member is almost never observed on Spark (about 1 case in 200)."""
+    if n <= 0:
+        return []
+    size = max(1, config.race_batch_size)
+    probes_n = -(-n // size)  # one per batch of race cases
+    races = [honest_claims(s) for s in draw_cases(race, n - probes_n, config.seed)]
+    probes = draw_cases(alignment_probes(), probes_n, config.seed)
+    out: list[Scenario] = []
+    while probes or races:
+        if probes:
+            out.append(probes.pop(0))
+        out.extend(races[: size - 1])
+        del races[: size - 1]
+    return out
 
 
 def judge_batch(engine: FriesEngine, scenarios: Sequence[Scenario]) -> list[tuple[Scenario, Judgement, tuple[float, ...]]]:
@@ -232,6 +254,8 @@ def _count_features(result: SuiteResult, scenario: Scenario) -> None:
         features["delayed control messages"] += 1
     if scenario.timing.stragglers:
         features["stragglers"] += 1
+    if is_probe_shaped(scenario):
+        features["reconfigured member after a parallel reconfigured parent"] += 1
 
 
 def _indent(text: str) -> str:
