@@ -63,4 +63,6 @@ def timing_to_json(timing: Timing) -> dict[str, Any]:
         value["stragglers"] = dict(timing.stragglers)
     if timing.restarts:
         value["restarts"] = list(timing.restarts)
+    if timing.reorder_bound != default.reorder_bound:
+        value["reorder_bound"] = timing.reorder_bound
     return value

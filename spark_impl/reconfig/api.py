@@ -2,7 +2,8 @@
 
 A scenario (:mod:`spec.fries.scenario`) becomes a :class:`~spark_impl.reconfig.model.Job`
 whose operators are :class:`~spark_impl.reconfig.model.CatalogueLogic` (calling the spec's
-``emit``), whose source is :func:`~spec.fries.scenario.ingestion_order`, and whose planned
+``emit``), whose source is :func:`~spec.fries.reorder.reordered_ingestion` (``ingestion_order``
+unless ``timing.reorder_bound`` > 0), and whose planned
 requests are the scenario's reconfigurations. All scenarios of one call run together in the
 same Spark jobs (scenario index = job index, part of every record's key).
 """
@@ -14,7 +15,8 @@ import tempfile
 from dataclasses import dataclass
 from typing import Sequence
 
-from spec.fries.scenario import Scenario, ingestion_order
+from spec.fries.reorder import reordered_ingestion
+from spec.fries.scenario import Scenario
 from spec.fries.schedule import Schedule
 from spark_impl.faults import check_faults
 from spark_impl.reconfig.driver import SCHEDULERS, Executor
@@ -57,7 +59,7 @@ def scenario_job(scenario: Scenario, *, batch_size: int = 4, trace: bool = True)
                                                    CatalogueTransform(u.state))
                                       for name, u in r.updates.items()}))
         for r in scenario.reconfigurations)
-    source = ListSource(tuple((src, t.txn, t.key, t.value) for t in ingestion_order(scenario)
+    source = ListSource(tuple((src, t.txn, t.key, t.value) for t in reordered_ingestion(scenario)
                               for src in [_source_of(scenario, t.txn)]))
     t = scenario.timing
     timing = Timing(seed=t.seed, operator_cost=dict(t.operator_cost), stragglers=dict(t.stragglers),

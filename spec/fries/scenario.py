@@ -151,7 +151,11 @@ class Timing:
     range of per-tuple channel delays (FIFO channels: delays never reorder one channel);
     ``fcm_delay`` a [lo, hi] range of control-message delivery delays; ``stragglers`` maps an
     object (worker) to a cost multiplier; ``restarts`` lists source-tuple counts after which
-    the run stops and restarts from its last checkpoint."""
+    the run stops and restarts from its last checkpoint. ``reorder_bound`` b >= 0 (issue 6,
+    source reordering within a watermark bound): sources ingest in
+    :func:`spec.fries.reorder.reordered_ingestion` order, a seeded permutation of
+    :func:`ingestion_order` that moves no tuple more than b positions; transaction ids are
+    unchanged, and ``at`` / ``restarts`` still count ingested tuples."""
 
     seed: int = 0
     ingest_interval: float = 1.0
@@ -160,6 +164,7 @@ class Timing:
     fcm_delay: tuple[float, float] = (0.0, 0.0)
     stragglers: Mapping[str, float] = field(default_factory=dict)
     restarts: tuple[int, ...] = ()
+    reorder_bound: int = 0
 
 
 class WorkerNaming:
@@ -447,7 +452,8 @@ def _reconfiguration_from_json(value: Any, flow: Dataflow, where: str) -> Reconf
 
 def _timing_from_json(value: Any) -> Timing:
     obj = expect_object(value, "timing")
-    allowed = {"seed", "ingest_interval", "operator_cost", "channel_delay", "fcm_delay", "stragglers", "restarts"}
+    allowed = {"seed", "ingest_interval", "operator_cost", "channel_delay", "fcm_delay", "stragglers", "restarts",
+               "reorder_bound"}
     reject_unknown_keys(obj, allowed, "timing")
 
     def number(raw: Any, where: str) -> float:
@@ -475,4 +481,12 @@ def _timing_from_json(value: Any) -> Timing:
                     for k, v in expect_object(obj.get("stragglers", {}), "timing.stragglers").items()},
         restarts=tuple(expect_int(v, f"timing.restarts[{i}]")
                        for i, v in enumerate(expect_list(obj.get("restarts", []), "timing.restarts"))),
+        reorder_bound=_non_negative_int(obj.get("reorder_bound", 0), "timing.reorder_bound"),
     )
+
+
+def _non_negative_int(raw: Any, where: str) -> int:
+    number = expect_int(raw, where)
+    if number < 0:
+        raise InputError(f"expected a non-negative integer, got {number}", where)
+    return number

@@ -5,7 +5,8 @@ Model (see docs/fries-simulator.md):
 * time is abstract; events are ordered by (time, priority, creation order), so a run is a
   deterministic function of the scenario (all randomness comes from one
   ``random.Random(timing.seed)``, drawn in event order);
-* source tuples are ingested every ``timing.ingest_interval`` in :func:`ingestion_order`;
+* source tuples are ingested every ``timing.ingest_interval`` in :func:`reordered_ingestion`
+  (:func:`ingestion_order` unless ``timing.reorder_bound`` > 0);
   reconfiguration ``j`` is requested at ``at_j * ingest_interval``, before the tuple ingested
   at that instant (so exactly ``at_j`` tuples were ingested before the request);
 * every object processes one tuple at a time, taking ``operator_cost[op] * stragglers[obj]``
@@ -37,9 +38,9 @@ from spec.fries.scenario import (
     Output,
     Scenario,
     emit,
-    ingestion_order,
     route_source,
 )
+from spec.fries.reorder import reordered_ingestion
 from spec.fries.schedule import Operation, Schedule
 
 from reference.fries.schedulers.base import Scheduler
@@ -305,7 +306,7 @@ class Engine:
         """Simulate to the end and collect the result."""
         interval = self.timing.ingest_interval
         source_of = {t.txn: name for name, tuples in self.scenario.sources.items() for t in tuples}
-        for index, tup in enumerate(ingestion_order(self.scenario)):
+        for index, tup in enumerate(reordered_ingestion(self.scenario)):
             self.at(index * interval, INGEST,
                     partial(self._ingest, source_of[tup.txn], tup.key, tup.value, tup.txn))
         for rid, reconfiguration in enumerate(self.scenario.reconfigurations, start=1):
