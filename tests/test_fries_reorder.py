@@ -63,6 +63,17 @@ def test_offsets_depend_on_the_seed_and_reordering_really_happens() -> None:
     assert any(reordered_ingestion(_chain(20, 3, s)) != ingestion_order(_chain(20, 3, s)) for s in range(6))
 
 
+@pytest.mark.parametrize("bound", [1, 2, 3, 5])
+def test_the_bound_is_attained(bound: int) -> None:
+    """The hook is as strong as it claims: some seed moves some tuple exactly ``bound``
+    positions (with ties broken by index, b = 1 would never reorder)."""
+    def widest(seed: int) -> int:
+        scenario = _chain(40, bound, seed)
+        position = {t.txn: p for p, t in enumerate(reordered_ingestion(scenario))}
+        return max(abs(position[t.txn] - i) for i, t in enumerate(ingestion_order(scenario)))
+    assert max(widest(seed) for seed in range(10)) == bound
+
+
 def _json(timing: dict[str, Any]) -> dict[str, Any]:
     return {"dataflow": {"operators": [{"name": "S", "kind": "source"}, {"name": "B", "kind": "one-to-one"}],
                          "edges": [["S", "B"]]},

@@ -5,7 +5,8 @@ only which serial order a correct run is equivalent to - so every profile is a l
 the same oracles. The profiles aim at the places schedulers go wrong:
 
 * ``calm``         no delays: the baseline;
-* ``jitter``       random per-tuple channel delays (FIFO per channel);
+* ``jitter``       random per-tuple channel delays (FIFO per channel) and source reordering
+  within a watermark bound of 0-3 positions (``reorder_bound``, spec.fries.reorder);
 * ``stragglers``   some workers much slower than the rest (skewed alignment);
 * ``slow-control`` control messages (FCMs) delayed far beyond data tuples: where naive
   scheduling breaks serializability;
@@ -66,6 +67,8 @@ def draw_timing(draw: st.DrawFn, scenario: Scenario, profile: str | None = None)
 
     if profile in ("jitter", "slow-control", "restarts", "mixed"):
         timing = replace(timing, channel_delay=_interval(draw, 6))
+    if profile in ("jitter", "mixed"):
+        timing = replace(timing, reorder_bound=draw(st.integers(0, 3)))
     if profile in ("slow-control", "mixed"):
         lo, hi = _interval(draw, 40)
         timing = replace(timing, fcm_delay=(lo, hi + 10.0))
