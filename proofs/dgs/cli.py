@@ -19,14 +19,10 @@ def report_proofs(program: Program, target: str, *, examples: int, seed: int, as
         print_json(document)
     else:
         print(f"{target}: C1-C3 with Z3 (fallback: {examples} hypothesis examples, seed {seed})")
-        for result in report.results:
-            scope = proof.scopes.get(result.condition, "")
-            if result.counterexample is None:
-                print(f"{result.condition} {result.status}: {scope}")
-            else:
-                print(f"{result.condition} violated ({scope}):")
-                for line in result.counterexample.lines():
-                    print(f"  {line}")
-        violated = [r.condition for r in report.results if not r.holds]
-        print("consistent" if not violated else f"inconsistent: {', '.join(violated)} violated")
+        for line in report.text_lines(
+            lambda r: f"{r.condition} violated ({proof.scopes.get(r.condition, '')}):"
+            if r.counterexample is not None
+            else f"{r.condition} {r.status}: {proof.scopes.get(r.condition, '')}"
+        ):
+            print(line)
     return 0 if report.consistent else 1

@@ -82,6 +82,19 @@ class ConsistencyReport:
         """The result for ``condition`` ("C1", "C2" or "C3")."""
         return next(r for r in self.results if r.condition == condition)
 
+    def text_lines(self, headline: Callable[[ConditionResult], str]) -> list[str]:
+        """The human output of ``check-dgs`` (with or without ``--prove``): per condition
+        ``headline(result)``, then a violation's counterexample indented; last the verdict.
+        The caller words the headline (tested examples or the proof's scope)."""
+        lines: list[str] = []
+        for result in self.results:
+            lines.append(headline(result))
+            if result.counterexample is not None:
+                lines.extend(f"  {line}" for line in result.counterexample.lines())
+        violated = [r.condition for r in self.results if not r.holds]
+        lines.append("consistent" if not violated else f"inconsistent: {', '.join(violated)} violated")
+        return lines
+
     def to_json(self) -> dict[str, Any]:
         """The ``check-dgs --json`` document: ``{"consistent", "violations", ...}``."""
         return {

@@ -61,13 +61,9 @@ def run(args: argparse.Namespace) -> int:
         print_json(document)
     else:
         print(f"{args.target}: {examples} examples per condition, seed {args.seed}")
-        for result in report.results:
-            if result.counterexample is None:
-                print(f"{result.condition} holds ({result.checked} examples in its domain checked)")
-            else:
-                print(f"{result.condition} violated:")
-                for line in result.counterexample.lines():
-                    print(f"  {line}")
-        violated = [r.condition for r in report.results if not r.holds]
-        print("consistent" if not violated else f"inconsistent: {', '.join(violated)} violated")
+        for line in report.text_lines(
+            lambda r: f"{r.condition} violated:" if r.counterexample is not None
+            else f"{r.condition} holds ({r.checked} examples in its domain checked)"
+        ):
+            print(line)
     return EXIT_CONSISTENT if report.consistent else EXIT_INCONSISTENT
