@@ -115,14 +115,19 @@ def load_request(directory: str, s: int, j: int) -> Request:
     return found
 
 
-_ROLES: dict[tuple[int, frozenset[str], bool, int], dict[str, ObjectRole]] = {}
+_ROLES: dict[tuple[Any, ...], dict[str, ObjectRole]] = {}
 
 
 def roles(job: Job, s: int, request: Request, fries: bool) -> dict[str, ObjectRole]:
     """Objects that act for ``request``: Fries roles (MCS components over objects), or for
     the naive and epoch schedulers every object of a reconfigured operator (each its own
-    'head', no alignment)."""
-    key = (s, request.operators, fries, id(job))
+    'head', no alignment).
+
+    Cached under what the roles depend on - the dataflow, the workers of every operator, the
+    reconfigured operators and the scheduler - never under ``id(job)``: CPython reuses the id
+    of a freed job, so a later job could get an earlier job's roles (issue 12)."""
+    counts = tuple((name, job.workers(name)) for name in job.dataflow.names)
+    key = (s, request.operators, fries, job.dataflow, counts)
     found = _ROLES.get(key)
     if found is not None:
         return found
