@@ -21,7 +21,12 @@ def serializability_item() -> ProofItem:
 
     return ProofItem("a serial order exists iff the precedence graph is acyclic",
                      "Fries Def. 4.8, 4.9", f"every precedence relation on <= "
-                     f"{SERIALIZABILITY_TRANSACTIONS} transactions", "proved", run)
+                     f"{SERIALIZABILITY_TRANSACTIONS} transactions", "proved", run,
+                     f"quantified over every precedence relation (a Boolean per ordered pair) on "
+                     f"{SERIALIZABILITY_TRANSACTIONS} transactions; model: 'some serial order "
+                     f"respects every precedence' (all {SERIALIZABILITY_TRANSACTIONS}! "
+                     f"permutations) vs. 'the transitive closure has no self-loop'; assumed: "
+                     f"nothing (fewer transactions are the relations with isolated ones)")
 
 #: The default bound of the Fries rows (operators per DAG); see docs/proofs.md for timings.
 DEFAULT_MAX_OPERATORS = 10

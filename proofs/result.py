@@ -1,6 +1,8 @@
 """What a proof item is and what running it reports (the rows of ``streamproof prove``).
 
-A :class:`ProofItem` names a claim of a paper, the bound it is checked on, and whether Z3 is
+A :class:`ProofItem` names a claim of a paper, the bound it is checked on, its ``scope`` (what
+exactly is quantified over, in which model, what is assumed - so a row never claims more than
+it proves), and whether Z3 is
 *expected* to prove it or to find a counterexample (claims the papers make false on purpose,
 such as "the naive FCM scheduler is serializable"). Running it gives a :class:`ProofResult`:
 ``proved`` (Z3 found the negated claim unsatisfiable on the whole bounded domain),
@@ -36,6 +38,7 @@ class ProofItem:
     bound: str
     expected: Status
     run: Callable[[int], Finding] = field(repr=False)
+    scope: str = ""
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,7 @@ class ProofResult:
     seconds: float
     detail: str
     witness: Any
+    scope: str = ""
 
     @property
     def as_expected(self) -> bool:
@@ -57,10 +61,12 @@ class ProofResult:
         return self.status == self.expected
 
     def to_json(self) -> dict[str, Any]:
-        """The ``--json`` row: the contract's five fields, then the extensions."""
+        """The ``--json`` row: the contract's five fields, then the extensions (``scope``:
+        what was quantified over, in which model, at which bound, under which assumptions)."""
         return {"name": self.name, "reference": self.reference, "bound": self.bound,
                 "status": self.status, "seconds": round(self.seconds, 3),
-                "expected": self.expected, "detail": self.detail, "witness": self.witness}
+                "expected": self.expected, "detail": self.detail, "witness": self.witness,
+                "scope": self.scope}
 
 
 def run_item(item: ProofItem, timeout_ms: int) -> ProofResult:
@@ -69,7 +75,7 @@ def run_item(item: ProofItem, timeout_ms: int) -> ProofResult:
     finding = item.run(timeout_ms)
     seconds = time.perf_counter() - start
     return ProofResult(item.name, item.reference, item.bound, finding.status, item.expected,
-                       seconds, finding.detail, finding.witness)
+                       seconds, finding.detail, finding.witness, item.scope)
 
 
 def finding_of(outcome: Outcome, describe: Callable[[Any], Finding]) -> Finding:

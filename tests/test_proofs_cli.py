@@ -16,6 +16,7 @@ def test_prove_json_contract_and_exit_0(capsys: pytest.CaptureFixture[str]) -> N
     for row in rows:
         assert {"name", "reference", "bound", "status", "seconds"} <= set(row)
         assert row["status"] in {"proved", "counterexample", "timeout"}
+        assert "quantified over" in row["scope"]  # every row says what it proves
     assert {r["status"] for r in rows} == {"proved", "counterexample"}
     naive = next(r for r in rows if "naive" in r["name"])
     assert naive["status"] == "counterexample" and naive["witness"]["schedule"]

@@ -53,3 +53,46 @@ def test_lemma2_counterexample_is_real() -> None:
     spec = WindowSpec(values["WA"], values["WS"])
     assert spec.right_boundary(values["left1"]) > spec.right_boundary(values["left2"])
     assert values["left1"] % values["WA"] == 0 and values["left2"] % values["WA"] == 0
+
+
+def test_lemma2_wt_single_needs_implicit_watermarks() -> None:
+    """Dropping the implicit-watermark assumption from the WT single case gives a real
+    inversion (an expiry output of an earlier instance after an f_U output of a later one),
+    which is why :func:`spec.oplus.model.lemma2_applies` has ``implicit_watermarks``."""
+    cons, shown = oplus._lemma2(True, True, implicit=False)
+    found = oplus._check(cons, shown, "Lemma 2")(60_000)
+    assert found.status == "counterexample"
+    values = found.witness
+    spec = WindowSpec(values["WA"], values["WS"])
+    assert spec.right_boundary(values["left1"]) > spec.right_boundary(values["left2"])
+    assert values["W1"] < values["tau1"] or values["W2"] < values["tau2"]  # a lagging watermark
+    cons, shown = oplus._lemma2(True, True)
+    assert oplus._check(cons, shown, "Lemma 2")(60_000).status == "proved"
+
+
+def test_lemma2_applies_states_the_watermark_precondition() -> None:
+    import dataclasses
+
+    from spec.oplus.instances import join_plus
+    from spec.oplus.model import WindowType, lemma2_applies
+
+    base = join_plus("j", WindowSpec(1, 1), lambda t: frozenset({0}), lambda k, a, b: (a.ts, b.ts))
+    single = dataclasses.replace(base, window_type=WindowType.SINGLE, emits_on_update=True)
+    multi = dataclasses.replace(base, window_type=WindowType.MULTI, emits_on_update=True)
+    silent = dataclasses.replace(base, window_type=WindowType.MULTI, emits_on_update=False)
+    assert lemma2_applies(single) and not lemma2_applies(single, implicit_watermarks=False)
+    assert not lemma2_applies(multi) and not lemma2_applies(multi, implicit_watermarks=True)
+    assert lemma2_applies(silent, implicit_watermarks=False)
+
+
+def test_every_row_has_a_scope_and_definition_checks_are_labelled() -> None:
+    from proofs.catalogue import all_items
+
+    items = all_items(3)
+    assert all(len(item.scope) > 40 and "quantified over" in item.scope for item in items)
+    labelled = [i for i in items if "[definition check]" in i.name]
+    assert {i.reference for i in labelled} == {"STRETCH Observation 1",
+                                                "STRETCH §2.3, Def. 2 (expiry rule)"}
+    assert all(i.scope.startswith("definition check") for i in labelled)
+    assert not any(i.reference == "Fries Theorem 5.8" for i in items)  # folded into Lemma 5.7
+    assert any("Theorem 5.8" in i.reference and "modelcheck" in i.scope for i in items)

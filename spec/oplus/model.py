@@ -146,13 +146,23 @@ class OPlus:
         return all(self.is_empty(s) for s in states)
 
 
-def lemma2_applies(op: OPlus) -> bool:
+def lemma2_applies(op: OPlus, implicit_watermarks: bool = True) -> bool:
     """Whether Lemma 2 (each instance emits in timestamp order) holds for ``op``.
 
     The paper's proof covers outputs at expiry. With ``WT = multi`` and an f_U that emits,
     f_U emits at the right boundary of *every* instance the tuple falls in (up to
     ``tau + WS``), and a later expiry emits an earlier boundary: e.g. WA = 5, WS = 10, a tuple
     at 5 makes f_U emit at 10 and 15, then a tuple at 11 expires [0, 10) and f_O emits at 10.
-    With ``WT = single`` f_U emits only at the earliest open boundary, so order holds.
-    This precondition is ours; tests/test_oplus_lemmas.py checks both directions."""
-    return op.window_type is WindowType.SINGLE or not op.emits_on_update
+    With ``WT = single`` f_U emits only at the earliest open boundary, so order holds - under
+    *implicit watermarks* (``implicit_watermarks``: the watermark is the processed tuple's
+    timestamp, as :mod:`spec.oplus.semantics` defines O+). With explicit watermarks lagging
+    behind the tuples, an expiry can come after an f_U output of a later instance of another
+    key: WA = WS = 1, key a's tuple at 0 opens [0, 1); with the watermark still at 0, key b's
+    tuple at 1 makes f_U emit at 2; then watermark 1 expires a's [0, 1) and f_O emits at
+    1 < 2. (With implicit watermarks b's tuple moves the watermark to 1 first, so the expiry
+    comes first.) Z3 finds this counterexample when the assumption is dropped
+    (tests/test_proofs_oplus.py). This precondition is ours; tests/test_oplus_lemmas.py
+    checks both directions for implicit watermarks."""
+    if not op.emits_on_update:
+        return True
+    return op.window_type is WindowType.SINGLE and implicit_watermarks

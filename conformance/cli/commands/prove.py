@@ -1,8 +1,9 @@
 """``streamproof prove``: run the Z3 proofs of the papers' lemmas and theorems.
 
 Prints one row per claim: name, paper reference, bound, status (proved / counterexample /
-timeout) and seconds; ``--json`` prints ``{"results": [{"name", "reference", "bound",
-"status", "seconds", ...}]}``. Exit 0 only when every claim expected to be proved is proved and
+timeout) and seconds, then the row's scope (what was quantified over, which model, which bound,
+what is assumed); ``--json`` prints ``{"results": [{"name", "reference", "bound",
+"status", "seconds", ..., "scope"}]}``. Exit 0 only when every claim expected to be proved is proved and
 every expected counterexample (the naive FCM scheduler, Alg. 2 on one-to-many dataflows, f_U
 emitting under WT multi) is found; 1 otherwise. See docs/proofs.md.
 """
@@ -69,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
                        f"{result.seconds:.2f}"]) + mark, flush=True)
             if result.status == "counterexample" and result.detail:
                 print(f"    {result.detail}", flush=True)
+            if result.scope:
+                print(f"    scope: {result.scope}", flush=True)
     ok = all(r.as_expected for r in results)
     if args.json:
         print_json({"results": [r.to_json() for r in results]})
