@@ -1,5 +1,7 @@
 """Cycle finding for the serializability checker: strongly connected components of the
-compressed precedence graph, and a shortest cycle of the *full* precedence graph.
+compressed precedence graph, and a shortest cycle of the *full* precedence graph (used when
+:mod:`reference.fries.two_cycles` finds no 2-cycle). Transactions are the numbers of
+:class:`~reference.fries.compact.CompactSchedule`.
 
 The full precedence graph (Fries Def. 4.8/4.9, FORMAL-NOTES §1) has an edge Ti -> Tj when an
 operation of Ti precedes a conflicting operation of Tj on the same object. Materialising it
@@ -12,7 +14,11 @@ distance order). Each BFS thus reads each log position at most twice: O(operatio
 Every cycle contains an update transaction (two data operations never conflict), so the
 shortest cycle is the shortest over the update transactions u of "the shortest cycle through
 u", which one BFS from u finds. Total O(u x operations) for u update transactions in cyclic
-components - linear for the usual single reconfiguration.
+components - linear for the usual single reconfiguration. (Only reached when the shortest
+cycle has 3 or more transactions: exact directed girth in linear time is not known even for
+general graphs, and every digraph is the precedence graph of some schedule - one object per
+edge, holding the two endpoints' updates - so this case cannot be linear without solving
+that open problem; see docs/fries.md.)
 """
 
 from __future__ import annotations
@@ -20,7 +26,10 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import deque
 from operator import itemgetter
-from typing import Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+import numpy.typing as npt
 
 from reference.fries.compact import CompactSchedule
 
@@ -28,29 +37,30 @@ _POSITION = itemgetter(0)
 
 #: One precedence edge with its evidence: (before txn, after txn, object, position of the
 #: before-operation, position of the after-operation).
-Edge = tuple[str, str, str, int, int]
+Edge = tuple[int, int, str, int, int]
 
 
-def strongly_connected(nodes: Sequence[str],
-                       successors: Mapping[str, Sequence[str]]) -> list[list[str]]:
-    """Tarjan's algorithm (iterative): the strongly connected components of the graph."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    on_stack: set[str] = set()
-    stack: list[str] = []
-    found: list[list[str]] = []
+def strongly_connected(nodes: Iterable[int],
+                       successors: Sequence[Sequence[int]]) -> list[list[int]]:
+    """Tarjan's algorithm (iterative): the strongly connected components of the graph
+    (``successors[v]`` lists v's successors)."""
+    index: dict[int, int] = {}
+    low: dict[int, int] = {}
+    on_stack: set[int] = set()
+    stack: list[int] = []
+    found: list[list[int]] = []
     counter = 0
     for root in nodes:
         if root in index:
             continue
-        work: list[tuple[str, int]] = [(root, 0)]
+        work: list[tuple[int, int]] = [(root, 0)]
         index[root] = low[root] = counter
         counter += 1
         stack.append(root)
         on_stack.add(root)
         while work:
             node, i = work[-1]
-            kids = successors.get(node, ())
+            kids = successors[node]
             if i < len(kids):
                 work[-1] = (node, i + 1)
                 kid = kids[i]
@@ -68,7 +78,7 @@ def strongly_connected(nodes: Sequence[str],
                 parent = work[-1][0]
                 low[parent] = min(low[parent], low[node])
             if low[node] == index[node]:
-                component: list[str] = []
+                component: list[int] = []
                 while True:
                     member = stack.pop()
                     on_stack.discard(member)
@@ -85,54 +95,38 @@ class MemberLogs:
     ``updates[obj]`` the update entries only. Objects without updates are left out (their
     operations conflict with nothing). The BFS scans these instead of the full logs."""
 
-    def __init__(self, schedule: CompactSchedule, members: set[str],
-                 update_txns: frozenset[str]) -> None:
-        self.entries: dict[str, list[tuple[int, str, bool]]] = {}
-        self.updates: dict[str, list[tuple[int, str, bool]]] = {}
-        self.of: dict[str, list[tuple[str, int, bool]]] = {t: [] for t in members}
-        data_members = members - update_txns
+    def __init__(self, schedule: CompactSchedule, members: Sequence[int]) -> None:
+        self.entries: dict[str, list[tuple[int, int, bool]]] = {}
+        self.updates: dict[str, list[tuple[int, int, bool]]] = {}
+        self.of: dict[int, list[tuple[str, int, bool]]] = {t: [] for t in members}
+        wanted = np.zeros(len(schedule.names), dtype=bool)
+        wanted[np.array(members, dtype=np.int64)] = True
         for obj in schedule.objects:
             marks = schedule.updates[obj]
-            if not marks:
+            if not len(marks):
                 continue
             ids = schedule.txns[obj]
-            flagged = set(marks)
-            positions = [p for p in marks if ids[p] in members]
-            positions += _positions(ids, data_members) if data_members else []
-            entries = [(p, ids[p], p in flagged) for p in sorted(positions)]
+            flagged = np.zeros(len(ids), dtype=bool)
+            flagged[marks] = True
+            positions = np.flatnonzero(wanted[ids])
+            entries = list(zip(positions.tolist(), ids[positions].tolist(),
+                               flagged[positions].tolist()))
             self.entries[obj] = entries
             self.updates[obj] = [e for e in entries if e[2]]
             for position, txn, is_update in entries:
                 self.of[txn].append((obj, position, is_update))
 
 
-def _positions(ids: Sequence[str], members: set[str]) -> list[int]:
-    """Positions of (data transaction) ``members`` in ``ids``: C-level ``list.index`` scans
-    for a few members, one Python pass otherwise."""
-    if len(members) > 16:
-        return [p for p, txn in enumerate(ids) if txn in members]
-    found: list[int] = []
-    for member in members:
-        position = -1
-        while True:
-            try:
-                position = ids.index(member, position + 1)
-            except ValueError:
-                break
-            found.append(position)
-    return found
-
-
-def shortest_cycle(schedule: CompactSchedule, components: Sequence[Sequence[str]],
-                   updates: frozenset[str], appearance: Mapping[str, int]) -> list[Edge]:
+def shortest_cycle(schedule: CompactSchedule, components: Sequence[Sequence[int]],
+                   is_update: npt.NDArray[np.bool_]) -> list[Edge]:
     """A shortest cycle of the full precedence graph, as its edges in order, given the
     non-trivial strongly connected components. Ties go to the cycle found from the update
     transaction that appears first."""
-    logs = MemberLogs(schedule, {t for component in components for t in component}, updates)
+    logs = MemberLogs(schedule, [t for component in components for t in component])
     best: list[Edge] | None = None
     for component in components:
         scope = set(component)
-        for source in sorted((t for t in component if t in updates), key=appearance.__getitem__):
+        for source in sorted(t for t in component if is_update[t]):
             limit = len(best) if best is not None else len(scope) + 1
             found = _bfs_cycle(logs, source, scope, limit)
             if found is not None:
@@ -142,13 +136,13 @@ def shortest_cycle(schedule: CompactSchedule, components: Sequence[Sequence[str]
     return best
 
 
-def _bfs_cycle(logs: MemberLogs, source: str, scope: set[str],
+def _bfs_cycle(logs: MemberLogs, source: int, scope: set[int],
                limit: int) -> list[Edge] | None:
     """Shortest cycle through ``source`` (an update transaction: one operation per object)
     shorter than ``limit``, or None. Per object, a pointer marks the suffix of the member
     log (all entries, or update entries) already scanned."""
-    parent: dict[str, Edge | None] = {source: None}
-    depth: dict[str, int] = {source: 0}
+    parent: dict[int, Edge | None] = {source: None}
+    depth: dict[int, int] = {source: 0}
     all_from: dict[str, int] = {}   # entry indices >= this were already scanned
     upd_from: dict[str, int] = {}   # update-entry indices >= this were already scanned
     queue = deque([source])
@@ -179,7 +173,7 @@ def _bfs_cycle(logs: MemberLogs, source: str, scope: set[str],
     return None
 
 
-def _path(parent: Mapping[str, Edge | None], node: str) -> list[Edge]:
+def _path(parent: Mapping[int, Edge | None], node: int) -> list[Edge]:
     edges: list[Edge] = []
     step = parent[node]
     while step is not None:

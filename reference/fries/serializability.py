@@ -19,23 +19,32 @@ same cycles, and the same topological orders. Further, a data transaction only t
 update transactions: one that is only ever *after* updates is a sink and one only *before*
 updates (or touching no update) is a source; neither lies on a cycle. Only the *bridging*
 data transactions (after some update and before some update) join the update transactions
-in the graph we sort. All of this is set algebra over log slices, O(operations +
-transactions).
+in the graph we sort. Building it is array work over the logs (numpy), O(operations); the
+sort is Kahn's algorithm over the compressed graph, O(its size) = O(operations).
 
-**The witness.** When the graph has a cycle, :mod:`reference.fries.cycles` finds a shortest
-cycle of the full precedence graph and each edge's evidence (object and the two log
-positions); :meth:`Verdict.explain` tells it in words, in the style of Elle.
+**The witness.** When the graph has a cycle, :mod:`reference.fries.two_cycles` looks for a
+2-cycle (the shortest possible) in O(operations) array work; when there is none,
+:mod:`reference.fries.cycles` finds a shortest cycle of the full precedence graph by BFS.
+Either way each edge comes with its evidence (object and the two log positions);
+:meth:`Verdict.explain` tells it in words, in the style of Elle.
 """
 
 from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
-from reference.fries.compact import CompactSchedule, compact_from_schedule
-from reference.fries.cycles import shortest_cycle, strongly_connected
+import numpy as np
+import numpy.typing as npt
+
+from reference.fries.compact import CompactSchedule, compact_from_schedule, update_mask
+from reference.fries.cycles import Edge, shortest_cycle, strongly_connected
+from reference.fries.two_cycles import shortest_two_cycle
 from spec.fries.schedule import Schedule
+
+_Mask = npt.NDArray[np.bool_]
+_Ints = npt.NDArray[np.int64]
 
 
 @dataclass(frozen=True)
@@ -114,126 +123,99 @@ def check_compact(schedule: CompactSchedule) -> Verdict:
     with, then those that conflict with nothing, then the update and bridging transactions
     in a topological order, then the data transactions that follow updates."""
     graph = _compressed_graph(schedule)
-    order = _topological(graph.core, graph.successors)
+    order = _topological(graph)
+    names = schedule.names
     if order is not None:
-        before, after = graph.before, graph.after
-        first = _ordered(before - after, graph.before_pieces)
-        alone = _ordered(graph.free - before - after, graph.free_logs)
-        last = _ordered(after - before, graph.after_pieces)
-        return Verdict(True, tuple(first + alone + order + last), None, ())
-    cyclic = [c for c in strongly_connected(graph.core, graph.successors) if len(c) > 1]
-    rank = {t: i for i, t in enumerate(graph.core)}
-    edges = shortest_cycle(schedule, cyclic, graph.updates, rank)
-    steps = [CycleStep(a, b, obj, p, q, schedule.is_update(obj, p), schedule.is_update(obj, q))
+        before, after, core = graph.before, graph.after, graph.core
+        groups = [np.flatnonzero(before & ~after), np.flatnonzero(~before & ~after & ~core),
+                  graph.nodes[np.array(order, dtype=np.int64)],
+                  np.flatnonzero(after & ~before)]
+        serial = np.concatenate(groups).tolist()
+        return Verdict(True, tuple(map(names.__getitem__, serial)), None, ())
+    edges = shortest_two_cycle(schedule, graph.before & graph.after)
+    if edges is None:
+        edges = _longer_cycle(schedule, graph)
+    steps = [CycleStep(names[a], names[b], obj, p, q,
+                       schedule.is_update(obj, p), schedule.is_update(obj, q))
              for a, b, obj, p, q in edges]
-    start = next((i for i, s in enumerate(steps) if s.before not in graph.updates), 0)
+    start = next((i for i, s in enumerate(steps) if not s.before_update), 0)
     steps = steps[start:] + steps[:start]
     return Verdict(False, None, tuple(s.before for s in steps), tuple(steps))
 
 
 @dataclass
 class _Graph:
-    updates: frozenset[str]
-    before: set[str]              # data transactions with an operation before some update
-    after: set[str]               # data transactions with an operation after some update
-    free: set[str]                # transactions on objects without updates
-    before_pieces: list[Sequence[str]]  # the log slices they come from, in input order
-    after_pieces: list[Sequence[str]]
-    free_logs: list[Sequence[str]]
-    core: list[str]               # update + bridging transactions, in appearance order
-    successors: dict[str, list[str]]
+    is_update: _Mask   # per transaction number
+    before: _Mask      # data transactions with an operation before some update
+    after: _Mask       # data transactions with an operation after some update
+    core: _Mask        # update and bridging transactions
+    nodes: _Ints       # the core transactions, ascending (= in appearance order)
+    sources: _Ints     # compressed edges as indices into ``nodes``
+    targets: _Ints
 
 
 def _compressed_graph(schedule: CompactSchedule) -> _Graph:
-    """The compressed precedence graph (module docstring). Sets are only used for
-    membership; every order comes from walking the logs (string hashing, hence set
-    iteration order, is randomised per process)."""
-    segments: list[tuple[str, int, int, str | None, str | None]] = []
-    links: list[tuple[str, str]] = []
-    before_pieces: list[Sequence[str]] = []
-    after_pieces: list[Sequence[str]] = []
-    free_logs: list[Sequence[str]] = []
-    update_order: list[str] = []
+    """The compressed precedence graph (module docstring), by array operations."""
+    is_update = update_mask(schedule)
+    count = len(schedule.names)
+    before = np.zeros(count, dtype=bool)
+    after = np.zeros(count, dtype=bool)
+    cut: list[tuple[str, _Ints, _Ints]] = []  # per object with updates: data positions, segment
     for obj in schedule.objects:
         ids, marks = schedule.txns[obj], schedule.updates[obj]
-        if not marks:
-            free_logs.append(ids)
+        if not len(marks):
             continue
-        previous: str | None = None
-        start = 0
-        for mark in [*marks, len(ids)]:
-            following = ids[mark] if mark < len(ids) else None
-            if following is not None:
-                update_order.append(following)
-            if start < mark:
-                piece = ids[start:mark]
-                if previous is not None:
-                    after_pieces.append(piece)
-                if following is not None:
-                    before_pieces.append(piece)
-                segments.append((obj, start, mark, previous, following))
-            if previous is not None and following is not None:
-                links.append((previous, following))
-            previous, start = following, mark + 1
-    before: set[str] = set()
-    after: set[str] = set()
-    free: set[str] = set()
-    for pieces, members in ((before_pieces, before), (after_pieces, after), (free_logs, free)):
-        for piece in pieces:
-            members.update(piece)
+        data = np.ones(len(ids), dtype=bool)
+        data[marks] = False
+        positions = np.flatnonzero(data)
+        segment = np.searchsorted(marks, positions)  # number of updates before the operation
+        before[ids[positions[segment < len(marks)]]] = True
+        after[ids[positions[segment > 0]]] = True
+        cut.append((obj, positions, segment))
     bridging = before & after
-    for obj, start, end, previous, following in segments if bridging else ():
-        for txn in _in_order(bridging, schedule.txns[obj][start:end]):
-            if previous is not None:
-                links.append((previous, txn))
-            if following is not None:
-                links.append((txn, following))
-    updates = dict.fromkeys(update_order)
-    core = list(updates) + _ordered(bridging, before_pieces)
-    successors: dict[str, list[str]] = {t: [] for t in core}
-    for a, b in links:
-        successors[a].append(b)
-    return _Graph(frozenset(updates), before, after, free, before_pieces, after_pieces,
-                  free_logs, core, successors)
+    core = is_update | bridging
+    nodes = np.flatnonzero(core)
+    index = np.full(count, -1, dtype=np.int64)
+    index[nodes] = np.arange(len(nodes))
+    sources: list[_Ints] = []
+    targets: list[_Ints] = []
+    for obj, positions, segment in cut:
+        ids, marks = schedule.txns[obj], schedule.updates[obj]
+        chain = index[ids[marks]]
+        sources.append(chain[:-1])
+        targets.append(chain[1:])
+        if bridging.any():
+            keep = bridging[ids[positions]]
+            txn, seg = index[ids[positions[keep]]], segment[keep]
+            later = seg > 0
+            sources.append(chain[seg[later] - 1])
+            targets.append(txn[later])
+            earlier = seg < len(marks)
+            sources.append(txn[earlier])
+            targets.append(chain[seg[earlier]])
+    empty = np.zeros(0, dtype=np.int64)
+    return _Graph(is_update, before, after, core, nodes,
+                  np.concatenate(sources) if sources else empty,
+                  np.concatenate(targets) if targets else empty)
 
 
-def _ordered(wanted: set[str], pieces: Sequence[Sequence[str]]) -> list[str]:
-    """The members of ``wanted``, each once, in order of first occurrence in ``pieces``.
-    Each transaction is found in the first piece holding it and then leaves the pending
-    set, so the scan is C-level membership tests, O(total length)."""
-    pending = set(wanted)
-    out: list[str] = []
-    for piece in pieces:
-        if not pending:
-            break
-        hits = list(filter(pending.__contains__, piece))
-        if hits:
-            unique = list(dict.fromkeys(hits))
-            pending.difference_update(unique)
-            out.extend(unique)
-    return out
+def _successors(graph: _Graph) -> list[list[int]]:
+    """Adjacency lists over ``graph.nodes`` indices (edges in construction order)."""
+    order = np.argsort(graph.sources, kind="stable")
+    starts = np.searchsorted(graph.sources[order], np.arange(len(graph.nodes) + 1))
+    targets = graph.targets[order].tolist()
+    bounds = starts.tolist()
+    return [targets[bounds[i]:bounds[i + 1]] for i in range(len(graph.nodes))]
 
 
-def _in_order(wanted: set[str], piece: Sequence[str]) -> list[str]:
-    """The members of ``wanted`` occurring in ``piece``, once each, in order of first
-    occurrence (set intersection in C, then ordering the few hits)."""
-    hits = wanted.intersection(piece)
-    if not hits:
-        return []
-    if len(hits) <= 16:
-        return sorted(hits, key=piece.index)
-    return [t for t in dict.fromkeys(piece) if t in hits]
-
-
-def _topological(nodes: Sequence[str],
-                 successors: Mapping[str, Sequence[str]]) -> list[str] | None:
-    """Kahn's algorithm seeded in appearance order; None when there is a cycle."""
-    indegree = dict.fromkeys(nodes, 0)
-    for node in nodes:
-        for nxt in successors[node]:
-            indegree[nxt] += 1
-    ready = deque(n for n in nodes if indegree[n] == 0)
-    out: list[str] = []
+def _topological(graph: _Graph) -> list[int] | None:
+    """Kahn's algorithm seeded in appearance order (indices into ``graph.nodes``); None
+    when there is a cycle."""
+    size = len(graph.nodes)
+    indegree = np.bincount(graph.targets, minlength=size).tolist()
+    successors = _successors(graph)
+    ready = deque(i for i in range(size) if indegree[i] == 0)
+    out: list[int] = []
     while ready:
         node = ready.popleft()
         out.append(node)
@@ -241,4 +223,14 @@ def _topological(nodes: Sequence[str],
             indegree[nxt] -= 1
             if indegree[nxt] == 0:
                 ready.append(nxt)
-    return out if len(out) == len(nodes) else None
+    return out if len(out) == size else None
+
+
+def _longer_cycle(schedule: CompactSchedule, graph: _Graph) -> list[Edge]:
+    """A shortest cycle when there is no 2-cycle (BFS per update transaction in a cyclic
+    strongly connected component, :mod:`reference.fries.cycles`)."""
+    successors = _successors(graph)
+    nodes = graph.nodes.tolist()
+    components = [[nodes[i] for i in c]
+                  for c in strongly_connected(range(len(nodes)), successors) if len(c) > 1]
+    return shortest_cycle(schedule, components, graph.is_update)

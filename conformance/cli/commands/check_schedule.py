@@ -4,8 +4,9 @@ Is the schedule (per-object logs, Fries Def. 4.7) conflict-serializable (Def. 4.
 yes (prints an equivalent serial order), 1 no (prints a shortest cycle of the precedence graph
 explained edge by edge), 2 bad input. ``--json`` prints the contract
 ``{"serializable": bool, "cycle": [txn ids] or null, "serial_order": [txn ids] or null}``.
-Linear time; a 60 MB file of 5M operations takes a few seconds (benchmarks/
-check_schedule_perf.py). Format: docs/fries.md.
+Linear time; the file is read as a stream (reference/fries/schedule_stream.py), so a 900 MB
+schedule of 10M transactions fits in under 2 GB (benchmarks/check_schedule_perf.py).
+Format: docs/fries.md.
 """
 
 from __future__ import annotations
@@ -30,11 +31,10 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 def run(args: argparse.Namespace) -> int:
     """Check and print; 0 serializable, 1 not, 2 (InputError) bad input."""
     from conformance.cli.output import print_json
-    from reference.fries.compact import compact_from_json
+    from reference.fries.schedule_stream import read_schedule
     from reference.fries.serializability import check_compact
-    from spec.jsonio import load_json
 
-    schedule = compact_from_json(load_json(args.schedule), args.schedule)
+    schedule = read_schedule(args.schedule)
     verdict = check_compact(schedule)
     if args.json:
         print_json(verdict.to_json())
