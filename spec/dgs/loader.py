@@ -30,7 +30,14 @@ Richer form (several state types, DGS Def. 2.1 items 4-7): instead of ``update``
 
 Everything is validated here, once: missing members, non-callables, unknown state types,
 and the symmetry of ``depends`` (the error names the two tags). Any exception while loading
-or calling the user's code becomes an :class:`~spec.errors.InputError` (CLI exit 2).
+or calling the user's code becomes an :class:`~spec.errors.InputError` (CLI exit 2), also one
+raised while reading a member (a ``@property`` or ``__getattr__`` that raises), and any
+malformed declaration of the rich form (an unhashable state type name, a missing ``update``).
+
+A :class:`Monitor` sees every piece of user code the loader runs: the import, reading the
+members, and every user function (it may wrap them; the wrapped functions are the ones the
+:class:`Program` keeps). ``streamproof check-dgs`` passes one that enforces time limits in its
+sandbox (``conformance.dgs_sandbox``); the default monitor does nothing.
 """
 
 from __future__ import annotations
@@ -39,7 +46,8 @@ import importlib.util
 import os
 import sys
 import uuid
-from typing import Any, Callable, Mapping
+from contextlib import AbstractContextManager, nullcontext
+from typing import Any, Callable, Mapping, Protocol
 
 from spec.dgs.program import (
     ForkPrim,
@@ -50,6 +58,7 @@ from spec.dgs.program import (
     Tag,
     UserCodeError,
     call_user,
+    describe_error,
     short_repr,
 )
 from spec.errors import InputError
@@ -59,15 +68,47 @@ RICH_MEMBERS = ("tags", "tag", "depends", "init", "initial", "state_types", "for
 SIMPLE_STATE = "State"
 
 
-def load_program(target: str) -> Program:
+class Monitor(Protocol):
+    """Sees the user code the loader runs (see the module docstring)."""
+
+    def running(self, label: str) -> AbstractContextManager[Any]:
+        """A context in which user code runs that is not one function call (the import,
+        reading the program's members); ``label`` says what, e.g. ``"importing prog.py"``."""
+
+    def function(self, label: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """The user function ``fn`` (named ``label``, e.g. ``"P.update"``) as the program
+        should call it."""
+
+    def strategy(self, label: str, strategy: Any) -> Any:
+        """The user's hypothesis strategy as the checker should draw from it."""
+
+
+class _Unmonitored:
+    def running(self, label: str) -> AbstractContextManager[Any]:
+        return nullcontext()
+
+    def function(self, label: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        return fn
+
+    def strategy(self, label: str, strategy: Any) -> Any:
+        return strategy
+
+
+UNMONITORED: Monitor = _Unmonitored()
+
+
+def load_program(target: str, monitor: Monitor = UNMONITORED) -> Program:
     """Load ``path/to/file.py:NAME`` and validate it into a :class:`Program`."""
     path, sep, name = target.rpartition(":")
     if not sep or not path or not name:
         raise InputError("expected FILE.py:NAME (a Python file and the program's name in it)", target)
-    module = _import_file(path)
-    if not hasattr(module, name):
-        raise InputError(f"has no member {name!r}", path)
-    return program_from_object(getattr(module, name), name)
+    with monitor.running(f"importing {path}"):
+        module = _import_file(path)
+    with monitor.running(f"reading {name}'s members"):
+        if not _has(module, name, path):
+            raise InputError(f"has no member {name!r}", path)
+        obj = _member(module, name, path)
+        return program_from_object(obj, name, monitor)
 
 
 def _import_file(path: str) -> Any:
@@ -88,47 +129,54 @@ def _import_file(path: str) -> Any:
     except SyntaxError as error:
         raise InputError(f"syntax error at line {error.lineno}: {error.msg}", path) from None
     except Exception as error:  # noqa: BLE001 - the user's module may raise anything
-        raise InputError(f"cannot load: {type(error).__name__}: {error}", path) from None
+        raise InputError(f"cannot load: {describe_error(error)}", path) from None
     finally:
         sys.path.remove(folder)
     return module
 
 
-def _member(obj: Any, key: str) -> Any:
-    if isinstance(obj, Mapping):
-        return obj[key]
-    return getattr(obj, key)
+def _member(obj: Any, key: str, where: str) -> Any:
+    """``obj[key]`` (a dict) or ``obj.key``; an InputError at ``where`` when it is missing or
+    reading it raises (a ``@property`` or ``__getattr__`` of the user's)."""
+    try:
+        return obj[key] if isinstance(obj, Mapping) else getattr(obj, key)
+    except (KeyError, AttributeError):
+        raise InputError(f"missing member {key!r}", where) from None
+    except Exception as error:  # noqa: BLE001 - user code may raise anything
+        raise InputError(f"reading member {key!r} raised {describe_error(error)}", where) from None
 
 
-def _has(obj: Any, key: str) -> bool:
-    return key in obj if isinstance(obj, Mapping) else hasattr(obj, key)
+def _has(obj: Any, key: str, where: str) -> bool:
+    try:
+        return key in obj if isinstance(obj, Mapping) else hasattr(obj, key)
+    except Exception as error:  # noqa: BLE001 - user code may raise anything
+        raise InputError(f"reading member {key!r} raised {describe_error(error)}", where) from None
 
 
-def program_from_object(obj: Any, name: str) -> Program:
+def program_from_object(obj: Any, name: str, monitor: Monitor = UNMONITORED) -> Program:
     """Validate a user's program object (either form, see the module docstring)."""
-    rich = _has(obj, "state_types")
+    rich = _has(obj, "state_types", name)
     required = RICH_MEMBERS if rich else SIMPLE_MEMBERS
-    missing = [m for m in required if not _has(obj, m)]
+    missing = [m for m in required if not _has(obj, m, name)]
     if missing:
         form = "the multi-state-type form" if rich else "a DGS program"
         raise InputError(
             f"missing member {missing[0]!r} ({form} needs: {', '.join(required)})", name
         )
-    tags = _tags(_member(obj, "tags"), f"{name}.tags")
-    callables = {m: _callable(obj, m, name) for m in ("tag", "depends", "init", "events")}
+    tags = _tags(_member(obj, "tags", name), f"{name}.tags")
+    callables = {m: _callable(obj, m, name, f"{name}.{m}", monitor) for m in ("tag", "depends", "init", "events")}
     dependents = _dependence(tags, callables["depends"], name)
-    strategy = _check_strategy(callables["events"], name)
+    strategy = monitor.strategy(f"{name}.events() strategy", _check_strategy(callables["events"], name))
     if rich:
-        initial, state_types, forks, joins = _rich_parts(obj, name, tags)
+        initial, state_types, forks, joins = _rich_parts(obj, name, tags, monitor)
     else:
-        eq = _callable(obj, "state_eq", name) if _has(obj, "state_eq") else None
-        state_types = {
-            SIMPLE_STATE: StateType(
-                SIMPLE_STATE, tags, _callable(obj, "update", name), _callable(obj, "out", name), eq
-            )
-        }
-        forks = {"fork": ForkPrim("fork", SIMPLE_STATE, SIMPLE_STATE, SIMPLE_STATE, _callable(obj, "fork", name))}
-        joins = {"join": JoinPrim("join", SIMPLE_STATE, SIMPLE_STATE, SIMPLE_STATE, _callable(obj, "join", name))}
+        def simple(member: str) -> Callable[..., Any]:
+            return _callable(obj, member, name, f"{name}.{member}", monitor)
+
+        eq = simple("state_eq") if _has(obj, "state_eq", name) else None
+        state_types = {SIMPLE_STATE: StateType(SIMPLE_STATE, tags, simple("update"), simple("out"), eq)}
+        forks = {"fork": ForkPrim("fork", SIMPLE_STATE, SIMPLE_STATE, SIMPLE_STATE, simple("fork"))}
+        joins = {"join": JoinPrim("join", SIMPLE_STATE, SIMPLE_STATE, SIMPLE_STATE, simple("join"))}
         initial = SIMPLE_STATE
     program = Program(
         name=name,
@@ -143,8 +191,8 @@ def program_from_object(obj: Any, name: str) -> Program:
         events=callables["events"],
         event_strategy=strategy,
     )
-    if _has(obj, "splits"):
-        program = _with_splits(program, _member(obj, "splits"), name)
+    if _has(obj, "splits", name):
+        program = _with_splits(program, _member(obj, "splits", name), name)
     return program
 
 
@@ -156,12 +204,13 @@ def _tags(value: Any, where: str) -> Pred:
     return frozenset(value)
 
 
-def _callable(obj: Any, member: str, name: str) -> Callable[..., Any]:
-    value = _member(obj, member)
+def _callable(obj: Any, member: str, where: str, label: str, monitor: Monitor) -> Callable[..., Any]:
+    """The user function ``member`` of ``obj`` as ``monitor`` wraps it (``label`` names it in
+    messages, e.g. ``P.update``)."""
+    value = _member(obj, member, where)
     if not callable(value):
-        raise InputError(f"member {member!r} is not callable (got {type(value).__name__})", name)
-    result: Callable[..., Any] = value
-    return result
+        raise InputError(f"member {member!r} is not callable (got {type(value).__name__})", where)
+    return monitor.function(label, value)
 
 
 def _dependence(tags: Pred, depends: Callable[..., Any], name: str) -> dict[Tag, Pred]:
@@ -202,27 +251,29 @@ def _check_strategy(events: Callable[..., Any], name: str) -> Any:
 
 
 def _rich_parts(
-    obj: Any, name: str, tags: Pred
+    obj: Any, name: str, tags: Pred, monitor: Monitor
 ) -> tuple[str, dict[str, StateType], dict[str, ForkPrim], dict[str, JoinPrim]]:
-    raw_types = _member(obj, "state_types")
+    raw_types = _member(obj, "state_types", name)
     if not isinstance(raw_types, Mapping) or not raw_types:
         raise InputError("expected a non-empty dict {name: {...}}", f"{name}.state_types")
     state_types: dict[str, StateType] = {}
     for type_name, spec in raw_types.items():
-        where = f"{name}.state_types[{type_name!r}]"
+        where = f"{name}.state_types[{short_repr(type_name)}]"
+        if not isinstance(type_name, str) or not type_name:
+            raise InputError(f"a state type's name must be a non-empty string, got {short_repr(type_name)}", where)
         if not isinstance(spec, Mapping):
             raise InputError("expected a dict with 'update', 'out' and optional 'tags', 'state_eq'", where)
         _reject_unknown(spec, {"update", "out", "tags", "state_eq"}, where)
         pred = _tags(spec["tags"], f"{where}['tags']") if "tags" in spec else tags
         if not pred <= tags:
             raise InputError(f"tags {short_repr(sorted(pred - tags, key=repr))} are not program tags", where)
-        update = _callable(spec, "update", where)
-        out = _callable(spec, "out", where)
-        eq = _callable(spec, "state_eq", where) if "state_eq" in spec else None
-        state_types[str(type_name)] = StateType(str(type_name), pred, update, out, eq)
-    initial = _member(obj, "initial")
-    if initial not in state_types:
-        raise InputError(f"{short_repr(initial)} is not one of the state types", f"{name}.initial")
+
+        def function(member: str) -> Callable[..., Any]:
+            return _callable(spec, member, where, f"{where}.{member}", monitor)
+
+        eq = function("state_eq") if "state_eq" in spec else None
+        state_types[type_name] = StateType(type_name, pred, function("update"), function("out"), eq)
+    initial = _type_ref(_member(obj, "initial", name), state_types, f"{name}.initial")
     if state_types[initial].pred != tags:
         raise InputError("the initial state type must accept every tag (pred_0 = true)", f"{name}.initial")
     forks: dict[str, ForkPrim] = {}
@@ -230,36 +281,39 @@ def _rich_parts(
         where = f"{name}.forks[{fork_name!r}]"
         source = _type_ref(spec.get("from"), state_types, f"{where}['from']")
         left, right = _type_pair(spec.get("to"), state_types, f"{where}['to']")
-        forks[fork_name] = ForkPrim(fork_name, source, left, right, _callable(spec, "fn", where))
+        fork_fn = _callable(spec, "fn", where, where, monitor)
+        forks[fork_name] = ForkPrim(fork_name, source, left, right, fork_fn)
     joins: dict[str, JoinPrim] = {}
     for join_name, spec in _prims(obj, "joins", name).items():
         where = f"{name}.joins[{join_name!r}]"
         left, right = _type_pair(spec.get("from"), state_types, f"{where}['from']")
         target = _type_ref(spec.get("to"), state_types, f"{where}['to']")
-        joins[join_name] = JoinPrim(join_name, left, right, target, _callable(spec, "fn", where))
+        joins[join_name] = JoinPrim(join_name, left, right, target, _callable(spec, "fn", where, where, monitor))
     return initial, state_types, forks, joins
 
 
 def _prims(obj: Any, member: str, name: str) -> dict[str, Mapping[str, Any]]:
-    raw = _member(obj, member)
+    raw = _member(obj, member, name)
     if not isinstance(raw, Mapping):
         raise InputError("expected a dict {name: {'from': ..., 'to': ..., 'fn': ...}}", f"{name}.{member}")
     result: dict[str, Mapping[str, Any]] = {}
     for key, spec in raw.items():
-        where = f"{name}.{member}[{key!r}]"
+        where = f"{name}.{member}[{short_repr(key)}]"
+        if not isinstance(key, str) or not key:
+            raise InputError(f"a name must be a non-empty string, got {short_repr(key)}", where)
         if not isinstance(spec, Mapping):
             raise InputError("expected a dict with 'from', 'to' and 'fn'", where)
         _reject_unknown(spec, {"from", "to", "fn"}, where)
         if "fn" not in spec:
             raise InputError("missing 'fn'", where)
-        result[str(key)] = spec
+        result[key] = spec
     return result
 
 
 def _type_ref(value: Any, state_types: Mapping[str, StateType], where: str) -> str:
-    if value not in state_types:
-        raise InputError(f"{short_repr(value)} is not one of the state types", where)
-    return str(value)
+    if not isinstance(value, str) or value not in state_types:
+        raise InputError(f"{short_repr(value)} is not one of the state types {sorted(state_types)}", where)
+    return value
 
 
 def _type_pair(value: Any, state_types: Mapping[str, StateType], where: str) -> tuple[str, str]:
@@ -271,19 +325,17 @@ def _type_pair(value: Any, state_types: Mapping[str, StateType], where: str) -> 
 def _reject_unknown(spec: Mapping[str, Any], allowed: set[str], where: str) -> None:
     for key in spec:
         if key not in allowed:
-            raise InputError(f"unknown key {key!r} (expected one of {sorted(allowed)})", where)
+            raise InputError(f"unknown key {short_repr(key)} (expected one of {sorted(allowed)})", where)
 
 
 def _with_splits(program: Program, raw: Any, name: str) -> Program:
     """Validate ``splits``: pairs of tag sets, each pair independent (a fork may only be given
     independent predicates, Def. 2.1)."""
     where = f"{name}.splits"
-    try:
-        items = list(raw)
-    except TypeError:
-        raise InputError("expected a list of (left_tags, right_tags) pairs", where) from None
+    if not isinstance(raw, (list, tuple, set, frozenset)):
+        raise InputError(f"expected a list of (left_tags, right_tags) pairs, got {type(raw).__name__}", where)
     splits: list[tuple[Pred, Pred]] = []
-    for index, item in enumerate(items):
+    for index, item in enumerate(raw):
         at = f"{where}[{index}]"
         if not isinstance(item, (tuple, list)) or len(item) != 2:
             raise InputError("expected a pair (left_tags, right_tags)", at)
@@ -309,8 +361,14 @@ def _with_splits(program: Program, raw: Any, name: str) -> Program:
 def _tags_any(value: Any, where: str, tags: Pred) -> Pred:
     if not isinstance(value, (set, frozenset, list, tuple)):
         raise InputError(f"expected a set of tags, got {type(value).__name__}", where)
-    result = frozenset(value)
-    unknown = result - tags
+    unknown = [t for t in value if not _is_tag(t, tags)]
     if unknown:
-        raise InputError(f"unknown tags {short_repr(sorted(unknown, key=repr))}", where)
-    return result
+        raise InputError(f"unknown tags {short_repr(unknown)}", where)
+    return frozenset(value)
+
+
+def _is_tag(value: Any, tags: Pred) -> bool:
+    try:
+        return value in tags
+    except TypeError:  # unhashable, e.g. a list where a tag was meant
+        return False

@@ -54,6 +54,18 @@ def short_repr(value: Any, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def describe_error(error: BaseException, limit: int = 300) -> str:
+    """``"Type: message"`` of an exception raised by user code, on one line and at most
+    ``limit`` characters; safe when the exception's ``str()`` itself raises."""
+    try:
+        text = str(error)
+    except Exception as failure:  # noqa: BLE001 - a broken __str__ must not hide the real error
+        text = f"<its str() raised {type(failure).__name__}>"
+    text = " | ".join(part.strip() for part in text.splitlines() if part.strip())
+    text = f"{type(error).__name__}: {text}" if text else type(error).__name__
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def call_user(function: str, fn: Callable[..., Any], *args: Any) -> Any:
     """Call user code ``fn(*args)``; any exception becomes a :class:`UserCodeError` that names
     ``function``, the exception and the arguments."""
@@ -62,10 +74,12 @@ def call_user(function: str, fn: Callable[..., Any], *args: Any) -> Any:
     except InputError:
         raise
     except Exception as error:  # noqa: BLE001 - user code may raise anything
-        shown = ", ".join(short_repr(a, 60) for a in args) or "no arguments"
-        raise UserCodeError(
-            function, f"raised {type(error).__name__}: {error} (called with {shown})"
-        ) from error
+        raise UserCodeError(function, f"raised {describe_error(error)} (called with {args_text(args)})") from error
+
+
+def args_text(args: tuple[Any, ...]) -> str:
+    """The arguments of a call into user code, for an error message."""
+    return ", ".join(short_repr(a, 60) for a in args) or "no arguments"
 
 
 def tags_text(tags: Iterable[Tag]) -> str:
@@ -208,11 +222,19 @@ class Program:
             raise UserCodeError(name, f"returned {short_repr(result)}, expected a list") from None
 
     def states_equal(self, state_type: str, a: State, b: State) -> bool:
-        """State equality: the program's ``state_eq`` for this type, else ``==``."""
+        """State equality: the program's ``state_eq`` for this type (which must answer True or
+        False, like ``depends``), else ``==``."""
         st = self.state_types[state_type]
         if st.state_eq is None:
-            return bool(call_user(f"== on {state_type} states", lambda x, y: x == y, a, b))
-        return bool(call_user(self._fn_name(st, "state_eq"), st.state_eq, a, b))
+            same: bool = call_user(f"== on {state_type} states", lambda x, y: bool(x == y), a, b)
+            return same
+        name = self._fn_name(st, "state_eq")
+        answer = call_user(name, st.state_eq, a, b)
+        if not isinstance(answer, bool):  # e.g. a forgotten return: treated like depends
+            raise UserCodeError(
+                name, f"returned {short_repr(answer)} for ({args_text((a, b))}), expected True or False"
+            )
+        return answer
 
     # --- parallelization primitives (Def. 2.1 item 7) ------------------------------------------
 

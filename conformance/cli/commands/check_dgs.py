@@ -4,14 +4,21 @@ Checks C1, C2 and C3 each (a violated condition does not stop the others) with h
 prints, per condition, ``holds`` or ``violated`` with the shrunk counterexample: the states,
 predicates and events, and both sides of the equation. Exit 0 consistent, 1 inconsistent,
 2 bad input (unloadable file, missing member, asymmetric ``depends``, a fork given dependent
-predicates, an exception inside the user's code - named). ``--json`` prints
-``{"consistent": bool, "violations": [{"condition": "C1"|"C2"|"C3", "counterexample": {...}}],
-...}``. The program format is in ``spec.dgs.loader`` and docs/dgs.md.
+predicates, an exception inside the user's code - named, a time limit hit), 3 a bug in
+streamproof. ``--json`` prints ``{"consistent": bool, "violations": [{"condition":
+"C1"|"C2"|"C3", "counterexample": {...}}], ..., "output": {...}}``. The program format is in
+``spec.dgs.loader`` and docs/dgs.md.
+
+The user's code runs in a sandboxed child process with a per-call and a total time limit
+(:mod:`conformance.dgs_sandbox`); what it prints is captured and shown after the verdict.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
+import os
+import sys
 from typing import Any
 
 from conformance.cli.output import print_json
@@ -19,6 +26,9 @@ from spec.errors import InputError
 
 EXIT_CONSISTENT = 0
 EXIT_INCONSISTENT = 1
+MAX_EXAMPLES = 1_000_000
+DEFAULT_CALL_TIMEOUT = 10.0
+DEFAULT_TIMEOUT = 600.0
 
 
 def register(subparsers: Any) -> None:
@@ -27,43 +37,59 @@ def register(subparsers: Any) -> None:
         "check-dgs",
         help="check a DGS program's consistency conditions C1-C3",
         description="Check the consistency conditions C1, C2, C3 (DGS Def. 2.3) of the program "
-        "NAME in FILE.py with hypothesis; print a shrunk counterexample per violated condition.",
+        "NAME in FILE.py with hypothesis; print a shrunk counterexample per violated condition. "
+        "The program runs in a separate process with time limits; what it prints is shown after "
+        "the verdict (in --json: \"output\").",
     )
     parser.add_argument("target", metavar="FILE.py:NAME", help="the program: a Python file and a name in it")
     parser.add_argument(
-        "--examples", type=int, default=None, metavar="N", help="hypothesis examples per condition (default 200)"
+        "--examples", type=int, default=None, metavar="N",
+        help=f"hypothesis examples per condition (default 200, at most {MAX_EXAMPLES:,})",
     )
     parser.add_argument("--seed", type=int, default=0, metavar="S", help="hypothesis seed (default 0)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
     parser.add_argument("--prove", action="store_true",
                         help="prove C1-C3 with Z3 where possible; each condition says what was "
                         "proved (docs/proofs.md)")
+    parser.add_argument(
+        "--call-timeout", type=float, default=DEFAULT_CALL_TIMEOUT, metavar="SECONDS",
+        help="time limit of one call into the program (a callback, its import, reading its "
+        f"members; default {DEFAULT_CALL_TIMEOUT:g})",
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+        help=f"time limit of the whole check (default {DEFAULT_TIMEOUT:g})",
+    )
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Load the program, check C1-C3, print the verdicts; return the exit code."""
-    from reference.dgs.checker import DEFAULT_EXAMPLES, check_consistency
-    from spec.dgs.loader import load_program
+    """Check the program in the sandbox, print the verdict; return the exit code."""
+    from conformance.dgs_sandbox.check import Request
+    from conformance.dgs_sandbox.runner import InternalError, Limits, run_check
+    from reference.dgs.checker import DEFAULT_EXAMPLES
 
     examples = DEFAULT_EXAMPLES if args.examples is None else args.examples
-    if examples < 1:
-        raise InputError(f"--examples must be at least 1, got {examples}")
-    program = load_program(args.target)
-    if args.prove:
-        from proofs.dgs.cli import report_proofs
-
-        return report_proofs(program, args.target, examples=examples, seed=args.seed, as_json=args.json)
-    report = check_consistency(program, examples=examples, seed=args.seed)
+    if not 1 <= examples <= MAX_EXAMPLES:
+        shown = examples if len(str(examples)) <= 20 else f"a {len(str(examples))}-digit number"
+        raise InputError(f"--examples must be between 1 and {MAX_EXAMPLES:,}, got {shown}")
+    limits = Limits(_seconds(args.call_timeout, "--call-timeout"), _seconds(args.timeout, "--timeout"))
+    request = Request(args.target, examples, args.seed, args.prove)
+    try:
+        verdict = run_check(request, limits, progress=sys.stderr.isatty())
+    except InternalError as error:
+        if os.environ.get("STREAMPROOF_DEBUG"):
+            print(error.detail, file=sys.stderr)
+        raise
     if args.json:
-        document = report.to_json()
-        document["program"] = args.target
-        print_json(document)
+        print_json({**verdict.document, "output": verdict.output.to_json()})
     else:
-        print(f"{args.target}: {examples} examples per condition, seed {args.seed}")
-        for line in report.text_lines(
-            lambda r: f"{r.condition} violated:" if r.counterexample is not None
-            else f"{r.condition} holds ({r.checked} examples in its domain checked)"
-        ):
+        for line in verdict.lines + verdict.output.lines():
             print(line)
-    return EXIT_CONSISTENT if report.consistent else EXIT_INCONSISTENT
+    return EXIT_CONSISTENT if verdict.consistent else EXIT_INCONSISTENT
+
+
+def _seconds(value: float, flag: str) -> float:
+    if not math.isfinite(value) or value <= 0:
+        raise InputError(f"{flag} must be a positive number of seconds, got {value:g}")
+    return value
