@@ -100,8 +100,9 @@ def test_unsupported_code_falls_back_to_examples(tmp_path: Path) -> None:
     program = load_program(f"{_write(tmp_path)}:ListState")
     proof = prove_consistency(program, FAST)
     for result in proof.report.results:
-        assert result.method == "hypothesis"
+        assert result.method == "enumeration+hypothesis"  # small scope first, then random
         assert proof.scopes[result.condition].startswith("not provable symbolically")
+        assert "exhaustive" in proof.scopes[result.condition]
     assert proof.report.consistent
 
 
@@ -142,5 +143,5 @@ def test_too_many_cases_fall_back_to_examples() -> None:
     program = load_program(str(EXAMPLES / "windowing.py:EventWindow"))
     proof = prove_consistency(program, ProveSettings(examples=30, max_skeletons=0))
     for result in proof.report.results:
-        assert result.method == "hypothesis"
+        assert result.method == "enumeration+hypothesis"
         assert "more than 0" in proof.scopes[result.condition]

@@ -224,8 +224,9 @@ def prove_condition(symbolic: _Symbolic, condition: str) -> tuple[ConditionResul
     except Exception as error:  # noqa: BLE001 - user code on symbolic values may raise anything
         reason = f"the code cannot run symbolically ({type(error).__name__}: {error})"
     tested = check_condition(program, condition, examples=settings.examples, seed=settings.seed)
+    small = f"; {tested.exhaustive.text()}" if tested.exhaustive is not None else ""
     return tested, (f"not provable symbolically: {reason}; tested {tested.examples} examples "
-                    f"instead ({tested.checked} in the domain)")
+                    f"instead ({tested.checked} in the domain){small}")
 
 
 def prove_consistency(program: Program, settings: ProveSettings | None = None,

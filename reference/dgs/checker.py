@@ -1,6 +1,11 @@
-"""The consistency checker: C1, C2 and C3 (DGS Def. 2.3) tested with hypothesis.
+"""The consistency checker: C1, C2 and C3 (DGS Def. 2.3), enumerated on a small scope, then
+tested with hypothesis.
 
-Each condition is checked separately - a violated condition does not stop the others - by a
+Each condition is checked separately - a violated condition does not stop the others - first
+by the exhaustive small-scope search of :mod:`reference.dgs.small_scope` (every independent
+fork-predicate pair over the program's tags, every sequential history up to a depth over a
+few sampled payloads, for ``exhaustive_seconds``; a violation that needs one particular pair
+of predicates and one particular history is found there, not by luck), then by a
 hypothesis run of ``examples`` examples over the condition's domain
 (:mod:`reference.dgs.domain`, ``spec.dgs.consistency``); a violation is shrunk by hypothesis
 to a minimal instance and returned as a :class:`Counterexample` with the states, predicates,
@@ -20,7 +25,7 @@ produces an event (hypothesis ``Unsatisfiable``) are reported as bad input too.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from hypothesis import HealthCheck, given, settings
@@ -30,12 +35,15 @@ from hypothesis.errors import Flaky, HypothesisDeprecationWarning, Unsatisfiable
 
 from reference.dgs.domain import Draw, draw_c1, draw_c2, draw_c3
 from reference.dgs.report import Counterexample, counterexample_for
+from reference.dgs.small_scope import Scope, search
 from spec.dgs.consistency import Evaluation, evaluate_c1, evaluate_c2, evaluate_c3
 from spec.dgs.program import Program
 from spec.errors import InputError
 
 CONDITIONS = ("C1", "C2", "C3")
 DEFAULT_EXAMPLES = 200
+DEFAULT_EXHAUSTIVE_SECONDS = 1.0
+"""Time budget of the small-scope enumeration per condition (depths finish or not whole)."""
 
 _DRAW: dict[str, Callable[[Draw, Program], Any]] = {"C1": draw_c1, "C2": draw_c2, "C3": draw_c3}
 _EVAL: dict[str, Callable[[Program, Any], Evaluation]] = {
@@ -49,7 +57,8 @@ _EVAL: dict[str, Callable[[Program, Any], Evaluation]] = {
 class ConditionResult:
     """The verdict on one condition. ``checked`` counts the test cases that were in the domain
     (the rest drew no fork/join pair or no independent events and were skipped), including
-    hypothesis's replays while shrinking a violation."""
+    hypothesis's replays while shrinking a violation. ``exhaustive`` is what the small-scope
+    enumeration covered (None when it did not run)."""
 
     condition: str
     status: str
@@ -57,6 +66,7 @@ class ConditionResult:
     examples: int = 0
     checked: int = 0
     counterexample: Counterexample | None = None
+    exhaustive: Scope | None = None
 
     @property
     def holds(self) -> bool:
@@ -89,6 +99,8 @@ class ConsistencyReport:
         lines: list[str] = []
         for result in self.results:
             lines.append(headline(result))
+            if result.exhaustive is not None and result.counterexample is None:
+                lines.append(f"  {result.exhaustive.text()}")
             if result.counterexample is not None:
                 lines.extend(f"  {line}" for line in result.counterexample.lines())
         violated = [r.condition for r in self.results if not r.holds]
@@ -105,7 +117,8 @@ class ConsistencyReport:
                 if r.counterexample is not None
             ],
             "conditions": {
-                r.condition: {"status": r.status, "method": r.method, "examples": r.examples, "checked": r.checked}
+                r.condition: {"status": r.status, "method": r.method, "examples": r.examples, "checked": r.checked,
+                              **({"exhaustive": r.exhaustive.to_json()} if r.exhaustive else {})}
                 for r in self.results
             },
             "seed": self.seed,
@@ -119,7 +132,24 @@ class _Violation(Exception):
         self.evaluation = evaluation
 
 
-def check_condition(program: Program, condition: str, *, examples: int = DEFAULT_EXAMPLES, seed: int = 0) -> ConditionResult:
+def check_condition(program: Program, condition: str, *, examples: int = DEFAULT_EXAMPLES, seed: int = 0,
+                    exhaustive_seconds: float = DEFAULT_EXHAUSTIVE_SECONDS) -> ConditionResult:
+    """Enumerate one condition's small scope for ``exhaustive_seconds`` (0: skip), then test
+    it on ``examples`` hypothesis examples; shrink a violation."""
+    scope: Scope | None = None
+    if exhaustive_seconds > 0:
+        found, scope = search(program, condition, exhaustive_seconds)
+        if found is not None:
+            cex = counterexample_for(program, found.instance, found.evaluation)
+            return ConditionResult(condition, "violated", method="enumeration", examples=examples,
+                                   checked=scope.instances, counterexample=cex, exhaustive=scope)
+    tested = _hypothesis_condition(program, condition, examples=examples, seed=seed)
+    if scope is None:
+        return tested
+    return replace(tested, method="enumeration+hypothesis", exhaustive=scope)
+
+
+def _hypothesis_condition(program: Program, condition: str, *, examples: int, seed: int) -> ConditionResult:
     """Test one condition on ``examples`` hypothesis examples; shrink a violation."""
     draw, evaluate = _DRAW[condition], _EVAL[condition]
     checked = 0
@@ -173,9 +203,11 @@ def check_condition(program: Program, condition: str, *, examples: int = DEFAULT
 
 
 def check_consistency(
-    program: Program, *, examples: int = DEFAULT_EXAMPLES, seed: int = 0, conditions: tuple[str, ...] = CONDITIONS
+    program: Program, *, examples: int = DEFAULT_EXAMPLES, seed: int = 0, conditions: tuple[str, ...] = CONDITIONS,
+    exhaustive_seconds: float = DEFAULT_EXHAUSTIVE_SECONDS,
 ) -> ConsistencyReport:
     """Check every condition in ``conditions`` (all three by default), none stopping the
     others."""
-    results = tuple(check_condition(program, c, examples=examples, seed=seed) for c in conditions)
+    results = tuple(check_condition(program, c, examples=examples, seed=seed, exhaustive_seconds=exhaustive_seconds)
+                    for c in conditions)
     return ConsistencyReport(program.name, results, seed)
