@@ -38,10 +38,11 @@ from spec.oplus.model import OPlus, StreamTuple, WindowType  # noqa: E402
 from spec.oplus.scenario import instance_of  # noqa: E402
 from spec.oplus.watermarks import SourceItem  # noqa: E402
 from spec.oplus.windows import WindowSpec  # noqa: E402
-from reference.oplus.executors import RunResult, run_sn  # noqa: E402
+from reference.oplus.executors import RunResult  # noqa: E402
+from reference.oplus.sn import run_sn, run_sn_elastic  # noqa: E402
 from reference.oplus.operators.aggregates import incremental_aggregate  # noqa: E402
 from reference.oplus.operators.text import paircount, wordcount  # noqa: E402
-from reference.oplus.vsn import key_mapping, run_vsn  # noqa: E402
+from reference.oplus.vsn import Request, key_mapping, run_vsn  # noqa: E402
 
 WINDOWS = WindowSpec(60, 120)
 WORKLOADS: dict[str, Callable[[], OPlus]] = {
@@ -139,6 +140,37 @@ def main() -> None:
                   f"{sn.duplicated:>7} {sn_rate:>7.0f} | {vsn.duplicated:>7} {vsn_rate:>7.0f} | "
                   f"{vsn_rate / fl_rate:>8.2f}x {vsn_rate / sn_rate:>6.2f}x | "
                   f"{fl_cpu:>7.2f} {sn_cpu:>5.2f} {vsn_cpu:>5.2f}", flush=True)
+    elastic(args, sources, factory)
+
+
+def elastic(args: argparse.Namespace, sources: tuple[tuple[SourceItem, ...], ...],
+            factory: Callable[[int, int], Callable[[object], int]]) -> None:
+    """The elastic comparison (STRETCH's point): the same rescales 2 -> 4 -> 8 -> 2 at 25%,
+    50% and 75% of the stream, applied by SN with state transfer at the reconfiguration point
+    (reference.oplus.sn) and by VSN without moving state (Alg. 4-6)."""
+    marks = [args.tweets // 4, args.tweets // 2, 3 * args.tweets // 4]
+    requests = [Request(mark, size) for mark, size in zip(marks, (4, 8, 2))]
+    header = (f"{'workload':<12} | {'applied':>7} {'SN keys moved':>13} {'sets':>6} "
+              f"{'rerouted':>8} {'SN t/s':>7} | {'VSN t/s':>7} | {'VSN/SN':>6} | "
+              f"{'cpu SN':>6} {'VSN':>5}")
+    print()
+    print(f"elastic: parallelism 2, rescaled to 4 / 8 / 2 at watermarks {marks}; "
+          "both modes checked equal to each other")
+    print(header)
+    print("-" * len(header))
+    for name, make in WORKLOADS.items():
+        op = make()
+        sn = best(args.repeat, lambda: run_sn_elastic(op, sources, 2, factory, requests,
+                                                      random.Random(0)))
+        vsn = best(args.repeat, lambda: run_vsn(op, sources, 2, factory, requests,
+                                                random.Random(0)))
+        if Counter(sn.outputs) != Counter(vsn.outputs):
+            raise SystemExit(f"{name} elastic: SN and VSN outputs differ")
+        (sn_rate, sn_cpu), (vsn_rate, vsn_cpu) = rates(sn, args.tweets), rates(vsn, args.tweets)
+        print(f"{name:<12} | {len(sn.reconfigurations)}/{len(vsn.reconfigurations):<5} "
+              f"{sn.transferred_keys:>13} {sn.transferred_sets:>6} {sn.rerouted:>8} "
+              f"{sn_rate:>7.0f} | {vsn_rate:>7.0f} | {vsn_rate / sn_rate:>5.2f}x | "
+              f"{sn_cpu:>6.2f} {vsn_cpu:>5.2f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,8 @@ from collections import Counter
 from hypothesis import given, settings, strategies as st
 
 from spec.oplus.semantics import expected_outputs, multiset_difference
-from reference.oplus.executors import all_tuples, run_sequential, run_sn
+from reference.oplus.executors import all_tuples, run_sequential
+from reference.oplus.sn import run_sn
 from reference.oplus.vsn import Request, run_vsn
 
 from oplus_gen import Case, cases, mapping_factories, requests

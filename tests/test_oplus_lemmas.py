@@ -14,7 +14,8 @@ from hypothesis import assume, given, settings, strategies as st
 from spec.oplus.instances import join_plus
 from spec.oplus.model import StreamTuple, WindowType, lemma2_applies
 from spec.oplus.windows import WindowSpec
-from reference.oplus.executors import RunResult, run_sequential, run_sn
+from reference.oplus.executors import RunResult, run_sequential
+from reference.oplus.sn import run_sn
 from reference.oplus.operators.sliding_sum import sliding_sum
 from reference.oplus.tuple_buffer import UnsortedSource
 from reference.oplus.vsn import Request, run_vsn

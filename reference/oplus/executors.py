@@ -1,29 +1,19 @@
-"""Sequential and shared-nothing (SN) execution of O+ (STRETCH Alg. 1-2, Corollary 1).
+"""Sequential execution of O+ and the run results every executor returns (STRETCH Corollary 1).
 
 * :func:`run_sequential` - one instance owning every key, fed by one TB merging the sources.
-* :func:`run_sn` - ``parallelism`` instances, each with a private sigma_j and its own merge
-  of dedicated queues (a private TB per instance, as in §8: "input tuples are merge-sorted by
-  o_j instances"). Upstream instances run forwardSN (Alg. 1): tuple t goes to every instance
-  responsible for some key of f_MK(t); instances that do not receive t get the source's
-  progress as an explicit watermark (as SN engines broadcast watermarks), so they are not
-  held back. Every copy beyond the first is a *duplicated tuple* (Theorem 1). As in §8 ("in
-  SN setups input tuples are merge-sorted by both o_j and d_j instances"), the downstream D
-  merge-sorts the instances' outputs (a TB whose sources are the instances) when Lemma 2
-  applies; otherwise outputs are collected as emitted.
+* SN execution (:func:`reference.oplus.sn.run_sn`) lives in :mod:`reference.oplus.sn`.
 
-Interleaving: sources and instances take steps in an order drawn from ``rng``; outputs do
-not depend on it (tests vary it). Both runners return a :class:`RunResult`.
+Every runner (sequential, SN, VSN) returns a :class:`RunResult`.
 """
 
 from __future__ import annotations
 
 import math
-import random
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Sequence
 
-from spec.oplus.model import Key, OPlus, OutputTuple, StreamTuple, lemma2_applies
+from spec.oplus.model import OPlus, OutputTuple, StreamTuple
 from spec.oplus.watermarks import Mark, SourceItem
 from reference.oplus.instance import Instance
 from reference.oplus.state import WindowStore, Write
@@ -43,12 +33,24 @@ class ReconfigEvent:
     step: int
 
 
+@dataclass(frozen=True)
+class Rejected:
+    """A requested reconfiguration that was not applied, and why (a request the input never
+    reaches, or reaches only at its end, is reported, never silently dropped)."""
+
+    watermark: int
+    parallelism: int
+    reason: str
+
+
 @dataclass
 class RunResult:
     """What an execution produced: ``outputs`` (as collected), ``per_instance`` (each
     instance's outputs in emission order, with the step they were emitted at), tuple
     ``copies`` delivered to instances and how many were ``duplicated``, applied
-    ``reconfigurations`` and the audited ``writes`` of the window store(s)."""
+    ``reconfigurations``, ``rejected`` requests, the audited ``writes`` of the window
+    store(s) and, for SN reconfigurations, the state transferred (keys, window sets) and the
+    buffered tuples ``rerouted`` to their new owners."""
 
     outputs: list[OutputTuple] = field(default_factory=list)
     per_instance: dict[int, list[tuple[int, OutputTuple]]] = field(default_factory=dict)
@@ -59,6 +61,10 @@ class RunResult:
     writes: list[Write] = field(default_factory=list)
     steps: int = 0
     busy: dict[str, float] = field(default_factory=dict)
+    rejected: list[Rejected] = field(default_factory=list)
+    transferred_keys: int = 0
+    transferred_sets: int = 0
+    rerouted: int = 0
 
     def charge(self, actor: str, since: float) -> None:
         """Add the CPU time since ``since`` (``time.process_time()``) to ``actor``'s busy
@@ -106,75 +112,3 @@ def _add(tb: TupleBuffer, item: SourceItem, source: int) -> None:
         tb.add_watermark(item.value, source)
     else:
         tb.add(item, source)
-
-
-def run_sn(op: OPlus, sources: Sequence[Sequence[SourceItem]], parallelism: int,
-           mapping: Callable[[Key], int], rng: random.Random | None = None,
-           audit: bool = False) -> RunResult:
-    """SN execution (Alg. 1 forwardSN + Alg. 2 processSN) with a fixed mapping f_mu."""
-    rng = rng or random.Random(0)
-    result = RunResult(tuples=len(all_tuples(sources)))
-    instances_ids = list(range(parallelism))
-    tbs = {p: TupleBuffer(range(len(sources)), readers=[p]) for p in instances_ids}
-    merge_outputs = lemma2_applies(op)
-    downstream = TupleBuffer(instances_ids, readers=["D"])
-    out_seq = {p: 0 for p in instances_ids}
-
-    def emit(ident: int, output: OutputTuple) -> None:
-        result.record(ident, output)
-        if not merge_outputs:
-            result.outputs.append(output)
-            return
-        downstream.add(StreamTuple(output.ts, ident, out_seq[ident], output.payload), ident)
-        out_seq[ident] += 1
-
-    stores = {p: WindowStore(audit=audit) for p in instances_ids}
-    instances = {p: Instance(p, op, stores[p], mapping, emit) for p in instances_ids}
-    cursors = [0] * len(sources)
-    ended = [False] * len(sources)
-
-    def source_step(index: int) -> None:
-        source = sources[index]
-        if cursors[index] == len(source):
-            for p in instances_ids:
-                tbs[p].add_watermark(math.inf, index)
-            ended[index] = True
-            return
-        item = source[cursors[index]]
-        cursors[index] += 1
-        if isinstance(item, Mark):
-            for p in instances_ids:
-                tbs[p].add_watermark(item.value, index)
-            return
-        receivers = {mapping(key) for key in op.keys(item)}  # Alg. 1 L5
-        for p in instances_ids:
-            if p in receivers:
-                tbs[p].add(item, index)  # Alg. 1 L6
-            else:
-                tbs[p].add_watermark(item.ts, index)
-        result.copies += len(receivers)
-        result.duplicated += max(len(receivers) - 1, 0)
-
-    while True:
-        choices: list[tuple[str, int]] = [("source", i) for i in range(len(sources))
-                                          if not ended[i]]
-        choices += [("instance", p) for p in instances_ids if tbs[p].backlog(p) > 0]
-        if not choices:
-            break
-        kind, which = rng.choice(choices)
-        result.steps += 1
-        started = time.process_time()
-        if kind == "source":
-            source_step(which)
-        else:
-            item = tbs[which].get(which)
-            assert item is not None
-            instances[which].process(item)
-            if item.tuple is None and merge_outputs:
-                downstream.add_watermark(instances[which].W, which)
-        result.charge(f"{kind} {which}", started)
-    while (out := downstream.get("D")) is not None:
-        if out.tuple is not None:
-            result.outputs.append(OutputTuple(out.tuple.ts, out.tuple.payload))
-    result.writes = [w for p in instances_ids for w in stores[p].writes]
-    return result

@@ -124,6 +124,28 @@ class WindowStore:
             self._last_ts.pop(key, None)
         self._audit(key, writer, epoch)
 
+    # --- state transfer (SN reconfiguration) ---------------------------------------------
+
+    def keys(self) -> list[Key]:
+        """Every key holding window sets (in a deterministic order)."""
+        return sorted(self._sets, key=repr)
+
+    def take(self, key: Key) -> tuple[list[WindowSet], int | None]:
+        """Remove and return ``key``'s window sets and last-update timestamp (the part of an
+        SN instance's sigma_j that moves to another instance)."""
+        sets = self._sets.pop(key)
+        self._move_first(key, sets[0].left, None)
+        return sets, self._last_ts.pop(key, None)
+
+    def put(self, key: Key, sets: list[WindowSet], last_ts: int | None) -> None:
+        """Install window sets taken from another store (``key`` must not be present)."""
+        if key in self._sets:
+            raise AssertionError(f"state transfer onto a store that already holds {key!r}")
+        self._sets[key] = list(sets)
+        self._move_first(key, None, sets[0].left)
+        if last_ts is not None:
+            self._last_ts[key] = last_ts
+
     # --- internals -------------------------------------------------------------------------
 
     def _move_first(self, key: Key, old: int | None, new: int | None) -> None:

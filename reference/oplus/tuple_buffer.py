@@ -97,6 +97,17 @@ class TupleBuffer:
         """The current sources."""
         return frozenset(self._bounds)
 
+    def bounds(self) -> dict[int, Watermark]:
+        """Each source's bound: its last tuple's timestamp or explicit watermark."""
+        return dict(self._bounds)
+
+    def pending(self) -> list[tuple[int, StreamTuple]]:
+        """The ``(source, tuple)`` pairs added but not yet ready, by source then sequence
+        number (what an SN instance's state transfer must hand over: STRETCH §3, SN
+        reconfiguration moves buffered input with the state)."""
+        return sorted(((source, t) for _, source, _, _, t in self._pending),
+                      key=lambda pair: (pair[0], pair[1].seq))
+
     # --- readers ---------------------------------------------------------------------------
 
     def get(self, reader: ReaderId) -> Delivered | None:

@@ -47,7 +47,7 @@ from typing import Callable, Sequence
 
 from spec.oplus.model import Key, OPlus, OutputTuple, StreamTuple, lemma2_applies
 from spec.oplus.watermarks import Delivered, Mark, SourceItem
-from reference.oplus.executors import ReconfigEvent, RunResult, all_tuples
+from reference.oplus.executors import ReconfigEvent, Rejected, RunResult, all_tuples
 from reference.oplus.instance import Instance, Mapping
 from reference.oplus.state import WindowStore
 from reference.oplus.tuple_buffer import TupleBuffer
@@ -56,6 +56,9 @@ MappingFactory = Callable[[int, int], Mapping]
 """(epoch, parallelism) -> f_mu for that epoch, mapping keys into ``range(parallelism)``."""
 
 COLLECTOR = "collector"
+
+ENDED_FIRST = "the input passed this watermark only by ending"
+"""Why a request is rejected when no input is left once the watermark passes it."""
 
 
 @dataclass(frozen=True)
@@ -272,6 +275,15 @@ class VSNRun:
         stuck = [j for j, n in self.nodes.items() if n.phase == "barrier"]
         if stuck:
             raise AssertionError(f"instances {stuck} are stuck in the barrier")
+        for epoch, request in enumerate(self.requests, 1):
+            if epoch > self.issued:
+                reason = ENDED_FIRST
+            elif epoch not in self.recorded:
+                reason = ("no tuple raised the watermark past its control tuple before the "
+                          "input ended")
+            else:
+                continue
+            self.result.rejected.append(Rejected(request.watermark, request.parallelism, reason))
         if self.use_tb_out:
             while (got := self.tb_out.get(COLLECTOR)) is not None:
                 if got.tuple is not None:

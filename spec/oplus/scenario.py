@@ -16,7 +16,8 @@ A scenario (JSON)::
   window instance is emitted;
 * ``WT`` defaults to the operator's; ``parallelism`` (>= 1) is the initial number of
   instances; ``reconfigurations`` (optional, strictly increasing watermarks) change it
-  elastically in mode ``vsn``; ``params`` holds operator parameters (below).
+  in modes ``sn`` (state transfer) and ``vsn`` (elastic); ``params`` holds operator
+  parameters (below).
 
 Output (``--json``): a list of ``{"ts", "key", "value"}`` sorted by ``(ts, key)`` then by the
 canonical JSON of ``value``. Key -> instance mapping used by every engine:

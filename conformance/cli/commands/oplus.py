@@ -2,7 +2,8 @@
 [--json]``: run an O+ scenario (STRETCH; format in spec/oplus/scenario.py, docs/oplus.md).
 
 Prints one line per output (``ts key value``) and a summary line (mode, outputs, tuples,
-copies delivered, duplicated tuples, reconfigurations applied); ``--json`` prints the list of
+copies delivered, duplicated tuples, reconfigurations applied, SN's state transfer), then one
+line per requested reconfiguration that was not applied and why; ``--json`` prints the list of
 ``{"ts", "key", "value"}`` sorted by (ts, key). Exit 0 on success, 2 on a bad scenario or an
 unavailable engine (one line on stderr).
 
@@ -62,6 +63,13 @@ def run(args: argparse.Namespace) -> int:
         summary = (f"mode {args.mode}: {len(rows)} outputs from {result.tuples} tuples; "
                    f"{result.copies} tuple copies delivered, {result.duplicated} duplicated; "
                    f"{len(result.reconfigurations)} reconfigurations applied")
+        if result.transferred_keys or result.rerouted:
+            summary += (f"; state transfer moved {result.transferred_keys} keys "
+                        f"({result.transferred_sets} window sets) and re-forwarded "
+                        f"{result.rerouted} buffered tuples")
+        for rejected in result.rejected:
+            summary += (f"\nreconfiguration to parallelism {rejected.parallelism} at watermark "
+                        f"{rejected.watermark} not applied: {rejected.reason}")
     if args.json:
         print_json(rows)
         return 0
