@@ -15,20 +15,44 @@ from typing import Sequence
 
 from spec.jsonio import write_json_atomic, write_text_atomic
 
+from conformance.branch_coverage import CoverageFigure
 from conformance.suite import SuiteResult
 from conformance.svg import bar_chart, histogram
 
 
-def write_report(directory: Path, results: Sequence[SuiteResult]) -> Path:
-    """Write the report into ``directory``; return the path of ``report.md``."""
+def write_report(directory: Path, results: Sequence[SuiteResult], coverage: CoverageFigure | None = None) -> Path:
+    """Write the report into ``directory``; return the path of ``report.md``. ``coverage``:
+    the branch coverage of spark_impl measured during the run (``--coverage``), if any."""
     directory.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(directory / "summary.json", {"suites": [r.to_json() for r in results]})
+    write_json_atomic(directory / "summary.json", {"suites": [r.to_json() for r in results],
+                                                  "coverage": coverage.to_json() if coverage else None})
     path = directory / "report.md"
-    write_text_atomic(path, render(results))
+    write_text_atomic(path, render(results, coverage))
     return path
 
 
-def render(results: Sequence[SuiteResult]) -> str:
+def render_coverage(figure: CoverageFigure) -> list[str]:
+    """The coverage section: totals, a bar per module, and the branch arcs never taken."""
+    lines = ["## Coverage of spark_impl", "",
+             f"Branches **{figure.covered_branches}/{figure.branches} ({figure.branch_percent:.1f}%)**, "
+             f"statements {figure.covered_statements}/{figure.statements} ({figure.statement_percent:.1f}%), "
+             f"measured with coverage.py in the driver and in Spark's Python workers "
+             f"({figure.worker_data_files} worker data file(s)"
+             + ("; NONE: the workers were not measured, the SparkSession was started before --coverage"
+                if figure.worker_data_files == 0 else "") + ").", "",
+             bar_chart("spark_impl: covered branches per module (%)",
+                       [(f.path, round(f.branch_percent, 1)) for f in figure.files if f.branches]), "",
+             "| module | statements | covered | branches | covered | branch % | arcs never taken (from->to; -1 = exit) |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | --- |"]
+    for f in figure.files:
+        arcs = ", ".join(f"{a}->{b}" for a, b in f.missing_branches[:24])
+        more = f" (+{len(f.missing_branches) - 24})" if len(f.missing_branches) > 24 else ""
+        lines.append(f"| {f.path} | {f.statements} | {f.covered_statements} | {f.branches} | {f.covered_branches} | "
+                     f"{f.branch_percent:.0f} | {arcs}{more} |")
+    return lines + [""]
+
+
+def render(results: Sequence[SuiteResult], coverage: CoverageFigure | None = None) -> str:
     """The Markdown text of the report."""
     total = sum(r.cases for r in results)
     failed = sum(r.failed for r in results)
@@ -46,6 +70,8 @@ def render(results: Sequence[SuiteResult]) -> str:
                          f"{check.elapsed_s:.1f} | {rate} | {'FAIL' if check.failed else 'pass'} |")
     faults = sorted({f for r in results for f in r.faults})
     lines += ["", f"Seed {results[0].seed if results else 0}; injected faults: {', '.join(faults) or 'none'}.", ""]
+    if coverage is not None:
+        lines += render_coverage(coverage)
     for result in results:
         if not result.ran:
             continue

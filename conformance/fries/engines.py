@@ -63,9 +63,10 @@ def available_faults(name: str) -> dict[str, str]:
 
 
 def make_engine(name: str, *, scheduler: str = "fries", faults: frozenset[str] = frozenset(),
-                spark: Any = None, checkpoint_dir: str | None = None) -> FriesEngine:
+                spark: Any = None, checkpoint_dir: str | None = None, path: str = "planned") -> FriesEngine:
     """The engine called ``name`` with the given scheduler and injected faults (InputError on
-    an unknown fault)."""
+    an unknown fault). ``path``: the Spark executor's entry path
+    (:mod:`conformance.fries.frontends`; the reference simulator has one path only)."""
     known = available_faults(name)
     for fault in sorted(faults):
         if fault not in known:
@@ -73,9 +74,9 @@ def make_engine(name: str, *, scheduler: str = "fries", faults: frozenset[str] =
                 f"unknown fault {fault!r} for the {name} engine (known: {', '.join(sorted(known)) or 'none'})",
                 "--inject-fault")
     if name == "reference":
-        return ReferenceEngine("naive" if "naive" in faults else scheduler)
+        return ReferenceEngine("naive" if "naive" in faults else "epoch" if path == "epoch" else scheduler)
     if name == "spark":
-        return SparkEngine(scheduler, faults, spark=spark, checkpoint_dir=checkpoint_dir)
+        return SparkEngine(scheduler, faults, spark=spark, checkpoint_dir=checkpoint_dir, path=path)
     raise InputError(f"unknown engine {name!r} (expected one of {list(ENGINES)})", "--engine")
 
 
@@ -95,7 +96,7 @@ class ReferenceEngine:
                 result = simulator.simulate(scenario, self.scheduler)
                 outcomes.append(_outcome(scenario, result.outputs, result.schedule,
                                          getattr(result, "states", None), getattr(result, "delays", ()),
-                                         getattr(result, "rejected", ())))
+                                         getattr(result, "rejected", ()), getattr(result, "senders", None)))
             except Exception as error:  # noqa: BLE001 - an engine crash is a finding, not a stop
                 # (an InputError too: the scenario was validated by spec, so the engine is wrong)
                 outcomes.append(RunOutcome.failed(f"{type(error).__name__}: {error}"))
@@ -103,12 +104,14 @@ class ReferenceEngine:
 
 
 class SparkEngine:
-    """spark_impl's executor; the whole batch in one ``run_scenarios`` call."""
+    """spark_impl's executor; the whole batch in one call of the entry ``path``
+    (:mod:`conformance.fries.frontends`; ``planned`` = ``run_scenarios``)."""
 
     def __init__(self, scheduler: str, faults: frozenset[str], *, spark: Any = None,
-                 checkpoint_dir: str | None = None, timeout_s: float = 900.0) -> None:
+                 checkpoint_dir: str | None = None, timeout_s: float = 900.0, path: str = "planned") -> None:
         self.name = "spark"
         self.scheduler = scheduler
+        self.path = path
         self.faults = faults
         self._spark = spark
         self._checkpoint_dir = checkpoint_dir
@@ -128,11 +131,12 @@ class SparkEngine:
         """Run the batch; results are matched to scenarios by ``scenario_index``."""
         if self.hung is not None:
             return [RunOutcome.failed(f"not run: {self.hung}")] * len(scenarios)
-        reconfig = importlib.import_module("spark_impl.reconfig")
+        from conformance.fries.frontends import run_path
+
         scratch = tempfile.mkdtemp(prefix="streamproof-conformance-")
         session = self.spark
-        finished, results = call_with_timeout(lambda: reconfig.run_scenarios(
-            session, list(scenarios), self.scheduler, faults=self.faults,
+        finished, results = call_with_timeout(lambda: run_path(
+            session, self.path, list(scenarios), self.scheduler, faults=self.faults,
             checkpoint_dir=self._checkpoint_dir or scratch), self.timeout_s)
         if not finished:
             self.hung = (f"the Spark engine did not finish a batch of {len(scenarios)} case(s) within "
@@ -154,12 +158,13 @@ class SparkEngine:
                 outcomes[index] = RunOutcome.failed(str(error))
                 continue
             outcomes[index] = _outcome(scenario, result.outputs, result.schedule, getattr(result, "states", None),
-                                       getattr(result, "delays_ms", ()), getattr(result, "rejected", ()))
+                                       getattr(result, "delays_ms", ()), getattr(result, "rejected", ()),
+                                       getattr(result, "senders", None))
         return outcomes
 
 
 def _outcome(scenario: Scenario, outputs: Any, schedule: Any, states: Any, delays: Any,
-             rejected: Any) -> RunOutcome:
+             rejected: Any, senders: Any = None) -> RunOutcome:
     """Normalise an engine's result fields into a :class:`RunOutcome`."""
     if not isinstance(schedule, Schedule):
         schedule = Schedule.from_json(schedule.to_json() if hasattr(schedule, "to_json") else schedule)
@@ -169,6 +174,8 @@ def _outcome(scenario: Scenario, outputs: Any, schedule: Any, states: Any, delay
         states=_states(states),
         delays=tuple(float(d) for d in (delays.values() if isinstance(delays, Mapping) else delays or ())),
         rejected=rejected_ids(scenario, rejected or ()),
+        senders={str(obj): tuple(None if x is None else str(x) for x in log) for obj, log in dict(senders).items()}
+        if senders else None,
     )
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib
 import time
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -27,10 +28,11 @@ from spec.fries.scenario import Scenario, scenario_from_json
 
 from conformance.cases import draw_cases
 from conformance.fries.engines import FriesEngine, engine_status, make_engine
+from conformance.fries.frontends import applicable, prepare
 from conformance.fries.oracles import Judgement, judge
 from conformance.fries.reductions import candidates, size
 from conformance.fries.scenario_json import scenario_to_json
-from conformance.generators.alignment import alignment_probes, is_probe_shaped
+from conformance.generators.alignment import PRUNING_SHAPES, alignment_probes, is_probe_shaped, pruning_probes, pruning_shape
 from conformance.generators.streams import stretch, stretched
 from conformance.generators.timing import with_timing
 from conformance.regression import save_case
@@ -54,6 +56,7 @@ class FriesConfig:
     save_dir: str | None = None
     shrink_evaluations: int = 2000
     shrink_deadline_s: float = 240.0
+    fail_fast: bool = False  # stop after the first batch with a failure, no shrinking (mutation runs)
 
 
 def scenario_strategy() -> st.SearchStrategy[Scenario] | str:
@@ -127,58 +130,107 @@ def run_fries_suite(config: FriesConfig, *, progress: Progress | None = None, sp
     if reason is not None or isinstance(strategy, str):
         check.status, check.note = "unavailable", reason
         return result
-    engine = make_engine(config.engine, scheduler=config.scheduler, faults=config.faults, spark=spark)
+    engines: dict[str, FriesEngine] = {}
+
+    def engine_for(path: str) -> FriesEngine:
+        if path not in engines:
+            engines[path] = make_engine(config.engine, scheduler=config.scheduler, faults=config.faults, spark=spark,
+                                        path=path)
+        return engines[path]
+
+    engine_for("planned")  # bad faults are bad input before anything runs
     start = time.monotonic()
     races = round(config.cases * config.race_fraction)
+    paths = path_section(strategy, config)
     race = race_strategy()
-    scenarios = [honest_claims(s) for s in draw_cases(strategy, config.cases - races, config.seed)]
-    usual = len(scenarios)
+    usual = max(0, config.cases - races - sum(len(cases) for _, cases in paths))
+    scenarios = [honest_claims(s) for s in draw_cases(strategy, usual, config.seed)]
+    batches = [(o, min(o + config.batch_size, usual), "planned") for o in range(0, usual, max(1, config.batch_size))]
+    for path, cases in paths:
+        batches.append((len(scenarios), len(scenarios) + len(cases), path))
+        scenarios += cases
+    race_start = len(scenarios)
     if not isinstance(race, str):
         scenarios += race_section(race, races, config)
-        result.features["race cases"] += len(scenarios) - usual
-    batches = [(o, min(o + config.batch_size, usual)) for o in range(0, usual, max(1, config.batch_size))]
-    batches += [(o, min(o + config.race_batch_size, len(scenarios)))
-                for o in range(usual, len(scenarios), max(1, config.race_batch_size))]
-    first_failure: tuple[int, Judgement] | None = None
+        result.features["race cases"] += len(scenarios) - race_start
+    batches += [(o, min(o + config.race_batch_size, len(scenarios)), "planned")
+                for o in range(race_start, len(scenarios), max(1, config.race_batch_size))]
+    first_failure: tuple[int, Judgement, str] | None = None
     done = 0
-    for offset, end in batches:
+    for offset, end, path in batches:
         batch = scenarios[offset: end]
-        for i, (scenario, judgement, delays) in enumerate(judge_batch(engine, batch)):
+        for i, (scenario, judgement, delays) in enumerate(judge_batch(engine_for(path), batch)):
             index = offset + i
             check.cases += 1
             result.delays.extend(delays)
             _count_features(result, scenario)
+            if path != "planned":
+                result.features[f"path: {path}"] += 1
             if not judgement.ok:
                 check.failed += 1
                 check.oracle_failures.update(judgement.failed_oracles)
                 if first_failure is None:
-                    first_failure = (index, judgement)
+                    first_failure = (index, judgement, path)
         done += len(batch)
         if progress is not None:
             progress(done, len(scenarios))
+        if config.fail_fast and first_failure is not None:
+            break
     check.elapsed_s = time.monotonic() - start
-    if first_failure is not None:
-        index, judgement = first_failure
-        result.failures.append(_shrink_and_save(config, engine, check.name, index, scenarios[index], judgement))
+    if first_failure is not None and not config.fail_fast:
+        index, judgement, path = first_failure
+        result.failures.append(_shrink_and_save(config, engine_for(path), check.name, index, scenarios[index],
+                                                judgement, path))
     return result
+
+
+#: Cases per entry path of the Spark executor in a run of at least :data:`PATHS_FROM` cases
+#: (``epoch``: a tenth of the cases, at least 2). Drawn for the path (filtered by
+#: :func:`~conformance.fries.frontends.applicable`), so every run of that size has them.
+PATH_CASES = {"submit": 2, "rollback": 2, "resume": 2, "directory": 2, "generated": 2, "unbounded": 2,
+              "streaming": 1}
+PATHS_FROM = 20
+
+
+def path_section(strategy: st.SearchStrategy[Scenario], config: FriesConfig) -> list[tuple[str, list[Scenario]]]:
+    """The cases of every non-default entry path (:mod:`conformance.fries.frontends`), each
+    list run as one batch: none below :data:`PATHS_FROM` cases."""
+    if config.cases < PATHS_FROM:
+        return []
+    wanted = {"epoch": max(2, config.cases // 10), **PATH_CASES}
+    out = []
+    for number, (path, n) in enumerate(wanted.items()):
+        if path == "epoch" and config.scheduler == "epoch":
+            continue  # the whole run is epoch already
+        fitting = strategy.filter(partial(applicable, path)).map(partial(prepare, path))
+        out.append((path, [honest_claims(s) for s in draw_cases(fitting, n, config.seed + 7919 * (number + 1))]))
+    return out
 
 
 def race_section(race: st.SearchStrategy[Scenario], n: int, config: FriesConfig) -> list[Scenario]:
     """The ``n`` race-section cases in run order: each small batch of
-    :attr:`FriesConfig.race_batch_size` holds one alignment probe
-    (:mod:`conformance.generators.alignment`, a member with several in-component heads that
-    switch micro-batches apart) and race cases for the rest. Without the probes an unaligned
-    member is almost never observed on Spark (about 1 case in 200)."""
+    :attr:`FriesConfig.race_batch_size` starts with one probe and race cases fill the rest.
+    Probes cycle through the alignment probe and the MCS pruning shapes
+    (:mod:`conformance.generators.alignment`), at least one of each whenever ``n`` allows
+    (``n`` >= 4, i.e. every run of 20 cases or more). Without the probes an unaligned member is
+    almost never observed on Spark (about 1 case in 200), and the pruning rules' shapes were
+    left to chance."""
     if n <= 0:
         return []
     size = max(1, config.race_batch_size)
-    probes_n = -(-n // size)  # one per batch of race cases
+    kinds = ("alignment",) + PRUNING_SHAPES
+    probes_n = min(n, max(-(-n // size), len(kinds)))
+    drawn: list[list[Scenario]] = []
+    for number, kind in enumerate(kinds):
+        strategy = alignment_probes() if kind == "alignment" else pruning_probes(kind)
+        count = len(range(number, probes_n, len(kinds)))  # how often probe i % len(kinds) == number
+        drawn.append([honest_claims(s) for s in draw_cases(strategy, count, config.seed + number)])
+    ordered = [drawn[i % len(kinds)].pop(0) for i in range(probes_n)]  # alignment, one-to-many, ...
     races = [honest_claims(s) for s in draw_cases(race, n - probes_n, config.seed)]
-    probes = draw_cases(alignment_probes(), probes_n, config.seed)
     out: list[Scenario] = []
-    while probes or races:
-        if probes:
-            out.append(probes.pop(0))
+    while ordered or races:
+        if ordered:
+            out.append(ordered.pop(0))
         out.extend(races[: size - 1])
         del races[: size - 1]
     return out
@@ -191,7 +243,7 @@ def judge_batch(engine: FriesEngine, scenarios: Sequence[Scenario]) -> list[tupl
 
 
 def _shrink_and_save(config: FriesConfig, engine: FriesEngine, check: str, index: int, scenario: Scenario,
-                     judgement: Judgement) -> FailureReport:
+                     judgement: Judgement, path: str = "planned") -> FailureReport:
     wanted = set(judgement.failed_oracles)
     original = scenario_to_json(scenario)
 
@@ -214,7 +266,8 @@ def _shrink_and_save(config: FriesConfig, engine: FriesEngine, check: str, index
                            stats.steps, shrunk, reproduced=reproduced)
     if config.save_dir is not None:
         json_path, test_path = save_case(
-            Path(config.save_dir), suite="fries", engine=config.engine, scheduler=config.scheduler,
+            Path(config.save_dir), suite="fries", engine=config.engine,
+            scheduler=config.scheduler if path == "planned" else f"{config.scheduler}:{path}",
             faults=tuple(sorted(config.faults)), seed=config.seed, case=index, oracles=final.failed_oracles,
             explanation=explanation, case_data=shrunk)
         report.replay_file, report.pytest_file = str(json_path), str(test_path)
@@ -237,7 +290,8 @@ def replay(record: dict[str, Any], faults: frozenset[str] | None) -> tuple[bool,
     reason = engine_status(record["engine"])
     if reason is not None:
         return False, reason
-    engine = make_engine(record["engine"], scheduler=record.get("scheduler", "fries"), faults=chosen)
+    scheduler, _, path = str(record.get("scheduler", "fries")).partition(":")
+    engine = make_engine(record["engine"], scheduler=scheduler, faults=chosen, path=path or "planned")
     judgement = judge_batch(engine, [scenario])[0][1]
     return judgement.ok, explain(judgement) if not judgement.ok else "all oracles pass"
 
@@ -256,6 +310,9 @@ def _count_features(result: SuiteResult, scenario: Scenario) -> None:
         features["stragglers"] += 1
     if is_probe_shaped(scenario):
         features["reconfigured member after a parallel reconfigured parent"] += 1
+    shape = pruning_shape(scenario)
+    if shape is not None:
+        features[f"MCS pruning: {shape}"] += 1
 
 
 def _indent(text: str) -> str:

@@ -43,6 +43,10 @@ def _linear(draw: st.DrawFn) -> dict[str, int]:
 
 
 def _function(draw: st.DrawFn) -> dict[str, Any]:
+    # half the time an order-sensitive fold (issue 12): a member that replays its held-back
+    # input out of channel order then emits other values (spec.fries.consistency)
+    if draw(st.booleans()):
+        return {"op": "fold", "mul": draw(st.sampled_from([2, 3, -1]))}
     return {"op": "map", **_linear(draw)}
 
 
@@ -73,6 +77,95 @@ def alignment_probes(draw: st.DrawFn) -> Scenario:
         "timing": {"seed": draw(st.integers(0, 2**16)), "operator_cost": {"X": PROBE_HEAD_COST},
                    "fcm_delay": list(PROBE_FCM_DELAY)},
     }, "alignment probe")
+
+
+#: The MCS pruning shapes of Fries Alg. 4 a run must contain (:func:`pruning_probes`).
+PRUNING_SHAPES = ("one-to-many", "replicate", "uniqueness")
+
+
+@st.composite
+def pruning_probes(draw: st.DrawFn, shape: str) -> Scenario:
+    """A case whose MCS depends on Alg. 4's pruning rules (``shape`` in :data:`PRUNING_SHAPES`),
+    timed like an alignment probe (wide FCM delays, a per-tuple cost at the shared ancestor,
+    a long stream on 2-3 workers), one request reconfiguring ``A`` and ``B``:
+
+    * ``one-to-many``: ``S -> F -> {A, B}``, ``F`` a non-unique fan-out of 2 copies (one to
+      each of ``A``, ``B``): ``F`` must be synchronised (a transaction reaches both);
+    * ``replicate``: ``S -> P -> {A, B}``, ``P`` replicates to both: both out-edges lead to a
+      reconfigured operator, so the edge-wise rule must NOT prune ``P``;
+    * ``uniqueness``: ``S -> X -> U -> {A, B}`` (``X`` one-to-many by kind but emitting one
+      tuple, ``U`` flagged unique) or ``S -> U -> {A, B}`` with ``U`` itself one-to-many and
+      unique: pruned (a transaction reaches only one of ``A``, ``B``), ``A`` and ``B`` switch
+      independently and the run must still be serializable."""
+    if shape not in PRUNING_SHAPES:
+        raise ValueError(f"unknown pruning shape {shape!r} (expected one of {PRUNING_SHAPES})")
+    workers = draw(st.integers(2, 3))
+    at = draw(st.integers(4, 10))
+    total = at + draw(st.integers(20, 28))
+    spread = draw(st.integers(workers, 6))
+    first = draw(st.integers(0, 5))
+    operators: list[dict[str, Any]] = [{"name": "S", "kind": "source"}]
+    functions: dict[str, Any] = {}
+    if shape == "one-to-many":
+        operators.append({"name": "F", "kind": "one-to-many"})
+        functions["F"] = {"op": "fanout", "copies": 2}
+        edges, shared = [["S", "F"], ["F", "A"], ["F", "B"]], "F"
+    elif shape == "replicate":
+        operators.append({"name": "P", "kind": "replicate"})
+        functions["P"] = {"op": "replicate"}
+        edges, shared = [["S", "P"], ["P", "A"], ["P", "B"]], "P"
+    elif draw(st.booleans()):
+        operators += [{"name": "X", "kind": "one-to-many"}, {"name": "U", "kind": "one-to-one", "unique": True}]
+        functions["X"], functions["U"] = _function(draw), _function(draw)
+        edges, shared = [["S", "X"], ["X", "U"], ["U", "A"], ["U", "B"]], "X"
+    else:
+        operators.append({"name": "U", "kind": "one-to-many", "unique": True})
+        functions["U"] = _function(draw)
+        edges, shared = [["S", "U"], ["U", "A"], ["U", "B"]], "U"
+    operators += [{"name": "A", "kind": "one-to-one"}, {"name": "B", "kind": "one-to-one"}]
+    functions["A"], functions["B"] = _function(draw), _function(draw)
+    updates = {m: {"function": _function(draw), "state": _linear(draw)} for m in ("A", "B")}
+    return scenario_from_json({
+        "dataflow": {"operators": operators, "edges": edges},
+        "functions": functions,
+        "parallelism": {shared: workers},
+        "sources": {"S": [{"key": first + i % spread, "value": draw(st.integers(0, 20))} for i in range(total)]},
+        "reconfigurations": [{"at": at, "updates": updates}],
+        "timing": {"seed": draw(st.integers(0, 2**16)), "operator_cost": {shared: PROBE_HEAD_COST},
+                   "fcm_delay": list(PROBE_FCM_DELAY)},
+    }, f"pruning probe ({shape})")
+
+
+def pruning_shape(scenario: Scenario) -> str | None:
+    """Which pruning rule decides a one-to-many ancestor of the reconfigured operators (the
+    first found: ``uniqueness``, ``replicate``, ``one-to-many`` = kept because no rule
+    applies), or None when no reconfigured operator has a one-to-many ancestor."""
+    flow = scenario.dataflow
+    for request in scenario.reconfigurations:
+        targets = set(request.updates)
+        for name in sorted(targets):
+            for a in sorted(_ancestors(flow, name)):
+                kind = flow.kind(a)
+                if not kind.is_one_to_many:
+                    continue
+                if flow.operator(a).unique or any(flow.operator(u).unique for u in flow.descendants(a)
+                                                  if u not in targets):
+                    return "uniqueness"
+                if kind.value == "replicate":
+                    return "replicate"
+                return "one-to-many"
+    return None
+
+
+def _ancestors(flow: Any, name: str) -> set[str]:
+    seen: set[str] = set()
+    todo = list(flow.parents(name))
+    while todo:
+        node = todo.pop()
+        if node not in seen:
+            seen.add(node)
+            todo.extend(flow.parents(node))
+    return seen
 
 
 def is_probe_shaped(scenario: Scenario) -> bool:

@@ -5,6 +5,7 @@
                             [--engine auto|spark|reference] [--scheduler fries|epoch]
                             [--batch-size B]
                             [--save-dir DIR] [--shrink-budget N] [--replay FILE]
+                            [--coverage]
 
 Exit 0: every case of every check that ran passed; 1: a discrepancy (the shrunk case is
 printed, and saved as a replayable JSON file plus a pytest regression file); 2: bad input
@@ -54,6 +55,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--shrink-budget", type=int, default=2000, metavar="N",
                         help="at most N candidate cases run while shrinking a failure (default 2000)")
     parser.add_argument("--replay", metavar="FILE", help="replay a saved failing case and exit")
+    parser.add_argument("--coverage", action="store_true",
+                        help="measure branch coverage of spark_impl (driver and Spark's Python workers) "
+                        "with coverage.py; shown in the summary, --json and --report")
     parser.set_defaults(handler=run)
 
 
@@ -91,18 +95,31 @@ def run(args: argparse.Namespace) -> int:
 
         return ProgressBar(f"{suite:<6}")
 
-    results = run_suites(config, progress_for)
+    figure = None
+    if args.coverage:
+        from conformance.branch_coverage import measuring
+
+        with measuring(Path(args.report) / "coverage" if args.report else None) as box:
+            results = run_suites(config, progress_for)
+        figure = box.figure
+    else:
+        results = run_suites(config, progress_for)
     failed = sum(r.failed for r in results)
     if args.report:
         from conformance.report import write_report
 
-        write_report(Path(args.report), results)
+        write_report(Path(args.report), results, coverage=figure)
     if args.json:
         print_json({"passed": failed == 0, "cases": sum(r.cases for r in results), "failed": failed,
                     "seed": args.seed, "suites": [r.to_json() for r in results],
+                    "coverage": figure.to_json() if figure is not None else None,
                     "report": str(Path(args.report) / "report.md") if args.report else None})
     else:
         _print_summary(results)
+        if figure is not None:
+            print(f"\ncoverage of spark_impl: {figure.covered_branches}/{figure.branches} branches "
+                  f"({figure.branch_percent:.1f}%), {figure.covered_statements}/{figure.statements} statements "
+                  f"({figure.statement_percent:.1f}%); {figure.worker_data_files} Spark worker data file(s)")
         if args.report:
             print(f"\nreport: {Path(args.report) / 'report.md'}")
     return EXIT_VIOLATION if failed else EXIT_OK
