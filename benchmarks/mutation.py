@@ -1,0 +1,384 @@
+"""Mutation testing of ``spark_impl/`` against the default conformance suite (issue 12, item 6).
+
+Tool: cosmic-ray (its operators and its mutation engine; docs/conformance.md says why not
+mutmut). The mutant is written into a *snapshot* of the repository (``git archive HEAD`` into
+``RUN/tree``, never the shared working tree), and every check runs in a fresh process with
+``PYTHONPATH=RUN/tree`` and the snapshot as working directory, so the driver AND Spark's
+Python workers (forked by a daemon that the fresh JVM starts) import the mutated module.
+
+Steps (each resumable; results are appended to ``RUN/results.jsonl``):
+
+1. ``prepare``: snapshot, enumerate every cosmic-ray mutant of the scope, and measure which
+   lines each check executes (``coverage`` per check, Spark workers included:
+   :mod:`conformance.branch_coverage`).
+2. ``run``: a seeded random sample of the mutants (``--sample N``; the whole population takes
+   days on this machine, so the score is an estimate and the summary says so). A mutant on a
+   line no check executes is recorded as ``not covered`` (it survives; no run needed). Else
+   the checks whose coverage contains the line run one at a time, cheapest first, each with
+   ``--fail-fast`` semantics (stop at the first failing batch, no shrinking): the first one
+   that exits non-zero kills the mutant. Checks are the default suites
+   (``streamproof conformance --suite dgs|oplus|fries`` at their default case counts, seed 0);
+   ``--with-tests`` also runs the relevant pytest files on mutants the suite left alive.
+3. ``summary``: the score table (per module and per cosmic-ray operator) in Markdown.
+
+Usage::
+
+    python benchmarks/mutation.py prepare --run /work/mutation-run
+    python benchmarks/mutation.py run --run /work/mutation-run --sample 60 --seed 0 [--with-tests]
+    python benchmarks/mutation.py summary --run /work/mutation-run
+    python benchmarks/mutation.py one --run /work/mutation-run --id 'spark_impl/x.py:core/AddNot:3'
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import tarfile
+import time
+from collections import Counter, defaultdict
+from io import BytesIO
+from pathlib import Path
+from typing import Any, Iterable
+
+ROOT = Path(__file__).resolve().parent.parent
+#: What is mutated: the executor. ``spark_impl/workloads`` (the demo's and the benchmarks' job
+#: definitions) and ``session.py`` (SparkSession settings) are outside the suite's purpose.
+SCOPE = ("spark_impl/reconfig", "spark_impl/dgs", "spark_impl/oplus", "spark_impl/faults.py",
+         "spark_impl/sink.py", "spark_impl/keys.py", "spark_impl/lru.py")
+#: Checks, cheapest first: name -> suite.
+CHECKS = ("dgs", "oplus", "fries")
+#: pytest files run by ``--with-tests``, by package of the mutated module.
+TESTS = {"spark_impl/dgs": ["tests/test_spark_dgs_executor.py"],
+         "spark_impl/oplus": ["tests/test_spark_oplus_executor.py"],
+         "spark_impl": ["tests/test_spark_reconfig.py", "tests/test_spark_mcs.py", "tests/test_spark_reorder.py",
+                        "tests/test_spark_streaming_query.py", "tests/test_conformance_spark.py"]}
+CHECK_TIMEOUT_S = 480.0
+
+
+# --- snapshot and environment --------------------------------------------------------------
+
+def snapshot(run: Path) -> str:
+    """``git archive HEAD`` into ``run/tree``; returns the commit."""
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, check=True, capture_output=True,
+                            text=True).stdout.strip()
+    archive = subprocess.run(["git", "archive", "--format=tar", commit], cwd=ROOT, check=True,
+                             capture_output=True).stdout
+    tree = run / "tree"
+    tree.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(fileobj=BytesIO(archive)) as tar:
+        tar.extractall(tree, filter="data")
+    return commit
+
+
+def tree_env(run: Path) -> dict[str, str]:
+    """The environment of every check: the snapshot first on the import path, no bytecode
+    files (a mutant and its original may have the same size and mtime second)."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(run / "tree")
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env.pop("PYSPARK_SUBMIT_ARGS", None)
+    return env
+
+
+# --- mutants ---------------------------------------------------------------------------------
+
+def in_scope(path: str) -> bool:
+    """Is ``path`` (relative) part of :data:`SCOPE`?"""
+    return any(path == s or path.startswith(s + "/") for s in SCOPE)
+
+
+def enumerate_mutants(tree: Path) -> list[dict[str, Any]]:
+    """Every cosmic-ray mutant of the scope: id, module, operator, occurrence, line."""
+    import tempfile
+
+    from cosmic_ray.commands.init import init
+    from cosmic_ray.work_db import WorkDB
+
+    modules = sorted(p for p in (tree / "spark_impl").rglob("*.py") if in_scope(str(p.relative_to(tree))))
+    db = WorkDB(tempfile.mktemp(suffix=".sqlite"), WorkDB.Mode.create)
+    init(modules, db, {})
+    mutants = []
+    for item in db.work_items:
+        (m,) = item.mutations
+        rel = str(Path(m.module_path).relative_to(tree))
+        mutants.append({"id": f"{rel}:{m.operator_name}:{m.occurrence}", "module": rel,
+                        "operator": m.operator_name, "occurrence": m.occurrence, "line": m.start_pos[0]})
+    db.close()
+    return mutants
+
+
+def statement_lines(source: str) -> dict[int, int]:
+    """Line -> first line of the innermost statement containing it (what coverage records)."""
+    mapping: dict[int, int] = {}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.stmt):
+            for line in range(node.lineno, (node.end_lineno or node.lineno) + 1):
+                if line not in mapping or node.lineno > mapping[line]:
+                    mapping[line] = node.lineno
+    return mapping
+
+
+def apply(tree: Path, mutant: dict[str, Any]) -> tuple[str, str] | None:
+    """Write the mutant into the snapshot; (original, mutated) source, None if impossible."""
+    import cosmic_ray.plugins
+    from cosmic_ray.mutating import mutate_code
+
+    path = tree / mutant["module"]
+    original = path.read_text(encoding="utf-8")
+    mutated = mutate_code(original, cosmic_ray.plugins.get_operator(mutant["operator"])(), mutant["occurrence"])
+    if mutated is None:
+        return None
+    path.write_text(mutated, encoding="utf-8")
+    return original, mutated
+
+
+def diff_line(original: str, mutated: str) -> str:
+    """The first changed line, before -> after."""
+    import difflib
+
+    minus = plus = ""
+    for line in difflib.unified_diff(original.splitlines(), mutated.splitlines(), lineterm="", n=0):
+        if line.startswith("-") and not line.startswith("---") and not minus:
+            minus = line[1:].strip()
+        elif line.startswith("+") and not line.startswith("+++") and not plus:
+            plus = line[1:].strip()
+    return f"{minus}  ->  {plus}"
+
+
+# --- checks ------------------------------------------------------------------------------------
+
+def run_child(run: Path, args: list[str], timeout_s: float) -> tuple[str, float, str]:
+    """Run this script's child mode in the snapshot: ('pass'|'fail'|'timeout', seconds, tail)."""
+    start = time.monotonic()
+    log = run / "child.log"
+    with open(log, "w", encoding="utf-8") as out:
+        proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), *args], cwd=run / "tree",
+                                env=tree_env(run), stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            code = proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)  # the child's own process group (JVM and workers)
+            proc.wait()
+            code = None
+    tail = log.read_text(encoding="utf-8", errors="replace")[-1500:]
+    status = "timeout" if code is None else "pass" if code == 0 else "fail"
+    return status, time.monotonic() - start, tail
+
+
+def child_check(suite: str, coverage_out: str | None) -> int:
+    """Child mode: the default suite ``suite`` (seed 0, default cases), stopping at the first
+    failing batch; exit 1 on any failure. With ``coverage_out``: write executed lines."""
+    from contextlib import nullcontext
+
+    from conformance.runner import DEFAULT_CASES, RunConfig, run_suites
+
+    measuring: Any = nullcontext(None)
+    if coverage_out:
+        from conformance.branch_coverage import measuring as measure
+
+        measuring = measure(Path(coverage_out).parent / f"cov-{suite}")
+    with measuring as box:
+        if suite == "fries":
+            from conformance.fries.suite import FriesConfig, run_fries_suite
+
+            results = [run_fries_suite(FriesConfig(cases=DEFAULT_CASES["fries"], shrink_evaluations=0, fail_fast=True))]
+        else:
+            results = run_suites(RunConfig(suites=(suite,), shrink_budget=0, save_dir=None), lambda _: None)
+    if coverage_out and box is not None:
+        import coverage
+
+        cov = coverage.Coverage(config_file=str(Path(box.figure.data_dir) / "coveragerc"))
+        cov.load()
+        data = cov.get_data()
+        lines = {}
+        for name in data.measured_files():
+            rel = name[name.index("spark_impl"):] if "spark_impl" in name else name
+            lines[rel] = sorted(data.lines(name) or [])
+        Path(coverage_out).write_text(json.dumps(lines), encoding="utf-8")
+    failed = sum(r.failed for r in results)
+    ran = all(r.ran for r in results)
+    print(f"suite {suite}: {sum(r.cases for r in results)} cases, {failed} failed, ran={ran}")
+    return 1 if failed or not ran else 0
+
+
+def child_tests(files: list[str]) -> int:
+    """Child mode: pytest on ``files``, stopping at the first failure."""
+    import pytest
+
+    return int(pytest.main(["-x", "-q", "-p", "no:cacheprovider", *files]))
+
+
+# --- campaign ------------------------------------------------------------------------------------
+
+def prepare(run: Path) -> None:
+    """Step 1 (module docstring)."""
+    run.mkdir(parents=True, exist_ok=True)
+    commit = snapshot(run)
+    mutants = enumerate_mutants(run / "tree")
+    (run / "mutants.json").write_text(json.dumps({"commit": commit, "mutants": mutants}), encoding="utf-8")
+    print(f"snapshot of {commit[:10]}: {len(mutants)} mutants in scope")
+    covered: dict[str, dict[str, list[int]]] = {}
+    for suite in CHECKS:
+        out = run / f"coverage-{suite}.json"
+        status, seconds, tail = run_child(run, ["child-check", "--suite", suite, "--coverage-out", str(out)], 1800)
+        print(f"coverage of {suite}: {status} in {seconds:.0f} s")
+        if status != "pass":
+            raise SystemExit(f"the unmutated {suite} check does not pass ({status}); fix that first:\n{tail}")
+        covered[suite] = json.loads(out.read_text(encoding="utf-8"))
+    (run / "coverage.json").write_text(json.dumps(covered), encoding="utf-8")
+
+
+def covering_checks(run: Path, mutant: dict[str, Any], covered: dict[str, dict[str, list[int]]],
+                    cache: dict[str, dict[int, int]]) -> list[str]:
+    """The checks that execute the statement holding the mutant's line."""
+    module = mutant["module"]
+    if module not in cache:
+        cache[module] = statement_lines((run / "tree" / module).read_text(encoding="utf-8"))
+    line = cache[module].get(mutant["line"], mutant["line"])
+    return [c for c in CHECKS if line in set(covered[c].get(module, ()))]
+
+
+def run_one(run: Path, mutant: dict[str, Any], checks: list[str], with_tests: bool) -> dict[str, Any]:
+    """Apply one mutant, run its checks (first kill wins), restore the file."""
+    tree = run / "tree"
+    record: dict[str, Any] = dict(mutant, checks=checks, started=time.strftime("%H:%M:%S", time.gmtime()))
+    if not checks:
+        return dict(record, outcome="not covered", seconds=0.0)
+    applied = apply(tree, mutant)
+    if applied is None:
+        return dict(record, outcome="no mutation", seconds=0.0)
+    original, mutated = applied
+    record["diff"] = diff_line(original, mutated)
+    total = 0.0
+    try:
+        for check in checks:
+            status, seconds, tail = run_child(run, ["child-check", "--suite", check], CHECK_TIMEOUT_S)
+            total += seconds
+            if status != "pass":
+                return dict(record, outcome="killed" if status == "fail" else "killed (timeout)", killed_by=check,
+                            seconds=round(total, 1), tail=tail[-600:])
+        if with_tests:
+            files = next(v for k, v in TESTS.items() if mutant["module"].startswith(k))
+            status, seconds, tail = run_child(run, ["child-tests", *files], CHECK_TIMEOUT_S)
+            total += seconds
+            if status != "pass":
+                return dict(record, outcome="killed by tests", killed_by=" ".join(files), seconds=round(total, 1),
+                            tail=tail[-600:])
+        return dict(record, outcome="survived", seconds=round(total, 1))
+    finally:
+        (tree / mutant["module"]).write_text(original, encoding="utf-8")
+
+
+def sample(mutants: list[dict[str, Any]], n: int, seed: int) -> list[dict[str, Any]]:
+    """A seeded uniform sample of ``n`` mutants (all when ``n`` >= the population)."""
+    chosen = list(mutants)
+    random.Random(seed).shuffle(chosen)
+    return chosen[:n] if n < len(chosen) else chosen
+
+
+def campaign(run: Path, n: int, seed: int, with_tests: bool, ids: Iterable[str] = ()) -> None:
+    """Step 2 (module docstring); skips mutants already in results.jsonl."""
+    catalogue = json.loads((run / "mutants.json").read_text(encoding="utf-8"))["mutants"]
+    covered = json.loads((run / "coverage.json").read_text(encoding="utf-8"))
+    wanted = list(ids)
+    chosen = [m for m in catalogue if m["id"] in wanted] if wanted else sample(catalogue, n, seed)
+    results = run / "results.jsonl"
+    done = {json.loads(line)["id"] for line in results.read_text().splitlines()} if results.exists() else set()
+    cache: dict[str, dict[int, int]] = {}
+    for number, mutant in enumerate(chosen, 1):
+        if mutant["id"] in done:
+            continue
+        record = run_one(run, mutant, covering_checks(run, mutant, covered, cache), with_tests)
+        with open(results, "a", encoding="utf-8") as out:
+            out.write(json.dumps(record) + "\n")
+        print(f"[{number}/{len(chosen)}] {record['outcome']:<17} {record.get('seconds', 0):>6.0f} s  {mutant['id']}  "
+              f"{record.get('diff', '')}", flush=True)
+
+
+def summary(run: Path) -> str:
+    """Step 3: the Markdown score table."""
+    catalogue = json.loads((run / "mutants.json").read_text(encoding="utf-8"))
+    records = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines() if line.strip()]
+    equivalent = _equivalent(run)
+    outcome = Counter(r["outcome"] for r in records)
+    killed = sum(v for k, v in outcome.items() if k.startswith("killed"))
+    eq = sum(1 for r in records if r["id"] in equivalent and not r["outcome"].startswith("killed"))
+    judged = len(records) - outcome["no mutation"] - eq
+    lines = [f"Snapshot {catalogue['commit'][:10]}; population {len(catalogue['mutants'])} mutants in scope; "
+             f"sample {len(records)}.", "",
+             "| outcome | mutants |", "| --- | ---: |"]
+    lines += [f"| {k} | {v} |" for k, v in sorted(outcome.items())]
+    lines += [f"| (of the survivors) argued equivalent | {eq} |", "",
+              f"**Score: {killed}/{judged} non-equivalent mutants killed "
+              f"({100.0 * killed / judged if judged else 0:.1f}%).**", "",
+              "| module | sampled | killed | survived | not covered | equivalent |",
+              "| --- | ---: | ---: | ---: | ---: | ---: |"]
+    per: dict[str, Counter[str]] = defaultdict(Counter)
+    for r in records:
+        key = "equivalent" if r["id"] in equivalent and not r["outcome"].startswith("killed") else \
+            "killed" if r["outcome"].startswith("killed") else r["outcome"]
+        per[r["module"]][key] += 1
+        per[r["module"]]["sampled"] += 1
+    for module, c in sorted(per.items()):
+        lines.append(f"| {module} | {c['sampled']} | {c['killed']} | {c['survived']} | {c['not covered']} | "
+                     f"{c['equivalent']} |")
+    lines += ["", "Survivors:", ""]
+    for r in records:
+        if not r["outcome"].startswith("killed") and r["outcome"] != "no mutation":
+            tag = " (equivalent)" if r["id"] in equivalent else ""
+            lines.append(f"* `{r['id']}` line {r['line']}: {r['outcome']}{tag} `{r.get('diff', '')}`")
+    return "\n".join(lines)
+
+
+def _equivalent(run: Path) -> set[str]:
+    """Mutant ids argued equivalent (``RUN/equivalent.txt``, one id per line, ``#`` comments;
+    the arguments themselves are in docs/conformance.md)."""
+    path = run / "equivalent.txt"
+    if not path.exists():
+        return set()
+    return {line.split("#")[0].strip() for line in path.read_text().splitlines() if line.split("#")[0].strip()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line (module docstring)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="mode", required=True)
+    for mode in ("prepare", "run", "summary", "one"):
+        p = sub.add_parser(mode)
+        p.add_argument("--run", type=Path, default=Path("/work/mutation-run"))
+        if mode == "run":
+            p.add_argument("--sample", type=int, default=60)
+            p.add_argument("--seed", type=int, default=0)
+        if mode in ("run", "one"):
+            p.add_argument("--with-tests", action="store_true")
+        if mode == "one":
+            p.add_argument("--id", action="append", required=True)
+    c = sub.add_parser("child-check")
+    c.add_argument("--suite", choices=CHECKS, required=True)
+    c.add_argument("--coverage-out")
+    t = sub.add_parser("child-tests")
+    t.add_argument("files", nargs="+")
+    args = parser.parse_args(argv)
+    if args.mode == "child-check":
+        return child_check(args.suite, args.coverage_out)
+    if args.mode == "child-tests":
+        return child_tests(args.files)
+    if args.mode == "prepare":
+        prepare(args.run)
+    elif args.mode == "run":
+        campaign(args.run, args.sample, args.seed, args.with_tests)
+    elif args.mode == "one":
+        campaign(args.run, 0, 0, args.with_tests, ids=args.id)
+    else:
+        print(summary(args.run))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
