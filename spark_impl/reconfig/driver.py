@@ -35,6 +35,8 @@ from spark_impl.reconfig.layout import (
 )
 from spark_impl.reconfig.model import Job, Request
 from spark_impl.reconfig.progress import Active, Progress, read_progress, write_progress
+from spark_impl.reconfig.retention import Retention, collect_garbage
+from spark_impl.reconfig.sinks import Sink, deliver
 from spark_impl.reconfig.task import STATS, BatchPlan, ensure_dirs, stage_function, started_path
 from spark_impl.reconfig.validate import validate_request
 
@@ -55,7 +57,8 @@ class Executor:
     """Runs jobs batch by batch (see the module docstring)."""
 
     def __init__(self, spark: Any, jobs: Sequence[Job], scheduler: str, checkpoint_dir: str, *,
-                 faults: frozenset[str] = frozenset(), partitions: int | None = None, resume: bool = False) -> None:
+                 faults: frozenset[str] = frozenset(), partitions: int | None = None, resume: bool = False,
+                 sink: Sink | None = None, retention: Retention | None = None) -> None:
         if scheduler not in SCHEDULERS:
             raise InputError(f"unknown scheduler {scheduler!r} (expected one of {', '.join(SCHEDULERS)})")
         self.spark = spark
@@ -64,6 +67,8 @@ class Executor:
             raise InputError("spark_impl needs spark.speculation=false: two speculative attempts of a task "
                              "could see a control message at different tuples (docs/spark.md)")
         self.jobs = list(jobs)
+        self.sink = sink  # committed outputs delivered after every batch (spark_impl.reconfig.sinks)
+        self.retention = retention  # bounded storage (spark_impl.reconfig.retention); None: keep all
         self.scheduler = "naive" if scheduler == "fries" and "naive" in faults else scheduler
         self.faults = frozenset(faults)
         self.directory = os.path.abspath(checkpoint_dir)
@@ -92,6 +97,10 @@ class Executor:
             self.state = [_Job(job, Progress(), Progress(), set(), {}) for job in self.jobs]
         self._base = base
         self._publish()
+        if restored is not None and self.sink is not None:
+            # first the delivery a crash may have interrupted, with the same batches and batch
+            # id as before the crash (the sink overwrites it: exactly once)
+            deliver(self, self.sink)
 
     # --- requests --------------------------------------------------------------------------
 
@@ -187,6 +196,15 @@ class Executor:
                 raise error[0]
             self._absorb(plan, result)
             self.g += 1
+        self._maintain()
+
+    def _maintain(self) -> None:
+        """After a batch: deliver newly committed outputs to the sink, then delete what no
+        restart or delivery needs (only with a sink / a retention)."""
+        delivered = deliver(self, self.sink) if self.sink is not None else None
+        if self.retention is not None:
+            with self.lock:
+                collect_garbage(self, self.retention, delivered)
 
     def _wait_for_tasks(self, plan: BatchPlan, worker: threading.Thread, timeout_s: float = 30.0) -> None:
         """Block until a task of the first operator level started (or the job ended): the

@@ -19,6 +19,7 @@ from typing import Any, Callable, Sequence
 from pyspark import cloudpickle
 
 from spec.fries.dataflow import OperatorKind
+from spark_impl.lru import LRU
 from spark_impl.reconfig.mcs import ObjectRole, object_components
 from spark_impl.reconfig.model import Job, Request
 
@@ -100,7 +101,7 @@ def save_request(directory: str, s: int, j: int, request: Request) -> None:
     os.replace(tmp, path)
 
 
-_REQUESTS: dict[tuple[str, int, int, float], Request] = {}
+_REQUESTS: LRU[tuple[str, int, int, float], Request] = LRU(64)  # bounded: a month-long stream
 
 
 def load_request(directory: str, s: int, j: int) -> Request:
@@ -111,11 +112,11 @@ def load_request(directory: str, s: int, j: int) -> Request:
     if found is None:
         with open(path, "rb") as handle:
             found = cloudpickle.load(handle)
-        _REQUESTS[key] = found
+        _REQUESTS.put(key, found)
     return found
 
 
-_ROLES: dict[tuple[Any, ...], dict[str, ObjectRole]] = {}
+_ROLES: LRU[tuple[Any, ...], dict[str, ObjectRole]] = LRU(256)
 
 
 def roles(job: Job, s: int, request: Request, fries: bool) -> dict[str, ObjectRole]:
@@ -137,7 +138,7 @@ def roles(job: Job, s: int, request: Request, fries: bool) -> dict[str, ObjectRo
     else:
         found = {obj: ObjectRole(True, True, frozenset(), frozenset())
                  for op in request.operators for obj in job.objects(op)}
-    _ROLES[key] = found
+    _ROLES.put(key, found)
     return found
 
 

@@ -4,8 +4,9 @@ reconfiguration requests (Fries §2.1-2.2, Def. 2.1).
 An *operator* is ``(kind, function)`` with ``function(state, key, value) -> (state, outputs)``:
 ``state`` is the operator's state for ``key`` (``None`` before the key's first tuple), and
 ``outputs`` lists ``(receiver, key, value)`` triples (receiver ``""`` at a sink). Keys are
-integers: key ``k`` of an operator with ``p`` workers lives on worker ``k mod p`` (Fries §7.2),
-the same hash partitioning as :mod:`spec.fries.scenario`. A blocking operator also has
+of any type :mod:`spark_impl.keys` routes stably (strings, numbers, tuples): an integer key
+``k`` of an operator with ``p`` workers lives on worker ``k mod p`` (Fries §7.2, the same hash
+partitioning as :mod:`spec.fries.scenario`), any other key on ``stable_hash(k) mod p``. A blocking operator also has
 ``flush(state, key) -> outputs``, called once per key at end of input (Fries §7.1).
 
 A *reconfiguration request* maps operators to :class:`Update` = new logic + state
@@ -28,19 +29,21 @@ from typing import Any, Callable, Mapping, Protocol, Sequence
 
 from spec.fries.dataflow import Dataflow, OperatorKind
 from spec.fries.scenario import Function, StateTransform, WorkerNaming, emit
+from spark_impl.keys import key_from_json, route
+from spark_impl.lru import LRU
 
-Emitted = list[tuple[str, int, Any]]
+Emitted = list[tuple[str, Any, Any]]
 """What one operator call emits: (receiving operator, key, value); receiver "" = sink output."""
 
 
 class OperatorLogic(Protocol):
     """The computation function of one operator (Fries §2.1: f_O(t, s) -> (outputs, s'))."""
 
-    def process(self, state: Any, key: int, value: Any) -> tuple[Any, Emitted]:
+    def process(self, state: Any, key: Any, value: Any) -> tuple[Any, Emitted]:
         """Process one input tuple; return the key's new state and the outputs."""
         ...
 
-    def flush(self, state: Any, key: int) -> Emitted:
+    def flush(self, state: Any, key: Any) -> Emitted:
         """End of input for a blocking operator: the outputs for ``key`` (others: [])."""
         ...
 
@@ -76,8 +79,8 @@ class CatalogueTransform:
         return self.transform.apply(0 if state is None else int(state))
 
 
-UserFunction = Callable[[Any, int, Any], tuple[Any, Sequence[tuple[int, Any]]]]
-UserFlush = Callable[[Any, int], Sequence[tuple[int, Any]]]
+UserFunction = Callable[[Any, Any, Any], tuple[Any, Sequence[tuple[Any, Any]]]]
+UserFlush = Callable[[Any, Any], Sequence[tuple[Any, Any]]]
 
 
 @dataclass(frozen=True)
@@ -89,22 +92,22 @@ class UserLogic:
     children: tuple[str, ...]
     final: UserFlush | None = None
 
-    def _route(self, pairs: Sequence[tuple[int, Any]]) -> Emitted:
+    def _route(self, pairs: Sequence[tuple[Any, Any]]) -> Emitted:
         if not self.children:
-            return [("", int(k), v) for k, v in pairs]
+            return [("", k, v) for k, v in pairs]
         if self.kind is OperatorKind.REPLICATE:
-            return [(child, int(k), v) for k, v in pairs for child in self.children]
+            return [(child, k, v) for k, v in pairs for child in self.children]
         n = len(self.children)
-        return [(self.children[int(k) % n], int(k), v) for k, v in pairs]
+        return [(self.children[route(k, n)], k, v) for k, v in pairs]
 
-    def process(self, state: Any, key: int, value: Any) -> tuple[Any, Emitted]:
+    def process(self, state: Any, key: Any, value: Any) -> tuple[Any, Emitted]:
         """Call the user function and route its (key, value) outputs."""
         new_state, pairs = self.function(state, key, value)
         if self.kind is OperatorKind.BLOCKING:
             return new_state, []
         return new_state, self._route(list(pairs))
 
-    def flush(self, state: Any, key: int) -> Emitted:
+    def flush(self, state: Any, key: Any) -> Emitted:
         """Call the user's flush (blocking operators only)."""
         if self.final is None or self.kind is not OperatorKind.BLOCKING:
             return []
@@ -156,7 +159,7 @@ class Source(Protocol):
         """Number of tuples (the stream ends after them)."""
         ...
 
-    def get(self, index: int) -> tuple[str, str, int, Any]:
+    def get(self, index: int) -> tuple[str, str, Any, Any]:
         """Tuple ``index``: (source operator, transaction id, key, value)."""
         ...
 
@@ -165,13 +168,13 @@ class Source(Protocol):
 class ListSource:
     """Tuples given as a list (the scenario sources in :func:`ingestion_order`)."""
 
-    tuples: tuple[tuple[str, str, int, Any], ...]
+    tuples: tuple[tuple[str, str, Any, Any], ...]
 
     def count(self) -> int:
         """Number of tuples."""
         return len(self.tuples)
 
-    def get(self, index: int) -> tuple[str, str, int, Any]:
+    def get(self, index: int) -> tuple[str, str, Any, Any]:
         """Tuple ``index``."""
         return self.tuples[index]
 
@@ -183,19 +186,20 @@ class GeneratedSource:
 
     source: str
     n: int
-    make: Callable[[int], tuple[int, Any]]
+    make: Callable[[int], tuple[Any, Any]]
 
     def count(self) -> int:
         """Number of tuples."""
         return self.n
 
-    def get(self, index: int) -> tuple[str, str, int, Any]:
+    def get(self, index: int) -> tuple[str, str, Any, Any]:
         """Tuple ``index`` with transaction id ``source:index``."""
         key, value = self.make(index)
         return self.source, f"{self.source}:{index}", key, value
 
 
-_DIRECTORY_CACHE: dict[str, dict[str, list[Any]]] = {}
+_DIRECTORY_CACHE: LRU[tuple[str, str], list[Any]] = LRU(64)
+"""Parsed files of :class:`DirectorySource` (per process, bounded: a month-long stream)."""
 _DIRECTORY_LISTING: dict[str, list[str]] = {}
 
 
@@ -211,11 +215,11 @@ class DirectorySource:
     path: str
 
     def _lines(self, name: str) -> list[Any]:
-        cache = _DIRECTORY_CACHE.setdefault(self.path, {})
-        if name not in cache:
+        def load() -> list[Any]:
             with open(os.path.join(self.path, name), encoding="utf-8") as handle:
-                cache[name] = [json.loads(line) for line in handle if line.strip()]
-        return cache[name]
+                return [json.loads(line) for line in handle if line.strip()]
+
+        return _DIRECTORY_CACHE.get_or_load((self.path, name), load)
 
     def _files(self, refresh: bool) -> list[str]:
         listing = _DIRECTORY_LISTING.get(self.path)
@@ -227,7 +231,7 @@ class DirectorySource:
         """Tuples in the files present now."""
         return sum(len(self._lines(name)) for name in self._files(refresh=True))
 
-    def get(self, index: int) -> tuple[str, str, int, Any]:
+    def get(self, index: int) -> tuple[str, str, Any, Any]:
         """Tuple ``index`` (in file-name order, then line order)."""
         for refresh in (False, True):
             rest = index
@@ -235,7 +239,7 @@ class DirectorySource:
                 lines = self._lines(name)
                 if rest < len(lines):
                     key, value = lines[rest]
-                    return self.source, f"{self.source}:{index}", int(key), value
+                    return self.source, f"{self.source}:{index}", key_from_json(key), value
                 rest -= len(lines)
         raise IndexError(f"tuple {index} is not in {self.path} yet")
 
@@ -272,6 +276,12 @@ class Job(WorkerNaming):
     timing: Timing = field(default_factory=Timing)
     trace: bool = True
     unbounded: bool = False
+
+    def object_of(self, operator: str, key: Any) -> str:
+        """The object holding ``key`` at ``operator``: :func:`spark_impl.keys.route` (for an
+        integer key the same as :func:`spec.fries.scenario.object_of`)."""
+        workers = self.workers(operator)
+        return operator if workers == 1 else f"{operator}#{route(key, workers)}"
 
 
 def user_job(dataflow: Dataflow, operators: Mapping[str, UserOperator], source: Source,

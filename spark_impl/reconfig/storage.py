@@ -26,7 +26,7 @@ class ObjState:
     tag); ``markers``: in-component parents whose epoch marker arrived (Fries alignment);
     ``buffer``: new-version input held back until alignment completes."""
 
-    states: dict[int, Any] = field(default_factory=dict)
+    states: dict[Any, Any] = field(default_factory=dict)
     fn_req: int = 0
     switched: int = 0
     markers: set[str] = field(default_factory=set)
@@ -38,7 +38,7 @@ class TaskFile:
     """What one task of one batch wrote (see the module docstring)."""
 
     objects: dict[tuple[int, str], ObjState] = field(default_factory=dict)
-    outputs: list[tuple[int, str, str, int, Any]] = field(default_factory=list)
+    outputs: list[tuple[int, str, str, Any, Any]] = field(default_factory=list)
     logs: dict[tuple[int, str], list[tuple[str, bool]]] = field(default_factory=dict)
 
 

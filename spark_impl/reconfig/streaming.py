@@ -27,6 +27,12 @@ Streaming batch id to the executor batches it ran.
 Requests: :meth:`StreamingRun.submit` may be called from any thread while the query runs; it
 is :meth:`Executor.submit` (made at once if an executor batch is running, else at the start of
 the next one), with the same fries / epoch / naive semantics.
+
+Keys of any JSON-able type (strings, numbers, arrays/structs, which become tuples) are routed
+by :func:`spark_impl.keys.route`. With a ``retention`` the input log is bounded too: after each
+Structured Streaming batch, files wholly below the executor's committed offset are deleted and
+the index keeps ``base`` (tuples before its first file) and ``last`` (the last batch id
+indexed), so tuple positions never change.
 """
 
 from __future__ import annotations
@@ -35,25 +41,79 @@ import bisect
 import json
 import os
 import threading
+import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterator
 
 from spec.errors import InputError
 from spec.fries.dataflow import OperatorKind
 from spec.jsonio import load_json, write_json_atomic
+from spark_impl.keys import key_from_json
+from spark_impl.lru import LRU
 from spark_impl.reconfig.driver import Executor
 from spark_impl.reconfig.model import Job, Request
 from spark_impl.reconfig.progress import progress_path
+from spark_impl.reconfig.retention import Retention
+from spark_impl.reconfig.sinks import Sink
 
-_INDEX_CACHE: dict[str, tuple[list[int], list[str]]] = {}
-_FILE_CACHE: dict[str, list[Any]] = {}
+_INDEX_CACHE: LRU[str, tuple[list[int], list[str]]] = LRU(16)  # per Python worker, bounded
+_FILE_CACHE: LRU[str, list[Any]] = LRU(16)
+REMEMBERED = 1000
+"""``StreamingRun.batches`` / ``batch_ms`` keep the last this many batches (bounded memory)."""
 
 
-def _read_index(path: str) -> list[Any]:
+class StreamStopped(RuntimeError):
+    """Raised by a batch that starts after :meth:`StreamingRun.stop`: Structured Streaming does
+    not commit it, so a restart replays it (nothing is lost)."""
+
+
+@dataclass
+class InputIndex:
+    """``input/index.json``: ``batches`` = [[batch id, [[file, rows], ...]], ...] in order,
+    ``base`` = tuples in files already deleted, ``last`` = last batch id indexed (-1: none)."""
+
+    batches: list[Any] = field(default_factory=list)
+    base: int = 0
+    last: int = -1
+
+    def count(self) -> int:
+        """Tuples ever indexed (deleted files included: positions never change)."""
+        return self.base + sum(int(c) for _, files in self.batches for _, c in files)
+
+    def write(self, path: str) -> None:
+        """Atomic rewrite: the commit point of the input log."""
+        write_json_atomic(os.path.join(path, "index.json"),
+                          {"batches": self.batches, "base": self.base, "last": self.last}, indent=None)
+
+    def drop_below(self, path: str, offset: int) -> bool:
+        """Delete the leading files whose tuples all lie below ``offset``; True if any."""
+        dropped = False
+        while self.batches:
+            batch_id, files = self.batches[0]
+            if not files:
+                self.batches.pop(0)
+                continue
+            name, rows = files[0]
+            if self.base + int(rows) > offset:
+                break
+            try:
+                os.unlink(os.path.join(path, str(name)))
+            except FileNotFoundError:
+                pass
+            self.base += int(rows)
+            self.batches[0] = [batch_id, files[1:]]
+            dropped = True
+        return dropped
+
+
+def _read_index(path: str) -> InputIndex:
     index = os.path.join(path, "index.json")
     if not os.path.exists(index):
-        return []
-    return list(load_json(index)["batches"])
+        return InputIndex()
+    raw = load_json(index)
+    batches = list(raw["batches"])
+    last = int(raw.get("last", max((int(b) for b, _ in batches), default=-1)))
+    return InputIndex(batches, int(raw.get("base", 0)), last)
 
 
 @dataclass(frozen=True)
@@ -69,24 +129,26 @@ class BatchLogSource:
 
     def count(self) -> int:
         """Tuples in the indexed batches."""
-        return sum(int(c) for _, files in _read_index(self.path) for _, c in files)
+        return _read_index(self.path).count()
 
     def _layout(self, refresh: bool) -> tuple[list[int], list[str]]:
         cached = _INDEX_CACHE.get(self.path)
         if refresh or cached is None:
             starts: list[int] = []
             names: list[str] = []
-            total = 0
-            for _, files in _read_index(self.path):
+            index = _read_index(self.path)
+            total = index.base
+            for _, files in index.batches:
                 for name, c in files:
                     starts.append(total)
                     names.append(str(name))
                     total += int(c)
             starts.append(total)
-            cached = _INDEX_CACHE[self.path] = (starts, names)
+            cached = (starts, names)
+            _INDEX_CACHE.put(self.path, cached)
         return cached
 
-    def get(self, index: int) -> tuple[str, str, int, Any]:
+    def get(self, index: int) -> tuple[str, str, Any, Any]:
         """Tuple ``index``: (source, ``source:index``, key, value)."""
         starts, names = self._layout(refresh=False)
         if index >= starts[-1]:
@@ -94,12 +156,16 @@ class BatchLogSource:
             if index >= starts[-1]:
                 raise IndexError(f"tuple {index} is not in the input log {self.path}")
         f = bisect.bisect_right(starts, index) - 1
+        if f < 0:
+            raise IndexError(f"tuple {index} was deleted from the input log {self.path} (below the committed offset)")
         full = os.path.join(self.path, names[f])
-        if full not in _FILE_CACHE:
+
+        def load() -> list[Any]:
             with open(full, encoding="utf-8") as handle:
-                _FILE_CACHE[full] = [json.loads(line) for line in handle if line.strip()]
-        key, value = _FILE_CACHE[full][index - starts[f]]
-        return self.source, f"{self.source}:{index}", int(key), value
+                return [json.loads(line) for line in handle if line.strip()]
+
+        key, value = _FILE_CACHE.get_or_load(full, load)[index - starts[f]]
+        return self.source, f"{self.source}:{index}", key_from_json(key), value
 
 
 def _partition_writer(path: str, batch_id: int) -> Any:
@@ -111,7 +177,7 @@ def _partition_writer(path: str, batch_id: int) -> Any:
         n = 0
         with open(tmp, "w", encoding="utf-8") as handle:
             for row in rows:
-                handle.write(json.dumps([int(row[0]), row[1]]) + "\n")
+                handle.write(json.dumps([row[0], row[1]], default=str) + "\n")
                 n += 1
         if n == 0:
             os.unlink(tmp)
@@ -125,13 +191,17 @@ def _partition_writer(path: str, batch_id: int) -> Any:
 @dataclass
 class StreamingRun:
     """A running query and its executor. ``batches``: Structured Streaming batch id ->
-    executor batches run for it (this process only)."""
+    executor batches run for it; ``batch_ms``: batch id -> wall time of its ``foreachBatch``
+    call (both for this process only, the last :data:`REMEMBERED` batches)."""
 
     query: Any
     executor: Executor
     source: BatchLogSource
     batches: dict[int, list[int]] = field(default_factory=dict)
+    batch_ms: dict[int, float] = field(default_factory=dict)
     replayed: list[int] = field(default_factory=list)
+    busy: threading.Lock = field(default_factory=threading.Lock)
+    stopping: threading.Event = field(default_factory=threading.Event)
 
     def submit(self, request: Request) -> str | None:
         """Reconfigure the job now (see :meth:`Executor.submit`): None if accepted, else why not."""
@@ -144,40 +214,55 @@ class StreamingRun:
             return st.live.active is not None or st.queued is not None
 
     def stop(self) -> None:
-        """Stop the query (the executor keeps its checkpoint; restart with :func:`start_query`)."""
+        """Stop the query at a batch boundary: a batch running now finishes (the executor and
+        Structured Streaming commit it); one that starts afterwards raises
+        :class:`StreamStopped` before doing anything (not committed: replayed after a restart).
+        The executor keeps its checkpoint; restart with :func:`start_query`."""
+        self.stopping.set()
+        with self.busy:
+            pass
         self.query.stop()
 
 
 class _BatchHandler:
     """The ``foreachBatch`` function (steps 1 and 2 of the module docstring)."""
 
-    def __init__(self, run_ref: list[StreamingRun], key: str, value: str, settle_steps: int) -> None:
+    def __init__(self, run_ref: list[StreamingRun], key: str, value: str, settle_steps: int,
+                 bounded: bool) -> None:
         self.run_ref = run_ref
         self.key = key
         self.value = value
         self.settle_steps = settle_steps
-        self.lock = threading.Lock()
+        self.bounded = bounded
 
     def __call__(self, df: Any, batch_id: int) -> None:
         run = self.run_ref[0]
-        with self.lock:
+        with run.busy:
+            if run.stopping.is_set():
+                raise StreamStopped(f"batch {batch_id} started after stop(); it is replayed after a restart")
+            started = time.perf_counter()
             path = run.source.path
-            entries = _read_index(path)
-            if any(int(b) == batch_id for b, _ in entries):
+            index = _read_index(path)
+            if batch_id <= index.last:
                 run.replayed.append(batch_id)
             else:
                 files = (df.select(self.key, self.value).rdd
                          .mapPartitionsWithIndex(_partition_writer(path, batch_id)).collect())
-                entries.append([batch_id, sorted([name, int(n)] for name, n in files)])
-                write_json_atomic(os.path.join(path, "index.json"), {"batches": entries}, indent=None)
+                index.batches.append([batch_id, sorted([name, int(n)] for name, n in files)])
+                index.last = batch_id
+                index.write(path)
             self._drive(run, batch_id)
+            if self.bounded and index.drop_below(path, run.executor.state[0].committed.offset):
+                index.write(path)
+            _remember(run.batch_ms, batch_id, (time.perf_counter() - started) * 1000.0)
 
     def _drive(self, run: StreamingRun, batch_id: int) -> None:
         ex = run.executor
         target = run.source.count()
         size = max(1, ex.jobs[0].timing.batch_size)
         budget = (max(0, target - ex.state[0].live.offset) + size - 1) // size + self.settle_steps + 2
-        ran = run.batches.setdefault(batch_id, [])
+        ran: list[int] = []
+        _remember(run.batches, batch_id, ran)
         settle = 0
         while budget > 0:
             behind = ex.state[0].live.offset < target
@@ -190,19 +275,28 @@ class _BatchHandler:
             budget -= 1
 
 
+def _remember(table: dict[int, Any], key: int, value: Any) -> None:
+    table[key] = value
+    while len(table) > REMEMBERED:
+        del table[next(iter(table))]
+
+
 def start_query(spark: Any, job: Job, source: Any, *, scheduler: str, checkpoint_dir: str,
                 key_column: str = "key", value_column: str = "value", faults: frozenset[str] = frozenset(),
                 partitions: int | None = None, batch_size: int | None = None, settle_steps: int = 4,
-                trigger: dict[str, Any] | None = None) -> StreamingRun:
-    """Start a Structured Streaming query over ``source`` (a streaming DataFrame with integer
-    ``key_column`` and JSON-able ``value_column``) that runs ``job`` on the executor.
+                trigger: dict[str, Any] | None = None, sink: Sink | None = None,
+                retention: Retention | None = None) -> StreamingRun:
+    """Start a Structured Streaming query over ``source`` (a streaming DataFrame with JSON-able
+    ``key_column`` and ``value_column``) that runs ``job`` on the executor.
 
     ``job``'s own source is replaced by the input log (its single source operator names the
     tuples); ``job.planned`` must be empty (use :meth:`StreamingRun.submit`). ``batch_size``
     caps the tuples of one executor batch (default: a whole Structured Streaming batch).
     ``checkpoint_dir`` (storage every executor sees) holds ``query/`` (Structured Streaming's
     checkpoint), ``input/`` (the input log) and ``executor/``; starting again on the same
-    directory resumes both (exactly-once, see the module docstring)."""
+    directory resumes both (exactly-once, see the module docstring). ``sink`` receives the
+    committed outputs (:mod:`spark_impl.reconfig.sinks`); ``retention`` bounds the executor's
+    storage and the input log (:mod:`spark_impl.reconfig.retention`)."""
     if not getattr(source, "isStreaming", False):
         raise InputError("start_query needs a streaming DataFrame (spark.readStream...)")
     missing = [c for c in (key_column, value_column) if c not in source.columns]
@@ -222,9 +316,9 @@ def start_query(spark: Any, job: Job, source: Any, *, scheduler: str, checkpoint
     streaming_job = replace(job, source=log, unbounded=True, timing=timing)
     resume = os.path.exists(progress_path(executor_dir))
     ex = Executor(spark, [streaming_job], scheduler, executor_dir, faults=faults, partitions=partitions,
-                  resume=resume)
+                  resume=resume, sink=sink, retention=retention)
     ref: list[StreamingRun] = []
-    handler = _BatchHandler(ref, key_column, value_column, settle_steps)
+    handler = _BatchHandler(ref, key_column, value_column, settle_steps, retention is not None)
     writer = (source.writeStream.foreachBatch(handler)
               .option("checkpointLocation", os.path.join(root, "query")))
     if trigger:

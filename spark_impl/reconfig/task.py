@@ -30,6 +30,7 @@ from typing import Any, Iterable, Iterator
 
 from spec.fries.dataflow import OperatorKind
 from spec.fries.scenario import operator_of
+from spark_impl.keys import route
 from spark_impl.reconfig.control import ControlEntry, ControlReader
 from spark_impl.reconfig.layout import (
     STATS_LEVEL, JobLayout, load_jobs, load_request, partition_of, roles,
@@ -39,7 +40,7 @@ from spark_impl.reconfig.model import Job, OperatorLogic
 from spark_impl.reconfig.storage import ObjState, TaskFile, read_task_file, task_path, write_task_file
 
 DATA, MARKER, STATS = 0, 1, 2
-Record = tuple[int, int, str, int, int, str, str, int, Any]
+Record = tuple[int, int, str, int, int, str, str, Any, Any]
 
 
 @dataclass(frozen=True)
@@ -81,7 +82,7 @@ def source_stage(plan: BatchPlan, part: int) -> Iterator[tuple[int, Record]]:
             children = job.dataflow.children(source)
             if not children:
                 continue
-            child = children[key % len(children)]
+            child = children[route(key, len(children))]
             obj = job.object_of(child, key)
             yield partition_of(s, obj, plan.partitions), (lay.level[child], s, obj, DATA, 0, source, txn, key, value)
 

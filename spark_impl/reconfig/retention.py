@@ -1,0 +1,125 @@
+"""Bounded storage for a long-running executor: what may be deleted after a commit.
+
+Without a :class:`Retention` the executor keeps every batch (the scenario runs, the
+conformance suite and ``collect_results`` read a job's whole history). With one, after each
+micro-batch (and after the sink got the newly committed batches) it deletes:
+
+* **batch directories** (each task file is a full snapshot of its partition's state plus the
+  batch's sink outputs and schedule operations) older than the ``batches``-th most recent
+  committed batch of every job - never one a job still needs: its restart base (its last
+  committed batch, Fries §7.3), its pending (uncommitted) batches, a committed batch the sink
+  has not received yet, nor the batch that just ran (the next batch carries its state forward).
+  State snapshots therefore need no merge: the newest full snapshot a restart needs is kept and
+  every older one is garbage. Rolled-back batches are older than the next commit and go too;
+* **history entries** of those batches in ``progress.json`` (``history`` keeps its last
+  ``batches`` entries, ``delays`` its last ``delays`` entries), so the commit record does not
+  grow either;
+* **request files** no object can need again: request ``j`` of a job is kept while it is not
+  yet completed and committed, or while it is the latest completed request that updated one of
+  the job's operators (that operator's current logic is loaded from it; ``requests/current.json``
+  records the latest request per operator so deleted files are never read again).
+
+The Structured Streaming front end adds the input log's files below the committed offset
+(:mod:`spark_impl.reconfig.streaming`). Steady-state disk use is then a constant number of
+batches of state and outputs (docs/spark.md, "Bounded storage").
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from spec.jsonio import load_json, write_json_atomic
+from spark_impl.reconfig.layout import load_request, request_path
+from spark_impl.reconfig.progress import Progress, write_progress
+
+if TYPE_CHECKING:
+    from spark_impl.reconfig.driver import Executor
+
+
+@dataclass(frozen=True)
+class Retention:
+    """How much history to keep (see the module docstring); ``batches`` >= 1."""
+
+    batches: int = 2
+    delays: int = 1000
+
+    def __post_init__(self) -> None:
+        if self.batches < 1 or self.delays < 1:
+            raise ValueError("Retention keeps at least one committed batch and one delay")
+
+
+def needed_from(prog: Progress, keep: int, undelivered_after: int | None) -> int | None:
+    """The oldest batch job ``prog`` still needs (None: none). ``undelivered_after``: the last
+    batch the sink received for this job (None: no sink)."""
+    needed = list(prog.pending)
+    if prog.history:
+        needed.append(prog.history[-min(keep, len(prog.history))])
+        if undelivered_after is not None:
+            needed.extend(g for g in prog.history if g > undelivered_after)
+    return min(needed) if needed else None
+
+
+def _trim(prog: Progress, keep_from: int, delays: int) -> None:
+    prog.history = [g for g in prog.history if g >= keep_from]
+    if len(prog.delays) > delays:
+        for j in sorted(prog.delays)[:-delays]:
+            del prog.delays[j]
+
+
+def collect_garbage(ex: "Executor", retention: Retention, delivered: dict[int, int] | None) -> int:
+    """Delete what no restart, commit or sink delivery needs any more (module docstring).
+    ``delivered``: job -> last batch the sink received (None: no sink). Returns the oldest
+    batch kept."""
+    last_ran = ex.g - 1
+    keep_from = last_ran
+    for s, st in enumerate(ex.state):
+        after = None if delivered is None else delivered.get(s, -1)
+        for prog in (st.committed, st.live):
+            found = needed_from(prog, retention.batches, after)
+            if found is not None:
+                keep_from = min(keep_from, found)
+    _collect_requests(ex)
+    for st in ex.state:
+        _trim(st.committed, keep_from, retention.delays)
+        _trim(st.live, keep_from, retention.delays)
+    write_progress(ex.directory, [st.committed for st in ex.state], last_ran)
+    root = os.path.join(ex.directory, "batches")
+    for name in os.listdir(root) if os.path.isdir(root) else []:
+        if name.startswith("g") and name[1:].isdigit() and int(name[1:]) < keep_from:
+            shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+    return keep_from
+
+
+def _collect_requests(ex: "Executor") -> None:
+    path = os.path.join(ex.directory, "requests", "current.json")
+    raw = load_json(path) if os.path.exists(path) else {"jobs": {}}
+    jobs: dict[str, dict[str, int]] = raw["jobs"]
+    changed = False
+    keep: dict[int, set[int]] = {}
+    for s, st in enumerate(ex.state):
+        current = jobs.setdefault(str(s), {})
+        done = current.get("", 0)  # requests up to this one are folded into ``current``
+        completed = sorted(j for j in st.committed.delays if j > done)
+        for j in completed:
+            for op in load_request(ex.directory, s, j).operators:
+                current[op] = j
+            current[""] = j
+            changed = True
+        done = current.get("", 0)
+        keep[s] = {j for op, j in current.items() if op}
+    if changed:
+        write_json_atomic(path, {"jobs": jobs}, indent=None)
+    folder = os.path.dirname(path)
+    for name in os.listdir(folder) if os.path.isdir(folder) else []:
+        s_part, _, rest = name.partition("-r")
+        if not (name.startswith("s") and name.endswith(".pkl") and s_part[1:].isdigit()):
+            continue
+        s, digits = int(s_part[1:]), rest[:-4]
+        # only requests folded into ``current`` (completed and committed) are candidates
+        if digits.isdigit() and s in keep:
+            j = int(digits)
+            if j <= jobs[str(s)].get("", 0) and j not in keep[s]:
+                os.unlink(request_path(ex.directory, s, j))

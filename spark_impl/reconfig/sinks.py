@@ -1,0 +1,156 @@
+"""Real sinks, exactly once: committed outputs delivered to a Parquet table (Spark's own
+writer) or to a ``foreachBatch``-style callback, idempotent by batch id.
+
+After every micro-batch the executor delivers, per job, the batches committed since the last
+delivery (Fries §7.3: only committed batches are visible) as one DataFrame with columns
+``job int, batch long, operator string, txn string, key, value``; ``batch`` is the delivery's
+*batch id*: the last committed executor batch it contains. Then it records the delivery in
+``sink.json``. A crash between the write and that record makes a restarted executor deliver
+the same batches again under the same batch id (committed task files never change, and the
+group is "everything committed after the recorded delivery", which the crash did not extend):
+
+* :class:`ParquetSink` writes the delivery to the partition ``job=<s>/batch=<id>`` of a
+  Parquet table with dynamic partition overwrite, so a repeated delivery *replaces* its
+  partition: nothing is written twice. Read it with ``spark.read.parquet(path)``.
+* :class:`CallbackSink` calls ``function(df, batch_id)``, like Structured Streaming's
+  ``foreachBatch``: the function must be idempotent by ``batch_id`` (e.g. skip an id it has
+  seen), which is the same contract Spark gives.
+
+The rows are read from the task files by Spark tasks (the driver ships file names, never
+data). Keys and values of any type: a ``"string"`` column holds a string as is and anything
+else as JSON text; ``"long"``, ``"double"`` and ``"boolean"`` columns convert.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol
+
+from spec.errors import InputError
+from spec.jsonio import load_json, write_json_atomic
+from spark_impl.reconfig.storage import read_task_file, task_path
+
+if TYPE_CHECKING:
+    from spark_impl.reconfig.driver import Executor
+
+COLUMN_TYPES = ("string", "long", "double", "boolean")
+
+
+def _convert(kind: str) -> Callable[[Any], Any]:
+    if kind == "long":
+        return lambda v: None if v is None else int(v)
+    if kind == "double":
+        return lambda v: None if v is None else float(v)
+    if kind == "boolean":
+        return lambda v: None if v is None else bool(v)
+    return lambda v: v if isinstance(v, str) or v is None else json.dumps(v, sort_keys=True, default=str)
+
+
+class Sink(Protocol):
+    """Receives each job's newly committed outputs (see the module docstring)."""
+
+    @property
+    def key_type(self) -> str:
+        """Column type of ``key`` (one of :data:`COLUMN_TYPES`)."""
+        ...
+
+    @property
+    def value_type(self) -> str:
+        """Column type of ``value``."""
+        ...
+
+    def deliver(self, df: Any, batch_id: int) -> None:
+        """Write ``df`` idempotently under ``batch_id``."""
+        ...
+
+
+@dataclass(frozen=True)
+class ParquetSink:
+    """A Parquet table partitioned by ``job`` and ``batch`` (module docstring)."""
+
+    path: str
+    key_type: str = "string"
+    value_type: str = "string"
+
+    def __post_init__(self) -> None:
+        _check_types(self.key_type, self.value_type)
+
+    def deliver(self, df: Any, batch_id: int) -> None:
+        """Overwrite exactly this delivery's partition (idempotent by batch id)."""
+        (df.write.mode("overwrite").option("partitionOverwriteMode", "dynamic")
+         .partitionBy("job", "batch").parquet(self.path))
+
+
+@dataclass(frozen=True)
+class CallbackSink:
+    """``function(df, batch_id)`` for any other sink; it must be idempotent by batch id."""
+
+    function: Callable[[Any, int], None]
+    key_type: str = "string"
+    value_type: str = "string"
+
+    def __post_init__(self) -> None:
+        _check_types(self.key_type, self.value_type)
+
+    def deliver(self, df: Any, batch_id: int) -> None:
+        """Call the user's function."""
+        self.function(df, batch_id)
+
+
+def _check_types(*kinds: str) -> None:
+    for kind in kinds:
+        if kind not in COLUMN_TYPES:
+            raise InputError(f"unknown sink column type {kind!r} (expected one of {', '.join(COLUMN_TYPES)})")
+
+
+def _sink_state_path(directory: str) -> str:
+    return os.path.join(directory, "sink.json")
+
+
+def read_delivered(directory: str) -> dict[int, int]:
+    """Job -> the last batch delivered to the sink (absent: none)."""
+    path = _sink_state_path(directory)
+    if not os.path.exists(path):
+        return {}
+    return {int(s): int(g) for s, g in load_json(path)["delivered"].items()}
+
+
+def _rows(directory: str, depth: int, partitions: int, s: int, batch_id: int, key_type: str,
+          value_type: str) -> Callable[[Any], Iterator[tuple[Any, ...]]]:
+    key_of, value_of = _convert(key_type), _convert(value_type)
+
+    def rows(g: int) -> Iterator[tuple[Any, ...]]:
+        for level in range(1, depth + 1):
+            for part in range(partitions):
+                content = read_task_file(task_path(directory, g, level, part))
+                if content is None:
+                    continue
+                for js, op, txn, key, value in content.outputs:
+                    if js == s:
+                        yield s, batch_id, op, txn, key_of(key), value_of(value)
+
+    return rows
+
+
+def deliver(ex: "Executor", sink: Sink) -> dict[int, int]:
+    """Deliver every job's committed, not yet delivered batches; return the delivered marks."""
+    delivered = read_delivered(ex.directory)
+    changed = False
+    for s, st in enumerate(ex.state):
+        fresh = [g for g in st.committed.history if g > delivered.get(s, -1)]
+        if not fresh:
+            continue
+        batch_id = fresh[-1]
+        schema = (f"job int, batch long, operator string, txn string, key {sink.key_type}, "
+                  f"value {sink.value_type}")
+        rdd = ex.sc.parallelize(fresh, max(1, min(len(fresh), ex.partitions))).flatMap(
+            _rows(ex.directory, ex.depth, ex.partitions, s, batch_id, sink.key_type, sink.value_type))
+        sink.deliver(ex.spark.createDataFrame(rdd, schema), batch_id)
+        delivered[s] = batch_id
+        changed = True
+    if changed:
+        write_json_atomic(_sink_state_path(ex.directory), {"delivered": {str(s): g for s, g in delivered.items()}},
+                          indent=None)
+    return delivered

@@ -1,0 +1,58 @@
+"""What a long-running stream costs: disk bytes under a directory and the resident memory of
+a process tree (the driver, its JVM and the Python workers, all descendants of the driver in
+local mode), read from ``/proc`` (Linux; 0 elsewhere)."""
+
+from __future__ import annotations
+
+import os
+
+
+def disk_bytes(root: str) -> int:
+    """Total size of the regular files under ``root`` (apparent sizes; a file deleted while
+    walking is skipped)."""
+    total = 0
+    for folder, _, files in os.walk(root):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(folder, name)).st_size
+            except FileNotFoundError:
+                continue
+    return total
+
+
+def _parents() -> dict[int, int]:
+    found: dict[int, int] = {}
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="utf-8") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        # the command name may hold spaces or parentheses: ppid is the second field after ')'
+        found[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
+    return found
+
+
+def _rss(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/statm", encoding="utf-8") as handle:
+            return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def tree_rss_bytes(root: int | None = None) -> int:
+    """Resident set size of process ``root`` (default: this one) and all its descendants."""
+    root = os.getpid() if root is None else root
+    parents = _parents()
+    tree = {root}
+    grew = True
+    while grew:
+        grew = False
+        for pid, ppid in parents.items():
+            if ppid in tree and pid not in tree:
+                tree.add(pid)
+                grew = True
+    return sum(_rss(pid) for pid in tree)

@@ -1,0 +1,163 @@
+"""The soak workload (``streamproof soak``): a steady live stream through the Structured
+Streaming front end, reconfigured every few batches, with bounded storage and an
+exactly-once Parquet sink; measures whether disk, memory and batch latency stay flat.
+
+Pipeline ``S -> M (2 workers) -> T``, string keys ``k0 .. k<keys-1>``. Input: Spark's
+``rate-micro-batch`` source (``rowsPerBatch`` rows per batch, values 0, 1, 2, ... with no gap,
+so a lost or duplicated input row is visible in the output). ``M`` counts tuples per key and
+emits ``[value, version]``; every ``every`` batches the driver asks, while the query runs, to
+replace ``M`` by the next version (state kept: ``transform`` is the identity). ``T`` forwards
+to the sink.
+
+Figures (the contract of ``streamproof soak --json``): ``_start`` is sampled when the first
+10% of the batches are done, ``_end`` is the largest sample over the last 10% (disk, RSS);
+``batch_ms_p50_start`` is the median ``foreachBatch`` wall time of the second 10% of batches
+(the first 10% warm up), ``batch_ms_p50_end`` that of the last 10%. ``lost`` / ``duplicated``
+are read back from the Parquet table with Spark after the query stopped: every value below
+the committed input must appear under exactly one transaction, and every transaction once.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import statistics
+import time
+from dataclasses import asdict, dataclass
+from typing import Any, Callable
+
+from spec.fries.dataflow import dataflow
+from spark_impl.reconfig.model import Job, ListSource, Request, UserOperator, user_job, user_update
+from spark_impl.reconfig.retention import Retention
+from spark_impl.reconfig.sinks import ParquetSink, deliver
+from spark_impl.reconfig.streaming import StreamingRun, start_query
+from spark_impl.workloads.footprint import disk_bytes, tree_rss_bytes
+
+FLOW = dataflow([("S", "source"), ("M", "one-to-one"), ("T", "one-to-one")], [("S", "M"), ("M", "T")])
+
+
+class Tagger:
+    """``M`` at ``version``: count the key's tuples, emit ``[value, version]``."""
+
+    def __init__(self, version: int) -> None:
+        self.version = version
+
+    def __call__(self, state: Any, key: Any, value: Any) -> tuple[Any, list[tuple[Any, Any]]]:
+        return (state or 0) + 1, [(key, [value, self.version])]
+
+
+def forward(state: Any, key: Any, value: Any) -> tuple[Any, list[tuple[Any, Any]]]:
+    """``T``: count and forward."""
+    return (state or 0) + 1, [(key, value)]
+
+
+def keep(state: Any) -> Any:
+    """The state transformation of every request: keep the count."""
+    return state
+
+
+def soak_job() -> Job:
+    """The job (its source is replaced by the front end's input log)."""
+    return user_job(FLOW, {"M": UserOperator(FLOW.kind("M"), Tagger(0)), "T": UserOperator(FLOW.kind("T"), forward)},
+                    ListSource(()), parallelism={"M": 2})
+
+
+def swap(version: int) -> Request:
+    """The request that makes ``M`` emit ``version``."""
+    return Request({"M": user_update(FLOW, "M", Tagger(version), keep)})
+
+
+@dataclass(frozen=True)
+class SoakResult:
+    """The figures of one soak run (module docstring); ``requests``: reconfigurations made."""
+
+    batches: int
+    disk_bytes_start: int
+    disk_bytes_end: int
+    rss_bytes_start: int
+    rss_bytes_end: int
+    batch_ms_p50_start: float
+    batch_ms_p50_end: float
+    lost: int
+    duplicated: int
+    requests: int
+
+    def contract(self) -> dict[str, Any]:
+        """The JSON object ``streamproof soak --json`` prints (exactly these keys)."""
+        raw = asdict(self)
+        del raw["requests"]
+        return raw
+
+
+def _median(values: list[float]) -> float:
+    return round(statistics.median(values), 1) if values else 0.0
+
+
+def run_soak(spark: Any, batches: int, directory: str, *, rows_per_batch: int = 200, keys: int = 50,
+             every: int = 5, scheduler: str = "fries", timeout_s: float = 7200.0,
+             on_batch: Callable[[int], None] | None = None) -> SoakResult:
+    """Run the soak for ``batches`` Structured Streaming batches under ``directory``
+    (``ckpt/``: the measured checkpoint; ``table/``: the Parquet sink)."""
+    from pyspark.sql import functions as F
+
+    # Structured Streaming keeps the metadata of this many batches in its own checkpoint
+    # (offsets/, commits/; Spark's default is 100): bounded either way, 10 keeps it small.
+    spark.conf.set("spark.sql.streaming.minBatchesToRetain", "10")
+    ckpt, table = os.path.join(directory, "ckpt"), os.path.join(directory, "table")
+    stream = (spark.readStream.format("rate-micro-batch").option("rowsPerBatch", rows_per_batch)
+              .option("numPartitions", 2).load()
+              .select(F.concat(F.lit("k"), (F.col("value") % keys).cast("string")).alias("key"), "value"))
+    sink = ParquetSink(table)
+    run = start_query(spark, soak_job(), stream, scheduler=scheduler, checkpoint_dir=ckpt, sink=sink,
+                      retention=Retention(batches=2))
+    window = max(1, math.ceil(batches * 0.1))
+    start: tuple[int, int] | None = None
+    end: list[tuple[int, int]] = []
+    version = 0
+    seen = 0
+    deadline = time.monotonic() + timeout_s
+    try:
+        while seen < batches:
+            if run.query.exception() is not None:
+                raise RuntimeError(f"the soak query failed: {run.query.exception()}")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the soak did not reach {batches} batches in {timeout_s:.0f} s")
+            done = len([b for b in run.batch_ms if b < batches])
+            if done == seen:
+                time.sleep(0.02)
+                continue
+            seen = done
+            if on_batch is not None:
+                on_batch(seen)
+            if start is None and seen >= window:
+                start = (disk_bytes(ckpt), tree_rss_bytes())
+            if seen > batches - window:
+                end.append((disk_bytes(ckpt), tree_rss_bytes()))
+            if seen // every > version and not run.in_progress() and seen < batches:
+                if run.submit(swap(version + 1)) is None:
+                    version += 1
+    finally:
+        run.stop()
+    deliver(run.executor, sink)  # what a restart does first: committed batches reach the sink
+    durations = [run.batch_ms[b] for b in sorted(run.batch_ms) if b < batches]
+    lost, duplicated = _check_table(spark, table, run)
+    assert start is not None
+    return SoakResult(
+        batches, start[0], max(d for d, _ in end), start[1], max(r for _, r in end),
+        _median(durations[window:2 * window]), _median(durations[-window:]), lost, duplicated, version)
+
+
+def _check_table(spark: Any, table: str, run: StreamingRun) -> tuple[int, int]:
+    """(lost, duplicated) of the committed input in the Parquet table."""
+    from pyspark.sql import functions as F
+
+    committed = run.executor.state[0].committed.offset
+    df = spark.read.parquet(table).select("txn", F.from_json("value", "array<long>")[0].alias("v"))
+    row = df.agg(F.count(F.lit(1)).alias("rows"), F.countDistinct("txn").alias("txns"),
+                 F.countDistinct("v").alias("values"), F.max("v").alias("top")).collect()[0]
+    rows, txns, values = int(row["rows"]), int(row["txns"]), int(row["values"])
+    top = -1 if row["top"] is None else int(row["top"])
+    # every committed tuple has one transaction; its value is the rate source's, 0..committed-1
+    lost = max(0, committed - txns) + max(0, (top + 1) - values)
+    duplicated = (rows - txns) + max(0, txns - values)
+    return lost, duplicated
