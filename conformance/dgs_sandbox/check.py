@@ -31,11 +31,14 @@ class Request:
     examples: int
     seed: int
     prove: bool
+    memory_mb: int = 0  # the child's address-space limit; 0: none
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> "Request":
         """The request the parent wrote (see :func:`conformance.dgs_sandbox.runner.run_check`)."""
-        return Request(str(data["target"]), int(data["examples"]), int(data["seed"]), bool(data["prove"]))
+        return Request(
+            str(data["target"]), int(data["examples"]), int(data["seed"]), bool(data["prove"]), int(data["memory_mb"])
+        )
 
 
 def check_program(request: Request, monitor: SandboxMonitor) -> dict[str, Any]:

@@ -10,13 +10,16 @@ code marked and guarded (:mod:`conformance.dgs_sandbox.guard`), and writes its v
 
 The user's stdout and stderr are this process's, which the parent captures into files: a
 ``print()`` in the user's code never reaches the CLI's stdout. The process dies with its
-parent (``PR_SET_PDEATHSIG``) and ends with ``os._exit``, so neither the user's ``atexit``
+parent (``PR_SET_PDEATHSIG``), its address space is capped (``--memory-limit``), and it ends
+with ``os._exit``, so neither the user's ``atexit``
 handlers nor their threads can keep it alive.
 
 An exception that escapes the check without being named by the guard is classified by its
 traceback: raised while user code was on the stack (a frame in a file that is not streamproof,
 the standard library or an installed package), or a ``BaseException`` that is not an
-``Exception``, is the user's fault; anything else is ours.
+``Exception``, is the user's fault; so is a ``RecursionError`` or ``MemoryError`` in our code
+(none of it recurses deeply or allocates much unless the user's values are deeply nested or
+huge); anything else is ours.
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ def main(workdir: str) -> None:
     _die_with_parent()
     folder = Path(workdir)
     request = Request.from_json(json.loads((folder / REQUEST).read_text()))
+    _limit_memory(request.memory_mb)
     monitor = SandboxMonitor(Writer(str(folder / BEACON)))
     outcome = run(request, monitor)
     write_json_atomic(folder / RESULT, _bounded(outcome), indent=None)
@@ -77,6 +81,11 @@ def run(request: Request, monitor: SandboxMonitor) -> dict[str, Any]:
             if label.startswith(("checking ", "proving ")):  # outside any callback: say when
                 label, where = request.target, f"{where} while {label}"
             return {"kind": "input_error", "message": f"{label or request.target}: raised {describe_error(cause)}{where}"}
+        if isinstance(error, (RecursionError, MemoryError)):  # our code is not deeply recursive
+            return {"kind": "input_error", "message": (
+                f"{request.target}: the program's values are too deeply nested or too large for the "
+                f"checker ({describe_error(error)})"
+            )}
         return {
             "kind": "internal_error",
             "message": describe_error(error),
@@ -132,6 +141,16 @@ def _bounded(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _bounded(v) for k, v in value.items()}
     return value
+
+
+def _limit_memory(megabytes: int) -> None:
+    """Cap this process's address space: a program that allocates without end gets a
+    ``MemoryError`` (its fault, exit 2) instead of exhausting the machine."""
+    if megabytes > 0:
+        import resource
+
+        limit = megabytes * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
 def _die_with_parent() -> None:

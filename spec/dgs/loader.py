@@ -66,6 +66,7 @@ from spec.errors import InputError
 SIMPLE_MEMBERS = ("tags", "tag", "depends", "init", "update", "out", "fork", "join", "events")
 RICH_MEMBERS = ("tags", "tag", "depends", "init", "initial", "state_types", "forks", "joins", "events")
 SIMPLE_STATE = "State"
+MAX_SOURCE_BYTES = 10_000_000
 
 
 class Monitor(Protocol):
@@ -116,6 +117,10 @@ def _import_file(path: str) -> Any:
         raise InputError("no such file", path)
     if os.path.isdir(path):
         raise InputError("is a directory, expected a Python file", path)
+    if not os.path.isfile(path):  # a FIFO, /dev/zero, ...: reading it may never end
+        raise InputError("is not a regular file, expected a Python file", path)
+    if os.path.getsize(path) > MAX_SOURCE_BYTES:
+        raise InputError(f"is larger than {MAX_SOURCE_BYTES // 1_000_000} MB, expected a Python program", path)
     module_name = f"_streamproof_dgs_user_{uuid.uuid4().hex}"
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
@@ -127,11 +132,17 @@ def _import_file(path: str) -> Any:
     try:
         spec.loader.exec_module(module)
     except SyntaxError as error:
-        raise InputError(f"syntax error at line {error.lineno}: {error.msg}", path) from None
+        line = f" at line {error.lineno}" if error.lineno is not None else ""
+        raise InputError(f"syntax error{line}: {error.msg}", path) from None
+    except ValueError as error:
+        if "null bytes" in str(error):  # Python 3.11 reports a binary file this way
+            raise InputError("not Python source (it contains null bytes)", path) from None
+        raise InputError(f"cannot load: {describe_error(error)}", path) from None
     except Exception as error:  # noqa: BLE001 - the user's module may raise anything
         raise InputError(f"cannot load: {describe_error(error)}", path) from None
     finally:
-        sys.path.remove(folder)
+        if folder in sys.path:  # the module may have edited sys.path
+            sys.path.remove(folder)
     return module
 
 

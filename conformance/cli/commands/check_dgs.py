@@ -29,6 +29,8 @@ EXIT_INCONSISTENT = 1
 MAX_EXAMPLES = 1_000_000
 DEFAULT_CALL_TIMEOUT = 10.0
 DEFAULT_TIMEOUT = 600.0
+DEFAULT_MEMORY_MB = 4096
+MIN_MEMORY_MB = 256  # below this, Python and hypothesis themselves do not start
 
 
 def register(subparsers: Any) -> None:
@@ -60,11 +62,16 @@ def register(subparsers: Any) -> None:
         "--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
         help=f"time limit of the whole check (default {DEFAULT_TIMEOUT:g})",
     )
+    parser.add_argument(
+        "--memory-limit", type=int, default=DEFAULT_MEMORY_MB, metavar="MB",
+        help=f"address-space limit of the process running the program (default {DEFAULT_MEMORY_MB})",
+    )
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Check the program in the sandbox, print the verdict; return the exit code."""
+    from conformance.dgs_sandbox.captured import one_line
     from conformance.dgs_sandbox.check import Request
     from conformance.dgs_sandbox.runner import InternalError, Limits, run_check
     from reference.dgs.checker import DEFAULT_EXAMPLES
@@ -74,9 +81,13 @@ def run(args: argparse.Namespace) -> int:
         shown = examples if len(str(examples)) <= 20 else f"a {len(str(examples))}-digit number"
         raise InputError(f"--examples must be between 1 and {MAX_EXAMPLES:,}, got {shown}")
     limits = Limits(_seconds(args.call_timeout, "--call-timeout"), _seconds(args.timeout, "--timeout"))
-    request = Request(args.target, examples, args.seed, args.prove)
+    if not MIN_MEMORY_MB <= args.memory_limit <= 2**40:
+        raise InputError(f"--memory-limit must be at least {MIN_MEMORY_MB} (MB), got {args.memory_limit}")
+    request = Request(args.target, examples, args.seed, args.prove, args.memory_limit)
     try:
         verdict = run_check(request, limits, progress=sys.stderr.isatty())
+    except InputError as error:
+        raise InputError(one_line(str(error))) from None
     except InternalError as error:
         if os.environ.get("STREAMPROOF_DEBUG"):
             print(error.detail, file=sys.stderr)
@@ -85,7 +96,8 @@ def run(args: argparse.Namespace) -> int:
         print_json({**verdict.document, "output": verdict.output.to_json()})
     else:
         for line in verdict.lines + verdict.output.lines():
-            print(line)
+            # a lone surrogate (a file name that is not UTF-8) must not break the output
+            print(line.encode("utf-8", "backslashreplace").decode("utf-8"))
     return EXIT_CONSISTENT if verdict.consistent else EXIT_INCONSISTENT
 
 
