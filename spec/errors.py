@@ -23,3 +23,14 @@ class InputError(ValueError):
         called by the parser of its container)."""
         inner = f"{where}: {self.where}" if self.where else where
         return InputError(self.problem, inner)
+
+
+_LINE_BREAKS = {code: f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+                for code in (*range(0x20), 0x7F, 0x85, 0x2028, 0x2029)}
+"""Control characters and everything ``str.splitlines`` breaks on, escaped."""
+
+
+def one_line(text: str) -> str:
+    """``text`` with line breaks and other control characters escaped (``\\n`` ->
+    ``\\x0a``), so a message naming a hostile file name or key stays one line."""
+    return text.translate(_LINE_BREAKS)

@@ -4,7 +4,8 @@ Exit codes (a contract shared by every sub-command):
 
 * 0 - success / the property checked holds,
 * 1 - the property checked does not hold (a counterexample was printed),
-* 2 - bad input (one line on stderr naming the problem and where it is),
+* 2 - bad input (one line on stderr naming the problem and where it is; line breaks and
+  control characters in it are escaped),
 * 3 - internal error of streamproof itself (one line; set ``STREAMPROOF_DEBUG=1`` for the
   traceback), 130 - interrupted.
 """
@@ -13,13 +14,14 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import io
 import os
 import pkgutil
 import sys
 import traceback
 from typing import Callable, NoReturn, Sequence
 
-from spec.errors import InputError
+from spec.errors import InputError, one_line
 import conformance.cli.commands as commands_package
 
 Handler = Callable[[argparse.Namespace], int]
@@ -34,7 +36,27 @@ class _Parser(argparse.ArgumentParser):
     """argparse, but usage errors are one line and exit 2 like every other bad input."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+        _safe_streams()
+        self.exit(EXIT_BAD_INPUT,
+                  one_line(f"{self.prog}: error: {message} (see '{self.prog} --help')") + "\n")
+
+
+def _safe_streams() -> None:
+    """Printing never fails on a lone surrogate (valid in JSON strings, not encodable in
+    UTF-8): stdout and stderr escape what they cannot encode."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
+
+
+def _name_for_errors(parser: argparse.ArgumentParser) -> None:
+    """Every (nested) sub-command's parser records its full name (``streamproof simulate
+    klink``) so that its errors carry the same prefix as argparse's usage errors."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                child.set_defaults(error_prefix=child.prog)
+                _name_for_errors(child)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -50,22 +72,25 @@ def build_parser() -> argparse.ArgumentParser:
             continue
         module = importlib.import_module(f"{commands_package.__name__}.{info.name}")
         module.register(sub)
+    _name_for_errors(parser)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``streamproof`` with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
+    _safe_streams()
     parser = build_parser()
     args = parser.parse_args(argv)
     handler: Handler | None = getattr(args, "handler", None)
     if handler is None:
-        parser.print_help(sys.stderr)
+        print(f"{parser.prog}: error: expected a COMMAND (see '{parser.prog} --help')",
+              file=sys.stderr)
         return EXIT_BAD_INPUT
-    prog = f"streamproof {args.command}"
+    prog = getattr(args, "error_prefix", None) or f"streamproof {args.command}"
     try:
         return handler(args)
     except InputError as error:
-        print(f"{prog}: error: {error}", file=sys.stderr)
+        print(one_line(f"{prog}: error: {error}"), file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
@@ -76,8 +101,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get("STREAMPROOF_DEBUG"):
             traceback.print_exc()
         print(
-            f"{prog}: internal error: {type(error).__name__}: {error} "
-            "(a bug in streamproof; rerun with STREAMPROOF_DEBUG=1 for the traceback)",
+            one_line(f"{prog}: internal error: {type(error).__name__}: {error} "
+                     "(a bug in streamproof; rerun with STREAMPROOF_DEBUG=1 for the traceback)"),
             file=sys.stderr,
         )
         return EXIT_INTERNAL

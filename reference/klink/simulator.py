@@ -33,6 +33,11 @@ from reference.klink.results import Forecasted, PolicyResult
 from reference.klink.workload import InputStream, QueryModel, WorkloadConfig
 
 
+MAX_CORES = 1024
+"""Most cores simulated (a query runs on one core at a time, so cores beyond the number of
+queries stay idle; the scheduler keeps one entry per core)."""
+
+
 @dataclass(frozen=True)
 class SimConfig:
     """Scheduler and measurement parameters (Klink §6.2: h = 400, r = 120 ms, f = 95)."""
@@ -47,8 +52,8 @@ class SimConfig:
     sample_interval: float = 0.1
 
     def __post_init__(self) -> None:
-        if self.cores < 1:
-            raise InputError(f"need at least one core, got {self.cores}", "--cores")
+        if not 1 <= self.cores <= MAX_CORES:
+            raise InputError(f"need 1 to {MAX_CORES} cores, got {self.cores}", "--cores")
         if not self.quantum > 0:
             raise InputError(f"quantum r must be positive, got {self.quantum}", "quantum")
         if not 0 < self.confidence < 1:
@@ -87,16 +92,21 @@ class _Query:
         return self.model.window.deadline(k)
 
 
+def check_horizon(wconfig: WorkloadConfig, config: SimConfig) -> None:
+    """A horizon within the warm-up is bad input: nothing would be measured (every latency
+    and accuracy would print as 0)."""
+    if not wconfig.horizon > config.warmup:
+        raise InputError(f"the horizon must be longer than the {config.warmup:g} s warm-up "
+                         f"(windows due before it are not measured), got {wconfig.horizon:g}",
+                         "--horizon")
+
+
 class Simulation:
     """One run of one policy over one workload (implements ``SchedulerView``)."""
 
     def __init__(self, workload: list[QueryModel], wconfig: WorkloadConfig, config: SimConfig,
                  policy: Policy) -> None:
-        if not wconfig.horizon > config.warmup:
-            # nothing would be measured: every latency and accuracy would print as 0
-            raise InputError(f"the horizon must be longer than the {config.warmup:g} s warm-up "
-                             f"(windows due before it are not measured), got {wconfig.horizon:g}",
-                             "--horizon")
+        check_horizon(wconfig, config)
         self.wconfig = wconfig
         self.config = config
         self.policy = policy
@@ -339,6 +349,7 @@ def compare(wconfig: WorkloadConfig, config: SimConfig, policies: tuple[str, ...
     """Run each policy on the same workload (built once from ``wconfig.seed``)."""
     from reference.klink.workload import build_workload
 
+    check_horizon(wconfig, config)  # before the workload is built
     workload = build_workload(wconfig)
     offered = sum(m.rate * m.cost for m in workload) / config.cores
     results: dict[str, PolicyResult] = {}

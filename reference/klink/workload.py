@@ -38,6 +38,11 @@ from spec.klink.watermarks import WindowSpec
 
 DELAYS = ("uniform", "zipf")
 
+MAX_ITEMS = 1_500_000
+"""Largest workload simulated, in input-stream items (event batches and watermarks; the
+default workload has ~215,000). Each policy simulates every item, so runs above it would
+take minutes and hundreds of MB: they are refused before anything is built."""
+
 
 @dataclass(frozen=True)
 class WorkloadConfig:
@@ -71,6 +76,23 @@ class WorkloadConfig:
             raise InputError(f"unknown delay distribution {self.delays!r} (expected one of {DELAYS})", "--delays")
         if not self.horizon > 0 or self.drain < 0:
             raise InputError("horizon must be positive and drain non-negative", "workload")
+        if self.item_bound() > MAX_ITEMS:
+            raise InputError(
+                f"{self.queries:,} queries over {self.horizon:g} s (+{self.drain:g} s drain) "
+                f"are up to {_count(self.item_bound())} input items; at most {MAX_ITEMS:,} are "
+                "simulated (lower --queries or --horizon)", "--queries/--horizon")
+
+    def item_bound(self) -> float:
+        """An upper bound of the workload's input-stream items: every query with two inputs,
+        each a batch every ``batch_interval`` and a watermark every ``watermark_period``
+        seconds until ``horizon + drain``."""
+        end = self.horizon + self.drain
+        per_stream = end / self.batch_interval + end / self.watermark_period + 2
+        return float(self.queries) * 2 * per_stream
+
+
+def _count(number: float) -> str:
+    return f"{number:,.0f}" if number < 1e15 else f"{number:.1e}"
 
 
 @dataclass

@@ -31,10 +31,15 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 def run(args: argparse.Namespace) -> int:
     """Check and print; 0 serializable, 1 not, 2 (InputError) bad input."""
     from conformance.cli.output import print_json
+    from reference.fries.compact import compact_from_json
     from reference.fries.schedule_stream import read_schedule
     from reference.fries.serializability import check_compact
+    from spec.jsonio import is_regular_file, load_json
 
-    schedule = read_schedule(args.schedule)
+    if is_regular_file(args.schedule):
+        schedule = read_schedule(args.schedule)
+    else:  # a FIFO, a device, a missing file...: the size-capped whole-file reader
+        schedule = compact_from_json(load_json(args.schedule), args.schedule)
     verdict = check_compact(schedule)
     if args.json:
         print_json(verdict.to_json())

@@ -2,8 +2,8 @@
 
 Each simulator is a module of :mod:`conformance.cli.simulators` defining
 ``register(subparsers)``; it is discovered by name, so adding a simulator (a new positional
-after ``simulate``) never touches this file. ``streamproof simulate`` alone prints the list
-and exits 2.
+after ``simulate``) never touches this file. ``streamproof simulate`` alone is a one-line
+usage error naming the simulators (exit 2).
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import pkgutil
-import sys
 from typing import Any
 
 import conformance.cli.simulators as simulators_package
+from spec.errors import InputError
 
 
 def register(subparsers: Any) -> None:
@@ -30,7 +30,7 @@ def register(subparsers: Any) -> None:
             importlib.import_module(f"{simulators_package.__name__}.{info.name}").register(nested)
 
     def missing(args: argparse.Namespace) -> int:
-        parser.print_help(sys.stderr)
-        return 2
+        raise InputError(f"expected a SIMULATOR ({', '.join(nested.choices)}; see "
+                         f"'{parser.prog} --help')")
 
     parser.set_defaults(handler=missing)

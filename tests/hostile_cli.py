@@ -1,0 +1,97 @@
+"""Run ``streamproof`` in-process the way a terminal would, and check the CLI contract.
+
+:func:`run` calls :func:`conformance.cli.main.main` with stdout / stderr replaced by strict
+UTF-8 text streams (as a real terminal's are, so a lone surrogate that would crash a real
+run crashes here too) and a wall-clock limit (SIGALRM; a hang is reported, never waited
+for). :func:`assert_contract` states docs/cli.md's promise: exit 0, 1 or 2; on exit 2
+exactly one stderr line; with ``--json`` on exit 0 / 1, stdout is one JSON document.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import signal
+import sys
+from dataclasses import dataclass
+from types import FrameType
+from typing import Iterator, Sequence
+
+from contextlib import contextmanager
+
+from conformance.cli.main import main
+
+
+class Hang(BaseException):
+    """The command did not finish within its time limit."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one command run did."""
+
+    argv: tuple[str, ...]
+    code: int
+    out: str
+    err: str
+    seconds_limit: float
+
+    def describe(self) -> str:
+        """A readable summary for assertion messages."""
+        return (f"streamproof {' '.join(map(ascii, self.argv))} -> exit {self.code}\n"
+                f"stderr: {self.err[:2000]!r}\nstdout: {self.out[:500]!r}")
+
+
+def _stream() -> io.TextIOWrapper:
+    return io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="strict", newline="\n")
+
+
+def _text(stream: io.TextIOWrapper) -> str:
+    stream.flush()
+    buffer = stream.buffer
+    assert isinstance(buffer, io.BytesIO)
+    return buffer.getvalue().decode("utf-8")
+
+
+@contextmanager
+def _time_limit(seconds: float) -> Iterator[None]:
+    def expired(signum: int, frame: FrameType | None) -> None:
+        raise Hang(f"no answer within {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def run(argv: Sequence[str], seconds: float = 20.0) -> Outcome:
+    """Run ``streamproof argv`` in this process (module docstring)."""
+    out, err = _stream(), _stream()
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = out, err
+    try:
+        with _time_limit(seconds):
+            try:
+                code = main(list(argv))
+            except SystemExit as stop:
+                code = stop.code if isinstance(stop.code, int) else 2
+    finally:
+        sys.stdout, sys.stderr = saved
+    return Outcome(tuple(argv), code, _text(out), _text(err), seconds)
+
+
+def assert_contract(outcome: Outcome) -> None:
+    """docs/cli.md's promise (module docstring)."""
+    assert outcome.code in (0, 1, 2), outcome.describe()
+    if outcome.code == 2:
+        assert len(outcome.err.splitlines()) == 1, outcome.describe()
+        assert outcome.err.endswith("\n"), outcome.describe()
+    if "--json" in outcome.argv and outcome.code in (0, 1):
+        try:
+            json.loads(outcome.out)
+        except ValueError as error:  # pragma: no cover - the assertion reports it
+            raise AssertionError(f"--json output is not JSON ({error})\n"
+                                 + outcome.describe()) from None

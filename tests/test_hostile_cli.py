@@ -1,0 +1,90 @@
+"""Issue 13 (13b): regression tests of the CLI-wide findings - lone surrogates in text
+output, one-line usage errors, consistent error prefixes, ``simulate klink`` validating its
+arguments before building anything."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from hostile_cli import assert_contract, run
+
+SURROGATE = "\ud800"
+
+
+def _write(tmp_path: Path, text: str, name: str = "in.json") -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def test_check_schedule_text_mode_prints_a_lone_surrogate(tmp_path: Path) -> None:
+    # was: exit 3 (UnicodeEncodeError) in text mode; --json worked
+    path = _write(tmp_path, '{"logs": {"A": [{"txn": "\\ud800"}, {"txn": "R", "update": true},'
+                            ' {"txn": "\\ud800"}], "B": [{"txn": "R", "update": true},'
+                            ' {"txn": "\\ud800"}]}}')
+    text = run(["check-schedule", path])
+    assert text.code == 1 and "\\ud800" in text.out, text.describe()
+    machine = run(["check-schedule", path, "--json"])
+    assert_contract(machine)
+    assert json.loads(machine.out)["cycle"] is not None
+
+
+def test_mcs_text_mode_prints_a_lone_surrogate(tmp_path: Path) -> None:
+    # was: half the report, then exit 3
+    dag = {"operators": [{"name": "S", "kind": "source"}, {"name": SURROGATE, "kind": "one-to-one"}],
+           "edges": [["S", SURROGATE]]}
+    path = _write(tmp_path, json.dumps(dag))
+    outcome = run(["mcs", path, "--reconfigure", SURROGATE])
+    assert outcome.code == 0 and outcome.out.count("\\ud800") >= 2, outcome.describe()
+    machine = run(["mcs", path, "--reconfigure", SURROGATE, "--json"])
+    assert json.loads(machine.out) == {"components": [[SURROGATE]]}
+
+
+def test_bare_streamproof_is_a_one_line_usage_error() -> None:
+    # was: the whole help on stderr
+    outcome = run([])
+    assert_contract(outcome)
+    assert outcome.code == 2 and "expected a COMMAND" in outcome.err
+
+
+def test_bare_simulate_is_a_one_line_usage_error() -> None:
+    outcome = run(["simulate"])
+    assert_contract(outcome)
+    assert outcome.code == 2 and outcome.err.startswith("streamproof simulate: error: expected a "
+                                                        "SIMULATOR (klink")
+
+
+def test_simulate_klink_errors_all_carry_the_full_command_name() -> None:
+    # was: "streamproof simulate:" for validation errors, "streamproof simulate klink:" for
+    # argparse's
+    for argv in (["simulate", "klink", "--queries", "x"], ["simulate", "klink", "--horizon", "5"],
+                 ["simulate", "klink", "--cores", "5000"]):
+        outcome = run(argv)
+        assert_contract(outcome)
+        assert outcome.code == 2 and outcome.err.startswith("streamproof simulate klink: error:"), \
+            outcome.describe()
+
+
+@pytest.mark.parametrize("argv, problem", [
+    (["--queries", "1000000", "--horizon", "10"], "input items"),   # built 2.4 GB first
+    (["--horizon", "1e12"], "input items"),                         # was MemoryError, exit 3
+    (["--horizon", "5"], "warm-up"),
+    (["--queries", "100000", "--horizon", "11"], "input items"),
+    (["--cores", "1000000000"], "cores"),                           # was minutes of work
+])
+def test_simulate_klink_rejects_before_building(argv: list[str], problem: str) -> None:
+    started = time.monotonic()
+    outcome = run(["simulate", "klink", *argv, "--json"], seconds=10)
+    assert_contract(outcome)
+    assert outcome.code == 2 and problem in outcome.err, outcome.describe()
+    assert time.monotonic() - started < 5
+
+
+def test_argparse_errors_stay_one_line_with_a_newline_in_the_value() -> None:
+    outcome = run(["oplus", "x.json", "--mode", "a\nb"])
+    assert_contract(outcome)
+    assert outcome.code == 2
