@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+from statistics import NormalDist
 
 import pytest
 from hypothesis import assume, given, strategies as st
@@ -24,6 +25,7 @@ from spec.klink.estimator import (
     forecast,
     interval,
     slot_probability,
+    slot_starts,
 )
 
 delay = st.floats(min_value=0.0, max_value=5.0)
@@ -84,11 +86,30 @@ def test_conditional_probabilities_are_probabilities(fc: SwmForecast, now: float
     probabilities = conditional_slot_probabilities(fc, now, f, r)
     assert all(0.0 <= p <= 1.0 + 1e-9 for p in probabilities)
     assert sum(probabilities) <= 1.0 + 1e-9
+    if fc.sd == 0 or not probabilities:
+        return
+    # Eq. 9 computed independently: P(x <= w <= x + r) / P(w >= now) with w ~ N(mean, sd^2),
+    # and the slots cover the part of the Eq. 7 interval after now (Alg. 1 lines 11-15)
+    normal = NormalDist(fc.mean, fc.sd)
+    tail = 1.0 - normal.cdf(now)
+    starts = slot_starts(fc, now, f, r)
+    assert len(starts) == len(probabilities) and starts[0] == max(now, interval(fc, f)[0])
+    for p, x in zip(probabilities, starts):
+        assert math.isclose(p, (normal.cdf(x + r) - normal.cdf(x)) / tail, rel_tol=1e-6, abs_tol=1e-9)
+    low, high = interval(fc, f)
+    covered = max(normal.cdf(high) - normal.cdf(max(now, low)), 0.0) / tail
+    assert sum(probabilities) >= covered - 1e-6
 
 
 @given(forecasts, st.floats(min_value=-8, max_value=8), slot)
 def test_slot_probability_is_a_probability(fc: SwmForecast, x: float, r: float) -> None:
-    assert 0.0 <= slot_probability(fc, x, r) <= 1.0
+    p = slot_probability(fc, x, r)
+    assert 0.0 <= p <= 1.0
+    if fc.sd > 0:  # Eq. 10 with the standardized value (the paper's Var is a typo for sd)
+        normal = NormalDist(fc.mean, fc.sd)
+        assert math.isclose(p, normal.cdf(x + r) - normal.cdf(x), abs_tol=1e-9)
+    else:
+        assert p == (1.0 if x < fc.mean <= x + r else 0.0)
 
 
 @given(forecasts, st.floats(min_value=-8, max_value=8), st.floats(min_value=0, max_value=5), confidence, slot)

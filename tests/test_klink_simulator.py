@@ -70,13 +70,27 @@ def test_run_invariants(seed: int, policy: str, cores: int) -> None:
             assert abs(inp.queued - waiting) < 1e-6 * max(1.0, waiting)
 
 
-def test_estimator_accuracy_is_a_fraction_and_wider_is_better() -> None:
-    result = compare(small(4, 3), SimConfig(cores=1, warmup=2.0), ("fcfs",))
-    assert result.forecasts
-    for mode in ("mixture", "eq6"):
-        a90 = estimator_accuracy(result.forecasts, 0.90, mode)
-        a95 = estimator_accuracy(result.forecasts, 0.95, mode)
-        assert 0.0 <= a90 <= a95 <= 1.0
+@pytest.mark.parametrize("delays", ["uniform", "zipf"])
+def test_eq6_under_covers_and_the_mixture_is_near_nominal(delays: str) -> None:
+    """docs/klink.md's Eq. 6 correction, measured: the literal Eq. 6 interval (the variance of
+    an *average* of m epoch delays) holds far fewer SWMs than its nominal confidence - the
+    benchmark measures ~30% for "95%", here 34-45% over 200-260 SWMs per run - while the
+    mixture variance (one delay drawn from the last h epochs) is close to nominal."""
+    for seed in (1, 2, 3):
+        workload = WorkloadConfig(queries=10, seed=seed, delays=delays, horizon=60.0, drain=4.0)
+        result = compare(workload, SimConfig(cores=2, warmup=2.0), ("fcfs",))
+        assert len(result.forecasts) >= 150
+        mixture90 = estimator_accuracy(result.forecasts, 0.90, "mixture")
+        mixture95 = estimator_accuracy(result.forecasts, 0.95, "mixture")
+        eq6_90 = estimator_accuracy(result.forecasts, 0.90, "eq6")
+        eq6_95 = estimator_accuracy(result.forecasts, 0.95, "eq6")
+        assert 0.80 <= mixture90 <= mixture95 and 0.90 <= mixture95 <= 1.0, (mixture90, mixture95)
+        assert eq6_90 <= eq6_95 <= 0.60, (eq6_90, eq6_95)  # nominal 95%: far below
+        assert eq6_95 < mixture90
+        # Eq. 6's interval is never wider: it is the mixture's with the within-epoch spread
+        # divided by m (and without the spread of the epoch means)
+        assert all(fc.sd_eq6 <= fc.sd_mixture + 1e-12 for fc in result.forecasts)
+        assert any(fc.sd_eq6 < fc.sd_mixture for fc in result.forecasts)
 
 
 def test_percentile() -> None:
