@@ -34,3 +34,9 @@ def one_line(text: str) -> str:
     """``text`` with line breaks and other control characters escaped (``\\n`` ->
     ``\\x0a``), so a message naming a hostile file name or key stays one line."""
     return text.translate(_LINE_BREAKS)
+
+
+def cut(text: str, length: int = 80) -> str:
+    """``text``, cut to ``length`` characters with ``...`` when longer (a hostile name or
+    key cannot make a message megabytes long)."""
+    return text if len(text) <= length else text[:length] + "..."

@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from spec.errors import InputError
+from spec.errors import InputError, cut
 
 DEFAULT_MAX_BYTES = 256 << 20
 """Default size limit of one JSON input, in bytes (256 MiB)."""
@@ -163,16 +163,12 @@ def _bounded_int(text: str) -> int:
 def _finite_float(text: str) -> float:
     value = float(text)
     if math.isinf(value):
-        raise _BadNumber(f"the number {_cut(text)} is too large for a float")
+        raise _BadNumber(f"the number {cut(text, 30)} is too large for a float")
     return value
 
 
 def _no_constant(text: str) -> Any:
     raise _BadNumber(f"{text} is not JSON (only finite numbers are)")
-
-
-def _cut(text: str, length: int = 30) -> str:
-    return text if len(text) <= length else text[:length] + "..."
 
 
 _DIGIT_MAP = bytes(48 if 48 <= b <= 57 else 32 for b in range(256))
@@ -223,7 +219,7 @@ def parse_json(raw: bytes | str, where: str, *, max_bytes: int | None = None) ->
             parse_float=_finite_float, parse_constant=_no_constant)
     except _DuplicateKey as error:
         raise InputError(
-            f"malformed JSON: key {_cut(repr(error.key), 80)} appears twice in one object", where
+            f"malformed JSON: key {cut(repr(error.key), 80)} appears twice in one object", where
         ) from None
     except _BadNumber as error:
         raise InputError(f"malformed JSON: {error}", where) from None
@@ -325,7 +321,7 @@ def reject_unknown_keys(obj: Mapping[str, Any], allowed: set[str], where: str) -
     optional fields would otherwise be silently ignored)."""
     for key in obj:
         if key not in allowed:
-            raise InputError(f"unknown field {_cut(repr(key), 80)} (expected one of "
+            raise InputError(f"unknown field {cut(repr(key), 80)} (expected one of "
                              f"{sorted(allowed)})", where)
 
 
@@ -336,7 +332,7 @@ def json_type(value: Any) -> str:
     if isinstance(value, bool):
         return "a boolean"
     if isinstance(value, (int, float)):
-        return f"the number {_cut(repr(value), 40)}"
+        return f"the number {cut(repr(value), 40)}"
     if isinstance(value, str):
         return f"the string {value!r}" if len(value) <= 40 else "a string"
     if isinstance(value, list):

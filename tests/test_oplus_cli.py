@@ -153,7 +153,7 @@ BAD = [
     ({**BASE, "inputs": []}, "at least one input list"),
     ({**BASE, "inputs": [[{"ts": 1, "key": "a"}]]}, "missing field 'value'"),
     ({**BASE, "inputs": [[{"ts": 1, "key": "a", "value": 1, "colour": 2}]]}, "unknown field"),
-    ({**BASE, "inputs": [[{"ts": 1, "key": 3, "value": 1}]]}, "expected a non-empty string"),
+    ({**BASE, "inputs": [[{"ts": 1, "key": 3, "value": 1}]]}, "expected a string, got the number 3"),
     ({**BASE, "inputs": [["x"]]}, "expected a JSON object"),
     ({**BASE, "reconfigurations": [{"watermark": 5, "parallelism": 2},
                                    {"watermark": 5, "parallelism": 3}]}, "strictly increasing"),

@@ -21,7 +21,12 @@ A scenario (JSON)::
 
 Output (``--json``): a list of ``{"ts", "key", "value"}`` sorted by ``(ts, key)`` then by the
 canonical JSON of ``value``. Key -> instance mapping used by every engine:
-``instance_of(key, n) = crc32(utf-8 key) % n`` (:func:`instance_of`).
+``instance_of(key, n) = crc32(utf-8 key) % n`` (:func:`instance_of`; a lone surrogate, valid
+in a JSON string, is encoded as its three UTF-8-style bytes, Python's ``surrogatepass``).
+
+Event times, watermarks, WA and WS are within ``-2**62..2**62`` (:data:`MAX_TIME`).
+Resource limits (:mod:`spec.oplus.budget`): a scenario asking for more than ``MAX_PARALLELISM``
+instances, ``MAX_KEYS`` keys or ``MAX_WORK`` window steps is refused before it runs.
 
 The catalogue (:data:`CATALOGUE`) says, per operator, in words an engine can implement
 without importing ``reference/``: inputs and their fields, keys (f_MK), WT, what ``value`` is.
@@ -33,8 +38,9 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from spec.errors import InputError
+from spec.errors import InputError, cut
 from spec.jsonio import expect_int, expect_list, expect_object, expect_str, reject_unknown_keys
+from spec.oplus.budget import check_budget
 from spec.oplus.windows import WindowSpec
 
 MODES = ("sequential", "sn", "vsn")
@@ -109,8 +115,9 @@ CATALOGUE: Mapping[str, OperatorDescription] = {
 
 def instance_of(key: str, parallelism: int) -> int:
     """f_mu of every engine: ``crc32(utf-8 key) % parallelism`` (stable across processes,
-    unlike Python's salted ``hash``)."""
-    return zlib.crc32(key.encode("utf-8")) % parallelism
+    unlike Python's salted ``hash``; lone surrogates encoded with ``surrogatepass``, so
+    every valid JSON string has a mapping)."""
+    return zlib.crc32(key.encode("utf-8", "surrogatepass")) % parallelism
 
 
 @dataclass(frozen=True)
@@ -178,11 +185,11 @@ def _parse(value: Any) -> Scenario:
     reject_unknown_keys(obj, _TOP, "top level")
     name = expect_str(_require(obj, "operator"), "operator")
     if name not in CATALOGUE:
-        raise InputError(f"unknown operator {name!r} (expected one of {sorted(CATALOGUE)})",
+        raise InputError(f"unknown operator {cut(repr(name))} (expected one of {sorted(CATALOGUE)})",
                          "operator")
     desc = CATALOGUE[name]
-    wa = expect_int(_require(obj, "WA"), "WA")
-    ws = expect_int(_require(obj, "WS"), "WS")
+    wa = _time(_require(obj, "WA"), "WA")
+    ws = _time(_require(obj, "WS"), "WS")
     windows = WindowSpec(wa, ws)
     if desc.fixed_windows is not None and (wa, ws) != desc.fixed_windows:
         raise InputError(f"operator {name!r} needs WA, WS = {desc.fixed_windows}", "WA")
@@ -190,14 +197,29 @@ def _parse(value: Any) -> Scenario:
         raise InputError(f"operator {name!r} needs WA = {desc.require_wa}", "WA")
     wt = expect_str(obj.get("WT", desc.default_wt), "WT")
     if wt not in ("single", "multi"):
-        raise InputError(f"WT must be 'single' or 'multi', got {wt!r}", "WT")
+        raise InputError(f"WT must be 'single' or 'multi', got {cut(repr(wt))}", "WT")
     if wt not in desc.allowed_wt:
         raise InputError(f"operator {name!r} supports WT {list(desc.allowed_wt)}", "WT")
     parallelism = _positive(_require(obj, "parallelism"), "parallelism")
     inputs = _parse_inputs(desc, _require(obj, "inputs"))
     reconfigurations = _parse_reconfigurations(obj.get("reconfigurations", []))
     params = _parse_params(desc, obj.get("params", {}))
-    return Scenario(name, windows, wt, parallelism, inputs, reconfigurations, params)
+    scenario = Scenario(name, windows, wt, parallelism, inputs, reconfigurations, params)
+    check_budget(scenario)
+    return scenario
+
+
+MAX_TIME = 2**62
+"""Largest magnitude of an event time, watermark, WA or WS: event time is a 64-bit integer in
+every engine, and ``ts + WS`` must stay one."""
+
+
+def _time(value: Any, where: str) -> int:
+    number = expect_int(value, where)
+    if abs(number) > MAX_TIME:
+        raise InputError(f"must be within -2**62..2**62 (event time is a 64-bit integer), got "
+                         f"{cut(str(number), 30)}", where)
+    return number
 
 
 def _positive(value: Any, where: str) -> int:
@@ -233,13 +255,13 @@ def _parse_stream(items: Sequence[Any], fields: tuple[tuple[str, str], ...], whe
         obj = expect_object(raw, at)
         if "watermark" in obj:
             reject_unknown_keys(obj, {"watermark"}, at)
-            mark = expect_int(obj["watermark"], f"{at}.watermark")
+            mark = _time(obj["watermark"], f"{at}.watermark")
             parsed.append(ScenarioMark(mark))
             bound = mark if bound is None else max(bound, mark)
             continue
         names = {"ts"} | {n for n, _ in fields}
         reject_unknown_keys(obj, names, at)
-        ts = expect_int(_field(obj, "ts", at), f"{at}.ts")
+        ts = _time(_field(obj, "ts", at), f"{at}.ts")
         if bound is not None and ts < bound:
             raise InputError(f"input not sorted: ts {ts} comes after ts or watermark {bound}", at)
         bound = ts if bound is None else max(bound, ts)
@@ -253,10 +275,8 @@ def _parse_stream(items: Sequence[Any], fields: tuple[tuple[str, str], ...], whe
 
 
 def _string(value: Any, where: str) -> str:
-    """A JSON string; unlike ``expect_str`` the empty string is allowed (an empty text)."""
-    if not isinstance(value, str):
-        return expect_str(value, where)
-    return value
+    """A JSON string, possibly empty (an empty text)."""
+    return expect_str(value, where, empty=True)
 
 
 def _field(obj: Mapping[str, Any], name: str, where: str) -> Any:
@@ -271,7 +291,7 @@ def _parse_reconfigurations(value: Any) -> tuple[Reconfiguration, ...]:
         at = f"reconfigurations[{index}]"
         obj = expect_object(raw, at)
         reject_unknown_keys(obj, {"watermark", "parallelism"}, at)
-        mark = expect_int(_field(obj, "watermark", at), f"{at}.watermark")
+        mark = _time(_field(obj, "watermark", at), f"{at}.watermark")
         size = _positive(_field(obj, "parallelism", at), f"{at}.parallelism")
         if result and mark <= result[-1].watermark:
             raise InputError("reconfiguration watermarks must be strictly increasing", at)
@@ -282,13 +302,15 @@ def _parse_reconfigurations(value: Any) -> tuple[Reconfiguration, ...]:
 def _parse_params(desc: OperatorDescription, value: Any) -> Mapping[str, Any]:
     obj = expect_object(value, "params")
     if obj and not desc.params:
-        raise InputError(f"operator {desc.name!r} takes no params, got {sorted(obj)}", "params")
+        raise InputError(f"operator {desc.name!r} takes no params, got {cut(str(sorted(obj)))}",
+                         "params")
     reject_unknown_keys(obj, set(desc.params), "params")
     params: dict[str, Any] = {}
     if desc.name == "paircount":
         level = expect_str(obj.get("duplication", "low"), "params.duplication")
         if level not in PAIR_DISTANCE:
-            raise InputError(f"duplication must be one of {list(PAIR_DISTANCE)}, got {level!r}",
+            raise InputError(f"duplication must be one of {list(PAIR_DISTANCE)}, got "
+                             f"{cut(repr(level))}",
                              "params.duplication")
         params["duplication"] = level
     if "keys" in desc.params:

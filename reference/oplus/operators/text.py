@@ -25,11 +25,12 @@ def words_of(t: StreamTuple) -> frozenset[str]:
 def pairs_of(text: str, distance: int | None) -> frozenset[str]:
     """f_MK of paircount: pairs of words at most ``distance`` apart (None = any)."""
     words = text.split()
+    n = len(words)
+    reach = n if distance is None else distance  # j - i <= reach, never past the end
     return frozenset(
         f"{words[i]} {words[j]}"
-        for i in range(len(words))
-        for j in range(i + 1, len(words))
-        if distance is None or j - i <= distance
+        for i in range(n)
+        for j in range(i + 1, min(n, i + reach + 1))
     )
 
 
