@@ -88,3 +88,42 @@ def test_argparse_errors_stay_one_line_with_a_newline_in_the_value() -> None:
     outcome = run(["oplus", "x.json", "--mode", "a\nb"])
     assert_contract(outcome)
     assert outcome.code == 2
+
+
+ODD_DAG = {"operators": [{"name": "S", "kind": "source"}, {"name": "a,b", "kind": "one-to-one"},
+                         {"name": " pad ", "kind": "one-to-one"}, {"name": "C", "kind": "one-to-one"}],
+           "edges": [["S", "a,b"], ["S", " pad "], ["S", "C"]]}
+
+
+def test_mcs_names_operators_with_commas_and_spaces_literally(tmp_path: Path) -> None:
+    # was: such operators could never be named (--reconfigure splits on ',' and strips)
+    path = _write(tmp_path, json.dumps(ODD_DAG))
+    outcome = run(["mcs", path, "--operator", "a,b", "--operator", " pad ", "--json"])
+    assert outcome.code == 0, outcome.describe()
+    assert json.loads(outcome.out) == {"components": [[" pad "], ["a,b"]]}
+    mixed = run(["mcs", path, "--reconfigure", "C", "--operator", "a,b", "--json"])
+    assert json.loads(mixed.out) == {"components": [["C"], ["a,b"]]}
+
+
+def test_mcs_reconfigure_contract_is_unchanged_and_may_be_repeated(tmp_path: Path) -> None:
+    path = _write(tmp_path, json.dumps(ODD_DAG))
+    split = run(["mcs", path, "--reconfigure", "a,b", "--json"])  # still two names: a and b
+    assert split.code == 2 and "unknown reconfigured operators 'a', 'b'" in split.err
+    repeated = run(["mcs", path, "--reconfigure", "C", "--reconfigure", " C ", "--json"])
+    assert json.loads(repeated.out) == {"components": [["C"]]}
+    none = run(["mcs", path])
+    assert none.code == 2 and "--operator NAME" in none.err, none.describe()
+
+
+def test_mcs_unknown_operator_error_is_bounded(tmp_path: Path) -> None:
+    # was: up to 20 names listed in full (a 200 KB line with long names)
+    names = [f"op{i}" + "x" * 10_000 for i in range(30)]
+    dag = {"operators": [{"name": "S", "kind": "source"}]
+           + [{"name": n, "kind": "one-to-one"} for n in names],
+           "edges": [["S", n] for n in names]}
+    path = _write(tmp_path, json.dumps(dag))
+    wanted = ",".join("nope" + "y" * 10_000 + str(i) for i in range(30))
+    outcome = run(["mcs", path, "--reconfigure", wanted])
+    assert_contract(outcome)
+    assert outcome.code == 2 and len(outcome.err) < 1500, outcome.describe()
+    assert "and 25 more" in outcome.err

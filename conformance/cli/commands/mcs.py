@@ -1,17 +1,25 @@
-"""``streamproof mcs DAG.json --reconfigure A,B [--no-prune] [--json]``.
+"""``streamproof mcs DAG.json --reconfigure A,B [--operator NAME] [--no-prune] [--json]``.
 
 Prints the minimal covering sub-DAG Fries synchronises a reconfiguration on (Fries Def. 5.4,
 Alg. 1-4): its components with their head operators. ``--json`` prints the contract
 ``{"components": [[names], ...]}`` (each component sorted, components sorted by first name).
 Pruning (Alg. 4) is on by default; ``--no-prune`` turns both rules off, the two
 ``--no-prune-*`` options one rule each. Formats: docs/fries.md.
+
+Naming the reconfigured operators: ``--reconfigure A,B`` splits on commas and strips spaces
+(the contract); it may be repeated. ``--operator NAME`` (repeatable) names one operator
+literally, for names that contain a comma or start or end with a space. Both may be mixed;
+at least one is needed.
 """
 
 from __future__ import annotations
 
 import argparse
 
-from spec.errors import InputError
+from spec.errors import InputError, cut
+
+SHOWN = 5
+"""Operators named in an unknown-operator error (each cut to 40 characters)."""
 
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -22,8 +30,12 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         description="Compute the MCS components Fries synchronises a reconfiguration on.",
     )
     parser.add_argument("dag", metavar="DAG.json", help="the dataflow (see docs/fries.md)")
-    parser.add_argument("--reconfigure", required=True, metavar="A,B",
-                        help="comma-separated names of the reconfigured operators")
+    parser.add_argument("--reconfigure", action="append", default=[], metavar="A,B",
+                        help="comma-separated names of the reconfigured operators (may be "
+                        "repeated)")
+    parser.add_argument("--operator", action="append", default=[], metavar="NAME",
+                        help="one reconfigured operator, named literally (for names with a "
+                        "comma or surrounding spaces; may be repeated)")
     parser.add_argument("--no-prune", action="store_true",
                         help="turn off both pruning rules of Alg. 4")
     parser.add_argument("--no-prune-edgewise", action="store_true",
@@ -41,8 +53,23 @@ def parse_names(text: str) -> list[str]:
     """``"A, B"`` -> ``["A", "B"]``; empty names are an InputError."""
     names = [part.strip() for part in text.split(",")]
     if not all(names):
-        raise InputError(f"empty operator name in {text!r}", "--reconfigure")
+        raise InputError(f"empty operator name in {cut(repr(text))}", "--reconfigure")
     return names
+
+
+def reconfigured(args: argparse.Namespace) -> list[str]:
+    """The reconfigured operators named by ``--reconfigure`` and ``--operator``."""
+    literal: list[str] = list(args.operator)
+    names = [name for text in args.reconfigure for name in parse_names(text)] + literal
+    if not names:
+        raise InputError("name the reconfigured operators with --reconfigure A,B or "
+                         "--operator NAME", "--reconfigure")
+    return names
+
+
+def _listed(names: list[str]) -> str:
+    shown = ", ".join(cut(repr(n), 40) for n in names[:SHOWN])
+    return shown + (f" and {len(names) - SHOWN:,} more" if len(names) > SHOWN else "")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -52,15 +79,14 @@ def run(args: argparse.Namespace) -> int:
     from spec.fries.dataflow import Dataflow
     from spec.jsonio import load_json
 
+    names = reconfigured(args)
     flow = Dataflow.from_json(load_json(args.dag), args.dag)
-    names = parse_names(args.reconfigure)
     unknown = [n for n in dict.fromkeys(names) if n not in flow]
     if unknown:
-        known = (", ".join(flow.names[:20]) + (", ..." if len(flow.names) > 20 else "")
-                 if flow.names else "no operators")
+        known = _listed(list(flow.names)) if flow.names else "no operators"
         raise InputError(
             f"unknown reconfigured operator{'s' if len(unknown) > 1 else ''} "
-            f"{', '.join(repr(n) for n in unknown)} ({args.dag} has {known})", "--reconfigure")
+            f"{_listed(unknown)} ({cut(args.dag, 80)} has {known})", "--reconfigure")
     mcs = fries_mcs(
         flow, names,
         prune_edgewise=not (args.no_prune or args.no_prune_edgewise),
