@@ -76,6 +76,8 @@ def render(results: Sequence[SuiteResult], coverage: CoverageFigure | None = Non
         if not result.ran:
             continue
         lines += [f"## {result.suite}", ""]
+        if result.seconds:
+            lines += ["Seconds by part: " + ", ".join(f"{k} {v:.1f}" for k, v in sorted(result.seconds.items())) + ".", ""]
         features = sorted(result.features.items(), key=lambda kv: kv[0])
         lines += [bar_chart(f"{result.suite}: cases by feature", [(k, float(v)) for k, v in features]), ""]
         oracle_counts: Counter[str] = Counter()

@@ -82,6 +82,9 @@ class SuiteResult:
     delay_unit: str = ""
     features: Counter[str] = field(default_factory=Counter)
     faults: tuple[str, ...] = ()
+    seconds: dict[str, float] = field(default_factory=dict)
+    """Wall-clock seconds by part of the run (e.g. the Fries suite's entry paths), so the
+    time budget can be traced to its parts."""
 
     @property
     def cases(self) -> int:
@@ -109,4 +112,5 @@ class SuiteResult:
                        "mean": round(sum(self.delays) / len(self.delays), 3) if self.delays else None,
                        "max": max(self.delays) if self.delays else None},
             "features": dict(self.features),
+            "seconds": {k: round(v, 1) for k, v in self.seconds.items()},
         }

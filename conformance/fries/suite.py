@@ -159,7 +159,11 @@ def run_fries_suite(config: FriesConfig, *, progress: Progress | None = None, sp
     done = 0
     for offset, end, path in batches:
         batch = scenarios[offset: end]
-        for i, (scenario, judgement, delays) in enumerate(judge_batch(engine_for(path), batch)):
+        began = time.monotonic()
+        judged = judge_batch(engine_for(path), batch)
+        part = "race section" if offset >= race_start else f"path: {path}"
+        result.seconds[part] = result.seconds.get(part, 0.0) + time.monotonic() - began
+        for i, (scenario, judgement, delays) in enumerate(judged):
             index = offset + i
             check.cases += 1
             result.delays.extend(delays)
