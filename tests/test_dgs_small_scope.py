@@ -62,10 +62,43 @@ class Counter:
 '''
 
 
-def _write(tmp_path: Path) -> str:
-    path = tmp_path / "counter.py"
-    path.write_text(OVERWRITING_COUNTER)
+_ADDING_JOIN = ("def join(left, right): return {k: left.get(k, 0) + right.get(k, 0) "
+                "for k in set(left) | set(right)}")
+#: The consistent counter: the same program with a join that adds both sides' counts.
+REPAIRED_COUNTER = OVERWRITING_COUNTER.replace(
+    "def join(left, right): return {**left, **right}", _ADDING_JOIN)
+#: Other ways to break the repaired counter, each found by the enumeration by depth 1.
+VARIANTS = {
+    "max join": (_ADDING_JOIN, "def join(left, right): return {k: max(left.get(k, 0), "
+                               "right.get(k, 0)) for k in set(left) | set(right)}"),
+    "join drops one count": (_ADDING_JOIN, "def join(left, right): return {k: left.get(k, 0) + "
+                                           "right.get(k, 0) - (k in left and k in right) "
+                                           "for k in set(left) | set(right)}"),
+    "fork to the wrong side": ('(s2 if ("r", key) in right else s1)[key] = count',
+                               '(s1 if ("r", key) in right else s2)[key] = count'),
+}
+
+
+def _write(tmp_path: Path, text: str = OVERWRITING_COUNTER, name: str = "counter") -> str:
+    path = tmp_path / f"{name}.py"
+    path.write_text(text)
     return f"{path}:Counter"
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_broken_counter_variants_are_found(variant: str, tmp_path: Path) -> None:
+    old, new = VARIANTS[variant]
+    assert old in REPAIRED_COUNTER
+    program = load_program(_write(tmp_path, REPAIRED_COUNTER.replace(old, new), "broken"))
+    found, scope = search(program, "C1", 2.0)
+    assert found is not None and scope.found_at is not None and scope.found_at <= 1
+
+
+def test_the_repaired_counter_is_consistent_on_the_scope(tmp_path: Path) -> None:
+    program = load_program(_write(tmp_path, REPAIRED_COUNTER, "repaired"))
+    for condition in ("C1", "C2", "C3"):
+        found, scope = search(program, condition, 0.7)
+        assert found is None and scope.depth >= 1
 
 
 def test_the_overwriting_counter_is_found_without_luck(tmp_path: Path) -> None:
