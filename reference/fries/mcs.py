@@ -17,7 +17,7 @@ The interpretation choices (and why they keep Theorems 5.8 and 6.4 true) are wri
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping, Sequence
 
 from spec.errors import InputError
 from spec.fries.dataflow import Dataflow, OperatorKind
@@ -117,25 +117,29 @@ def fries_mcs(flow: Dataflow, reconfigured: Iterable[str], *, prune_edgewise: bo
 def seed_ancestors(view: Dataflow, targets: frozenset[str], *, prune_edgewise: bool,
                    prune_uniqueness: bool, groups: WorkerGroups) -> frozenset[str]:
     """Alg. 3 + 4: the union over reconfigured O of the earliest unpruned one-to-many
-    ancestors of O."""
-    leads = _leads_to(view, targets)
-    verdicts: dict[str, bool] = {}
+    ancestors of O, in O(|V| + |E|) plus the pruning rules.
 
-    def kept(x: str) -> bool:
-        if x not in verdicts:
-            pruned = (prune_edgewise and edgewise_prunable(view, x, leads, groups)) or (
-                prune_uniqueness and uniqueness_prunable(view, x, targets, groups))
-            verdicts[x] = not pruned
-        return verdicts[x]
-
-    added: set[str] = set()
-    for target in sorted(targets):
-        candidates = {a for a in view.ancestors(target)
-                      if view.kind(a).is_one_to_many and kept(a)}
-        for a in candidates:
-            if not (view.ancestors(a) & candidates):
-                added.add(a)
-    return frozenset(added)
+    "Earliest for O" does not depend on O: an unpruned one-to-many ancestor a of O is
+    earliest iff no unpruned one-to-many operator is an ancestor of a (an ancestor of a is
+    an ancestor of O). So the union is: the unpruned one-to-many operators that are proper
+    ancestors of some reconfigured operator and have no unpruned one-to-many ancestor -
+    one pass in topological order."""
+    order = view.topological_order()
+    leads = _leads_to(view, targets, order)
+    candidates = [x for x in order if view.kind(x).is_one_to_many
+                  and any(leads[c] for c in view.children(x))]
+    pruned: set[str] = set()
+    if prune_edgewise:
+        pruned.update(x for x in candidates if edgewise_prunable(view, x, leads, groups))
+    if prune_uniqueness:
+        blocked = _uniqueness_blocked(view, targets, groups, order, leads)
+        pruned.update(x for x in candidates if blocked(x))
+    kept = set(candidates) - pruned
+    covered: set[str] = set()  # operators with an unpruned one-to-many ancestor
+    for v in order:
+        if any(p in kept or p in covered for p in view.parents(v)):
+            covered.add(v)
+    return frozenset(x for x in kept if x not in covered)
 
 
 def edgewise_prunable(view: Dataflow, x: str, leads: Mapping[str, bool],
@@ -152,41 +156,96 @@ def uniqueness_prunable(view: Dataflow, x: str, targets: frozenset[str],
                         groups: WorkerGroups) -> bool:
     """Alg. 4, uniqueness rule: some logical operator U whose vertices all have the
     uniqueness property lies on every path from ``x`` to a reconfigured operator, strictly
-    before that path's end (U may be ``x`` itself)."""
-    members: dict[str, set[str]] = {}
+    before that path's end (U may be ``x`` itself). For one operator; :func:`seed_ancestors`
+    decides all of them at once."""
+    order = view.topological_order()
+    return _uniqueness_blocked(view, targets, groups, order, _leads_to(view, targets, order))(x)
+
+
+def _uniqueness_blocked(view: Dataflow, targets: frozenset[str], groups: WorkerGroups,
+                        order: Sequence[str], leads: Mapping[str, bool]
+                        ) -> Callable[[str], bool]:
+    """The uniqueness rule for every proper ancestor x of a target.
+
+    Groups of one vertex u (every group, for a single-worker dataflow) use post-dominators:
+    in the DAG where each target's only successor is a sink T (a path ends at the first
+    target it reaches), u lies strictly inside every path from x to a target iff u is x, or
+    u is not a target and post-dominates all of x's children that reach T, i.e. u lies on
+    the post-dominator tree path from the lowest common ancestor of those children up to T.
+    One pass in reverse topological order builds the tree (for a DAG, ipdom(v) is the lowest
+    common ancestor of its children) and marks the vertices with a unique non-target vertex
+    on their tree path. Larger groups (workers of one operator, §7.2) are checked one group at
+    a time by a reverse search from the targets that does not pass through the group:
+    O(|V| + |E|) per all-unique group of two or more vertices."""
+    members: dict[str, list[str]] = {}
     for op in view.operators:
-        members.setdefault(groups.operator(op.name), set()).add(op.name)
-    below = view.descendants(x) | {x}
-    for group, vertices in sorted(members.items()):
-        if not vertices & below:
+        members.setdefault(groups.operator(op.name), []).append(op.name)
+    unique_group = {v: all(view.operator(w).unique for w in group)
+                    for group in members.values() for v in group}
+    single = {v for group in members.values() if len(group) == 1 for v in group}
+    sink = ""  # the tree's root T (operator names are non-empty)
+    ipdom: dict[str, str] = {}
+    depth: dict[str, int] = {sink: 0}
+    marked: dict[str, bool] = {sink: False}  # a unique single non-target on v's tree path
+
+    def meet(a: str, b: str) -> str:
+        while a != b:
+            if depth[a] >= depth[b]:
+                a = ipdom[a]
+            else:
+                b = ipdom[b]
+        return a
+
+    def lowest(v: str) -> str | None:
+        """Lowest common tree ancestor of v's children that reach a target."""
+        found: str | None = None
+        for c in view.children(v):
+            if leads[c]:
+                found = c if found is None else meet(found, c)
+        return found
+
+    for v in reversed(order):
+        if not leads[v]:
             continue
-        if not all(view.operator(v).unique for v in vertices):
-            continue
-        if x in vertices or not _reaches_avoiding(view, x, targets, vertices):
+        parent = sink if v in targets else lowest(v)
+        assert parent is not None  # a non-target that leads to a target has such a child
+        ipdom[v], depth[v] = parent, depth[parent] + 1
+        marked[v] = marked[parent] or (v in single and unique_group[v] and v not in targets)
+    larger = [set(group) for group in members.values()
+              if len(group) > 1 and unique_group[group[0]]]
+    reach = [_reaching_avoiding(view, targets, group) for group in larger]
+
+    def blocked(x: str) -> bool:
+        if unique_group[x]:
             return True
-    return False
+        below = lowest(x)
+        if below is not None and marked[below]:
+            return True
+        return any(x not in reaching for reaching in reach)
+
+    return blocked
 
 
-def _reaches_avoiding(view: Dataflow, start: str, targets: frozenset[str],
-                      blocked: set[str]) -> bool:
-    """Is there a non-empty path from ``start`` to a target whose inner vertices avoid
-    ``blocked``? (A target that is itself blocked still counts as reached.)"""
-    seen: set[str] = set()
-    stack = [start]
+def _reaching_avoiding(view: Dataflow, targets: frozenset[str], blocked: set[str]) -> set[str]:
+    """The vertices with a non-empty path to a target whose inner vertices avoid
+    ``blocked`` (a target that is itself blocked still counts as reached)."""
+    reaching: set[str] = set()
+    stack = list(targets)
     while stack:
-        for child in view.children(stack.pop()):
-            if child in targets:
-                return True
-            if child not in blocked and child not in seen:
-                seen.add(child)
-                stack.append(child)
-    return False
+        for parent in view.parents(stack.pop()):
+            if parent not in reaching:
+                reaching.add(parent)
+                if parent not in blocked and parent not in targets:
+                    stack.append(parent)
+    return reaching
 
 
-def _leads_to(view: Dataflow, targets: frozenset[str]) -> dict[str, bool]:
-    """For every vertex: is it a target or an ancestor of one?"""
+def _leads_to(view: Dataflow, targets: frozenset[str],
+              order: Sequence[str]) -> dict[str, bool]:
+    """For every vertex (``order``: a topological order): is it a target or an ancestor of
+    one?"""
     leads: dict[str, bool] = {}
-    for v in reversed(view.topological_order()):
+    for v in reversed(order):
         leads[v] = v in targets or any(leads[c] for c in view.children(v))
     return leads
 

@@ -32,6 +32,7 @@ shape the Z3 encodings of ``proofs/`` assume.
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Iterable, Mapping, Sequence
@@ -163,21 +164,21 @@ class Dataflow:
         return self._parents[name]
 
     def topological_order(self) -> tuple[str, ...]:
-        """A topological order, deterministic: Kahn's algorithm taking ready operators in
-        declaration order."""
-        indegree = {name: len(self._parents[name]) for name in self._by_name}
-        position = {name: i for i, name in enumerate(self.names)}
-        ready = sorted((n for n, d in indegree.items() if d == 0), key=position.__getitem__)
+        """A topological order, deterministic: Kahn's algorithm always taking the ready
+        operator declared first (a heap of declaration positions: O((V + E) log V))."""
+        names = self.names
+        position = {name: i for i, name in enumerate(names)}
+        indegree = [len(self._parents[name]) for name in names]
+        ready = [i for i, d in enumerate(indegree) if d == 0]  # ascending: already a heap
         order: list[str] = []
         while ready:
-            name = ready.pop(0)
+            name = names[heapq.heappop(ready)]
             order.append(name)
-            released = []
             for child in self._children[name]:
-                indegree[child] -= 1
-                if indegree[child] == 0:
-                    released.append(child)
-            ready = sorted(ready + released, key=position.__getitem__)
+                at = position[child]
+                indegree[at] -= 1
+                if indegree[at] == 0:
+                    heapq.heappush(ready, at)
         return tuple(order)
 
     def descendants(self, name: str) -> frozenset[str]:
