@@ -68,6 +68,7 @@ def test_infinite_loop_in_update_hits_the_call_limit(tmp_path: Path, capsys: pyt
     assert time.monotonic() - started < 30  # about 2 s on a quiet machine
     assert code == 2 and out == "" and len(err.splitlines()) == 1, err
     assert "P.update: did not return within 0.5 s" in err and "--call-timeout" in err
+    assert "the program was at prog.py:" in err and "in _update" in err  # from a stack dump of the child
 
 
 def test_infinite_loop_in_depends_at_load_time(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -354,3 +355,29 @@ def test_files_that_are_not_python_programs(tmp_path: Path, capsys: pytest.Captu
         (tmp_path / "bin.py").write_bytes(content)
         err = bad_input(capsys, f"{tmp_path / 'bin.py'}:P")
         assert "syntax error: source code string cannot contain null bytes" in err and "None" not in err
+
+
+def test_a_loop_in_a_dunder_on_the_checkers_path_is_located(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A state whose __repr__ never returns, called by the checker outside any callback: the
+    total limit stops it and the stack dump names the user's line."""
+    extra = ("\nclass S(int):\n    def __repr__(self):\n        while True: pass\n"
+             "P.init = staticmethod(lambda: S(0))\nP.update = staticmethod(lambda s, e: S(s + 1))\n"
+             "P.join = staticmethod(lambda a, b: S(a + b))\nP.fork = staticmethod(lambda s, l, r: (s, S(1)))\n")
+    err = bad_input(capsys, program(tmp_path, extra=extra), "--timeout", "4")
+    assert "did not finish within 4 s" in err and "in __repr__" in err
+
+
+@pytest.mark.parametrize(("tag", "shown"), [("[e]", "['a']"), ("e", "data(...)")])
+def test_bad_input_wrapped_in_a_hypothesis_exception_group(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                           tag: str, shown: str) -> None:
+    """An unhashable tag, or an event that is hypothesis's own data object: bad input even when
+    it reaches us inside hypothesis's FlakyFailure (it used to be exit 3)."""
+    events = "st.data()" if shown == "data(...)" else 'st.sampled_from(["a", "b"])'
+    target = program(tmp_path, events=events, extra=f"\nP.tag = staticmethod(lambda e: {tag})\n")
+    err = bad_input(capsys, target)
+    assert f"P.tag: returned {shown}" in err and "not one of the program's tags" in err
+
+
+def test_too_many_tags(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    err = bad_input(capsys, program(tmp_path, extra="\nP.tags = frozenset(range(10 ** 5))\n"))
+    assert "P.tags: 100,000 tags; at most 1,000 are supported" in err

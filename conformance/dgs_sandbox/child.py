@@ -14,12 +14,10 @@ parent (``PR_SET_PDEATHSIG``), its address space is capped (``--memory-limit``),
 with ``os._exit``, so neither the user's ``atexit``
 handlers nor their threads can keep it alive.
 
-An exception that escapes the check without being named by the guard is classified by its
-traceback: raised while user code was on the stack (a frame in a file that is not streamproof,
-the standard library or an installed package), or a ``BaseException`` that is not an
-``Exception``, is the user's fault; so is a ``RecursionError`` or ``MemoryError`` in our code
-(none of it recurses deeply or allocates much unless the user's values are deeply nested or
-huge); anything else is ours.
+An exception that escapes the check without being named by the guard is classified by
+:mod:`conformance.dgs_sandbox.blame`. On ``SIGUSR1`` (sent by the parent when a time limit is
+hit) ``faulthandler`` writes the current stack to ``DIR/stack``, so the parent can say where
+the time went.
 """
 
 from __future__ import annotations
@@ -27,15 +25,13 @@ from __future__ import annotations
 import json
 import os
 import sys
-import sysconfig
-import traceback
 from pathlib import Path
 from typing import Any
 
 from conformance.dgs_sandbox.beacon import Writer
+from conformance.dgs_sandbox.blame import classify
 from conformance.dgs_sandbox.check import Request, check_program
 from conformance.dgs_sandbox.guard import SandboxMonitor, UserAbort
-from spec.dgs.program import describe_error
 from spec.errors import InputError
 from spec.jsonio import write_json_atomic
 
@@ -44,6 +40,7 @@ RESULT = "result.json"
 BEACON = "beacon"
 STDOUT = "stdout"
 STDERR = "stderr"
+STACK = "stack"
 _INT_DIGITS = 4000  # below Python's int-to-str limit (4300 digits)
 
 
@@ -53,6 +50,7 @@ def main(workdir: str) -> None:
     folder = Path(workdir)
     request = Request.from_json(json.loads((folder / REQUEST).read_text()))
     _limit_memory(request.memory_mb)
+    _dump_stack_on_request(folder / STACK)
     monitor = SandboxMonitor(Writer(str(folder / BEACON)))
     outcome = run(request, monitor)
     write_json_atomic(folder / RESULT, _bounded(outcome), indent=None)
@@ -73,60 +71,8 @@ def run(request: Request, monitor: SandboxMonitor) -> dict[str, Any]:
         return {"kind": "input_error", "message": str(abort.error)}
     except InputError as error:
         return {"kind": "input_error", "message": str(error)}
-    except BaseException as error:  # noqa: BLE001 - classified below
-        fault = _user_fault(error, set())
-        if fault is not None or not isinstance(error, Exception):
-            cause, where = fault if fault is not None else (error, "")
-            label = monitor.where_raised(error) or ""
-            if label.startswith(("checking ", "proving ")):  # outside any callback: say when
-                label, where = request.target, f"{where} while {label}"
-            return {"kind": "input_error", "message": f"{label or request.target}: raised {describe_error(cause)}{where}"}
-        if isinstance(error, (RecursionError, MemoryError)):  # our code is not deeply recursive
-            return {"kind": "input_error", "message": (
-                f"{request.target}: the program's values are too deeply nested or too large for the "
-                f"checker ({describe_error(error)})"
-            )}
-        return {
-            "kind": "internal_error",
-            "message": describe_error(error),
-            "traceback": "".join(traceback.format_exception(error)),
-        }
-
-
-def _user_fault(error: BaseException, seen: set[int]) -> tuple[BaseException, str] | None:
-    """The exception raised in user code behind ``error`` (itself, one in its group, its cause
-    or context) and ``" at file:line"`` of the innermost user frame, or None."""
-    if id(error) in seen:
-        return None
-    seen.add(id(error))
-    ours = [str(Path(p).resolve()) + os.sep for p in _our_roots()]
-    found = None
-    for frame in traceback.extract_tb(error.__traceback__):
-        if frame.filename.startswith("<frozen"):
-            continue
-        path = frame.filename if frame.filename.startswith("<") else str(Path(frame.filename).resolve())
-        if not any(path.startswith(root) for root in ours):
-            found = f" at {Path(frame.filename).name}:{frame.lineno}"
-    if found is not None:
-        return error, found
-    inner = list(error.exceptions) if isinstance(error, BaseExceptionGroup) else []
-    for other in inner + [error.__cause__, error.__context__]:
-        if other is not None:
-            fault = _user_fault(other, seen)
-            if fault is not None:
-                return fault
-    return None
-
-
-def _our_roots() -> list[str]:
-    import conformance
-    import proofs
-    import reference
-    import spec
-
-    roots = [os.path.dirname(m.__file__ or "") for m in (spec, reference, proofs, conformance)]
-    paths = sysconfig.get_paths()
-    return roots + [paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib") if k in paths]
+    except BaseException as error:  # noqa: BLE001 - classified by blame
+        return classify(error, request.target, monitor.where_raised(error))
 
 
 def _bounded(value: Any) -> Any:
@@ -141,6 +87,15 @@ def _bounded(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _bounded(v) for k, v in value.items()}
     return value
+
+
+def _dump_stack_on_request(path: Path) -> None:
+    """On ``SIGUSR1``, write the current stack to ``path`` (done inside the signal handler in C,
+    so it works even while the main thread is stuck in a C loop)."""
+    import faulthandler
+    import signal
+
+    faulthandler.register(signal.SIGUSR1, file=open(path, "w"), all_threads=False)
 
 
 def _limit_memory(megabytes: int) -> None:

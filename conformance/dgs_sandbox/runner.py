@@ -31,7 +31,8 @@ from typing import Any
 
 from conformance.dgs_sandbox import beacon
 from conformance.dgs_sandbox.captured import Captured, one_line, read_captured
-from conformance.dgs_sandbox.child import BEACON, REQUEST, RESULT, STDERR, STDOUT
+from conformance.dgs_sandbox.blame import located
+from conformance.dgs_sandbox.child import BEACON, REQUEST, RESULT, STACK, STDERR, STDOUT
 from conformance.dgs_sandbox.check import CONDITIONS, Request
 from conformance.progress import ProgressBar
 from spec.errors import InputError
@@ -39,6 +40,7 @@ from spec.errors import InputError
 POLL = 0.05
 MAX_OUTPUT = 50_000_000
 PROGRESS_AFTER = 1.0
+STACK_WAIT = 1.0
 STARTING = "starting Python and the checker"
 
 
@@ -97,7 +99,10 @@ def run_check(request: Request, limits: Limits, *, progress: bool) -> Verdict:
             )
             reader = beacon.Reader(str(folder / BEACON))
             try:
-                watch = _watch(child, reader, limits, (out, err), progress)
+                try:
+                    watch = _watch(child, reader, limits, (out, err), progress)
+                except InputError as limit:
+                    raise _with_location(limit, child, folder / STACK) from None
             finally:
                 _kill_group(child)
                 reader.close()
@@ -143,6 +148,24 @@ def _watch(
     finally:
         if bar is not None:
             bar.clear()
+
+
+def _with_location(limit: InputError, child: subprocess.Popen[bytes], stack: Path) -> InputError:
+    """``limit`` with the user's line the child was running when it was hit, from a stack dump
+    the child writes on ``SIGUSR1`` (nothing added if it cannot say)."""
+    try:
+        child.send_signal(signal.SIGUSR1)
+    except ProcessLookupError:
+        return limit
+    deadline = time.monotonic() + STACK_WAIT
+    dump = ""
+    while time.monotonic() < deadline and "File" not in dump:
+        time.sleep(0.02)
+        dump = stack.read_text(errors="replace") if stack.exists() else ""
+    where = located(dump)
+    if where is None:
+        return limit
+    return InputError(f"{limit.problem}; the program was at {where}", limit.where)
 
 
 def _activity(snap: beacon.Snapshot) -> str:

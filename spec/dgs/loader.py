@@ -67,6 +67,7 @@ SIMPLE_MEMBERS = ("tags", "tag", "depends", "init", "update", "out", "fork", "jo
 RICH_MEMBERS = ("tags", "tag", "depends", "init", "initial", "state_types", "forks", "joins", "events")
 SIMPLE_STATE = "State"
 MAX_SOURCE_BYTES = 10_000_000
+MAX_TAGS = 1000
 
 
 class Monitor(Protocol):
@@ -212,6 +213,11 @@ def _tags(value: Any, where: str) -> Pred:
         raise InputError(f"expected a finite frozenset of tags, got {type(value).__name__}", where)
     if not value:
         raise InputError("the set of tags is empty", where)
+    if len(value) > MAX_TAGS:
+        raise InputError(
+            f"{len(value):,} tags; at most {MAX_TAGS:,} are supported (depends is tabulated on "
+            "every pair of tags)", where
+        )
     return frozenset(value)
 
 
