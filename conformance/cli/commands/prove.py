@@ -14,7 +14,10 @@ import argparse
 import math
 from typing import Any
 
-from spec.errors import InputError
+from spec.errors import InputError, cut
+
+MAX_BOUND = 12
+"""Largest --max-operators accepted (issue 13: a larger bound cannot finish)."""
 
 
 def register(subparsers: Any) -> None:
@@ -42,8 +45,10 @@ def run(args: argparse.Namespace) -> int:
     from proofs.result import run_item
 
     bound = DEFAULT_MAX_OPERATORS if args.max_operators is None else args.max_operators
-    if bound < 1:
-        raise InputError(f"must be at least 1, got {bound}", "--max-operators")
+    if not 1 <= bound <= MAX_BOUND:
+        raise InputError(f"must be 1 to {MAX_BOUND} (at 12 one claim already runs for more "
+                         f"than 8 minutes; docs/proofs.md), got {cut(str(bound), 20)}",
+                         "--max-operators")
     if not (0 < args.timeout < math.inf):  # also rejects nan
         raise InputError(f"must be a positive number of seconds, got {args.timeout}", "--timeout")
     items = all_items(bound)

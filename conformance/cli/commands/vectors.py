@@ -52,6 +52,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"wrote {len(written)} vectors to {args.directory} (index.json lists them)")
         return 0
     if args.action == "check":
+        from conformance.vector_shape import validate_directory
+
+        validate_directory(args.directory)
         report = vectors.check(args.directory, args.engine)
         ok = not report.mismatched and bool(report.matched)
         if args.json:
