@@ -1,171 +1,254 @@
-"""The DGS suite (issue 8, 2(d)): outputs of every engine equal spec(sort(u)) (DGS Def. 3.4).
+"""The DGS suite (issue 8, 2(d); issue 12 item 2): every engine's run equals spec(sort(u)).
 
-Cases: a shipped *consistent* example program (reference/dgs/examples), a random P-valid
-synchronization plan (:func:`reference.dgs.strategies.valid_plans`), a random valid input
-instance on three streams (:func:`reference.dgs.strategies.input_instances`) and a seed.
-Checks:
+Cases: :mod:`conformance.generators.dgs` - non-trivial by construction (plans with forks and
+joins over several workers, synchronizing events, per-stream delays and jitter, varied driver
+ticks and ``inline_below``), the shipped consistent example programs in turn (case ``i`` runs
+``CONSISTENT[i % 5]``, so every program appears in every run of 5 cases or more).
 
-* ``reference plan executor vs spec(sort(u))`` - :func:`reference.dgs.executor.run_plan`
+Checks, on the same cases:
+
+* ``reference plan executor vs spec(sort(u))`` - :func:`reference.dgs.executor.execute_plan`
   (simulated workers, mailboxes, heartbeats; Theorem 3.5);
-* ``spark vs spec(sort(u))`` - spark_impl's DGS executor (:func:`spark_impl.dgs.run_dgs`) with
-  per-stream arrival delays and jitter, on the first :data:`SPARK_CASES` cases (each case is
-  its own sequence of Spark jobs, one per tick); NOT RUN unless the engine is spark.
+* ``spark vs spec(sort(u))`` - spark_impl's DGS executor (:func:`spark_impl.dgs.run_dgs_many`),
+  every case, :data:`SPARK_BATCH` cases per batch of Spark jobs (tick ``t`` of every case of a
+  batch is one Spark job); NOT RUN unless the engine is spark.
 
-The expected side is :func:`spec.dgs.streams.expected_output`; outputs compare as multisets
-with the matcher (outputs are compared by their ``repr``, since DGS outputs need not be
-hashable). A failing case is shrunk by dropping input events (heartbeats and the final
-progress heartbeat are kept, so the instance stays valid) and by replacing the plan with the
-one-worker sequential plan; it is printed, but not saved for replay: a DGS case holds Python
-values of the user's program that JSON cannot carry faithfully (noted in docs/conformance.md).
+Oracles (:func:`judge`), in order: ``engine`` (the run raised or never ended:
+:mod:`conformance.crashes`), ``outputs`` (the outputs equal ``spec(sort(u))`` as multisets,
+compared with the matcher by ``repr`` since DGS outputs need not be hashable), ``processed``
+(every input event was processed exactly once, by its responsible worker or, inlined, by an
+ancestor), ``state`` (the final state, every leaf joined back into the root, equals the
+sequential program's by the program's state equality).
+
+The first failing case of a check is shrunk (:func:`candidates`: the one-worker plan, no
+delays, one tick, no inlining, fewer events) while it keeps failing one of its oracles, and
+saved for replay (:mod:`conformance.regression`; ``case_data`` is
+:func:`conformance.generators.dgs.case_to_json`).
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
-from pathlib import Path
+from collections import Counter
+from dataclasses import replace
 from typing import Any, Callable, Iterator, Sequence
 
-from hypothesis import strategies as st
-
-from spec.dgs.loader import load_program
 from spec.dgs.plan import Plan, Worker
-from spec.dgs.program import Program
-from spec.dgs.streams import StreamEvent, Streams, expected_output
+from spec.dgs.semantics import spec_run
+from spec.dgs.streams import StreamEvent, sort_streams
+
+from reference.dgs.examples import CONSISTENT, target
+from reference.dgs.strategies import impl_universe
 
 from conformance.cases import draw_cases
+from conformance.crashes import Crash, Guard, describe
+from conformance.generators.dgs import STREAMS, DgsCase, build, case_from_json, case_to_json, program_of, seeds
 from conformance.matcher import compare
+from conformance.regression import save_case
 from conformance.shrink import shrink
 from conformance.suite import CheckResult, FailureReport, Progress, SuiteResult
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "reference" / "dgs" / "examples"
-CONSISTENT = ("key_counter.py:KeyCounter", "windowing.py:EventWindow", "page_view.py:PageViewJoin",
-              "fraud_detection.py:FraudDetection", "windowing_typed.py:TypedWindow")
-STREAMS = ("s0", "s1", "s2")
-SPARK_CASES = 8
+SPARK_BATCH = 200
+"""Cases per batch of Spark jobs (a batch runs as many jobs as its longest case has ticks)."""
+
+REFERENCE = "reference plan executor vs spec(sort(u))"
+SPARK = "spark vs spec(sort(u))"
+
+Observed = tuple[list[Any], Any, list[tuple[str, tuple[int, str], Any]]]
+"""What a run shows: outputs, final state, processed events ``(worker, key, payload)``."""
+
+BatchEngine = Callable[[Sequence[DgsCase]], list["Observed | Crash"]]
 
 
-@dataclass(frozen=True)
-class DgsCase:
-    """One case: program (``file.py:NAME`` of a shipped example), plan, streams, seed."""
-
-    name: str
-    plan: Plan
-    streams: Streams
-    seed: int
+def draw_dgs_cases(n: int, seed: int) -> list[DgsCase]:
+    """``n`` non-trivial cases, reproducibly from ``seed`` (module docstring)."""
+    return [build(CONSISTENT[i % len(CONSISTENT)], rng, pools[CONSISTENT[i % len(CONSISTENT)]])
+            for i, (rng, pools) in enumerate(draw_cases(seeds(), n, seed))]
 
 
-Engine = Callable[[DgsCase], list[Any]]
+def reference_engine() -> BatchEngine:
+    """The reference plan executor, case by case (an exception is that case's crash)."""
+    from reference.dgs.executor import execute_plan
 
-
-def program_of(name: str) -> Program:
-    """A shipped example program."""
-    return _PROGRAMS.get(name) or _PROGRAMS.setdefault(name, load_program(str(EXAMPLES / name)))
-
-
-_PROGRAMS: dict[str, Program] = {}
-
-
-def cases_strategy() -> st.SearchStrategy[DgsCase]:
-    """Random DGS cases (module docstring)."""
-    from reference.dgs.strategies import input_instances, valid_plans
-
-    def for_program(name: str) -> st.SearchStrategy[DgsCase]:
-        program = program_of(name)
-        return st.builds(DgsCase, st.just(name), valid_plans(program, STREAMS), input_instances(program, STREAMS),
-                         st.integers(0, 10_000))
-
-    return st.sampled_from(CONSISTENT).flatmap(for_program)
-
-
-def reference_engine(case: DgsCase) -> list[Any]:
-    """The reference plan executor's outputs."""
-    from reference.dgs.executor import run_plan
-
-    return list(run_plan(program_of(case.name), case.plan, case.streams, case.seed))
-
-
-def spark_engine(spark: Any) -> Engine:
-    """spark_impl's DGS executor with per-stream delays and jitter drawn from the case seed."""
-    def run(case: DgsCase) -> list[Any]:
-        from spark_impl.dgs import Arrival, run_dgs
-
-        arrival = Arrival(max_delay=10, max_jitter=3, seed=case.seed)
-        return list(run_dgs(spark, str(EXAMPLES / case.name), case.plan, case.streams, arrival=arrival,
-                            tick=40).outputs)
+    def run(cases: Sequence[DgsCase]) -> list[Observed | Crash]:
+        observed: list[Observed | Crash] = []
+        for case in cases:
+            try:
+                result = execute_plan(program_of(case.name), case.plan, case.streams, case.seed)
+                observed.append((list(result.outputs), result.final_state, list(result.processed)))
+            except Exception as error:  # noqa: BLE001 - an engine crash is a finding
+                observed.append(Crash(describe(error)))
+        return observed
     return run
 
 
-def discrepancy(case: DgsCase, engine: Engine) -> str | None:
-    """None when the engine's outputs equal spec(sort(u)) as multisets, else the difference."""
-    expected = [repr(x) for x in expected_output(program_of(case.name), case.streams)]
-    mismatch = compare(expected, [repr(x) for x in engine(case)])
-    return None if mismatch is None else f"outputs differ from spec(sort(u)):\n{mismatch.explain(str)}"
+def spark_engine(spark: Any = None, timeout_s: float = 900.0) -> BatchEngine:
+    """spark_impl's DGS executor: a batch of cases in one :func:`spark_impl.dgs.run_dgs_many`
+    call, under the watchdog and crash isolation of :class:`conformance.crashes.Guard`."""
+    holder: dict[str, Any] = {"spark": spark}
+
+    def session() -> Any:
+        if holder["spark"] is None:
+            from spark_impl.session import get_or_create_session
+
+            holder["spark"] = get_or_create_session(app_name="streamproof-conformance")
+        return holder["spark"]
+
+    def run(cases: Sequence[DgsCase]) -> list[Observed]:
+        from spark_impl.dgs import Arrival, DgsJob, run_dgs_many
+
+        jobs = [DgsJob(target(c.name), c.plan, c.streams, Arrival(c.max_delay, c.max_jitter, c.seed), c.tick,
+                       c.inline_below) for c in cases]
+        return [(list(r.outputs), r.final_state, list(r.processed)) for r in run_dgs_many(session(), jobs)]
+
+    guard: Guard[DgsCase, Observed] = Guard(run, timeout_s, on_hang=lambda: session().sparkContext.cancelAllJobs())
+    return guard
+
+
+def judge(case: DgsCase, observed: Observed | Crash) -> list[tuple[str, str]]:
+    """The failed oracles of one run, each with its explanation (module docstring)."""
+    if isinstance(observed, Crash):
+        return [("engine", observed.explain())]
+    outputs, final_state, processed = observed
+    program = program_of(case.name)
+    expected_state, expected = spec_run(program, sort_streams(case.streams))
+    failures: list[tuple[str, str]] = []
+    mismatch = compare([repr(x) for x in expected], [repr(x) for x in outputs])
+    if mismatch is not None:
+        failures.append(("outputs", f"outputs differ from spec(sort(u)):\n{mismatch.explain(str)}"))
+    trace = _trace_problem(case, processed)
+    if trace is not None:
+        failures.append(("processed", trace))
+    try:
+        same = program.states_equal(program.initial, final_state, expected_state)
+    except Exception as error:  # noqa: BLE001 - a malformed engine state is the engine's fault
+        same, final_state = False, f"{final_state!r} ({describe(error)})"
+    if not same:
+        failures.append(("state", f"final state {final_state!r}, the sequential program's is {expected_state!r}"))
+    return failures
+
+
+def _trace_problem(case: DgsCase, processed: Sequence[tuple[str, tuple[int, str], Any]]) -> str | None:
+    """None when every event was processed once by its worker or an ancestor of it."""
+    program = program_of(case.name)
+    owner = {impl: w.id for w in case.plan.workers() for impl in w.impl_tags}
+    above = {w.id: {w.id} for w in case.plan.workers()}
+    for worker in case.plan.workers():
+        for child in worker.children:
+            for below in child.walk():
+                above[below.id].add(worker.id)
+    wanted = Counter((item.ts, stream, repr(item.payload)) for stream, items in case.streams.items()
+                     for item in items if isinstance(item, StreamEvent))
+    seen = Counter((key[0], key[1], repr(payload)) for _, key, payload in processed)
+    if seen != wanted:
+        lost, extra = sorted((wanted - seen).elements()), sorted((seen - wanted).elements())
+        return (f"processed events differ from the input: never processed {lost[:5]}"
+                f"{' ...' if len(lost) > 5 else ''}; processed but not in the input or twice {extra[:5]}"
+                f"{' ...' if len(extra) > 5 else ''}")
+    for by, (ts, stream), payload in processed:
+        responsible = owner.get((program.tag(payload), stream))
+        if responsible is None or by not in above[responsible]:
+            return (f"event {payload!r} (ts {ts}, stream {stream}) processed by {by}, not by its "
+                    f"responsible worker {responsible} or an ancestor of it")
+    return None
 
 
 def run_dgs_suite(*, cases: int, seed: int, progress: Progress | None = None, save_dir: str | None = None,
-                  engine: str = "reference", spark: Any = None) -> SuiteResult:
-    """Run the reference check on ``cases`` cases and, with ``engine == "spark"``, the Spark
-    check on the first :data:`SPARK_CASES` of them."""
+                  engine: str = "reference", spark: Any = None, batch: int = SPARK_BATCH) -> SuiteResult:
+    """Run the reference check and, with ``engine == "spark"``, the Spark check, both on all
+    ``cases`` cases (module docstring)."""
     result = SuiteResult("dgs", engine, seed)
-    drawn = draw_cases(cases_strategy(), cases, seed)
-    for case in drawn:
-        result.features[case.name.split(":")[1]] += 1
-    result.checks.append(_run_check("reference plan executor vs spec(sort(u))", drawn, reference_engine,
-                                    result, progress))
-    if engine != "spark":
-        result.checks.append(CheckResult("spark vs spec(sort(u))", status="unavailable",
+    drawn = draw_dgs_cases(cases, seed)
+    _count_features(result, drawn)
+    spark_on = engine == "spark"
+    total = len(drawn) * (2 if spark_on else 1)
+    tick = _Ticker(progress, total)
+    result.checks.append(_run_check(REFERENCE, drawn, reference_engine(), len(drawn) or 1, result, tick,
+                                    seed, save_dir, "reference"))
+    if not spark_on:
+        result.checks.append(CheckResult(SPARK, status="unavailable",
                                          note=f"engine {engine} (the spark check needs --engine spark)"))
         return result
-    session = spark
-    if session is None:
-        from spark_impl.session import get_or_create_session
-
-        session = get_or_create_session(app_name="streamproof-conformance")
-    result.checks.append(_run_check("spark vs spec(sort(u))", drawn[:SPARK_CASES], spark_engine(session),
-                                    result, None))
+    result.checks.append(_run_check(SPARK, drawn, spark_engine(spark), batch, result, tick, seed, save_dir,
+                                    "spark"))
     return result
 
 
-def _run_check(name: str, drawn: Sequence[DgsCase], engine: Engine, result: SuiteResult,
-               progress: Progress | None) -> CheckResult:
+class _Ticker:
+    def __init__(self, progress: Progress | None, total: int) -> None:
+        self.progress, self.total, self.done = progress, total, 0
+
+    def __call__(self, n: int) -> None:
+        self.done += n
+        if self.progress is not None:
+            self.progress(self.done, self.total)
+
+
+def _run_check(name: str, drawn: Sequence[DgsCase], engine: BatchEngine, batch: int, result: SuiteResult,
+               tick: _Ticker, seed: int, save_dir: str | None, engine_name: str) -> CheckResult:
     check = CheckResult(name)
     start = time.monotonic()
-    first: int | None = None
-    for index, case in enumerate(drawn):
-        problem = discrepancy(case, engine)
-        check.cases += 1
-        if problem is not None:
-            check.failed += 1
-            check.oracle_failures["outputs"] += 1
-            first = index if first is None else first
-        if progress is not None and ((index + 1) % 10 == 0 or index + 1 == len(drawn)):
-            progress(index + 1, len(drawn))
+    first: tuple[int, tuple[str, ...]] | None = None
+    for offset in range(0, len(drawn), max(1, batch)):
+        chunk = drawn[offset: offset + batch]
+        for i, (case, observed) in enumerate(zip(chunk, engine(chunk))):
+            failed = judge(case, observed)
+            check.cases += 1
+            if failed:
+                check.failed += 1
+                check.oracle_failures.update(oracle for oracle, _ in failed)
+                if first is None:
+                    first = (offset + i, tuple(oracle for oracle, _ in failed))
+        tick(len(chunk))
     check.elapsed_s = time.monotonic() - start
     if first is not None:
-        result.failures.append(_shrink(name, first, drawn[first], engine))
+        result.failures.append(_shrink_and_save(name, first[0], drawn[first[0]], set(first[1]), engine,
+                                                seed, save_dir, engine_name))
     return check
 
 
-def _shrink(check: str, index: int, case: DgsCase, engine: Engine) -> FailureReport:
-    shrunk, stats = shrink(case, candidates, lambda batch: [discrepancy(c, engine) is not None for c in batch],
-                           batch=8, max_evaluations=300, deadline_s=120.0)
-    explanation = (f"program {shrunk.name}, seed {shrunk.seed}\nplan: {shrunk.plan.to_json()}\n"
-                   f"streams: {shrunk.streams!r}\n" + (discrepancy(shrunk, engine) or "no longer fails"))
-    shown = {"program": shrunk.name, "seed": shrunk.seed, "plan": shrunk.plan.to_json(),
-             "streams": {s: [repr(item) for item in items] for s, items in shrunk.streams.items()}}
-    return FailureReport(check, index, ("outputs",), explanation, _size(case), _size(shrunk), stats.steps, shown)
+def _shrink_and_save(check: str, index: int, case: DgsCase, wanted: set[str], engine: BatchEngine, seed: int,
+                     save_dir: str | None, engine_name: str) -> FailureReport:
+    def still_fails(batch: Sequence[DgsCase]) -> list[bool]:
+        return [bool(wanted & {o for o, _ in judge(c, seen)}) for c, seen in zip(batch, engine(batch))]
+
+    shrunk, stats = shrink(case, candidates, still_fails, batch=16, max_evaluations=300, deadline_s=180.0)
+    final = judge(shrunk, engine([shrunk])[0])
+    reproduced = bool(final)
+    if not final:  # passes on its own: report the original case, run alone
+        final = judge(case, engine([case])[0]) if shrunk is not case else final
+        reproduced, shrunk = bool(final), case
+        if not final:
+            final = [("outputs", "failed inside its batch, passes when run on its own (timing-dependent)")]
+    explanation = (f"program {shrunk.name}, seed {shrunk.seed}, delays <= {shrunk.max_delay} + jitter "
+                   f"{shrunk.max_jitter}, tick {shrunk.tick}, inline_below {shrunk.inline_below}\n"
+                   + "\n".join(f"[{oracle}] {text}" for oracle, text in final))
+    shown = case_to_json(shrunk)
+    oracles = tuple(oracle for oracle, _ in final)
+    report = FailureReport(check, index, oracles, explanation, _size(case), _size(shrunk), stats.steps, shown,
+                           reproduced=reproduced)
+    if save_dir is not None:
+        json_path, test_path = save_case(save_dir, suite="dgs", engine=engine_name, scheduler="plan", faults=(),
+                                         seed=seed, case=index, oracles=oracles, explanation=explanation,
+                                         case_data=shown)
+        report.replay_file, report.pytest_file = str(json_path), str(test_path)
+    return report
 
 
 def candidates(case: DgsCase) -> Iterator[DgsCase]:
-    """Simpler cases: the one-worker sequential plan, a stream without any event, then a
-    stream without one event. Heartbeats stay, so each candidate is a valid input instance."""
-    from reference.dgs.strategies import impl_universe
-
+    """Simpler cases: the one-worker plan, no delays, one tick, no inlining, then a stream
+    without any event, then a stream without one event. Heartbeats stay, so each candidate is
+    a valid input instance."""
     program = program_of(case.name)
     if case.plan.root.children:
         sequential = Plan(Worker("w0", program.initial, frozenset(impl_universe(program, STREAMS))))
         yield replace(case, plan=sequential)
+    if case.max_delay or case.max_jitter:
+        yield replace(case, max_delay=0, max_jitter=0)
+    if case.tick != 1_000_000:
+        yield replace(case, tick=1_000_000)
+    if case.inline_below:
+        yield replace(case, inline_below=0)
     for stream, items in case.streams.items():
         events = [i for i, item in enumerate(items) if isinstance(item, StreamEvent)]
         if len(events) > 1:
@@ -178,6 +261,26 @@ def _size(case: DgsCase) -> int:
     return sum(1 for items in case.streams.values() for item in items if isinstance(item, StreamEvent))
 
 
+def _count_features(result: SuiteResult, drawn: Sequence[DgsCase]) -> None:
+    for case in drawn:
+        features = result.features
+        features[case.name.split(":")[1]] += 1
+        workers = list(case.plan.workers())
+        if sum(1 for w in workers if not w.children) >= 3:
+            features["plans with 3+ leaves"] += 1
+        if case.max_delay or case.max_jitter:
+            features["delayed / reordered input"] += 1
+        if case.tick < 1_000_000:
+            features["several driver ticks"] += 1
+        if case.inline_below:
+            features["inline_below > 0"] += 1
+
+
 def replay(record: dict[str, Any], faults: frozenset[str] | None) -> tuple[bool, str]:
-    """DGS cases are not saved (module docstring), so there is nothing to replay."""
-    return False, "DGS cases are printed, not saved for replay (see docs/conformance.md)"
+    """Run a saved DGS case again on its engine; (passes, explanation)."""
+    case = case_from_json(record["case_data"])
+    engine = spark_engine() if record.get("engine") == "spark" else reference_engine()
+    failed = judge(case, engine([case])[0])
+    if not failed:
+        return True, "outputs, processed events and final state equal the sequential program's"
+    return False, "\n".join(f"[{oracle}] {text}" for oracle, text in failed)

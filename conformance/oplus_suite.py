@@ -10,8 +10,12 @@ Checks, each on the same random scenarios (:mod:`conformance.generators.oplus`):
   reported NOT RUN when the engine is not spark or spark_impl.oplus is missing, never as a pass.
 
 Outputs are compared as multisets of ``(ts, key, value)`` rows with the matcher, so a failure
-names the first missing and unexpected rows. The first failing case of each check is shrunk
-(drop reconfigurations, input lists and items, lower parallelism) and saved for replay.
+names the first missing and unexpected rows. An engine that raises (or, on Spark, never
+returns) fails the case with the ``engine`` oracle (:mod:`conformance.crashes`), never the
+run. The first failing case of each check is shrunk (drop reconfigurations, input lists and
+items, lower parallelism) and saved for replay. Spark cases run with their drawn
+``items_per_round`` (1-5 items of each list per round), saved with the case as
+``{"scenario": ..., "items_per_round": k}``.
 """
 
 from __future__ import annotations
@@ -26,10 +30,11 @@ from spec.errors import InputError
 from spec.oplus.scenario import parse_scenario
 
 from conformance.cases import draw_cases
-from conformance.generators.oplus import oplus_scenarios
+from conformance.crashes import Crash, Guard, describe
+from conformance.generators.oplus import oplus_cases
 from conformance.matcher import compare
 from conformance.regression import save_case
-from conformance.shrink import shrink
+from conformance.shrink import ShrinkResult, shrink
 from conformance.suite import CheckResult, FailureReport, Progress, SuiteResult
 
 Row = tuple[int, str, str]
@@ -60,32 +65,69 @@ def spark_status() -> str | None:
 
 
 def discrepancy(case: dict[str, Any], mode: str, seed: int = 0) -> str | None:
-    """None when ``mode``'s outputs equal the sequential reference's, else the difference."""
-    expected = reference_rows(case, "sequential")
-    mismatch = compare(expected, reference_rows(case, mode, seed))
+    """None when ``mode``'s outputs equal the sequential reference's, else the difference
+    (``[engine] ...`` when the reference raised)."""
+    try:
+        got = reference_rows(case, mode, seed)
+    except Exception as error:  # noqa: BLE001 - an engine crash is a finding
+        return f"{ENGINE_TAG} the reference {mode} execution crashed: {describe(error)}"
+    return _versus_sequential(case, got, mode)
+
+
+def _versus_sequential(case: dict[str, Any], got: list[Row], who: str) -> str | None:
+    try:
+        expected = reference_rows(case, "sequential")
+    except Exception as error:  # noqa: BLE001 - the oracle itself crashed: still a finding
+        return f"{ENGINE_TAG} the sequential reference crashed: {describe(error)}"
+    mismatch = compare(expected, got)
     if mismatch is None:
         return None
-    return f"{mode} outputs differ from the sequential reference:\n{mismatch.explain(_show)}"
+    return f"{who} outputs differ from the sequential reference:\n{mismatch.explain(_show)}"
 
 
-def spark_rows(cases: Sequence[dict[str, Any]], faults: frozenset[str], spark: Any = None) -> list[list[Row]]:
-    """spark_impl.oplus's output rows for every case (one batch of Spark jobs)."""
-    from spark_impl.oplus import run_scenarios
-    from spark_impl.session import get_or_create_session
+ENGINE_TAG = "[engine]"
+"""How an explanation starts when the engine crashed (the ``engine`` oracle)."""
 
-    session = spark if spark is not None else get_or_create_session(app_name="streamproof-conformance")
-    return [_rows(rows) for rows in run_scenarios(session, list(cases), faults=sorted(faults))]
+SparkCase = tuple[dict[str, Any], int]
+"""A scenario and its items per round on Spark."""
 
 
-def spark_discrepancies(cases: Sequence[dict[str, Any]], faults: frozenset[str], spark: Any = None
-                        ) -> list[str | None]:
+def spark_engine(faults: frozenset[str], spark: Any = None, timeout_s: float = 900.0
+                 ) -> Guard[SparkCase, list[Row]]:
+    """spark_impl.oplus on a batch of ``(scenario, items per round)`` (one batch of Spark jobs)
+    under the watchdog and crash isolation of :class:`conformance.crashes.Guard`."""
+    holder: dict[str, Any] = {"spark": spark}
+
+    def session() -> Any:
+        if holder["spark"] is None:
+            from spark_impl.session import get_or_create_session
+
+            holder["spark"] = get_or_create_session(app_name="streamproof-conformance")
+        return holder["spark"]
+
+    def run(cases: Sequence[SparkCase]) -> list[list[Row]]:
+        from spark_impl.oplus import run_scenarios
+
+        rows = run_scenarios(session(), [c for c, _ in cases], faults=sorted(faults),
+                             items_per_round=[k for _, k in cases])
+        return [_rows(r) for r in rows]
+
+    return Guard(run, timeout_s, on_hang=lambda: session().sparkContext.cancelAllJobs())
+
+
+def spark_discrepancies(cases: Sequence[SparkCase], engine: Guard[SparkCase, list[Row]]) -> list[str | None]:
     """Per case: None when Spark's outputs equal the sequential reference's, else the difference."""
     problems: list[str | None] = []
-    for case, got in zip(cases, spark_rows(cases, faults, spark)):
-        mismatch = compare(reference_rows(case, "sequential"), got)
-        problems.append(None if mismatch is None else
-                        f"spark outputs differ from the sequential reference:\n{mismatch.explain(_show)}")
+    for (case, _), got in zip(cases, engine(cases)):
+        if isinstance(got, Crash):
+            problems.append(f"{ENGINE_TAG} {got.explain()}")
+        else:
+            problems.append(_versus_sequential(case, got, "spark"))
     return problems
+
+
+def _oracle(problem: str) -> str:
+    return "engine" if problem.startswith(ENGINE_TAG) else "outputs"
 
 
 def run_oplus_suite(*, cases: int, seed: int, progress: Progress | None = None,
@@ -93,7 +135,8 @@ def run_oplus_suite(*, cases: int, seed: int, progress: Progress | None = None,
                     faults: frozenset[str] = frozenset(), spark: Any = None) -> SuiteResult:
     """Run every available check on ``cases`` random scenarios (``faults`` go to Spark)."""
     result = SuiteResult("oplus", engine, seed, delay_unit="")
-    scenarios = draw_cases(oplus_scenarios(), cases, seed)
+    drawn = draw_cases(oplus_cases(), cases, seed)
+    scenarios = [case for case, _ in drawn]
     total = len(scenarios) * len(MODES)
     done = 0
     for name, mode in MODES.items():
@@ -106,7 +149,7 @@ def run_oplus_suite(*, cases: int, seed: int, progress: Progress | None = None,
             check.cases += 1
             if problem is not None:
                 check.failed += 1
-                check.oracle_failures["outputs"] += 1
+                check.oracle_failures[_oracle(problem)] += 1
                 first = first or (index, problem)
             done += 1
             if progress is not None and (done % 20 == 0 or done == total):
@@ -114,10 +157,7 @@ def run_oplus_suite(*, cases: int, seed: int, progress: Progress | None = None,
         check.elapsed_s = time.monotonic() - start
         if first is not None:
             result.failures.append(_shrink(name, mode, seed, first[0], scenarios[first[0]], save_dir))
-    for case in scenarios:
-        result.features[f"{case['operator']} WT={case['WT']}"] += 1
-        if case["reconfigurations"]:
-            result.features["elastic reconfigurations"] += 1
+    _count_features(result, drawn)
     reason = spark_status() if engine == "spark" else f"engine {engine} (the spark check needs --engine spark)"
     if reason is not None:
         result.checks.append(CheckResult("spark vs sequential", status="unavailable", note=reason))
@@ -126,31 +166,56 @@ def run_oplus_suite(*, cases: int, seed: int, progress: Progress | None = None,
     check = CheckResult("spark vs sequential")
     result.checks.append(check)
     start = time.monotonic()
-    problems = spark_discrepancies(scenarios, faults, spark)
+    guard = spark_engine(faults, spark)
+    problems = spark_discrepancies(drawn, guard)
     check.cases = len(problems)
     check.failed = sum(p is not None for p in problems)
-    check.oracle_failures["outputs"] += check.failed
+    check.oracle_failures.update(_oracle(p) for p in problems if p is not None)
     check.elapsed_s = time.monotonic() - start
     failing = next((i for i, p in enumerate(problems) if p is not None), None)
     if failing is not None:
-        result.failures.append(_shrink_spark(seed, failing, scenarios[failing], faults, spark, save_dir))
+        result.failures.append(_shrink_spark(seed, failing, drawn[failing], guard, faults, save_dir))
     return result
 
 
-def _shrink_spark(seed: int, index: int, case: dict[str, Any], faults: frozenset[str], spark: Any,
-                  save_dir: str | None) -> FailureReport:
-    """Shrink a Spark failure: every batch of candidates is one batch of Spark jobs."""
-    def still_fails(batch: Sequence[dict[str, Any]]) -> list[bool]:
-        return [p is not None for p in spark_discrepancies(batch, faults, spark)]
+def _count_features(result: SuiteResult, drawn: Sequence[SparkCase]) -> None:
+    features = result.features
+    for case, per_round in drawn:
+        features[f"{case['operator']} WT={case.get('WT', 'single')}"] += 1
+        features[f"{per_round} items per round"] += 1
+        sizes = [case["parallelism"]] + [r["parallelism"] for r in case["reconfigurations"]]
+        if any(b > a for a, b in zip(sizes, sizes[1:])):
+            features["rescale up"] += 1
+        if any(b < a for a, b in zip(sizes, sizes[1:])):
+            features["rescale down"] += 1
+        stamps = [item["ts"] for items in case["inputs"] for item in items if "ts" in item]
+        if len(stamps) != len(set(stamps)):
+            features["equal timestamps"] += 1
 
-    shrunk, stats = shrink(case, candidates, still_fails, batch=32, deadline_s=90.0)
-    explanation = spark_discrepancies([shrunk], faults, spark)[0] or "no longer fails"
-    report = FailureReport("spark vs sequential", index, ("outputs",), explanation, _size(case), _size(shrunk),
-                           stats.steps, shrunk)
+
+def _shrink_spark(seed: int, index: int, case: SparkCase, engine: Guard[SparkCase, list[Row]],
+                  faults: frozenset[str], save_dir: str | None) -> FailureReport:
+    """Shrink a Spark failure: every batch of candidates is one batch of Spark jobs."""
+    scenario, per_round = case
+    first = spark_discrepancies([case], engine)[0]
+    wanted = _oracle(first) if first is not None else None
+
+    def still_fails(batch: Sequence[dict[str, Any]]) -> list[bool]:
+        problems = spark_discrepancies([(c, per_round) for c in batch], engine)
+        return [p is not None and (wanted is None or _oracle(p) == wanted) for p in problems]
+
+    reproduced = first is not None
+    shrunk, stats = (shrink(scenario, candidates, still_fails, batch=32, deadline_s=90.0) if reproduced
+                     else (scenario, ShrinkResult(0, 0, False)))
+    explanation = (spark_discrepancies([(shrunk, per_round)], engine)[0] if reproduced else None) or (
+        "failed inside its batch, passes when run on its own (timing- or batch-dependent)")
+    data = {"scenario": shrunk, "items_per_round": per_round}
+    report = FailureReport("spark vs sequential", index, (_oracle(explanation),), explanation, _size(scenario),
+                           _size(shrunk), stats.steps, data, reproduced=reproduced)
     if save_dir is not None:
         json_path, test_path = save_case(save_dir, suite="oplus", engine="spark", scheduler="spark",
                                          faults=tuple(sorted(faults)), seed=seed + index, case=index,
-                                         oracles=("outputs",), explanation=explanation, case_data=shrunk)
+                                         oracles=report.oracles, explanation=explanation, case_data=data)
         report.replay_file, report.pytest_file = str(json_path), str(test_path)
     return report
 
@@ -162,10 +227,11 @@ def _shrink(check: str, mode: str, seed: int, index: int, case: dict[str, Any],
 
     shrunk, stats = shrink(case, candidates, still_fails)
     explanation = discrepancy(shrunk, mode, seed + index) or "no longer fails"
-    report = FailureReport(check, index, ("outputs",), explanation, _size(case), _size(shrunk), stats.steps, shrunk)
+    report = FailureReport(check, index, (_oracle(explanation),), explanation, _size(case), _size(shrunk),
+                           stats.steps, shrunk)
     if save_dir is not None:
         json_path, test_path = save_case(save_dir, suite="oplus", engine="reference", scheduler=mode, faults=(),
-                                         seed=seed + index, case=index, oracles=("outputs",),
+                                         seed=seed + index, case=index, oracles=report.oracles,
                                          explanation=explanation, case_data=shrunk)
         report.replay_file, report.pytest_file = str(json_path), str(test_path)
     return report
@@ -175,7 +241,9 @@ def replay(record: dict[str, Any], faults: frozenset[str] | None) -> tuple[bool,
     """Replay a saved O+ case (``scheduler`` holds the mode, or ``spark``)."""
     if record.get("scheduler") == "spark":
         injected = frozenset(record.get("faults", ())) if faults is None else faults
-        spark_problem = spark_discrepancies([record["case_data"]], injected)[0]
+        data = record["case_data"]
+        case = (data["scenario"], int(data.get("items_per_round", 2))) if "scenario" in data else (data, 2)
+        spark_problem = spark_discrepancies([case], spark_engine(injected))[0]
         return spark_problem is None, spark_problem or "spark outputs equal the sequential reference"
     problem = discrepancy(record["case_data"], record.get("scheduler", "vsn"), int(record.get("seed", 0)))
     return problem is None, problem or "outputs equal the sequential reference"

@@ -149,11 +149,13 @@ def test_dgs_suite_catches_and_shrinks_a_lossy_executor(monkeypatch: pytest.Monk
     or more is caught; the shrunk case runs the sequential plan on few events."""
     import conformance.dgs_suite as suite
 
-    honest = suite.reference_engine
+    honest = suite.reference_engine()
 
-    def lossy(case: suite.DgsCase) -> list[Any]:
-        outputs = honest(case)
-        return outputs[:-1] if len(outputs) >= 2 else outputs
+    def lossy() -> suite.BatchEngine:
+        def run(cases: Any) -> Any:
+            return [(outputs[:-1] if len(outputs) >= 2 else outputs, state, trace)
+                    for outputs, state, trace in honest(cases)]
+        return run
 
     monkeypatch.setattr(suite, "reference_engine", lossy)
     result = suite.run_dgs_suite(cases=40, seed=2)

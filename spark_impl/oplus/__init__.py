@@ -18,8 +18,9 @@ __all__ = ["OPLUS_FAULTS", "ROUNDS", "BatchResult", "Handover", "run_batch", "ru
 
 
 def run_scenarios(spark: Any, scenarios: Sequence[Any], *, faults: Iterable[str] = (),
-                  items_per_round: int = 2) -> list[list[dict[str, Any]]]:
-    """The output rows of every scenario, in order (one batch of Spark jobs for all)."""
+                  items_per_round: int | Sequence[int] = 2) -> list[list[dict[str, Any]]]:
+    """The output rows of every scenario, in order (one batch of Spark jobs for all;
+    ``items_per_round``: one number, or one per scenario)."""
     return run_batch(spark, scenarios, faults=faults, items_per_round=items_per_round).rows
 
 

@@ -80,8 +80,11 @@ def as_scenarios(scenarios: Sequence[Any]) -> list[Scenario]:
 
 
 def run_batch(spark: Any, scenarios: Sequence[Any], *, faults: Iterable[str] = (),
-              items_per_round: int = 2, sink_dir: str | None = None) -> BatchResult:
+              items_per_round: int | Sequence[int] = 2, sink_dir: str | None = None) -> BatchResult:
     """Run every scenario of the batch in the same Spark jobs (scenario index in every key).
+
+    ``items_per_round`` is one number for every scenario or one per scenario (each scenario's
+    lists are cut into its own rounds; round ``r`` of every scenario is the same Spark job).
 
     ``faults`` switches on seeded bugs (``window-off-by-one``, ``drop-near-watermark``; other
     names of ``spark_impl.faults.FAULTS`` belong to other executors and do nothing here).
@@ -89,7 +92,11 @@ def run_batch(spark: Any, scenarios: Sequence[Any], *, faults: Iterable[str] = (
     parsed = as_scenarios(scenarios)
     wanted = frozenset(faults)
     check_faults(wanted)
-    feeds = [Feed(s, items_per_round) for s in parsed]
+    per_round = [items_per_round] * len(parsed) if isinstance(items_per_round, int) else list(items_per_round)
+    if len(per_round) != len(parsed):
+        raise InputError(f"expected one number per scenario ({len(parsed)}), got {len(per_round)}",
+                         "items_per_round")
+    feeds = [Feed(s, k) for s, k in zip(parsed, per_round)]
     configs = [OperatorConfig.of(s, "window-off-by-one" in wanted) for s in parsed]
     drop = "drop-near-watermark" in wanted
     sink = sink_dir or tempfile.mkdtemp(prefix="streamproof-oplus-sink-")

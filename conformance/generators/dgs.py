@@ -1,0 +1,186 @@
+"""Non-trivial DGS cases for the differential suite (issue 12, item 2: "DGS on Spark for real").
+
+A case is a shipped consistent example program (``reference.dgs.examples.CONSISTENT``), a
+P-valid synchronization plan, a valid input instance on three streams, and how the input
+reaches the executor: per-stream delays and jitter (reordering across streams), the driver's
+polling period ``tick`` and the ``inline_below`` runtime optimization.
+
+Drawn from hypothesis: a seeded ``random.Random`` and, per program, a pool of events from the
+program's own ``events()`` strategy (filtered to pools with two tags at least one dependent
+pair: a pool of one increment only could never synchronize). :func:`build` then makes every
+choice with the ``Random``, so cases are uniform rather than hypothesis's small-first order
+(session 1: at seed 5, 7 of the first 8 cases had no event and 4 a one-worker plan), and
+*non-trivial by construction*:
+
+* the plan has at least two leaves (so forks and joins): built top-down like
+  ``reference.dgs.strategies.valid_plans`` (split the non-kept tags along the dependence
+  graph's components, V1 and V2 hold by construction), forking with high probability;
+* the events are 5-20 leaf events and 1-4 synchronizing events (routed to a worker with
+  children, so the executor must gather, join, process and fork back); a plan whose workers with children own no implementation
+  tag of the pool is redrawn;
+* timestamps may tie across streams (order key ``(ts, stream)``), heartbeats are sprinkled,
+  every stream ends with a heartbeat (Def. 3.3 progress).
+
+:func:`case_to_json` / :func:`case_from_json` are the replay form (plan and streams in their
+``spec.dgs`` JSON forms; event tuples become arrays and back).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from itertools import count
+from typing import Any, Hashable, Sequence
+
+from hypothesis import strategies as st
+
+from spec.dgs.loader import load_program
+from spec.dgs.plan import Plan, Worker, plan_from_json
+from spec.dgs.program import Program
+from spec.dgs.streams import Heartbeat, Item, StreamEvent, Streams, streams_from_json, streams_to_json
+from spec.errors import InputError
+from spec.jsonio import expect_int, expect_object, expect_str
+
+from reference.dgs.examples import CONSISTENT, target
+from reference.dgs.strategies import components, impl_universe
+
+STREAMS = ("s0", "s1", "s2")
+POOL = 16
+TICKS = (1, 3, 8, 20, 1_000_000)
+INLINE = (0, 0, 2, 5)
+SYNCS = 4
+
+
+@dataclass(frozen=True)
+class DgsCase:
+    """One case (module docstring); ``name`` is a shipped example ``file.py:NAME``."""
+
+    name: str
+    plan: Plan
+    streams: Streams
+    seed: int
+    max_delay: int = 10
+    max_jitter: int = 3
+    tick: int = 40
+    inline_below: int = 0
+
+
+_PROGRAMS: dict[str, Program] = {}
+
+
+def program_of(name: str) -> Program:
+    """A shipped example program, loaded once."""
+    program = _PROGRAMS.get(name)
+    if program is None:
+        program = _PROGRAMS[name] = load_program(target(name))
+    return program
+
+
+def _rich(program: Program, pool: Sequence[Any]) -> bool:
+    tags = {program.tag(e) for e in pool}
+    return len(tags) >= 2 and any(program.depends(a, b) for a in tags for b in tags)
+
+
+def seeds(programs: Sequence[str] = CONSISTENT) -> st.SearchStrategy[tuple[random.Random, dict[str, list[Any]]]]:
+    """A ``Random`` and an event pool per program (module docstring)."""
+    def pool(name: str) -> st.SearchStrategy[list[Any]]:
+        program = program_of(name)
+        return st.lists(program.event_strategy, min_size=POOL, max_size=POOL).filter(lambda p: _rich(program, p))
+
+    pools: st.SearchStrategy[dict[str, list[Any]]] = st.fixed_dictionaries({name: pool(name) for name in programs})
+    return st.tuples(st.randoms(use_true_random=True), pools)
+
+
+def build(name: str, rng: random.Random, pool: Sequence[Any]) -> DgsCase:
+    """A non-trivial case of program ``name`` (module docstring)."""
+    program = program_of(name)
+    for _ in range(50):
+        plan = random_plan(program, rng)
+        owners = {impl: w for w in plan.workers() for impl in w.impl_tags}
+        kinds = {impl: bool(w.children) for impl, w in owners.items()}
+        usable = [(e, s) for e in pool for s in STREAMS if (program.tag(e), s) in kinds]
+        if len(plan.root.children) == 2 and {kinds[(program.tag(e), s)] for e, s in usable} == {True, False}:
+            streams = _streams(program, rng, usable, kinds)
+            return DgsCase(name, plan, streams, rng.randint(0, 10_000), max_delay=rng.choice((0, 3, 10, 25)),
+                           max_jitter=rng.choice((0, 2, 5)), tick=rng.choice(TICKS),
+                           inline_below=rng.choice(INLINE))
+    raise InputError(f"no plan of {name} with forks and synchronizing events in 50 draws", "dgs cases")
+
+
+def random_plan(program: Program, rng: random.Random, max_depth: int = 3) -> Plan:
+    """A P-valid plan handling every implementation tag of :data:`STREAMS`, forking at each
+    worker with probability 0.85 (0.5 below depth 1) and keeping each tag with probability 0.3."""
+    ids = count()
+
+    def make(impls: list[tuple[Hashable, str]], state_type: str, depth: int) -> Worker:
+        worker_id = f"w{next(ids)}"
+        pairs = program.fork_join_pairs(state_type)
+        chance = 0.85 if depth >= max_depth - 1 else 0.5
+        if depth == 0 or not pairs or rng.random() > chance:
+            return Worker(worker_id, state_type, frozenset(impls))
+        fork, join = rng.choice(pairs)
+        left_pred = program.state_types[fork.left].pred
+        right_pred = program.state_types[fork.right].pred
+        keep = [t for t in impls if rng.random() < 0.3 or t[0] not in left_pred | right_pred]
+        rest = [t for t in impls if t not in keep]
+        left: list[tuple[Hashable, str]] = []
+        right: list[tuple[Hashable, str]] = []
+        for part in components(program, rest):
+            tags = {t for t, _ in part}
+            fits = [side for side, pred in ((left, left_pred), (right, right_pred)) if tags <= pred]
+            if fits:
+                rng.choice(fits).extend(part)
+            else:
+                keep += part
+        children = (make(left, fork.left, depth - 1), make(right, fork.right, depth - 1))
+        return Worker(worker_id, state_type, frozenset(keep), fork.name, join.name, children)
+
+    return Plan(make(impl_universe(program, STREAMS), program.initial, max_depth))
+
+
+def _streams(program: Program, rng: random.Random, usable: Sequence[tuple[Any, str]],
+             kinds: dict[tuple[Hashable, str], bool]) -> Streams:
+    """1-:data:`SYNCS` synchronizing events and 5-20 leaf events, heartbeats, ties across
+    streams. (Each synchronizing group costs two shuffles per tick on Spark: more would make
+    the suite slow without covering more of the executor.)"""
+    by_kind = {k: [(e, s) for e, s in usable if kinds[(program.tag(e), s)] == k] for k in (True, False)}
+    chosen = [rng.choice(by_kind[True]) for _ in range(rng.randint(1, SYNCS))]
+    chosen += [rng.choice(by_kind[False]) for _ in range(rng.randint(5, 20))]
+    rng.shuffle(chosen)
+    items: dict[str, list[Item]] = {s: [] for s in STREAMS}
+    last = {s: -1 for s in STREAMS}
+    ts = 0
+    for event, stream in chosen:
+        ts += rng.choice((0, 1, 1, 2, 3))
+        if rng.random() < 0.15:
+            beat = rng.choice(STREAMS)
+            if last[beat] < ts:
+                items[beat].append(Heartbeat(ts))
+                last[beat] = ts
+        if last[stream] >= ts:
+            ts = last[stream] + 1
+        items[stream].append(StreamEvent(ts, event))
+        last[stream] = ts
+    for stream in STREAMS:
+        items[stream].append(Heartbeat(ts + 1))
+    return items
+
+
+def case_to_json(case: DgsCase) -> dict[str, Any]:
+    """The replay form of a case."""
+    return {"program": case.name, "plan": case.plan.to_json(), "input": streams_to_json(case.streams),
+            "seed": case.seed, "max_delay": case.max_delay, "max_jitter": case.max_jitter, "tick": case.tick,
+            "inline_below": case.inline_below}
+
+
+def case_from_json(value: Any, where: str = "case_data") -> DgsCase:
+    """The inverse of :func:`case_to_json` (InputError naming the problem)."""
+    obj = expect_object(value, where)
+    name = expect_str(obj.get("program"), f"{where}.program")
+    if name not in CONSISTENT:
+        raise InputError(f"unknown program {name!r} (expected a shipped example: {', '.join(CONSISTENT)})",
+                         f"{where}.program")
+    numbers = {k: expect_int(obj.get(k), f"{where}.{k}") for k in ("seed", "max_delay", "max_jitter", "tick",
+                                                                   "inline_below")}
+    return DgsCase(name, plan_from_json(obj.get("plan"), f"{where}.plan"),
+                   streams_from_json(obj.get("input"), f"{where}.input"), **numbers)
