@@ -226,8 +226,9 @@ def parse_json(raw: bytes | str, where: str, *, max_bytes: int | None = None) ->
     except UnicodeDecodeError as error:
         raise InputError(f"not UTF-8 text ({error.reason} at byte {error.start})", where) from None
     except json.JSONDecodeError as error:
+        at = "" if error.msg.endswith(" at") else " at"  # "Unterminated string starting at"
         raise InputError(
-            f"malformed JSON: {error.msg} at line {error.lineno} column {error.colno}", where
+            f"malformed JSON: {error.msg}{at} line {error.lineno} column {error.colno}", where
         ) from None
     except RecursionError:
         raise InputError(_too_deep(), where) from None

@@ -67,6 +67,10 @@ def _time_limit(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
+CODES: list[int] = []
+"""Every exit code seen (for measuring what a fuzz run reached)."""
+
+
 def run(argv: Sequence[str], seconds: float = 20.0) -> Outcome:
     """Run ``streamproof argv`` in this process (module docstring)."""
     out, err = _stream(), _stream()
@@ -80,6 +84,7 @@ def run(argv: Sequence[str], seconds: float = 20.0) -> Outcome:
                 code = stop.code if isinstance(stop.code, int) else 2
     finally:
         sys.stdout, sys.stderr = saved
+    CODES.append(code)
     return Outcome(tuple(argv), code, _text(out), _text(err), seconds)
 
 

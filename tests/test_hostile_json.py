@@ -94,7 +94,10 @@ def test_big_regular_file_is_refused_from_its_size(tmp_path: Path) -> None:
     assert load_json(path) == [1] * 601
 
 
-def test_fifo_without_writer_does_not_hang(tmp_path: Path) -> None:
+def test_fifo_without_writer_does_not_hang(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import spec.jsonio
+
+    monkeypatch.setattr(spec.jsonio, "FIFO_WAIT", 0.3)
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     outcome = run(["mcs", str(fifo), "--reconfigure", "A"], seconds=10)

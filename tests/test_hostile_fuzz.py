@@ -1,0 +1,210 @@
+"""Issue 13's hostile-input suite (13b): random mutations of valid inputs, fed to every
+reference-only command in-process, must keep docs/cli.md's contract - exit 0, 1 or 2, one
+stderr line on exit 2, ``--json`` output that parses, an answer within the per-case limit
+(:mod:`hostile_cli`). A few cases run through a real subprocess (real stdio encoding).
+Mutations: :mod:`hostile_mutations`. ``check-dgs`` is swept with a few hostile programs
+here; its sandbox is tested in depth by tests/test_dgs_sandbox.py (issue 13a)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from hostile_cli import Outcome, assert_contract, run
+from hostile_mutations import mutated
+
+LIMIT = 15.0  # seconds per case
+EXAMPLES = int(os.environ.get("HOSTILE_EXAMPLES", "0"))
+"""``HOSTILE_EXAMPLES=N`` runs N random (not derandomized) examples per fuzz test."""
+FUZZ = settings(max_examples=EXAMPLES or 60, deadline=None, derandomize=not EXAMPLES,
+                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+
+SCHEDULES = [
+    {"logs": {"A": [{"txn": "t1"}, {"txn": "R", "update": True}, {"txn": "t2"}],
+              "B": [{"txn": "t1"}, {"txn": "R", "update": True}, {"txn": "t2"}]}},
+    {"logs": {"A": [{"txn": "t1"}, {"txn": "R", "update": True}],
+              "B": [{"txn": "R", "update": True}, {"txn": "t1"}]}},
+]
+DAG = {"operators": [{"name": "S", "kind": "source"}, {"name": "J", "kind": "one-to-many"},
+                     {"name": "M1", "kind": "one-to-one"},
+                     {"name": "M2", "kind": "one-to-one", "unique": False},
+                     {"name": "U", "kind": "one-to-one"}],
+       "edges": [["S", "J"], ["J", "M1"], ["J", "M2"], ["M1", "U"], ["M2", "U"]]}
+SCENARIOS = [
+    {"operator": "sliding-sum", "WA": 2, "WS": 4, "WT": "multi", "parallelism": 2,
+     "inputs": [[{"ts": 1, "key": "a", "value": 3}, {"watermark": 4},
+                 {"ts": 5, "key": "b", "value": 1}], [{"ts": 2, "key": "b", "value": 5}]],
+     "reconfigurations": [{"watermark": 3, "parallelism": 3}]},
+    {"operator": "paircount", "WA": 1, "WS": 3, "parallelism": 2, "params": {"duplication": "high"},
+     "inputs": [[{"ts": 1, "text": "a b c"}, {"ts": 2, "text": "#x b"}]]},
+    {"operator": "scalejoin", "WA": 1, "WS": 5, "parallelism": 2, "params": {"keys": 3, "band": 2},
+     "inputs": [[{"ts": 1, "x": 1, "y": 2}, {"ts": 4, "x": 0, "y": 0}],
+                [{"ts": 2, "a": 2, "b": 3}]]},
+    {"operator": "forward", "WA": 1, "WS": 1, "parallelism": 1, "params": {"keys": 2},
+     "inputs": [[{"ts": 1, "value": 1}], [{"ts": 1, "value": 2}]]},
+    {"operator": "longest-tweet", "WA": 3, "WS": 3, "WT": "single", "parallelism": 1,
+     "inputs": [[{"ts": 0, "text": "#a b"}, {"ts": 7, "text": "#a #b"}]]},
+]
+
+
+def _write(directory: Path, text: str, name: str = "input.json") -> str:
+    path = directory / name
+    path.write_bytes(text.encode("utf-8", "surrogateescape"))
+    return str(path)
+
+
+def _check(outcome: Outcome) -> None:
+    assert_contract(outcome)
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("hostile")
+
+
+@FUZZ
+@given(st.sampled_from(SCHEDULES).flatmap(lambda s: mutated(json.dumps(s))), st.booleans())
+def test_check_schedule_keeps_the_contract(work: Path, text: str, as_json: bool) -> None:
+    argv = ["check-schedule", _write(work, text)] + (["--json"] if as_json else [])
+    _check(run(argv, LIMIT))
+
+
+@FUZZ
+@given(mutated(json.dumps(DAG)),
+       st.sampled_from([["--reconfigure", "M1,M2"], ["--reconfigure", "U"],
+                        ["--operator", "J", "--no-prune"], ["--reconfigure", "M1", "--one-to-one"]]),
+       st.booleans())
+def test_mcs_keeps_the_contract(work: Path, text: str, names: list[str], as_json: bool) -> None:
+    argv = ["mcs", _write(work, text), *names] + (["--json"] if as_json else [])
+    _check(run(argv, LIMIT))
+
+
+@FUZZ
+@given(st.sampled_from(SCENARIOS).flatmap(lambda s: mutated(json.dumps(s))),
+       st.sampled_from(["sequential", "sn", "vsn"]), st.booleans())
+def test_oplus_keeps_the_contract(work: Path, text: str, mode: str, as_json: bool) -> None:
+    argv = ["oplus", _write(work, text), "--mode", mode] + (["--json"] if as_json else [])
+    _check(run(argv, LIMIT))
+
+
+@pytest.fixture(scope="module")
+def vectors_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("vectors")
+    outcome = run(["vectors", "export", str(root), "--cases", "1", "--oplus-cases", "1"], 120)
+    assert outcome.code == 0, outcome.describe()
+    return root
+
+
+@settings(FUZZ, max_examples=EXAMPLES or 30)
+@given(st.data())
+def test_vectors_check_keeps_the_contract(vectors_dir: Path, data: st.DataObject) -> None:
+    name = data.draw(st.sampled_from(["index.json", "fries/0000.json", "oplus/0000.json"]))
+    original = (vectors_dir / name).read_text()
+    text = data.draw(mutated(original))
+    try:
+        _write(vectors_dir, text, name)
+        outcome = run(["vectors", "check", str(vectors_dir), "--engine", "reference",
+                       "--json"], LIMIT)
+    finally:
+        (vectors_dir / name).write_text(original)
+    _check(outcome)
+
+
+KLINK_VALUES = ["0", "-1", "1", "3", "11", "1e12", "1e308", "nan", "inf", "-inf", "x", "",
+                "9" * 30, "10.5", "\ud800", "1\n2"]
+
+
+@settings(FUZZ, max_examples=EXAMPLES or 40)
+@given(st.lists(st.tuples(st.sampled_from(["--queries", "--cores", "--horizon", "--seed",
+                                            "--delays"]),
+                          st.sampled_from(KLINK_VALUES + ["uniform", "zipf"])), max_size=3),
+       st.booleans())
+def test_simulate_klink_keeps_the_contract(pairs: list[tuple[str, str]], as_json: bool) -> None:
+    argv = ["simulate", "klink", "--queries", "2", "--horizon", "11"]
+    for flag, value in pairs:
+        argv += [flag, value]
+    _check(run(argv + (["--json"] if as_json else []), LIMIT))
+
+
+@pytest.mark.parametrize("argv", [
+    ["prove", "--max-operators", "1000000", "--only", "Lemma 5.5"],
+    ["prove", "--max-operators", "9" * 5000],
+    ["prove", "--max-operators", "0"],
+    ["prove", "--timeout", "nan"],
+    ["prove", "--timeout", "-1"],
+    ["prove", "--only", "\ud800\n"],
+    ["prove", "--max-operators", "2", "--only", "Lemma 5.5", "--json"],
+    ["prove", "--max-operators", "1", "--only", "Lemma 5.5", "--timeout", "1e300"],
+])
+def test_prove_keeps_the_contract(argv: list[str]) -> None:
+    _check(run(argv, LIMIT))
+
+
+HOSTILE_PROGRAMS = {
+    "binary": b"\x00\xff\xfe" * 100,
+    "syntax": b"def f(:\n",
+    "not a program": b"PROGRAM = 42\n",
+    "colliding state types": (  # 1 and "1" were silently merged into one state type
+        b"from hypothesis import strategies as st\n"
+        b"class P:\n"
+        b"    tags = frozenset({'a'})\n"
+        b"    def depends(self, x, y): return True\n"
+        b"    def init(self): return 0\n"
+        b"    state_types = {1: {'update': lambda s, e: s, 'out': lambda s, e: []},\n"
+        b"                   '1': {'update': lambda s, e: s, 'out': lambda s, e: []}}\n"
+        b"    initial = '1'\n"
+        b"    forks = {}\n"
+        b"    joins = {}\n"
+        b"    def tag(self, e): return 'a'\n"
+        b"    def events(self): return st.integers()\n"
+        b"PROGRAM = P()\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE_PROGRAMS))
+def test_check_dgs_sweep(tmp_path: Path, name: str) -> None:
+    path = tmp_path / "program.py"
+    path.write_bytes(HOSTILE_PROGRAMS[name])
+    outcome = run(["check-dgs", f"{path}:PROGRAM", "--examples", "5", "--json"], 60)
+    _check(outcome)
+    assert outcome.code == 2 and "line None" not in outcome.err, outcome.describe()
+
+
+def _subprocess(argv: list[str], stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
+    return subprocess.run([sys.executable, "-m", "conformance.cli.main", *argv], input=stdin,
+                          capture_output=True, timeout=60, env=env, check=False)
+
+
+@pytest.mark.parametrize("make", [
+    lambda d: ["check-schedule", _write(d, '{"logs": {"A": [{"txn": "\\ud800"}]}}')],
+    lambda d: ["mcs", _write(d, "[" * 5000 + "]" * 5000), "--reconfigure", "A"],
+    lambda d: ["oplus", _write(d, json.dumps({**SCENARIOS[0], "WS": 10**12}))],
+    lambda d: [],
+    lambda d: ["simulate"],
+    lambda d: ["mcs", str(d / "new\nline.json"), "--reconfigure", "A"],
+])
+def test_real_processes_keep_the_contract(tmp_path: Path, make: Callable[[Path], list[str]]) -> None:
+    argv = make(tmp_path)
+    done = _subprocess(argv)
+    err = done.stderr.decode("utf-8", "replace")
+    assert done.returncode in (0, 1, 2), err
+    if done.returncode == 2:
+        assert len(err.splitlines()) == 1, err
+    assert "Traceback" not in err
+
+
+def test_real_process_json_output_parses(tmp_path: Path) -> None:
+    path = _write(tmp_path, json.dumps({**SCENARIOS[0], "inputs": [[{"ts": 1, "key": "\ud800",
+                                                                     "value": 1}]]}))
+    done = _subprocess(["oplus", path, "--mode", "vsn", "--json"])
+    assert done.returncode == 0, done.stderr
+    rows: Any = json.loads(done.stdout)
+    assert rows[0]["key"] == "\ud800"
