@@ -11,6 +11,7 @@ from typing import Any, Sequence
 
 import pytest
 
+from conformance.cases import draw_cases
 from conformance.cli.main import main
 from conformance.crashes import Crash, Guard, describe, run_isolating
 
@@ -131,3 +132,39 @@ def test_an_oplus_reference_crash_is_an_engine_failure_not_exit_3(
     failure = summary["suites"][0]["failures"][0]
     assert failure["oracles"] == ["engine"] and "KeyError" in failure["explanation"]
     assert len(failure["shrunk_case"]["reconfigurations"]) == 1  # shrunk to the one that matters
+
+
+def test_a_fries_spark_batch_that_raises_fails_only_the_crashing_scenario(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SparkEngine.run (conformance.fries.engines) bisects a raising batch: the scenario that
+    crashes the executor is an ``engine`` failure, the others are run and judged (no Spark:
+    the entry path is replaced)."""
+    import conformance.fries.frontends as frontends
+    from conformance.fries.engines import SparkEngine
+    from conformance.fries.oracles import judge
+    from conformance.generators.fries import scenarios
+    from reference.fries.simulator import simulate
+
+    drawn = draw_cases(scenarios().filter(lambda s: any(s.sources.values())), 6, 3)
+    poison = drawn[4]
+
+    def fake_path(spark: Any, path: str, batch: Sequence[Any], scheduler: str, **_: Any) -> list[Any]:
+        if any(s is poison for s in batch):
+            raise KeyError("A#0")
+        return [_Result(i, simulate(s, "fries")) for i, s in enumerate(batch)]
+
+    monkeypatch.setattr(frontends, "run_path", fake_path)
+    outcomes = SparkEngine("fries", frozenset(), spark=object()).run(drawn)
+    failed = [i for i, (s, o) in enumerate(zip(drawn, outcomes)) if not judge(s, o).ok]
+    assert failed == [4]
+    assert judge(poison, outcomes[4]).failed_oracles == ("engine",)
+    assert "KeyError: 'A#0'" in (outcomes[4].error or "")
+
+
+class _Result:
+    def __init__(self, index: int, simulated: Any) -> None:
+        self.scenario_index = index
+        self.outputs = simulated.outputs
+        self.schedule = simulated.schedule
+        self.states = getattr(simulated, "states", None)
+        self.rejected = getattr(simulated, "rejected", ())
+        self.delays_ms = ()

@@ -25,7 +25,7 @@ from spec.fries.scenario import Scenario
 from spec.fries.schedule import Schedule
 
 from conformance.fries.outcome import RunOutcome, expand_outputs, rejected_ids
-from conformance.watchdog import call_with_timeout
+from conformance.crashes import Crash, Guard
 
 ENGINES = ("spark", "reference")
 
@@ -128,27 +128,24 @@ class SparkEngine:
         return self._spark
 
     def run(self, scenarios: Sequence[Scenario]) -> list[RunOutcome]:
-        """Run the batch; results are matched to scenarios by ``scenario_index``."""
+        """Run the batch under the watchdog; a call that raises is bisected to the scenarios
+        that crash it (:mod:`conformance.crashes`: an ``engine`` failure each, never exit 3)."""
         if self.hung is not None:
             return [RunOutcome.failed(f"not run: {self.hung}")] * len(scenarios)
+        guard: Guard[Scenario, RunOutcome] = Guard(self._run_batch, self.timeout_s,
+                                                   on_hang=lambda: self.spark.sparkContext.cancelAllJobs())
+        outcomes = [RunOutcome.failed(r.explain()) if isinstance(r, Crash) else r for r in guard(scenarios)]
+        self.hung = guard.hung
+        return outcomes
+
+    def _run_batch(self, scenarios: Sequence[Scenario]) -> list[RunOutcome]:
+        """One call of the entry path; results are matched to scenarios by ``scenario_index``."""
         from conformance.fries.frontends import run_path
 
         scratch = tempfile.mkdtemp(prefix="streamproof-conformance-")
-        session = self.spark
-        finished, results = call_with_timeout(lambda: run_path(
-            session, self.path, list(scenarios), self.scheduler, faults=self.faults,
-            checkpoint_dir=self._checkpoint_dir or scratch), self.timeout_s)
-        if not finished:
-            self.hung = (f"the Spark engine did not finish a batch of {len(scenarios)} case(s) within "
-                         f"{self.timeout_s:.0f} s (a liveness failure: some run never ends); the engine is "
-                         "not used again in this process")
-            try:
-                session.sparkContext.cancelAllJobs()
-            except Exception:  # noqa: BLE001 - best effort
-                pass
-            return [RunOutcome.failed(self.hung)] * len(scenarios)
+        results = run_path(self.spark, self.path, list(scenarios), self.scheduler, faults=self.faults,
+                           checkpoint_dir=self._checkpoint_dir or scratch)
         shutil.rmtree(scratch, ignore_errors=True)
-        assert results is not None
         outcomes: list[RunOutcome] = [RunOutcome.failed("no result reported for this scenario")] * len(scenarios)
         for result in results:
             index = result.scenario_index
