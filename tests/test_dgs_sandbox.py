@@ -381,3 +381,11 @@ def test_bad_input_wrapped_in_a_hypothesis_exception_group(tmp_path: Path, capsy
 def test_too_many_tags(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     err = bad_input(capsys, program(tmp_path, extra="\nP.tags = frozenset(range(10 ** 5))\n"))
     assert "P.tags: 100,000 tags; at most 1,000 are supported" in err
+
+
+def test_many_quick_calls_do_not_add_up_to_a_call_limit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Loading tabulates depends on every pair of tags: 250,000 quick calls take longer than
+    the 0.3 s per-call limit in total, but no single call is slow."""
+    extra = "\nP.tags = frozenset(range(500))\nP.tag = staticmethod(lambda e: 0)\n"
+    code, out, err = check(capsys, program(tmp_path, extra=extra), "--call-timeout", "0.3", "--examples", "2")
+    assert code == 0, err

@@ -78,8 +78,11 @@ class Writer:
         return previous
 
     def leave(self, previous: tuple[str, float, bool]) -> None:
-        """Go back to the activity :meth:`enter` returned (its clock keeps running)."""
-        self.label, self.started, self.in_user = previous
+        """Go back to the activity :meth:`enter` returned. Its clock restarts: the per-call
+        limit bounds each stretch of user code between two calls, so reading the members may
+        take longer than the limit in total when it is spent in many quick ``depends`` calls."""
+        self.label, _, self.in_user = previous
+        self.started = time.monotonic()
         self._publish()
 
     def condition(self, index: int) -> None:

@@ -43,7 +43,8 @@ class Request:
 
 def check_program(request: Request, monitor: SandboxMonitor) -> dict[str, Any]:
     """Load and check; ``{"kind": "report", "consistent", "document", "lines"}``."""
-    program = load_program(request.target, monitor)
+    with monitor.phase("loading the program"):
+        program = load_program(request.target, monitor)
     vacuous = vacuous_conditions(program)
     if request.prove:
         document, lines, consistent = _prove(program, request, monitor)

@@ -65,6 +65,7 @@ from spec.errors import InputError
 
 SIMPLE_MEMBERS = ("tags", "tag", "depends", "init", "update", "out", "fork", "join", "events")
 RICH_MEMBERS = ("tags", "tag", "depends", "init", "initial", "state_types", "forks", "joins", "events")
+ALL_MEMBERS = tuple(dict.fromkeys(SIMPLE_MEMBERS + RICH_MEMBERS + ("state_eq", "splits")))
 SIMPLE_STATE = "State"
 MAX_SOURCE_BYTES = 10_000_000
 MAX_TAGS = 1000
@@ -106,11 +107,11 @@ def load_program(target: str, monitor: Monitor = UNMONITORED) -> Program:
         raise InputError("expected FILE.py:NAME (a Python file and the program's name in it)", target)
     with monitor.running(f"importing {path}"):
         module = _import_file(path)
-    with monitor.running(f"reading {name}'s members"):
+    with monitor.running(f"reading {name} from {path}"):
         if not _has(module, name, path):
             raise InputError(f"has no member {name!r}", path)
         obj = _member(module, name, path)
-        return program_from_object(obj, name, monitor)
+    return program_from_object(obj, name, monitor)
 
 
 def _import_file(path: str) -> Any:
@@ -165,8 +166,12 @@ def _has(obj: Any, key: str, where: str) -> bool:
         raise InputError(f"reading member {key!r} raised {describe_error(error)}", where) from None
 
 
-def program_from_object(obj: Any, name: str, monitor: Monitor = UNMONITORED) -> Program:
-    """Validate a user's program object (either form, see the module docstring)."""
+def program_from_object(user_object: Any, name: str, monitor: Monitor = UNMONITORED) -> Program:
+    """Validate a user's program object (either form, see the module docstring). Its members
+    are read once, first (the monitor sees that as user code); the validation that follows
+    runs on what was read."""
+    with monitor.running(f"reading {name}'s members"):
+        obj = {m: _member(user_object, m, name) for m in ALL_MEMBERS if _has(user_object, m, name)}
     rich = _has(obj, "state_types", name)
     required = RICH_MEMBERS if rich else SIMPLE_MEMBERS
     missing = [m for m in required if not _has(obj, m, name)]
