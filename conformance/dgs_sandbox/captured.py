@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from spec.errors import cut, one_line
+
 KEEP = 4000
 SHOWN_LINES = 20
 
@@ -36,7 +38,7 @@ class Captured:
                 shown = text.splitlines()[-SHOWN_LINES:]
                 cut = " (last lines)" if self.truncated or len(text.splitlines()) > SHOWN_LINES else ""
                 out.append(f"the program printed on {name}{cut}:")
-                out += [f"  | {_printable(line)}" for line in shown]
+                out += [f"  | {one_line(line)}" for line in shown]
         return out
 
     def hint(self) -> str:
@@ -44,9 +46,7 @@ class Captured:
         for name, text in (("stderr", self.stderr), ("stdout", self.stdout)):
             last = [line for line in text.splitlines() if line.strip()]
             if last:
-                shown = _printable(last[-1].strip())
-                shown = shown if len(shown) <= 160 else shown[:157] + "..."
-                return f" (last line the program printed on {name}: {shown})"
+                return f" (last line the program printed on {name}: {cut(one_line(last[-1].strip()), 160)})"
         return ""
 
 
@@ -64,16 +64,3 @@ def _tail(path: Path) -> tuple[str, bool]:
         raw = handle.read()
     text = raw.decode("utf-8", "replace")
     return (text[-KEEP:], size > len(raw) or len(text) > KEEP)
-
-
-def one_line(text: str, limit: int = 2000) -> str:
-    """``text`` as one printable line of at most ``limit`` characters: line breaks become
-    ``" | "``, other control characters are escaped."""
-    joined = " | ".join(part.strip() for part in text.splitlines() if part.strip())
-    shown = _printable(joined)
-    return shown if len(shown) <= limit else shown[: limit - 3] + "..."
-
-
-def _printable(line: str) -> str:
-    """``line`` without control characters (a terminal escape sequence stays inert)."""
-    return "".join(c if c.isprintable() or c == "\t" else repr(c)[1:-1] for c in line)

@@ -30,17 +30,18 @@ from pathlib import Path
 from typing import Any
 
 from conformance.dgs_sandbox import beacon
-from conformance.dgs_sandbox.captured import Captured, one_line, read_captured
+from conformance.dgs_sandbox.captured import Captured, read_captured
 from conformance.dgs_sandbox.blame import located
 from conformance.dgs_sandbox.child import BEACON, REQUEST, RESULT, STACK, STDERR, STDOUT
 from conformance.dgs_sandbox.check import CONDITIONS, Request
 from conformance.progress import ProgressBar
-from spec.errors import InputError
+from spec.errors import InputError, cut, one_line
 
 POLL = 0.05
 MAX_OUTPUT = 50_000_000
 PROGRESS_AFTER = 1.0
 STACK_WAIT = 1.0
+MAX_MESSAGE = 2000
 STARTING = "starting Python and the checker"
 
 
@@ -208,15 +209,14 @@ def _died(code: int | None, watch: _Watch, output: Captured) -> Exception:
     how = f"was killed by signal {-code}" if code is not None and code < 0 else f"exited with status {code}"
     snap = watch.last
     if snap is not None and snap.in_user:
-        return InputError(one_line(f"the program's process {how} without a result{_during(snap)}{output.hint()}"),
-                          snap.label)
+        return InputError(f"the program's process {how} without a result{_during(snap)}{output.hint()}", snap.label)
     return InternalError(f"the checker's process {how} without a result{output.hint()}")
 
 
 def _verdict(result: dict[str, Any], output: Captured) -> Verdict:
     kind = result.get("kind")
     if kind == "input_error":
-        raise InputError(one_line(f"{result['message']}{output.hint()}"))
+        raise InputError(cut(one_line(f"{result['message']}{output.hint()}"), MAX_MESSAGE))
     if kind == "internal_error":
         raise InternalError(str(result["message"]), str(result.get("traceback", "")))
     return Verdict(bool(result["consistent"]), result["document"], list(result["lines"]), output)

@@ -71,7 +71,6 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Check the program in the sandbox, print the verdict; return the exit code."""
-    from conformance.dgs_sandbox.captured import one_line
     from conformance.dgs_sandbox.check import Request
     from conformance.dgs_sandbox.runner import InternalError, Limits, run_check
     from reference.dgs.checker import DEFAULT_EXAMPLES
@@ -86,8 +85,6 @@ def run(args: argparse.Namespace) -> int:
     request = Request(args.target, examples, args.seed, args.prove, args.memory_limit)
     try:
         verdict = run_check(request, limits, progress=sys.stderr.isatty())
-    except InputError as error:
-        raise InputError(one_line(str(error))) from None
     except InternalError as error:
         if os.environ.get("STREAMPROOF_DEBUG"):
             print(error.detail, file=sys.stderr)
@@ -96,8 +93,7 @@ def run(args: argparse.Namespace) -> int:
         print_json({**verdict.document, "output": verdict.output.to_json()})
     else:
         for line in verdict.lines + verdict.output.lines():
-            # a lone surrogate (a file name that is not UTF-8) must not break the output
-            print(line.encode("utf-8", "backslashreplace").decode("utf-8"))
+            print(line)
     return EXIT_CONSISTENT if verdict.consistent else EXIT_INCONSISTENT
 
 
