@@ -17,35 +17,20 @@ from typing import Any
 
 import pytest
 
-from spec.fries.dataflow import dataflow
-from spark_impl.reconfig import Executor, GeneratedSource, Request, UserOperator, collect_results, user_job, user_update
-from spark_impl.workloads.soak import Tagger, forward, keep
+from spark_impl.reconfig import Executor, collect_results
+from spark_impl.workloads.footprint import disk_bytes
+from spark_impl.workloads.soak import generated_job, swap
 from spark_impl.reconfig.retention import Retention, needed_from
 from spark_impl.reconfig.progress import Progress
 from spark_impl.reconfig.sinks import ParquetSink
 
 pytestmark = pytest.mark.spark
 
-FLOW = dataflow([("S", "source"), ("M", "one-to-one"), ("T", "one-to-one")], [("S", "M"), ("M", "T")])
 BATCHES, SIZE = 9, 4
 
 
 def _job() -> Any:
-    def event(i: int) -> tuple[Any, Any]:  # nested: pickled by value for the Spark workers
-        return f"k{i % 7}", i
-
-    source = GeneratedSource("S", BATCHES * SIZE, event)
-    return user_job(FLOW, {"M": UserOperator(FLOW.kind("M"), Tagger(0)), "T": UserOperator(FLOW.kind("T"), forward)},
-                    source, parallelism={"M": 2}, timing=_timing())
-
-
-def _timing() -> Any:
-    from spark_impl.reconfig.model import Timing
-    return Timing(batch_size=SIZE)
-
-
-def _size(root: Path) -> int:
-    return sum(f.stat().st_size for f in root.rglob("*") if f.is_file())
+    return generated_job(BATCHES * SIZE, SIZE)
 
 
 def _executor(spark: Any, ckpt: Path, table: Path, resume: bool) -> Executor:
@@ -61,7 +46,7 @@ def test_bounded_checkpoint_and_exactly_once_parquet_across_a_restart(spark: Any
     for step in range(BATCHES + 8):
         if step % 3 == 1:
             version += 1
-            assert ex.submit(0, Request({"M": user_update(FLOW, "M", Tagger(version), keep)})) is None
+            assert ex.submit(0, swap(version)) is None
         if step == 4:
             saved = (ckpt / "sink.json").read_bytes()
         ex.step()
@@ -72,7 +57,7 @@ def test_bounded_checkpoint_and_exactly_once_parquet_across_a_restart(spark: Any
         batch_dirs = os.listdir(ckpt / "batches")
         assert len(batch_dirs) <= 4, batch_dirs
         assert step == 0 or len(os.listdir(ckpt / "requests")) <= 3
-        sizes[step] = _size(ckpt)
+        sizes[step] = disk_bytes(str(ckpt))
         if ex.done():
             break
     assert ex.done()

@@ -75,7 +75,7 @@ class ParquetSink:
     value_type: str = "string"
 
     def __post_init__(self) -> None:
-        _check_types(self.key_type, self.value_type)
+        check_types(self.key_type, self.value_type)
 
     def deliver(self, df: Any, batch_id: int) -> None:
         """Overwrite exactly this delivery's partition (idempotent by batch id)."""
@@ -92,14 +92,15 @@ class CallbackSink:
     value_type: str = "string"
 
     def __post_init__(self) -> None:
-        _check_types(self.key_type, self.value_type)
+        check_types(self.key_type, self.value_type)
 
     def deliver(self, df: Any, batch_id: int) -> None:
         """Call the user's function."""
         self.function(df, batch_id)
 
 
-def _check_types(*kinds: str) -> None:
+def check_types(*kinds: str) -> None:
+    """Refuse a column type not in :data:`COLUMN_TYPES` (bad input)."""
     for kind in kinds:
         if kind not in COLUMN_TYPES:
             raise InputError(f"unknown sink column type {kind!r} (expected one of {', '.join(COLUMN_TYPES)})")

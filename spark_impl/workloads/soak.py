@@ -19,15 +19,18 @@ the committed input must appear under exactly one transaction, and every transac
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import statistics
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Callable
 
 from spec.fries.dataflow import dataflow
-from spark_impl.reconfig.model import Job, ListSource, Request, UserOperator, user_job, user_update
+from spark_impl.reconfig.model import (
+    GeneratedSource, Job, ListSource, Request, Timing, UserOperator, user_job, user_update,
+)
 from spark_impl.reconfig.retention import Retention
 from spark_impl.reconfig.sinks import ParquetSink, deliver
 from spark_impl.reconfig.streaming import StreamingRun, start_query
@@ -60,6 +63,17 @@ def soak_job() -> Job:
     """The job (its source is replaced by the front end's input log)."""
     return user_job(FLOW, {"M": UserOperator(FLOW.kind("M"), Tagger(0)), "T": UserOperator(FLOW.kind("T"), forward)},
                     ListSource(()), parallelism={"M": 2})
+
+
+def event(keys: int, index: int) -> tuple[Any, Any]:
+    """Tuple ``index`` of :func:`generated_job`: key ``k<index mod keys>``, value ``index``."""
+    return f"k{index % keys}", index
+
+
+def generated_job(tuples: int, batch_size: int, keys: int = 7) -> Job:
+    """The same pipeline over a finite generated source (tests of the executor on its own)."""
+    return replace(soak_job(), source=GeneratedSource("S", tuples, functools.partial(event, keys)),
+                   timing=Timing(batch_size=batch_size))
 
 
 def swap(version: int) -> Request:

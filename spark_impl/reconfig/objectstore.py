@@ -1,0 +1,130 @@
+"""An exactly-once sink on storage that has no rename (S3, GCS, ABFS, HDFS, local), through
+``pyarrow.fs``: write-once part files plus a committed manifest.
+
+:class:`ObjectStoreSink` is a :class:`~spark_impl.reconfig.sinks.Sink` for a filesystem URI
+(``pyarrow.fs.FileSystem.from_uri``: ``s3://key:secret@bucket/table?region=...``,
+``gs://...``, ``hdfs://...``, ``file:///...``). Delivering batch id ``b``:
+
+1. if ``_manifest/<b>.json`` exists and parses, ``b`` is already committed: nothing is written
+   (idempotent by batch id: a replay after a crash writes nothing twice);
+2. Spark tasks write the rows of their partition to ``data/b<b>/part-<i>.parquet`` with
+   pyarrow (the driver receives only file names and row counts). The names depend only on
+   ``b`` and the partition, so a retried task or a repeated delivery *replaces* the same
+   object (an object-store PUT is atomic: a reader sees the old or the new object whole);
+3. the driver writes the manifest, one object listing the part files: the commit. A part file
+   no manifest lists (a delivery that crashed before its commit) is never read.
+
+Readers read only what the manifests list: :func:`read_committed` (pyarrow) returns the
+committed rows as a ``pyarrow.Table`` (``.to_pandas()``, or ``spark.createDataFrame`` of it).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
+
+from spark_impl.reconfig.sinks import COLUMN_TYPES, check_types
+
+_ARROW_TYPES = {"string": "string", "long": "int64", "double": "float64", "boolean": "bool"}
+COLUMNS = ("job", "batch", "operator", "txn", "key", "value")
+
+
+def filesystem(uri: str) -> tuple[Any, str]:
+    """``(pyarrow FileSystem, path inside it)`` of ``uri``."""
+    import pyarrow.fs as pafs
+
+    fs, path = pafs.FileSystem.from_uri(uri)
+    return fs, path.rstrip("/")
+
+
+def _schema(key_type: str, value_type: str) -> Any:
+    import pyarrow as pa
+
+    return pa.schema([("job", pa.int32()), ("batch", pa.int64()), ("operator", pa.string()), ("txn", pa.string()),
+                      ("key", pa.type_for_alias(_ARROW_TYPES[key_type])),
+                      ("value", pa.type_for_alias(_ARROW_TYPES[value_type]))])
+
+
+def _manifest(root: str, batch_id: int) -> str:
+    return f"{root}/_manifest/{batch_id:020d}.json"
+
+
+def _read_json(fs: Any, path: str) -> Any | None:
+    """The object's JSON content, or None if it is absent or incomplete."""
+    try:
+        with fs.open_input_stream(path) as handle:
+            return json.loads(handle.read().decode("utf-8"))
+    except (FileNotFoundError, OSError, ValueError):
+        return None
+
+
+def _part_writer(uri: str, batch_id: int, key_type: str, value_type: str) -> Callable[[int, Iterator[Any]], Iterator[Any]]:
+    def write(part: int, rows: Iterator[Any]) -> Iterator[tuple[str, int]]:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        columns: dict[str, list[Any]] = {name: [] for name in COLUMNS}
+        for row in rows:
+            for name, value in zip(COLUMNS, row):
+                columns[name].append(value)
+        if not columns["txn"]:
+            return iter(())
+        fs, root = filesystem(uri)
+        name = f"data/b{batch_id:020d}/part-{part:05d}.parquet"
+        pq.write_table(pa.table(columns, schema=_schema(key_type, value_type)), f"{root}/{name}", filesystem=fs)
+        return iter([(name, len(columns["txn"]))])
+
+    return write
+
+
+@dataclass(frozen=True)
+class ObjectStoreSink:
+    """See the module docstring."""
+
+    uri: str
+    key_type: str = "string"
+    value_type: str = "string"
+
+    def __post_init__(self) -> None:
+        check_types(self.key_type, self.value_type)
+
+    def deliver(self, df: Any, batch_id: int) -> None:
+        """Write the parts, then commit the manifest (nothing if ``batch_id`` is committed)."""
+        fs, root = filesystem(self.uri)
+        if _read_json(fs, _manifest(root, batch_id)) is not None:
+            return
+        fs.create_dir(f"{root}/_manifest", recursive=True)  # (and the bucket, if the URI allows it)
+        parts = df.rdd.mapPartitionsWithIndex(_part_writer(self.uri, batch_id, self.key_type, self.value_type)).collect()
+        body = json.dumps({"batch": batch_id, "files": sorted([str(n), int(c)] for n, c in parts)})
+        with fs.open_output_stream(_manifest(root, batch_id)) as handle:
+            handle.write(body.encode("utf-8"))
+
+
+def committed_files(uri: str) -> list[str]:
+    """The part files the manifests list (paths inside the filesystem), in batch order."""
+    import pyarrow.fs as pafs
+
+    fs, root = filesystem(uri)
+    infos = fs.get_file_info(pafs.FileSelector(f"{root}/_manifest", allow_not_found=True))
+    files: list[str] = []
+    for info in sorted(infos, key=lambda i: str(i.path)):
+        manifest = _read_json(fs, info.path) if str(info.path).endswith(".json") else None
+        if manifest is not None:
+            files.extend(f"{root}/{name}" for name, _ in manifest["files"])
+    return files
+
+
+def read_committed(uri: str, key_type: str = "string", value_type: str = "string") -> Any:
+    """Every committed row as a ``pyarrow.Table`` (empty if nothing was committed yet)."""
+    import pyarrow.parquet as pq
+
+    fs, _ = filesystem(uri)
+    schema = _schema(key_type, value_type)
+    files = committed_files(uri)
+    if not files:
+        return schema.empty_table()
+    return pq.read_table(files, filesystem=fs, schema=schema)
+
+
+__all__ = ["COLUMN_TYPES", "ObjectStoreSink", "committed_files", "filesystem", "read_committed"]
