@@ -12,6 +12,7 @@ dying) into a one-line bad-input error (exit 2) that names the callback.
 * :mod:`~conformance.dgs_sandbox.child` - the child process's entry point;
 * :mod:`~conformance.dgs_sandbox.check` - what the child computes (load, check, render);
 * :mod:`~conformance.dgs_sandbox.guard` - wrapping every call into user code;
+* :mod:`~conformance.dgs_sandbox.blame` - whose fault an escaped exception is, where a stuck program was;
 * :mod:`~conformance.dgs_sandbox.beacon` - the shared record of what the child is doing;
 * :mod:`~conformance.dgs_sandbox.captured` - the program's stdout / stderr for the report.
 """
