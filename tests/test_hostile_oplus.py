@@ -134,3 +134,19 @@ def test_generated_scenarios_are_within_budget_and_the_estimate_bounds_the_outpu
 def test_refusal_names_the_json_path() -> None:
     with pytest.raises(InputError, match=r"^s\.json: params\.keys: at most"):
         parse_scenario({**FORWARD, "params": {"keys": 10**6}}, "s.json")
+
+
+def test_window_store_lookups_are_logarithmic_in_ws_over_wa() -> None:
+    # a tuple of a WA = 1, WS = 300,000 scenario creates 300,000 window sets of one key; each
+    # check&Create / set rebuilt the list of left boundaries (quadratic: 2 tuples did not
+    # finish in 120 s)
+    from reference.oplus.state import WindowStore
+    from spec.oplus.model import WindowSet
+
+    store = WindowStore()
+    started = time.monotonic()
+    for left in range(20_000):
+        ws = store.check_and_create("k", left, (None,))
+        store.set("k", WindowSet(left, "k", (left,)), left, 0, 0)
+    assert store.check_and_create("k", 7, (None,)).states == (7,)
+    assert time.monotonic() - started < 3

@@ -16,6 +16,10 @@ from dataclasses import dataclass
 from spec.oplus.model import Key, State, WindowSet
 
 
+def _left(ws: WindowSet) -> int:
+    return ws.left
+
+
 @dataclass(frozen=True)
 class Write:
     """One audited write of ``key``'s windows by instance ``writer`` in epoch ``epoch``."""
@@ -73,8 +77,7 @@ class WindowStore:
     def check_and_create(self, key: Key, left: int, empty: tuple[State, ...]) -> WindowSet:
         """check&Create(k, l): the window set of ``key`` at ``left``, created empty if absent."""
         sets = self._sets.setdefault(key, [])
-        lefts = [ws.left for ws in sets]
-        index = bisect.bisect_left(lefts, left)
+        index = bisect.bisect_left(sets, left, key=_left)  # O(log n): WS / WA sets per key
         if index < len(sets) and sets[index].left == left:
             return sets[index]
         old_first = sets[0].left if sets else None
@@ -88,12 +91,10 @@ class WindowStore:
         """sigma.set(k, l, states): replace the set with ``ws.left``; ``ts`` = the updating
         tuple's timestamp."""
         sets = self._sets[key]
-        for index, current in enumerate(sets):
-            if current.left == ws.left:
-                sets[index] = ws
-                break
-        else:
+        index = bisect.bisect_left(sets, ws.left, key=_left)
+        if index == len(sets) or sets[index].left != ws.left:
             raise KeyError(f"no window set of {key!r} at {ws.left}")
+        sets[index] = ws
         if ts is not None:
             self._last_ts[key] = ts
         self._audit(key, writer, epoch)
