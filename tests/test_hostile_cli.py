@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -127,3 +128,49 @@ def test_mcs_unknown_operator_error_is_bounded(tmp_path: Path) -> None:
     assert_contract(outcome)
     assert outcome.code == 2 and len(outcome.err) < 1500, outcome.describe()
     assert "and 25 more" in outcome.err
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("vectors")
+    outcome = run(["vectors", "export", str(root), "--cases", "1", "--oplus-cases", "1"], 120)
+    assert outcome.code == 0, outcome.describe()
+    return root
+
+
+@pytest.mark.parametrize("name, edit, problem", [
+    ("oplus/0000.json", lambda v: v.pop("expected"), "missing field 'expected'"),
+    ("oplus/0000.json", lambda v: v.update(expected=[{"ts": "x", "key": 1, "value": 2}]),
+     "expected[0].ts: expected an integer"),
+    ("oplus/0000.json", lambda v: v.update(scenario={**v["scenario"], "WS": 10**12}),
+     "oplus/0000.json: scenario: "),
+    ("fries/0000.json", lambda v: v.pop("scenario"), "missing field 'scenario'"),
+    ("fries/0000.json", lambda v: v.update(reference_run={"outputs": [[{}]]}),
+     "reference_run.outputs[0]"),
+    ("fries/0000.json", lambda v: v.update(reference_run=[]), "reference_run: expected a JSON object"),
+])
+def test_vectors_check_names_a_malformed_vector(exported: Path, name: str, edit: Any,
+                                                problem: str) -> None:
+    # was: KeyError / TypeError, exit 3
+    path = exported / name
+    original = path.read_text()
+    vector = json.loads(original)
+    edit(vector)
+    path.write_text(json.dumps(vector))
+    try:
+        outcome = run(["vectors", "check", str(exported), "--engine", "reference", "--json"])
+    finally:
+        path.write_text(original)
+    assert_contract(outcome)
+    assert outcome.code == 2 and problem in outcome.err, outcome.describe()
+
+
+def test_vectors_export_into_a_file_or_too_many_cases(tmp_path: Path) -> None:
+    # was: NotADirectoryError, exit 3; --cases had no upper bound
+    afile = tmp_path / "file"
+    afile.write_text("x")
+    for argv in (["vectors", "export", str(afile)], ["vectors", "export", str(afile / "sub")],
+                 ["vectors", "export", str(tmp_path / "d"), "--cases", "100000000"]):
+        outcome = run(argv)
+        assert_contract(outcome)
+        assert outcome.code == 2, outcome.describe()

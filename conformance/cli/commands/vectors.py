@@ -12,9 +12,14 @@ executor) are listed as skipped, never counted as matches.
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from conformance.cli.output import print_json
+from spec.errors import cut
+
+MAX_CASES = 10_000
+"""Most vectors of one suite ``export`` writes (each runs the reference once)."""
 
 
 def register(subparsers: Any) -> None:
@@ -42,10 +47,17 @@ def run(args: argparse.Namespace) -> int:
 
     if args.action == "export":
         for flag, value in (("--cases", args.cases), ("--oplus-cases", args.oplus_cases)):
-            if value < 0:
-                raise InputError(f"must be >= 0, got {value}", flag)
-        written = vectors.export(args.directory, fries_cases=args.cases, oplus_cases=args.oplus_cases,
-                                 seed=args.seed)
+            if not 0 <= value <= MAX_CASES:
+                raise InputError(f"must be 0 to {MAX_CASES:,}, got {cut(str(value), 20)}", flag)
+        try:
+            Path(args.directory).mkdir(parents=True, exist_ok=True)
+            written = vectors.export(args.directory, fries_cases=args.cases,
+                                     oplus_cases=args.oplus_cases, seed=args.seed)
+        except (FileExistsError, NotADirectoryError):
+            raise InputError("is not a directory (or a part of its path is a file)",
+                             args.directory) from None
+        except OSError as error:
+            raise InputError(f"cannot write there ({error.strerror})", args.directory) from None
         if args.json:
             print_json({"directory": args.directory, "vectors": len(written)})
         else:
