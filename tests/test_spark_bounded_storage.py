@@ -44,7 +44,7 @@ def test_bounded_checkpoint_and_exactly_once_parquet_across_a_restart(spark: Any
     sizes: dict[int, int] = {}
     version = 0
     for step in range(BATCHES + 8):
-        if step % 3 == 1:
+        if step in (1, 5):  # not at the restart step: a request not committed before a crash is lost
             version += 1
             assert ex.submit(0, swap(version)) is None
         if step == 4:
