@@ -85,6 +85,9 @@ class Scope:
         pairs = "every independent fork-predicate pair" if self.all_pairs else \
             "the fork-predicate pairs of the program's splits"
         extent = "every depth" if self.complete else f"depth <= {self.depth}"
+        if self.instances == 0:
+            return (f"exhaustive search found no instance in its scope ({self.events} sampled "
+                    f"events of {self.tags} tags, {pairs})")
         return (f"exhaustive for {extent} (events before the condition's own, from init, "
                 f"sequential histories) over {self.events} sampled events of {self.tags} tags "
                 f"and {pairs}: {self.instances} instances ({self.evaluated} distinct evaluated)")
@@ -185,10 +188,14 @@ class _Search:
         self.instances = 0
         self.covered = 0
         self.all_pairs = True
+        self.cut = False  # a generator stopped on the deadline (its depth did not finish)
         self._wires: dict[tuple[Event, ...], Wire] = {}
 
     def expired(self) -> bool:
-        return time.monotonic() > self.deadline
+        """Past the deadline (a generator that stops for it sets ``cut``)."""
+        if time.monotonic() > self.deadline:
+            self.cut = True
+        return self.cut
 
     def wire(self, prefix: tuple[Event, ...]) -> Wire:
         if prefix not in self._wires:
@@ -213,10 +220,14 @@ class _Search:
         seen: set[tuple[object, ...]] = set()
         for before in range(depth + 1):
             for prefix in self.prefixes(before):
+                if self.expired():
+                    return
                 wire = self.wire(prefix)
                 history = tuple(Update(e) for e in prefix)
                 for fork, join in program.fork_join_pairs(wire.state_type):
                     for p1, p2 in self.pairs(wire, fork.left, fork.right):
+                        if self.expired():
+                            return
                         forked = repr(program.fork(fork.name, wire.state, p1, p2))
                         for n1 in range(depth - before + 1):
                             for u1 in _sequences(self.events, p1, n1, self.tag_of):
@@ -238,6 +249,8 @@ class _Search:
 
     def c2(self, depth: int) -> Iterator[C2Instance]:
         for prefix in self.prefixes(depth):
+            if self.expired():
+                return
             wire = self.wire(prefix)
             history = tuple(Update(e) for e in prefix)
             for fork, join in self.program.fork_join_pairs(wire.state_type):
@@ -251,6 +264,8 @@ class _Search:
             wire = self.wire(prefix)
             history = tuple(Update(e) for e in prefix)
             for i, e1 in enumerate(self.events):
+                if self.expired():
+                    return
                 for j, e2 in enumerate(self.events):
                     t1, t2 = self.tag_of[i], self.tag_of[j]
                     if t1 in wire.pred and t2 in wire.pred and not program.depends(t1, t2):
@@ -274,7 +289,6 @@ def search(program: Program, condition: str, budget: float = 3.0) -> tuple[Found
     complete = False
     for depth in range(MAX_DEPTH + 1):
         count = 0
-        finished = True
         for instance in generate(depth):
             count += 1
             engine.instances += 1
@@ -283,9 +297,8 @@ def search(program: Program, condition: str, budget: float = 3.0) -> tuple[Found
                 return Found(instance, evaluation), _scope(engine, condition, done, start, False,
                                                            depth)
             if engine.expired():
-                finished = False
                 break
-        if not finished:
+        if engine.cut:
             break
         done = depth
         if count == 0 and depth > 0:
