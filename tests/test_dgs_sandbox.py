@@ -352,14 +352,22 @@ def test_files_that_are_not_python_programs(tmp_path: Path, capsys: pytest.Captu
         assert "syntax error: source code string cannot contain null bytes" in err and "None" not in err
 
 
-def test_a_loop_in_a_dunder_on_the_checkers_path_is_located(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """A state whose __repr__ never returns, called by the checker outside any callback: the
-    total limit stops it and the stack dump names the user's line."""
-    extra = ("\nclass S(int):\n    def __repr__(self):\n        while True: pass\n"
+@pytest.mark.parametrize("dunder", ["__repr__", "__eq__"])
+def test_a_loop_in_a_dunder_on_the_checkers_path_hits_the_call_limit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], dunder: str
+) -> None:
+    """A state whose __repr__ / __eq__ never returns, called by the checker outside any
+    callback: two stack dumps of the child show the user's code running, and the per-call limit
+    applies (it used to wait for the total limit, 600 s by default)."""
+    extra = (f"\nclass S(int):\n    def {dunder}(self, *other):\n        while True: pass\n"
+             "    __hash__ = int.__hash__\n"
              "P.init = staticmethod(lambda: S(0))\nP.update = staticmethod(lambda s, e: S(s + 1))\n"
              "P.join = staticmethod(lambda a, b: S(a + b))\nP.fork = staticmethod(lambda s, l, r: (s, S(1)))\n")
-    err = bad_input(capsys, program(tmp_path, extra=extra), "--timeout", "4")
-    assert "did not finish within 4 s" in err and "in __repr__" in err
+    started = time.monotonic()
+    err = bad_input(capsys, program(tmp_path, extra=extra), "--call-timeout", "1", "--timeout", "60")
+    assert time.monotonic() - started < 30  # about 3 s on a quiet machine
+    assert "the program's code: did not return within 1 s" in err and "outside any callback" in err
+    assert f"the program was at prog.py:" in err and f"in {dunder}" in err
 
 
 @pytest.mark.parametrize(("tag", "shown"), [("[e]", "['a']"), ("e", "data(...)")])
@@ -384,3 +392,14 @@ def test_many_quick_calls_do_not_add_up_to_a_call_limit(tmp_path: Path, capsys: 
     extra = "\nP.tags = frozenset(range(500))\nP.tag = staticmethod(lambda e: 0)\n"
     code, out, err = check(capsys, program(tmp_path, extra=extra), "--call-timeout", "0.3", "--examples", "2")
     assert code == 0, err
+
+
+def test_prove_runs_in_the_sandbox_and_a_loop_on_symbolic_values_is_stopped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--prove calls update on Z3-backed symbolic values; those calls are the prover's time
+    (Z3 solves inside them), yet the program's own loop there is still stopped by the per-call
+    limit, from stack dumps."""
+    update = "if type(s) is not int:\n        while True: pass"
+    err = bad_input(capsys, program(tmp_path, update=update), "--prove", "--call-timeout", "1")
+    assert "P.update: did not return within 1 s" in err and "run on symbolic values by --prove" in err

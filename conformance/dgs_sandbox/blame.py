@@ -70,11 +70,23 @@ def is_user_file(filename: str) -> bool:
 def located(stack_dump: str) -> str | None:
     """``"prog.py:12 in update"`` for the innermost user frame of a ``faulthandler`` dump of the
     current thread (most recent call first), or None."""
-    for line in stack_dump.splitlines():
-        match = _DUMP_FRAME.match(line)
-        if match and is_user_file(match["file"]):
-            return f"{Path(match['file']).name}:{match['line']} in {match['name']}"
+    for name, line, function in frames(stack_dump):
+        if is_user_file(name):
+            return f"{Path(name).name}:{line} in {function}"
     return None
+
+
+def frames(stack_dump: str) -> list[tuple[str, int, str]]:
+    """``(file, line, function)`` of each frame of a ``faulthandler`` dump, most recent first
+    (the first dump in the text)."""
+    found: list[tuple[str, int, str]] = []
+    for text in stack_dump.splitlines():
+        match = _DUMP_FRAME.match(text)
+        if match:
+            found.append((match["file"], int(match["line"]), match["name"]))
+        elif found and not text.strip():
+            break
+    return found
 
 
 def _chain(error: BaseException, seen: set[int]) -> Iterator[BaseException]:

@@ -3,7 +3,8 @@
 Each user function the loader hands over is wrapped so that a call
 
 * marks the shared record (:mod:`conformance.dgs_sandbox.beacon`): the parent sees which
-  function runs since when, and kills the child when one call exceeds its limit;
+  function runs since when, and kills the child when one call exceeds its limit (a call on the
+  prover's symbolic values is marked as the prover's time: Z3 solves inside it);
 * turns what the checker must not see into the user program's fault:
 
   - a ``BaseException`` that is not an ``Exception`` (``SystemExit``, ``KeyboardInterrupt``,
@@ -42,6 +43,7 @@ _CONTROL = (
 # packages whose exceptions raised through user code are ours (the prover's symbolic values
 # raise them inside the user's functions), never the user's
 _OURS = ("spec.", "reference.", "proofs.", "conformance.", "z3")
+SYMBOLIC = " (symbolically)"
 
 
 class UserAbort(BaseException):
@@ -90,7 +92,7 @@ class SandboxMonitor:
         writer = self.writer
 
         def guarded(*args: Any) -> Any:
-            previous = writer.enter(label, True)
+            previous = writer.enter(label, True) if not _symbolic(args) else writer.enter(label + SYMBOLIC, False)
             try:
                 return fn(*args)
             except Exception as error:  # noqa: BLE001 - sorted below
@@ -131,6 +133,18 @@ class SandboxMonitor:
                 writer.leave(previous)
 
         return guarded()
+
+
+def _symbolic(args: tuple[Any, ...]) -> bool:
+    """True when the prover calls the user's function on symbolic values (``proofs.dgs``):
+    its Z3 queries then run inside the call, so the call is not held to the per-call limit
+    (the parent still stops it if a stack dump shows the user's own code stuck)."""
+    for arg in args:
+        inner = arg.values() if isinstance(arg, dict) else arg if isinstance(arg, (tuple, list)) else ()
+        for value in (arg, *inner):
+            if type(value).__module__.startswith("proofs."):
+                return True
+    return False
 
 
 def _is_ours(error: BaseException) -> bool:

@@ -34,13 +34,14 @@ from conformance.dgs_sandbox.captured import Captured, read_captured
 from conformance.dgs_sandbox.blame import located
 from conformance.dgs_sandbox.child import BEACON, REQUEST, RESULT, STACK, STDERR, STDOUT
 from conformance.dgs_sandbox.check import CONDITIONS, Request
+from conformance.dgs_sandbox.guard import SYMBOLIC
+from conformance.dgs_sandbox.stack import StackProbe
 from conformance.progress import ProgressBar
 from spec.errors import InputError, cut, one_line
 
 POLL = 0.05
 MAX_OUTPUT = 50_000_000
 PROGRESS_AFTER = 1.0
-STACK_WAIT = 1.0
 MAX_MESSAGE = 2000
 STARTING = "starting Python and the checker"
 
@@ -99,11 +100,12 @@ def run_check(request: Request, limits: Limits, *, progress: bool) -> Verdict:
                 env=_child_env(),
             )
             reader = beacon.Reader(str(folder / BEACON))
+            probe = StackProbe(child, folder / STACK)
             try:
                 try:
-                    watch = _watch(child, reader, limits, (out, err), progress)
+                    watch = _watch(child, reader, probe, limits, (out, err), progress)
                 except InputError as limit:
-                    raise _with_location(limit, child, folder / STACK) from None
+                    raise _with_location(limit, probe) from None
             finally:
                 _kill_group(child)
                 reader.close()
@@ -115,12 +117,17 @@ def run_check(request: Request, limits: Limits, *, progress: bool) -> Verdict:
 
 
 def _watch(
-    child: subprocess.Popen[bytes], reader: beacon.Reader, limits: Limits, files: tuple[Any, ...], progress: bool
+    child: subprocess.Popen[bytes],
+    reader: beacon.Reader,
+    probe: StackProbe,
+    limits: Limits,
+    files: tuple[Any, ...],
+    progress: bool,
 ) -> _Watch:
     """Wait for the child, enforcing the limits (see the module docstring)."""
     watch = _Watch()
     bar = _Bar(limits) if progress else None
-    previous = watch.started
+    previous = next_probe = watch.started
     try:
         while True:
             try:
@@ -137,6 +144,13 @@ def _watch(
                 return watch
             if snap.in_user and now - snap.started > limits.call_timeout:
                 raise _call_limit(snap, limits)
+            if not snap.in_user and snap.label and now - snap.started > limits.call_timeout and now > next_probe:
+                # our code has not called the program for a while: is it stuck in the program's
+                # code all the same (a __repr__, __eq__ or __hash__ our code called)?
+                next_probe = now + limits.call_timeout
+                stuck = probe.stuck_in_user_code()
+                if stuck is not None:
+                    raise _dunder_limit(stuck, snap, limits)
             if now - watch.started > limits.timeout:
                 raise _total_limit(watch, limits)
             if sum(os.fstat(f.fileno()).st_size for f in files) > MAX_OUTPUT:
@@ -151,22 +165,29 @@ def _watch(
             bar.clear()
 
 
-def _with_location(limit: InputError, child: subprocess.Popen[bytes], stack: Path) -> InputError:
-    """``limit`` with the user's line the child was running when it was hit, from a stack dump
-    the child writes on ``SIGUSR1`` (nothing added if it cannot say)."""
-    try:
-        child.send_signal(signal.SIGUSR1)
-    except ProcessLookupError:
+def _with_location(limit: InputError, probe: StackProbe) -> InputError:
+    """``limit`` with the user's line the child was running when it was hit (nothing added if
+    the stack dump does not say)."""
+    if "the program was at" in limit.problem:
         return limit
-    deadline = time.monotonic() + STACK_WAIT
-    dump = ""
-    while time.monotonic() < deadline and "File" not in dump:
-        time.sleep(0.02)
-        dump = stack.read_text(errors="replace") if stack.exists() else ""
-    where = located(dump)
+    where = located(probe.dump())
     if where is None:
         return limit
     return InputError(f"{limit.problem}; the program was at {where}", limit.where)
+
+
+def _dunder_limit(where: str, snap: beacon.Snapshot, limits: Limits) -> InputError:
+    """The program's own code ran past the per-call limit while our code was in charge: a
+    dunder our code called, or a callback the prover runs on symbolic values."""
+    if snap.label.endswith(SYMBOLIC):
+        whose, how = snap.label[: -len(SYMBOLIC)], "run on symbolic values by --prove"
+    else:
+        whose, how = "the program's code", f"called by streamproof's checker outside any callback while {snap.label}"
+    return InputError(
+        f"did not return within {limits.call_timeout:g} s (the per-call limit, --call-timeout), {how}; "
+        f"an infinite loop, or raise --call-timeout; the program was at {where}",
+        whose,
+    )
 
 
 def _activity(snap: beacon.Snapshot) -> str:
