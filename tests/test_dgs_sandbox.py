@@ -403,3 +403,15 @@ def test_prove_runs_in_the_sandbox_and_a_loop_on_symbolic_values_is_stopped(
     update = "if type(s) is not int:\n        while True: pass"
     err = bad_input(capsys, program(tmp_path, update=update), "--prove", "--call-timeout", "1")
     assert "P.update: did not return within 1 s" in err and "run on symbolic values by --prove" in err
+
+
+def test_a_program_that_takes_away_our_stack_signal(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The program resets SIGUSR1 (which streamproof sends for a stack dump) to its default
+    action, so our probe kills it: still the program's fault, not an internal error."""
+    extra = ("\nimport signal\nclass S(int):\n    def __repr__(self):\n"
+             "        signal.signal(signal.SIGUSR1, signal.SIG_DFL)\n        while True: pass\n"
+             "    __hash__ = int.__hash__\n"
+             "P.init = staticmethod(lambda: S(0))\nP.update = staticmethod(lambda s, e: S(s + 1))\n"
+             "P.join = staticmethod(lambda a, b: S(a + b))\nP.fork = staticmethod(lambda s, l, r: (s, S(1)))\n")
+    err = bad_input(capsys, program(tmp_path, extra=extra), "--call-timeout", "1")
+    assert "killed by signal 10 (SIGUSR1: the program replaced the handler" in err

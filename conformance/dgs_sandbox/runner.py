@@ -229,6 +229,9 @@ def _died(code: int | None, watch: _Watch, output: Captured) -> Exception:
     """Why a child that wrote no result ended."""
     how = f"was killed by signal {-code}" if code is not None and code < 0 else f"exited with status {code}"
     snap = watch.last
+    if code == -signal.SIGUSR1:  # only we send it, and the child handles it unless the program changed that
+        return InputError(f"the program's process {how} (SIGUSR1: the program replaced the handler streamproof "
+                          f"uses to see where it is){output.hint()}", snap.label if snap else None)
     if snap is not None and snap.in_user:
         return InputError(f"the program's process {how} without a result{_during(snap)}{output.hint()}", snap.label)
     return InternalError(f"the checker's process {how} without a result{output.hint()}")
