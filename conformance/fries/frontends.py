@@ -118,6 +118,32 @@ class FailingTransform:
         return state
 
 
+class RaisingTransform:
+    """A state transformation that always raises (rejected by the driver's dry run)."""
+
+    def __call__(self, state: Any) -> Any:
+        raise ValueError("streamproof-conformance: a transformation the driver's dry run must reject")
+
+
+def bad_requests(job: Any, scenario: Scenario) -> list[Any]:
+    """Requests ``Executor.submit`` must reject at once: none updated, an unknown operator, a
+    source, logic without ``process``, a transformation that is not callable, and (when the
+    scenario has a :func:`failing_target`, whose committed state the driver's dry run sees)
+    one that raises on the driver."""
+    from spark_impl.reconfig import Request, Update
+
+    target = next(iter(job.logic))
+    logic = job.logic[target]
+    bad = [Request({}), Request({"no-such-operator": Update(logic, RaisingTransform())}),
+           Request({_sources(scenario)[0]: Update(logic, RaisingTransform())}),
+           Request({target: Update(object(), RaisingTransform())}),  # type: ignore[arg-type]
+           Request({target: Update(logic, 5)})]  # type: ignore[arg-type]
+    stateful = failing_target(scenario)  # committed state after the first batch: the dry run sees it
+    if stateful is not None:
+        bad.append(Request({stateful: Update(job.logic[stateful], RaisingTransform())}))
+    return bad
+
+
 @dataclass(frozen=True)
 class Replay:
     """``GeneratedSource``'s function: tuple ``i`` of a fixed list (picklable)."""
@@ -186,7 +212,10 @@ def _unplanned(job: Any) -> Any:
 
 def _drive_submits(executor: Any, jobs: Sequence[Any], scenarios: Sequence[Scenario], *, rollback: bool) -> list[Any]:
     """Submit each job's requests once it ingested ``at`` tuples (rollback: a failing request
-    first, after the first batch); check the failing ones were rejected."""
+    first, after the first batch); check the failing ones were rejected. Along the way, every
+    request of :func:`bad_requests` (once the job has committed state), a second request while
+    one is in progress, and one after the end of input must be rejected by ``submit`` at once;
+    their messages are then removed from the result (they name no scenario request)."""
     from spark_impl.reconfig import Request, Update, collect_results
 
     queues = {s: list(job.planned) for s, job in enumerate(jobs)}
@@ -197,32 +226,55 @@ def _drive_submits(executor: Any, jobs: Sequence[Any], scenarios: Sequence[Scena
             if target is not None:
                 failing[s] = Request({target: Update(job.logic[target], FailingTransform())})
     failed_made: set[int] = set()
+    provoked: dict[int, list[str]] = {s: [] for s in range(len(jobs))}
+    accepted: dict[int, list[str]] = {s: [] for s in range(len(jobs))}
+    pending_bad = {s: bad_requests(job, scenario) for s, (job, scenario) in enumerate(zip(jobs, scenarios))}
+
+    def must_reject(s: int, request: Any, what: str) -> None:
+        answer = executor.submit(s, request)
+        (provoked if answer is not None else accepted)[s].append(answer if answer is not None else what)
+
     for _ in range(_MAX_STEPS):
         if executor.done():
             break
         for s, st in enumerate(executor.state):
             if st.live.phase != "stream" or st.live.active is not None or st.queued is not None:
                 continue
+            if pending_bad[s] and st.committed.history:
+                for request in pending_bad.pop(s):
+                    must_reject(s, request, "an invalid request")
+                pending_bad[s] = []
             if s in failing and s not in failed_made:
                 if st.committed.history:  # the target has committed state: its transformation runs
                     executor.submit(s, failing[s])
                     failed_made.add(s)
                 continue
             if queues[s] and st.live.offset >= min(queues[s][0].at, st.job.source.count()):
-                executor.submit(s, queues[s].pop(0).request)
+                request = queues[s].pop(0).request
+                executor.submit(s, request)
+                must_reject(s, request, "a second request while one was in progress")
         executor.step()
+    for s, st in enumerate(executor.state):
+        if st.live.phase == "done":
+            must_reject(s, jobs[s].planned[0].request if jobs[s].planned else bad_requests(jobs[s], scenarios[s])[0],
+                        "a request after the end of input")
     results: list[Any] = []
     for result in collect_results(executor):
         s = result.scenario_index
-        if s not in failing:
-            results.append(result)
+        if accepted[s]:
+            results.append(PathFailure(s, f"Executor.submit accepted {accepted[s][0]}"))
             continue
-        mine = [m for m in result.rejected if FAILURE_MARK in m]
-        if not mine:
-            results.append(PathFailure(s, "a request whose state transformation raised inside a Spark task was "
-                                          "not rejected (no rollback)"))
-            continue
-        results.append(replace(result, rejected=tuple(m for m in result.rejected if FAILURE_MARK not in m)))
+        rejected = list(result.rejected)
+        for message in provoked[s]:
+            if message in rejected:
+                rejected.remove(message)
+        if s in failing:
+            if not any(FAILURE_MARK in m for m in rejected):
+                results.append(PathFailure(s, "a request whose state transformation raised inside a Spark task "
+                                              "was not rejected (no rollback)"))
+                continue
+            rejected = [m for m in rejected if FAILURE_MARK not in m]
+        results.append(replace(result, rejected=tuple(rejected)))
     return results
 
 
