@@ -27,6 +27,7 @@ Usage::
     python benchmarks/mutation.py prepare --run /work/mutation-run
     python benchmarks/mutation.py run --run /work/mutation-run --sample 60 --seed 0 [--with-tests]
     python benchmarks/mutation.py summary --run /work/mutation-run
+    python benchmarks/mutation.py refresh --run /work/mutation-run    # the suite of HEAD, same mutants
     python benchmarks/mutation.py one --run /work/mutation-run --id 'spark_impl/x.py:core/AddNot:3'
 """
 
@@ -267,6 +268,21 @@ def prepare(run: Path) -> None:
     (run / "coverage.json").write_text(json.dumps(covered), encoding="utf-8")
 
 
+def refresh(run: Path) -> str:
+    """Replace everything but ``spark_impl/`` in the snapshot by HEAD's version (the suite and
+    tests improved since ``prepare``; the mutants, and so their ids, stay those of the
+    snapshot's ``spark_impl``). Returns HEAD's commit, recorded with every later result."""
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, check=True, capture_output=True,
+                            text=True).stdout.strip()
+    parts = [p for p in ("spec", "reference", "proofs", "conformance", "tests") if (ROOT / p).exists()]
+    archive = subprocess.run(["git", "archive", "--format=tar", commit, *parts], cwd=ROOT, check=True,
+                             capture_output=True).stdout
+    with tarfile.open(fileobj=BytesIO(archive)) as tar:
+        tar.extractall(run / "tree", filter="data")
+    (run / "suite-commit.txt").write_text(commit + "\n", encoding="utf-8")
+    return commit
+
+
 def covering_checks(run: Path, mutant: dict[str, Any], covered: dict[str, dict[str, list[int]]],
                     cache: dict[str, dict[int, int]]) -> list[str]:
     """The checks that execute the statement holding the mutant's line."""
@@ -282,7 +298,9 @@ def covering_checks(run: Path, mutant: dict[str, Any], covered: dict[str, dict[s
 def run_one(run: Path, mutant: dict[str, Any], checks: list[str], with_tests: bool) -> dict[str, Any]:
     """Apply one mutant, run its checks (first kill wins), restore the file."""
     tree = run / "tree"
-    record: dict[str, Any] = dict(mutant, checks=checks, started=time.strftime("%H:%M:%S", time.gmtime()))
+    suite_commit = run / "suite-commit.txt"
+    record: dict[str, Any] = dict(mutant, checks=checks, started=time.strftime("%H:%M:%S", time.gmtime()),
+                                  suite=suite_commit.read_text().strip()[:10] if suite_commit.exists() else "snapshot")
     if mutant.get("annotation"):
         return dict(record, outcome="equivalent (annotation)", seconds=0.0)
     if not checks:
@@ -320,7 +338,8 @@ def sample(mutants: list[dict[str, Any]], n: int, seed: int) -> list[dict[str, A
 
 
 def campaign(run: Path, n: int, seed: int, with_tests: bool, ids: Iterable[str] = ()) -> None:
-    """Step 2 (module docstring); skips mutants already in results.jsonl."""
+    """Step 2 (module docstring); skips mutants already in results.jsonl, except those named
+    in ``ids`` (run again: the summary keeps each mutant's last result)."""
     catalogue = json.loads((run / "mutants.json").read_text(encoding="utf-8"))["mutants"]
     covered = json.loads((run / "coverage.json").read_text(encoding="utf-8"))
     wanted = list(ids)
@@ -330,7 +349,7 @@ def campaign(run: Path, n: int, seed: int, with_tests: bool, ids: Iterable[str] 
     done = {json.loads(line)["id"] for line in results.read_text().splitlines()} if results.exists() else set()
     cache: dict[str, dict[int, int]] = {}
     for number, mutant in enumerate(chosen, 1):
-        if mutant["id"] in done:
+        if mutant["id"] in done and not wanted:
             continue
         record = run_one(run, mutant, covering_checks(run, mutant, covered, cache), with_tests)
         with open(results, "a", encoding="utf-8") as out:
@@ -342,7 +361,12 @@ def campaign(run: Path, n: int, seed: int, with_tests: bool, ids: Iterable[str] 
 def summary(run: Path) -> str:
     """Step 3: the Markdown score table."""
     catalogue = json.loads((run / "mutants.json").read_text(encoding="utf-8"))
-    records = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines() if line.strip()]
+    last = {}
+    for line in (run / "results.jsonl").read_text().splitlines():
+        if line.strip():
+            record = json.loads(line)
+            last[record["id"]] = record  # a mutant run again: its last result counts
+    records = list(last.values())
     equivalent = _equivalent(run)
     outcome = Counter(r["outcome"] for r in records)
     killed = sum(v for k, v in outcome.items() if k.startswith("killed"))
@@ -393,7 +417,7 @@ def main(argv: list[str] | None = None) -> int:
     """Command line (module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="mode", required=True)
-    for mode in ("prepare", "run", "summary", "one"):
+    for mode in ("prepare", "refresh", "run", "summary", "one"):
         p = sub.add_parser(mode)
         p.add_argument("--run", type=Path, default=Path("/work/mutation-run"))
         if mode == "run":
@@ -415,6 +439,8 @@ def main(argv: list[str] | None = None) -> int:
         return child_tests(args.files)
     if args.mode == "prepare":
         prepare(args.run)
+    elif args.mode == "refresh":
+        print(f"suite and tests of the snapshot are now those of {refresh(args.run)[:10]}")
     elif args.mode == "run":
         campaign(args.run, args.sample, args.seed, args.with_tests)
     elif args.mode == "one":
