@@ -14,6 +14,7 @@ import json
 import signal
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from types import FrameType
 from typing import Iterator, Sequence
 
@@ -100,3 +101,10 @@ def assert_contract(outcome: Outcome) -> None:
         except ValueError as error:  # pragma: no cover - the assertion reports it
             raise AssertionError(f"--json output is not JSON ({error})\n"
                                  + outcome.describe()) from None
+
+
+def export_vectors(root: Path) -> Path:
+    """A small vector directory (one Fries and one O+ vector) written into ``root``."""
+    outcome = run(["vectors", "export", str(root), "--cases", "1", "--oplus-cases", "1"], 120)
+    assert outcome.code == 0, outcome.describe()
+    return root

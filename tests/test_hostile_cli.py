@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from hostile_cli import assert_contract, run
+from hostile_cli import assert_contract, export_vectors, run
 
 SURROGATE = "\ud800"
 
@@ -132,10 +132,7 @@ def test_mcs_unknown_operator_error_is_bounded(tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("vectors")
-    outcome = run(["vectors", "export", str(root), "--cases", "1", "--oplus-cases", "1"], 120)
-    assert outcome.code == 0, outcome.describe()
-    return root
+    return export_vectors(tmp_path_factory.mktemp("vectors"))
 
 
 @pytest.mark.parametrize("name, edit, problem", [

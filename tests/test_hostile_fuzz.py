@@ -17,7 +17,7 @@ from typing import Any, Callable
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from hostile_cli import Outcome, assert_contract, run
+from hostile_cli import Outcome, assert_contract, export_vectors, run
 from hostile_mutations import mutated
 
 LIMIT = 15.0  # seconds per case
@@ -96,10 +96,7 @@ def test_oplus_keeps_the_contract(work: Path, text: str, mode: str, as_json: boo
 
 @pytest.fixture(scope="module")
 def vectors_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("vectors")
-    outcome = run(["vectors", "export", str(root), "--cases", "1", "--oplus-cases", "1"], 120)
-    assert outcome.code == 0, outcome.describe()
-    return root
+    return export_vectors(tmp_path_factory.mktemp("vectors"))
 
 
 @settings(FUZZ, max_examples=EXAMPLES or 30)
