@@ -21,7 +21,9 @@ Every instance is evaluated by the spec (:func:`spec.dgs.consistency.evaluate_c1
 violation found here is a violation of the spec's domain - never a false alarm. The search
 reports exactly what it covered (:class:`Scope`): the deepest depth completed, the number of
 payloads and predicate pairs, the instances evaluated. Histories are sequential (updates
-only; fork/join blocks inside the history are left to the random search).
+only; fork/join blocks inside the history are left to the random search). Histories that
+reach a state printing like one an earlier (shorter) history reached are skipped: the
+instances from them are the same.
 """
 
 from __future__ import annotations
@@ -190,6 +192,7 @@ class _Search:
         self.all_pairs = True
         self.cut = False  # a generator stopped on the deadline (its depth did not finish)
         self._wires: dict[tuple[Event, ...], Wire] = {}
+        self._checked: dict[str, set[str]] = {"C2": set(), "C3": set()}
 
     def expired(self) -> bool:
         """Past the deadline (a generator that stops for it sets ``cut``)."""
@@ -207,6 +210,15 @@ class _Search:
         predicate: the initial wire has every tag, updates keep it)."""
         return _sequences(self.events, self.program.tags, length, self.tag_of)
 
+    def new_state(self, wire: Wire, seen: set[str]) -> bool:
+        """Record ``wire``'s state in ``seen``; False if a state that prints alike was there:
+        its instances were (or are being) enumerated from a shorter history."""
+        key = f"{wire.state_type}|{wire.state!r}"
+        if key in seen:
+            return False
+        seen.add(key)
+        return True
+
     def pairs(self, wire: Wire, left: str, right: str) -> list[tuple[Pred, Pred]]:
         found, complete = fork_pairs(self.program, wire, left, right)
         self.all_pairs = self.all_pairs and complete
@@ -218,11 +230,14 @@ class _Search:
         e and side: it is evaluated once (``covered`` counts both)."""
         program = self.program
         seen: set[tuple[object, ...]] = set()
+        states: set[str] = set()  # shorter histories come first and leave more room
         for before in range(depth + 1):
             for prefix in self.prefixes(before):
                 if self.expired():
                     return
                 wire = self.wire(prefix)
+                if not self.new_state(wire, states):
+                    continue
                 history = tuple(Update(e) for e in prefix)
                 for fork, join in program.fork_join_pairs(wire.state_type):
                     for p1, p2 in self.pairs(wire, fork.left, fork.right):
@@ -252,16 +267,25 @@ class _Search:
             if self.expired():
                 return
             wire = self.wire(prefix)
+            if not self.new_state(wire, self._checked["C2"]):
+                continue
             history = tuple(Update(e) for e in prefix)
             for fork, join in self.program.fork_join_pairs(wire.state_type):
+                forks: set[str] = set()
                 for p1, p2 in self.pairs(wire, fork.left, fork.right):
                     self.covered += 1
+                    forked = repr(self.program.fork(fork.name, wire.state, p1, p2))
+                    if forked in forks:
+                        continue  # C2 depends on the predicates only through the fork's result
+                    forks.add(forked)
                     yield C2Instance(history, fork.name, join.name, p1, p2)
 
     def c3(self, depth: int) -> Iterator[C3Instance]:
         program = self.program
         for prefix in self.prefixes(depth):
             wire = self.wire(prefix)
+            if not self.new_state(wire, self._checked["C3"]):
+                continue
             history = tuple(Update(e) for e in prefix)
             for i, e1 in enumerate(self.events):
                 if self.expired():
