@@ -12,15 +12,17 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+from typing import Any, Mapping
 
 
-def get_or_create_session(app_name: str = "streamproof", master: str | None = None) -> Any:
+def get_or_create_session(app_name: str = "streamproof", master: str | None = None,
+                          conf: Mapping[str, str] | None = None) -> Any:
     """Return the active SparkSession or create one.
 
     ``master`` defaults to ``$STREAMPROOF_SPARK_MASTER``, else to whatever spark-submit set,
     else ``local[*]``. Settings suited to small micro-batches on a laptop are applied only
-    when streamproof creates a local session itself."""
+    when streamproof creates a local session itself; ``conf`` (extra settings, e.g. a
+    long-running driver's) only when this call creates the session."""
     if not _launched_by_spark_submit():
         # under spark-submit, spark.pyspark.python (e.g. ./env/bin/python of a packed
         # environment) decides the workers' interpreter: do not shadow it.
@@ -48,6 +50,8 @@ def get_or_create_session(app_name: str = "streamproof", master: str | None = No
                 .config("spark.driver.memory", "2g")
                 .config("spark.python.worker.reuse", "true")
             )
+    for key, value in (conf or {}).items():
+        builder = builder.config(key, value)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     return session

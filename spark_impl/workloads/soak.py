@@ -36,6 +36,20 @@ from spark_impl.reconfig.sinks import ParquetSink, deliver
 from spark_impl.reconfig.streaming import StreamingRun, start_query
 from spark_impl.workloads.footprint import disk_bytes, tree_rss_bytes
 
+LONG_RUNNING_CONF = {
+    # Spark's driver keeps per-job/stage/task/SQL-execution records for its status store (also
+    # with the UI off); the defaults (1000 jobs, 100000 tasks, 1000 executions) take hours of
+    # micro-batches to fill, so memory grows for hours before it is flat. A month-long driver
+    # keeps fewer:
+    "spark.ui.retainedJobs": "100",
+    "spark.ui.retainedStages": "100",
+    "spark.ui.retainedTasks": "2000",
+    "spark.sql.ui.retainedExecutions": "20",
+    # the JVM returns heap it does not use (G1 otherwise keeps what it once committed)
+    "spark.driver.extraJavaOptions": "-XX:MaxHeapFreeRatio=30 -XX:MinHeapFreeRatio=10 -XX:G1PeriodicGCInterval=10000",
+}
+"""Settings for a long-running driver (the soak's session; docs/spark.md, "Soak")."""
+
 FLOW = dataflow([("S", "source"), ("M", "one-to-one"), ("T", "one-to-one")], [("S", "M"), ("M", "T")])
 
 

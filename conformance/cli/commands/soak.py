@@ -12,6 +12,7 @@ nothing was lost or duplicated, 1 otherwise.
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
 import tempfile
@@ -48,9 +49,11 @@ def run(args: argparse.Namespace) -> int:
     if args.scheduler not in ("fries", "epoch", "naive"):
         raise InputError(f"unknown scheduler {args.scheduler!r} (expected fries, epoch or naive)", "--scheduler")
     from spark_impl.session import get_or_create_session
-    from spark_impl.workloads.soak import run_soak
+    from spark_impl.workloads.soak import LONG_RUNNING_CONF, run_soak
 
-    spark = get_or_create_session(app_name="streamproof-soak")
+    # glibc gives each JVM thread its own malloc arena; two keep native memory from creeping
+    os.environ.setdefault("MALLOC_ARENA_MAX", "2")
+    spark = get_or_create_session(app_name="streamproof-soak", conf=LONG_RUNNING_CONF)
     directory = args.dir or tempfile.mkdtemp(prefix="streamproof-soak-")
 
     def progress(done: int) -> None:
