@@ -14,15 +14,19 @@ witness serial order, and the first missing / unexpected output records. Without
 the outputs are compared with the serial execution in the *request order* (each
 reconfiguration applied right after the source tuples ingested before it was requested): what
 an engine that quiesces on every request computes. With a schedule every oracle of the suite
-applies (:mod:`conformance.fries.oracles`). ``dependence`` compares outputs up to a dependence
-relation instead of as multisets (e.g. :func:`conformance.matcher.by_class` on the key, for a
-job whose per-key output order matters).
+applies (:mod:`conformance.fries.oracles`), including the channel-FIFO and per-key order
+conditions of :mod:`spec.fries.consistency`; ``senders`` (parallel to the schedule's logs: the
+object that sent each data operation's tuple) makes the channels exact - without it they are
+inferred from the transactions, which is exact unless an object receives one transaction on
+several channels. ``dependence`` compares outputs up to a dependence relation instead of as
+multisets (e.g. :func:`conformance.matcher.by_class` on the key, for a job whose per-key output
+order matters).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 from spec.fries.scenario import Output, Scenario, ingestion_order, serial_execution
 from spec.fries.schedule import Schedule
@@ -53,6 +57,7 @@ def assert_conforms(
     schedule: Schedule | Mapping[str, Any] | None = None,
     states: Mapping[tuple[str, int], int] | None = None,
     dependence: Dependence[Output] | None = None,
+    senders: Mapping[str, Sequence[str | None]] | None = None,
 ) -> None:
     """Raise AssertionError, with a readable diff, unless the run conforms (module docstring).
     ``outputs`` are (sink, transaction, key, value) records; ``schedule`` the run's per-object
@@ -75,8 +80,9 @@ def assert_conforms(
             raise AssertionError("run does not conform to the reference:\n" + "\n".join(problems))
         return
     logs = schedule if isinstance(schedule, Schedule) else Schedule.from_json(schedule)
-    judgement = judge(scenario, RunOutcome(records, logs, dict(states) if states is not None else None),
-                      dependence=dependence)
+    channels = {obj: tuple(log) for obj, log in senders.items()} if senders is not None else None
+    judgement = judge(scenario, RunOutcome(records, logs, dict(states) if states is not None else None,
+                                           senders=channels), dependence=dependence)
     if not judgement.ok:
         lines = [f"[{f.oracle}] {f.summary}\n{f.detail}" for f in judgement.failures]
         raise AssertionError("run does not conform to the reference:\n" + "\n".join(lines))

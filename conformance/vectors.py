@@ -7,12 +7,14 @@ says which match. Formats (``streamproof-vector/1``):
 * **fries**: ``{"format", "suite": "fries", "name", "scenario": {...}, "expected": {"order":
   [...], "outputs": [[sink, txn, key, value], ...], "states": [[operator, key, state], ...]},
   "reference_run": {"scheduler": "fries", "witness": [...], "outputs": [...], "schedule":
-  {...}}}``. A Fries run is correct when it is equivalent to *some* serial order, so one list of
-  outputs cannot be the whole truth: ``expected`` is the serial execution in request order (what
-  an engine that quiesces at every request must output exactly), ``reference_run`` is the
-  reference simulator's run (a correct schedule, its witness and outputs). An engine that
-  reports its schedule conforms when the Fries oracles hold on its own schedule
-  (:mod:`conformance.fries.oracles`; the rule is spelled out in docs/vectors.md).
+  {...}, "senders": {...}}}``. A Fries run is correct when it is equivalent to *some* serial
+  order (and, with the order-sensitive functions ``fold`` / ``digest``, processes every channel
+  in send order: :mod:`spec.fries.consistency`), so one list of outputs cannot be the whole
+  truth: ``expected`` is the serial execution in request order (what an engine that quiesces at
+  every request and keeps its channels FIFO must output exactly), ``reference_run`` is the
+  reference simulator's run (a correct schedule, the sender of each data operation, its witness
+  and outputs). An engine that reports its schedule conforms when the Fries oracles hold on its
+  own schedule (:mod:`conformance.fries.oracles`; the rule is spelled out in docs/vectors.md).
 * **oplus**: ``{"format", "suite": "oplus", "name", "scenario": {...}, "expected": [{"ts",
   "key", "value"}, ...]}``, the sequential reference's rows sorted by (ts, key): any correct
   engine outputs exactly this multiset.
@@ -77,7 +79,8 @@ def export(directory: str | Path, *, fries_cases: int, oplus_cases: int, seed: i
             verdict = checker(run.schedule)
             reference_run: dict[str, Any] = {
                 "scheduler": "fries", "witness": list(verdict.serial_order or []),
-                "outputs": [list(r) for r in sorted(run.outputs.elements())], "schedule": run.schedule.to_json()}
+                "outputs": [list(r) for r in sorted(run.outputs.elements())], "schedule": run.schedule.to_json(),
+                "senders": {obj: list(log) for obj, log in (run.senders or {}).items()}}
         except Exception as error:  # noqa: BLE001 - a simulator failure is recorded, not hidden
             reference_run = {"scheduler": "fries", "error": f"{type(error).__name__}: {error}"}
         name = f"fries/{i:04d}.json"

@@ -54,9 +54,9 @@ def _serial_run(scenario: Scenario, order: list[str]) -> RunOutcome:
 
 def test_a_serial_run_passes_every_oracle() -> None:
     scenario = _scenario()
-    # S:2 before R1 although it was ingested after the request: still serializable, and the
-    # oracle must use *this* witness order, not the request order.
-    run = _serial_run(scenario, ["S:0", "S:2", "R1", "S:1"])
+    # S:1 and S:2 before R1 although they were ingested after the request: still
+    # serializable, and the oracle must use *this* witness order, not the request order.
+    run = _serial_run(scenario, ["S:0", "S:1", "S:2", "R1"])
     judgement = judge(scenario, run)
     assert judgement.ok, judgement.failures
     assert judgement.witness is not None and judgement.witness.index("S:2") < judgement.witness.index("R1")
@@ -152,7 +152,7 @@ def test_pytest_helper_gives_a_readable_diff() -> None:
     bad[("K", "K:final", 9, 9)] += 1
     with pytest.raises(AssertionError, match=r"unexpected \(produced, not expected\): K <- \(key 9, value 9\)"):
         assert_conforms(scenario, bad)
-    run = _serial_run(scenario, ["S:0", "S:2", "R1", "S:1"])
+    run = _serial_run(scenario, ["S:0", "S:1", "S:2", "R1"])
     assert_conforms(scenario, run.outputs, schedule=run.schedule.to_json(), states=run.states)
     with pytest.raises(AssertionError, match="outputs differ"):
         assert_conforms(scenario, run.outputs[1:], schedule=run.schedule)

@@ -171,6 +171,8 @@ def _outcome(scenario: Scenario, outputs: Any, schedule: Any, states: Any, delay
         states=_states(states),
         delays=tuple(float(d) for d in (delays.values() if isinstance(delays, Mapping) else delays or ())),
         rejected=rejected_ids(scenario, rejected or ()),
+        senders={str(obj): tuple(None if x is None else str(x) for x in log) for obj, log in dict(senders).items()}
+        if senders else None,
     )
 
 

@@ -8,20 +8,27 @@ For a scenario and the engine's :class:`~conformance.fries.outcome.RunOutcome`:
   does not have (a missing update would make (a) vacuous);
 * ``serializable`` (a) the schedule is conflict-serializable (Fries Def. 4.9), decided by the
   reference checker, which also gives a witness serial order;
+* ``fifo``         every channel delivered what its sender sent, once and in send order
+  (:mod:`spec.fries.consistency` (C2): an object that processes a tuple before one sent
+  earlier on the same channel, or a tuple never sent to it, or leaves one unprocessed);
 * ``outputs``      (b) the outputs equal, as multisets, those of the serial execution in the
-  witness order (:func:`spec.fries.scenario.serial_execution`), compared with the online
-  matcher (:mod:`conformance.matcher`) so the first unmatched records are reported;
-* ``exactly-once`` (c) no output record is emitted more often than the serial execution emits
-  it, and no transaction with expected output lost all of it - the restart property, reported
-  apart from (b) so a duplicate after a restart is named as such;
-* ``states``       the final per-(operator, key) states equal the serial execution's (when the
+  witness order up to the dependence relation "same object, same key" - i.e. of the
+  :func:`spec.fries.consistency.replay` of the run's own per-object order ((C3); exactly the
+  serial execution in the witness order when no function is order-sensitive) - compared with
+  the online matcher (:mod:`conformance.matcher`) so the first unmatched records are reported;
+* ``exactly-once`` (c) no output record is emitted more often than expected, and no
+  transaction with expected output lost all of it - the restart property, reported apart from
+  (b) so a duplicate after a restart is named as such;
+* ``states``       the final per-(operator, key) states equal the expected ones (when the
   engine reports states).
 
 Why the witness order and not "some" serial order: outputs depend on which data transactions
 each reconfigured operator processed before its update; the conflict-serializability witness
-fixes exactly that, so a correct engine's outputs must equal the witness order's serial
-outputs (Fries Theorem 5.8 and the determinism of the scenario catalogue, see
-:mod:`spec.fries.scenario`). Transactions absent from the schedule touched no object and may be
+fixes exactly that (Fries Theorem 5.8). With order-sensitive functions (``fold``, ``digest``)
+they depend on each object's per-key input order too, which a correct engine may choose when
+it merges different channels but must keep within one channel; the replay takes that order
+from the run and checks it is FIFO (see :mod:`spec.fries.consistency` for why no single serial
+order can stand in for it). Transactions absent from the schedule touched no object and may be
 placed anywhere; they are appended in ingestion order.
 
 Rejected requests (the engine refused them, issue 6 req. 9) are removed from the scenario
@@ -35,8 +42,9 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Sequence
 
-from spec.fries.scenario import Output, Scenario, SerialResult, ingestion_order, serial_execution
-from spec.fries.schedule import Schedule
+from spec.fries.consistency import replay
+from spec.fries.scenario import Output, Scenario, SerialResult, ingestion_order
+from spec.fries.schedule import Operation, Schedule
 
 from conformance.fries.outcome import RunOutcome
 from conformance.matcher import Dependence, compare
@@ -61,7 +69,8 @@ class OracleFailure:
 
 @dataclass(frozen=True)
 class Judgement:
-    """The verdict of every oracle on one run, and the serial order used for (b)."""
+    """The verdict of every oracle on one run, the serial order used for (b) and the expected
+    outputs and states (the replay of the run, :mod:`spec.fries.consistency`)."""
 
     failures: tuple[OracleFailure, ...]
     witness: tuple[str, ...] | None
@@ -106,14 +115,21 @@ def judge(
             "serializable", f"schedule not conflict-serializable (cycle {cycle})", verdict.explain()))
         return Judgement(tuple(failures), None, None)
     witness = complete_order(effective, [renumber.get(t, t) for t in verdict.serial_order])
-    expected = serial_execution(effective, witness)
+    renamed = Schedule({obj: tuple(Operation(renumber.get(op.txn, op.txn), op.update) if op.update else op
+                                   for op in log) for obj, log in run.schedule.logs.items()})
+    replayed = replay(effective, renamed, run.senders)
+    expected = SerialResult(replayed.outputs, replayed.states)
     back = {new: old for old, new in renumber.items()}
     shown_order = " ".join(back.get(t, t) for t in witness)
+    if replayed.violations:
+        failures.append(OracleFailure(
+            "fifo", f"{len(replayed.violations)} channel violation(s): {replayed.violations[0]}",
+            "\n".join(replayed.violations[:10])))
     mismatch = compare(expected.outputs.elements(), run.outputs, dependence)
     if mismatch is not None:
         failures.append(OracleFailure(
             "outputs",
-            "outputs differ from the serial execution in the witness order",
+            "outputs differ from the serial execution in the witness order (up to each object's per-key order)",
             f"witness order: {shown_order}\n{mismatch.explain(show_record)}"))
     failures.extend(_exactly_once(expected.outputs, Counter(run.outputs), scenario))
     if run.states is not None:

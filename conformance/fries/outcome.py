@@ -17,9 +17,10 @@ from spec.errors import InputError
 from spec.fries.scenario import Output, Scenario
 from spec.fries.schedule import Schedule
 
-#: Names of the oracles, in the order they are checked (issue 8 (a)-(c), plus two sharper
-#: checks the traces allow: the schedule is complete, the final states match).
-ORACLES = ("engine", "schedule", "serializable", "outputs", "exactly-once", "states")
+#: Names of the oracles, in the order they are checked (issue 8 (a)-(c), plus the sharper
+#: checks the traces allow: the schedule is complete, every channel is FIFO (issue 12,
+#: spec.fries.consistency (C2)), the final states match).
+ORACLES = ("engine", "schedule", "serializable", "fifo", "outputs", "exactly-once", "states")
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,10 @@ class RunOutcome:
     the engine does not report it; ``delays`` one reconfiguration delay per applied request
     (engine units: simulator time units, milliseconds for Spark); ``rejected`` the ids
     (``"R1"``, ...) of requests the engine rejected; ``error`` set when the engine failed on
-    this scenario (then the rest is empty)."""
+    this scenario (then the rest is empty); ``senders``, parallel to the schedule's logs, the
+    object that sent the tuple of each data operation (:data:`spec.fries.scenario.Senders`;
+    None when the engine does not report it - the oracles then infer the channels, which is
+    exact unless an object receives one transaction on several channels)."""
 
     outputs: tuple[Output, ...]
     schedule: Schedule
@@ -40,6 +44,7 @@ class RunOutcome:
     delays: tuple[float, ...] = ()
     rejected: frozenset[str] = field(default_factory=frozenset)
     error: str | None = None
+    senders: Mapping[str, tuple[str | None, ...]] | None = None
 
     @staticmethod
     def failed(error: str) -> "RunOutcome":

@@ -43,6 +43,10 @@ def _linear(draw: st.DrawFn) -> dict[str, int]:
 
 
 def _function(draw: st.DrawFn) -> dict[str, Any]:
+    # half the time an order-sensitive fold (issue 12): a member that replays its held-back
+    # input out of channel order then emits other values (spec.fries.consistency)
+    if draw(st.booleans()):
+        return {"op": "fold", "mul": draw(st.sampled_from([2, 3, -1]))}
     return {"op": "map", **_linear(draw)}
 
 

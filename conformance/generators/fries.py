@@ -9,7 +9,12 @@ timing; add delays, stragglers and control-message delays with
   operator of every kind (one-to-one, one-to-many, replicate, blocking), each operator with
   1-2 parents among the earlier ones (so every operator is reachable from a source), some
   flagged ``unique``;
-* a function from the catalogue fitting each operator's kind;
+* a function from the catalogue fitting each operator's kind - often an order-sensitive one
+  (``fold`` on one-to-one and one-to-many operators, ``digest`` on blocking ones, about one
+  function in three), so that an object processing its input out of channel order (e.g.
+  buffered new-version input before older buffered input) emits other values and is caught
+  by the oracles of :mod:`spec.fries.consistency`; ``order_sensitive=False`` draws only the
+  commutative functions (for the multi-version scheduler, which supports only those);
 * workers: some operators (sources too) get 2-3 workers (hash partitioning, Fries §7.2);
 * a few source tuples per source (small keys so workers and routing collide);
 * 1-2 reconfigurations, each updating 1-3 operators with a new function and an affine state
@@ -39,22 +44,33 @@ _KINDS = (OperatorKind.ONE_TO_ONE, OperatorKind.ONE_TO_ONE, OperatorKind.ONE_TO_
           OperatorKind.ONE_TO_MANY, OperatorKind.REPLICATE, OperatorKind.BLOCKING)
 
 
-def functions_for(kind: OperatorKind) -> st.SearchStrategy[Function]:
-    """A catalogue function fitting an operator of ``kind`` (spec.fries.scenario)."""
+#: Fold multipliers: 2, 3 and -1 make the fold non-commutative, 0 keeps the last value, 1 a
+#: running sum whose emitted prefix sums still reveal the order.
+FOLD_MULS = (2, 3, -1, 0, 1, 2, 3)
+
+
+def functions_for(kind: OperatorKind, order_sensitive: bool = True) -> st.SearchStrategy[Function]:
+    """A catalogue function fitting an operator of ``kind`` (spec.fries.catalogue); with
+    ``order_sensitive`` the order-sensitive ``fold`` / ``digest`` are drawn about as often as
+    the commutative ones together."""
     maps = st.builds(lambda a, b: Function("map", (("mul", a), ("add", b))),
                      st.integers(-2, 3), st.integers(-3, 3))
     filters = st.integers(2, 3).flatmap(lambda m: st.integers(0, m - 1).map(
         lambda r: Function("filter", (("mod", m), ("rem", r)))))
+    folds = st.sampled_from(FOLD_MULS).map(lambda a: Function("fold", (("mul", a),)))
     if kind is OperatorKind.ONE_TO_ONE:
-        return st.one_of(maps, filters)
+        return st.one_of(maps, filters, folds, folds) if order_sensitive else st.one_of(maps, filters)
     if kind is OperatorKind.ONE_TO_MANY:
         fanouts = st.integers(0, 2).map(lambda c: Function("fanout", (("copies", c),)))
-        return st.one_of(fanouts, fanouts, maps, filters)
+        return st.one_of(fanouts, fanouts, maps, filters, *([folds] if order_sensitive else []))
     if kind is OperatorKind.REPLICATE:
         return st.just(Function("replicate"))
     if kind is OperatorKind.BLOCKING:
-        return st.builds(lambda a, b: Function("sum", (("mul", a), ("add", b))),
+        sums = st.builds(lambda a, b: Function("sum", (("mul", a), ("add", b))),
                          st.integers(-2, 3), st.integers(-3, 3))
+        digests = st.builds(lambda a, b: Function("digest", (("mul", a), ("add", b))),
+                            st.sampled_from(FOLD_MULS), st.integers(-3, 3))
+        return st.one_of(sums, digests) if order_sensitive else sums
     raise ValueError(f"no functions for {kind.value}")
 
 
@@ -79,14 +95,14 @@ def dataflows(draw: st.DrawFn, max_operators: int = 6) -> Dataflow:
 
 
 @st.composite
-def reconfigurations(draw: st.DrawFn, flow: Dataflow, total: int) -> Reconfiguration:
+def reconfigurations(draw: st.DrawFn, flow: Dataflow, total: int, order_sensitive: bool = True) -> Reconfiguration:
     """One reconfiguration of 1-3 non-source operators of ``flow``."""
     candidates = [n for n in flow.names if flow.kind(n) is not OperatorKind.SOURCE]
     chosen = draw(st.lists(st.sampled_from(candidates), min_size=1, max_size=min(3, len(candidates)),
                            unique=True))
     updates = {}
     for name in chosen:
-        function = draw(functions_for(flow.kind(name)))
+        function = draw(functions_for(flow.kind(name), order_sensitive))
         transform = StateTransform(draw(st.integers(0, 3)), draw(st.integers(-2, 2)))
         updates[name] = Update(function, transform)
     return Reconfiguration(draw(st.integers(0, total)), updates)
@@ -94,10 +110,10 @@ def reconfigurations(draw: st.DrawFn, flow: Dataflow, total: int) -> Reconfigura
 
 @st.composite
 def scenarios(draw: st.DrawFn, max_operators: int = 6, max_tuples: int = 6,
-              max_reconfigurations: int = 2, workers: bool = True) -> Scenario:
+              max_reconfigurations: int = 2, workers: bool = True, order_sensitive: bool = True) -> Scenario:
     """A random scenario with calm timing (see the module docstring)."""
     flow = draw(dataflows(max_operators))
-    functions = {n: draw(functions_for(flow.kind(n)))
+    functions = {n: draw(functions_for(flow.kind(n), order_sensitive))
                  for n in flow.names if flow.kind(n) is not OperatorKind.SOURCE}
     sources = {}
     for name in flow.names:
@@ -106,7 +122,7 @@ def scenarios(draw: st.DrawFn, max_operators: int = 6, max_tuples: int = 6,
             sources[name] = tuple(SourceTuple(f"{name}:{i}", k, v) for i, (k, v) in enumerate(pairs))
     total = sum(len(t) for t in sources.values())
     count = draw(st.integers(1, max_reconfigurations))
-    drawn = [draw(reconfigurations(flow, total)) for _ in range(count)]
+    drawn = [draw(reconfigurations(flow, total, order_sensitive)) for _ in range(count)]
     reconfigs = tuple(sorted(drawn, key=lambda r: r.at))
     parallelism: dict[str, int] = {}
     if workers:

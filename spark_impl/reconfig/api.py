@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from dataclasses import dataclass
-from typing import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Sequence
 
 from spec.fries.reorder import reordered_ingestion
 from spec.fries.scenario import Scenario
@@ -23,7 +23,7 @@ from spark_impl.reconfig.driver import SCHEDULERS, Executor
 from spark_impl.reconfig.model import (
     CatalogueLogic, CatalogueTransform, Job, ListSource, OperatorLogic, PlannedRequest, Request, Timing, Update,
 )
-from spark_impl.reconfig.results import FileCache, outputs_of, ran_batches, schedule_of, states_of
+from spark_impl.reconfig.results import FileCache, outputs_of, ran_batches, schedule_of, senders_of, states_of
 from spec.errors import InputError
 
 
@@ -39,14 +39,17 @@ class RunResult:
     are visible; ``schedule``: per-object logs (Fries Def. 4.7) in the spec's format;
     ``states``: final state of every (operator, key); ``delays_ms``: reconfiguration delay of
     each completed request in order (request -> last reconfigured object switched);
-    ``rejected``: messages of rejected requests."""
+    ``rejected``: messages of rejected requests; ``senders``: parallel to the schedule's logs,
+    the object that sent each data operation's tuple (None for updates; the source operator
+    for source tuples), the channels :mod:`spec.fries.consistency` checks for FIFO."""
 
     scenario_index: int
-    outputs: list[tuple[str, str, int, int]]
+    outputs: list[tuple[str, str, Any, Any]]
     schedule: Schedule
-    states: dict[tuple[str, int], int]
+    states: dict[tuple[str, Any], Any]
     delays_ms: tuple[float, ...]
     rejected: tuple[str, ...]
+    senders: dict[str, tuple[str | None, ...]] = field(default_factory=dict)
 
 
 def scenario_job(scenario: Scenario, *, batch_size: int = 4, trace: bool = True) -> Job:
@@ -115,5 +118,6 @@ def collect_results(executor: Executor) -> list[RunResult]:
             states_of(cache, s, history[-1] if history else None),
             tuple(prog.delays[j] for j in sorted(prog.delays)),
             tuple(st.live.rejected),  # answers already given, also after the last commit
+            senders_of(cache, s, st.job, history),
         ))
     return results

@@ -12,7 +12,7 @@ partitioning as :mod:`spec.fries.scenario`), any other key on ``stable_hash(k) m
 A *reconfiguration request* maps operators to :class:`Update` = new logic + state
 transformation ``T_O`` (Def. 2.1). The scenario catalogue of :mod:`spec.fries.scenario` is one
 instance: :class:`CatalogueLogic` wraps a catalogue :class:`~spec.fries.scenario.Function`
-and calls the spec's own :func:`~spec.fries.scenario.emit`, so the executor computes exactly
+and calls the spec's own :func:`~spec.fries.catalogue.step`, so the executor computes exactly
 what the spec's serial semantics computes for one tuple. :func:`user_operator` adapts a plain
 user function ``f(state, key, value) -> (state, [(key, value), ...])`` with the default
 routing (hash on the key; a replicate operator sends each output to every child).
@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Protocol, Sequence
 
 from spec.fries.dataflow import Dataflow, OperatorKind
-from spec.fries.scenario import Function, StateTransform, WorkerNaming, emit
+from spec.fries.catalogue import flush, step
+from spec.fries.scenario import Function, StateTransform, WorkerNaming
 from spark_impl.keys import key_from_json, route
 from spark_impl.lru import LRU
 
@@ -50,23 +51,21 @@ class OperatorLogic(Protocol):
 
 @dataclass(frozen=True)
 class CatalogueLogic:
-    """A function of the closed scenario catalogue; state = sum of processed input values."""
+    """A function of the closed scenario catalogue (:mod:`spec.fries.catalogue`: the sum state
+    of the commutative functions, the affine fold of the order-sensitive ones)."""
 
     function: Function
     children: tuple[str, ...]
 
-    def process(self, state: Any, key: int, value: Any) -> tuple[Any, Emitted]:
-        """Spec semantics: add the value to the key's sum, emit by :func:`spec...emit`."""
-        new_state = (0 if state is None else int(state)) + int(value)
-        return new_state, list(emit(self.function, key, int(value), self.children))
+    def process(self, state: Any, key: Any, value: Any) -> tuple[Any, Emitted]:
+        """Spec semantics for one tuple (:func:`spec.fries.catalogue.step`)."""
+        new_state, emitted = step(self.function, None if state is None else int(state), int(key), int(value),
+                                  self.children)
+        return new_state, list(emitted)
 
-    def flush(self, state: Any, key: int) -> Emitted:
-        """``sum``: emit ``mul * S + add`` to ``children[key mod n]`` (or as sink output)."""
-        if self.function.op != "sum":
-            return []
-        value = self.function.param("mul") * (0 if state is None else int(state)) + self.function.param("add")
-        receiver = self.children[key % len(self.children)] if self.children else ""
-        return [(receiver, key, value)]
+    def flush(self, state: Any, key: Any) -> Emitted:
+        """End of input (:func:`spec.fries.catalogue.flush`: ``sum`` and ``digest``)."""
+        return list(flush(self.function, None if state is None else int(state), int(key), self.children))
 
 
 @dataclass(frozen=True)

@@ -41,18 +41,19 @@ class FileCache:
                     yield found
 
 
-def outputs_of(cache: FileCache, s: int, batches: Iterable[int]) -> list[tuple[str, str, int, int]]:
+def outputs_of(cache: FileCache, s: int, batches: Iterable[int]) -> list[tuple[str, str, Any, Any]]:
     """Sink outputs (sink, txn, key, value) of job ``s`` in ``batches``."""
-    found: list[tuple[str, str, int, int]] = []
+    found: list[tuple[str, str, Any, Any]] = []
     for g in batches:
         for content in cache.batch(g):
             found.extend((sink, txn, key, value) for js, sink, txn, key, value in content.outputs if js == s)
     return found
 
 
-def schedule_of(cache: FileCache, s: int, job: Job, batches: Iterable[int]) -> Schedule:
-    """Per-object logs of job ``s`` over ``batches`` (objects in dataflow order)."""
-    logs: dict[str, list[Operation]] = {}
+def traced_logs(cache: FileCache, s: int, job: Job, batches: Iterable[int]) -> dict[str, list[tuple[Any, ...]]]:
+    """Per-object trace entries ``(txn, is_update[, sender])`` of job ``s`` over ``batches``
+    (objects in dataflow order)."""
+    logs: dict[str, list[tuple[Any, ...]]] = {}
     for name in job.dataflow.names:
         if name in job.logic:
             for obj in job.objects(name):
@@ -61,13 +62,26 @@ def schedule_of(cache: FileCache, s: int, job: Job, batches: Iterable[int]) -> S
         for content in cache.batch(g):
             for (js, obj), ops in content.logs.items():
                 if js == s:
-                    logs[obj].extend(Operation(txn, update) for txn, update in ops)
-    return Schedule({obj: tuple(ops) for obj, ops in logs.items()})
+                    logs[obj].extend(ops)
+    return logs
 
 
-def states_of(cache: FileCache, s: int, last: int | None) -> dict[tuple[str, int], Any]:
+def schedule_of(cache: FileCache, s: int, job: Job, batches: Iterable[int]) -> Schedule:
+    """Per-object logs of job ``s`` over ``batches`` (objects in dataflow order)."""
+    logs = traced_logs(cache, s, job, batches)
+    return Schedule({obj: tuple(Operation(op[0], op[1]) for op in ops) for obj, ops in logs.items()})
+
+
+def senders_of(cache: FileCache, s: int, job: Job, batches: Iterable[int]) -> dict[str, tuple[str | None, ...]]:
+    """Parallel to :func:`schedule_of`: the sender of each data operation (None for updates;
+    a source's tuples name the source operator)."""
+    logs = traced_logs(cache, s, job, batches)
+    return {obj: tuple(op[2] if len(op) > 2 else None for op in ops) for obj, ops in logs.items()}
+
+
+def states_of(cache: FileCache, s: int, last: int | None) -> dict[tuple[str, Any], Any]:
     """Final state of every (operator, key) of job ``s`` after committed batch ``last``."""
-    states: dict[tuple[str, int], Any] = {}
+    states: dict[tuple[str, Any], Any] = {}
     if last is None:
         return states
     for content in cache.batch(last):
@@ -79,9 +93,9 @@ def states_of(cache: FileCache, s: int, last: int | None) -> dict[tuple[str, int
 
 
 def read_states_for(directory: str, g: int, s: int, lay: JobLayout, partitions: int,
-                    operators: set[str], job: Job) -> dict[tuple[str, int], Any]:
+                    operators: set[str], job: Job) -> dict[tuple[str, Any], Any]:
     """Committed states of the given operators of job ``s`` (for request validation)."""
-    states: dict[tuple[str, int], Any] = {}
+    states: dict[tuple[str, Any], Any] = {}
     for op in operators:
         if op not in lay.level or op not in job.logic:
             continue

@@ -39,7 +39,8 @@ class TaskFile:
 
     objects: dict[tuple[int, str], ObjState] = field(default_factory=dict)
     outputs: list[tuple[int, str, str, Any, Any]] = field(default_factory=list)
-    logs: dict[tuple[int, str], list[tuple[str, bool]]] = field(default_factory=dict)
+    # (txn, is_update) per operation, plus the sending object for a data operation
+    logs: dict[tuple[int, str], list[tuple[Any, ...]]] = field(default_factory=dict)
 
 
 def batch_dir(directory: str, g: int) -> str:

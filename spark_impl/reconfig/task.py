@@ -154,7 +154,7 @@ class _Stage:
             new_state, emitted = logic.process(st.states.get(key), key, value)
             st.states[key] = new_state
             if log is not None:
-                log.append((txn, False))
+                log.append((txn, False, rec[5]))  # rec[5]: the sender, spec.fries.consistency (C2)
             self._emit(s, job, lay, op, obj, st, txn, emitted)
 
         def switch(e: ControlEntry, r: ObjectRole) -> None:

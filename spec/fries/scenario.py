@@ -8,24 +8,19 @@ Timing (delays, stragglers, control-message delays, restarts) is kept apart in
 serial order computes.
 
 The reference simulator, the Spark executor and the conformance vectors all read this format,
-so the catalogue of functions is closed and declarative (no code in JSON):
+so the catalogue of functions is closed and declarative (no code in JSON): it lives in
+:mod:`spec.fries.catalogue` (``map``, ``filter``, ``fanout``, ``replicate``, ``sum`` and the
+order-sensitive ``fold`` and ``digest``), re-exported here.
 
-* ``{"op": "map", "mul": a, "add": b}``     one-to-one: emit (key, a*value + b)
-* ``{"op": "filter", "mod": m, "rem": r}``  one-to-one: emit (key, value) iff value % m == r
-* ``{"op": "fanout", "copies": n}``         one-to-many: emit (key, value + i) for i < n
-* ``{"op": "replicate"}``                   replicate: emit (key, value) once on every out edge
-* ``{"op": "sum", "mul": a, "add": b}``     blocking: at end of input, emit (key, a*S + b) for
-  each key, S the key's state; nothing before
-
-Every non-source operator keeps one integer of state per key: the sum of the input values it
-processed for that key (a blocking operator too). A state transformation ``{"mul": a, "add":
-b}`` maps each existing key's state s to a*s + b. Because the state update is a commutative sum
-and emitted values depend only on the function version and the input, the order of *data*
-transactions never changes outputs or final states; what a run computes is decided by which
-data transactions each reconfigured operator processed before its update - exactly what
-conflict-serializability constrains (Def. 4.6-4.9). A non-serializable run (a transaction
-that saw the old function at one operator and the new one at another) produces outputs or
-states that no serial order produces.
+Every non-source operator keeps one integer of state per key. With the commutative functions
+(``map``, ``filter``, ``fanout``, ``replicate``, ``sum``: the state is the sum of the input
+values) the order of *data* transactions never changes outputs or final states; what a run
+computes is decided by which data transactions each reconfigured operator processed before its
+update - exactly what conflict-serializability constrains (Def. 4.6-4.9). A non-serializable
+run (a transaction that saw the old function at one operator and the new one at another)
+produces outputs or states that no serial order produces. The order-sensitive functions
+(``fold``, ``digest``) make the per-key processing order visible too; what a consistent run
+must then satisfy beyond conflict-serializability is :mod:`spec.fries.consistency`.
 
 Routing: an operator with children c_0..c_{n-1} (edges in declaration order) sends an output
 tuple with key k to c_{k mod n}; the i-th copy of ``fanout`` goes to c_{(k+i) mod n};
@@ -56,12 +51,19 @@ JSON form (see docs/fries.md)::
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from spec.errors import InputError
+from spec.fries.catalogue import OPS_FOR_KIND as OPS_FOR_KIND
+from spec.fries.catalogue import PARAMS, flush, step
+from spec.fries.catalogue import Function as Function
+from spec.fries.catalogue import StateTransform as StateTransform
+from spec.fries.catalogue import emit as emit
+from spec.fries.catalogue import order_sensitive as order_sensitive
 from spec.fries.dataflow import Dataflow, OperatorKind
+from spec.fries.schedule import Operation, Schedule
 from spec.jsonio import (
     expect_int,
     expect_list,
@@ -70,51 +72,6 @@ from spec.jsonio import (
     json_type,
     reject_unknown_keys,
 )
-
-#: Function ops allowed for each operator kind.
-OPS_FOR_KIND: Mapping[OperatorKind, frozenset[str]] = {
-    OperatorKind.ONE_TO_ONE: frozenset({"map", "filter"}),
-    OperatorKind.ONE_TO_MANY: frozenset({"fanout", "map", "filter"}),
-    OperatorKind.REPLICATE: frozenset({"replicate"}),
-    OperatorKind.BLOCKING: frozenset({"sum"}),
-}
-
-_PARAMS: Mapping[str, tuple[str, ...]] = {
-    "map": ("mul", "add"),
-    "filter": ("mod", "rem"),
-    "fanout": ("copies",),
-    "replicate": (),
-    "sum": ("mul", "add"),
-}
-
-
-@dataclass(frozen=True)
-class Function:
-    """One entry of the function catalogue (see the module docstring)."""
-
-    op: str
-    params: tuple[tuple[str, int], ...] = ()
-
-    def param(self, name: str) -> int:
-        """The integer parameter ``name``."""
-        return dict(self.params)[name]
-
-    def to_json(self) -> dict[str, Any]:
-        """``{"op": ..., <params>}``."""
-        return {"op": self.op, **dict(self.params)}
-
-
-@dataclass(frozen=True)
-class StateTransform:
-    """T_O of Fries Def. 2.1 in the catalogue: s -> mul*s + add for every key's state."""
-
-    mul: int = 1
-    add: int = 0
-
-    def apply(self, state: int) -> int:
-        """The transformed state."""
-        return self.mul * state + self.add
-
 
 @dataclass(frozen=True)
 class Update:
@@ -223,31 +180,6 @@ def operator_of(obj: str) -> str:
 # --- semantics -------------------------------------------------------------------------------
 
 
-def emit(function: Function, key: int, value: int, children: Sequence[str]) -> list[tuple[str, int, int]]:
-    """What ``function`` emits for one input tuple, as (receiving child, key, value) triples;
-    for a sink (no children) the receiver is ``""``. Blocking ``sum`` emits nothing here."""
-    outputs: list[tuple[int, int]] = []
-    if function.op == "map":
-        outputs = [(key, function.param("mul") * value + function.param("add"))]
-    elif function.op == "filter":
-        keep = value % function.param("mod") == function.param("rem")
-        outputs = [(key, value)] if keep else []
-    elif function.op == "fanout":
-        outputs = [(key, value + i) for i in range(function.param("copies"))]
-    elif function.op == "replicate":
-        if not children:
-            return [("", key, value)]
-        return [(child, key, value) for child in children]
-    elif function.op == "sum":
-        return []
-    if not children:
-        return [("", k, v) for k, v in outputs]
-    n = len(children)
-    if function.op == "fanout":
-        return [(children[(k + i) % n], k, v) for i, (k, v) in enumerate(outputs)]
-    return [(children[k % n], k, v) for k, v in outputs]
-
-
 def route_source(key: int, children: Sequence[str]) -> list[str]:
     """The child that receives a source tuple with ``key`` (none if the source is a sink)."""
     return [children[key % len(children)]] if children else []
@@ -266,20 +198,30 @@ def ingestion_order(scenario: Scenario) -> tuple[SourceTuple, ...]:
 Output = tuple[str, str, int, int]
 """One output record: (sink operator, transaction id, key, value)."""
 
+Senders = Mapping[str, tuple[str | None, ...]]
+"""Per object, parallel to its schedule log: the object that sent the tuple each data
+operation processed (``None`` for an update, a flush or when unknown)."""
+
 
 @dataclass(frozen=True)
 class SerialResult:
     """What a serial execution computes: the output multiset and the final state of every
-    (operator, key)."""
+    (operator, key); ``schedule`` / ``senders`` are the per-object logs of that serial run
+    (its serial schedule, Def. 4.7, and the sender of every data operation); equality compares
+    outputs and states only."""
 
     outputs: Counter[Output]
     states: Mapping[tuple[str, int], int]
+    schedule: Schedule = field(default_factory=lambda: Schedule({}), compare=False)
+    senders: Senders = field(default_factory=dict, compare=False)
 
 
 def serial_execution(scenario: Scenario, order: Sequence[str]) -> SerialResult:
     """Run the transactions of ``scenario`` one at a time in ``order`` (Fries Def. 4.9's
     serial schedule): each data transaction processes its whole scope before the next starts;
-    a reconfiguration ``Rj`` applies all its updates between two transactions.
+    a reconfiguration ``Rj`` applies all its updates between two transactions. Within one
+    transaction tuples are processed first-in first-out (breadth first), so every channel
+    delivers in send order (what :mod:`spec.fries.consistency` requires of every run).
 
     ``order`` must list every transaction id exactly once (data and reconfiguration)."""
     flow = scenario.dataflow
@@ -293,27 +235,37 @@ def serial_execution(scenario: Scenario, order: Sequence[str]) -> SerialResult:
     functions = dict(scenario.functions)
     state: dict[tuple[str, int], int] = {}
     outputs: Counter[Output] = Counter()
+    logs: dict[str, list[tuple[Operation, str | None]]] = {
+        obj: [] for op in flow.names if op in scenario.functions for obj in scenario.objects(op)}
 
-    def propagate(pending: list[tuple[str, int, int]], txn: str) -> None:
-        """Process tuples (receiver, key, value) of ``txn`` and everything they derive."""
+    def propagate(pending: deque[tuple[str, str, int, int]], txn: str) -> None:
+        """Process tuples (sender object, receiver, key, value) of ``txn`` and everything
+        they derive, first in first out."""
         while pending:
-            operator, key, value = pending.pop()
-            state[(operator, key)] = state.get((operator, key), 0) + value
-            for child, k, v in emit(functions[operator], key, value, flow.children(operator)):
+            sender, operator, key, value = pending.popleft()
+            obj = scenario.object_of(operator, key)
+            logs[obj].append((Operation(txn), sender))
+            state[(operator, key)], emitted = step(functions[operator], state.get((operator, key)), key, value,
+                                                   flow.children(operator))
+            for child, k, v in emitted:
                 if child:
-                    pending.append((child, k, v))
+                    pending.append((obj, child, k, v))
                 else:
                     outputs[(operator, txn, k, v)] += 1
     for txn in order:
         if txn in updates:
             for operator, update in updates[txn].updates.items():
                 functions[operator] = update.function
+                for obj in scenario.objects(operator):
+                    logs[obj].append((Operation(txn, update=True), None))
                 for (op, key), value in list(state.items()):
                     if op == operator:
                         state[(op, key)] = update.state.apply(value)
             continue
         source, tup = by_txn[txn]
-        propagate([(child, tup.key, tup.value) for child in route_source(tup.key, flow.children(source))], txn)
+        sender = scenario.object_of(source, tup.key)
+        propagate(deque((sender, child, tup.key, tup.value) for child in route_source(tup.key, flow.children(source))),
+                  txn)
     # End of input (§7.1): blocking operators flush in topological order, one transaction
     # "O:final" each; their tuples flow downstream like any other (a later blocking
     # operator accumulates them before its own flush).
@@ -321,18 +273,17 @@ def serial_execution(scenario: Scenario, order: Sequence[str]) -> SerialResult:
         if flow.kind(operator) is not OperatorKind.BLOCKING:
             continue
         txn = f"{operator}:final"
-        function = functions[operator]
-        keys = sorted(key for (op, key) in state if op == operator)
-        pending: list[tuple[str, int, int]] = []
-        for key in keys:
-            value = function.param("mul") * state[(operator, key)] + function.param("add")
-            children = flow.children(operator)
-            if not children:
-                outputs[(operator, txn, key, value)] += 1
-            else:
-                pending.append((children[key % len(children)], key, value))
+        pending: deque[tuple[str, str, int, int]] = deque()
+        for key in sorted(key for (op, key) in state if op == operator):
+            obj = scenario.object_of(operator, key)
+            for child, k, v in flush(functions[operator], state[(operator, key)], key, flow.children(operator)):
+                if child:
+                    pending.append((obj, child, k, v))
+                else:
+                    outputs[(operator, txn, k, v)] += 1
         propagate(pending, txn)
-    return SerialResult(outputs, state)
+    schedule = Schedule({obj: tuple(op for op, _ in log) for obj, log in logs.items()})
+    return SerialResult(outputs, state, schedule, {obj: tuple(s for _, s in log) for obj, log in logs.items()})
 
 
 # --- JSON ------------------------------------------------------------------------------------
@@ -397,13 +348,13 @@ def _scenario_from_json(value: Any) -> Scenario:
 def _function_from_json(value: Any, kind: OperatorKind, where: str) -> Function:
     obj = expect_object(value, where)
     op = expect_str(obj.get("op"), f"{where}.op")
-    if op not in _PARAMS:
-        raise InputError(f"unknown function op {op!r} (expected one of {sorted(_PARAMS)})", where)
+    if op not in PARAMS:
+        raise InputError(f"unknown function op {op!r} (expected one of {sorted(PARAMS)})", where)
     if op not in OPS_FOR_KIND.get(kind, frozenset()):
         raise InputError(f"op {op!r} does not fit a {kind.value} operator", where)
-    reject_unknown_keys(obj, {"op", *_PARAMS[op]}, where)
+    reject_unknown_keys(obj, {"op", *PARAMS[op]}, where)
     params = []
-    for name in _PARAMS[op]:
+    for name in PARAMS[op]:
         if name not in obj:
             raise InputError(f"op {op!r} needs parameter {name!r}", where)
         params.append((name, expect_int(obj[name], f"{where}.{name}")))

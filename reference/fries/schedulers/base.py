@@ -68,9 +68,13 @@ class Scheduler:
     def on_processed(self, engine: "Engine", obj: str, msg: "Data") -> None:
         """``obj`` finished processing ``msg`` at ``engine.now``."""
 
+    def arrange(self, engine: "Engine", obj: str, entries: Iterable["LogEntry"]) -> list["LogEntry"]:
+        """The schedule's log of ``obj`` as entries: its operations in execution order."""
+        return list(entries)
+
     def arrange_log(self, engine: "Engine", obj: str, entries: Iterable["LogEntry"]) -> tuple[Operation, ...]:
-        """The schedule's log of ``obj``: its operations in execution order."""
-        return tuple(entry.operation for entry in entries)
+        """The schedule's log of ``obj``: the operations of :meth:`arrange`."""
+        return tuple(entry.operation for entry in self.arrange(engine, obj, entries))
 
     def delays(self, engine: "Engine") -> tuple[float, ...]:
         """Per reconfiguration: request time to the last update applied."""

@@ -34,7 +34,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterable
 
 from spec.fries.scenario import Function
-from spec.fries.schedule import Operation
 
 from reference.fries.schedulers.base import Scheduler
 
@@ -121,10 +120,10 @@ class MultiVersionScheduler(Scheduler):
             if rid > msg.version:
                 self._last_old[rid] = max(self._last_old.get(rid, 0.0), engine.now)
 
-    def arrange_log(self, engine: "Engine", obj: str, entries: Iterable["LogEntry"]) -> tuple[Operation, ...]:
+    def arrange(self, engine: "Engine", obj: str, entries: Iterable["LogEntry"]) -> list["LogEntry"]:
         def rank(entry: "LogEntry") -> int:
             return 2 * entry.version - 1 if entry.operation.update else 2 * entry.version
-        return tuple(entry.operation for entry in sorted(entries, key=rank))
+        return sorted(entries, key=rank)
 
     def delays(self, engine: "Engine") -> tuple[float, ...]:
         out = []

@@ -33,6 +33,7 @@ from functools import partial
 from typing import Callable
 
 from spec.fries.dataflow import OperatorKind
+from spec.fries.catalogue import flush, order_sensitive, step
 from spec.fries.scenario import (
     Function,
     Output,
@@ -55,10 +56,12 @@ CONTROL, INGEST, WORK = 0, 1, 2
 
 @dataclass(frozen=True)
 class LogEntry:
-    """One operation in an object's log with the version it used (multi-version only)."""
+    """One operation in an object's log with the version it used (multi-version only) and
+    the object that sent the tuple it processed (data operations)."""
 
     operation: Operation
     version: int = 0
+    sender: str | None = None
 
 
 @dataclass
@@ -261,15 +264,21 @@ class Engine:
                 runtime.busy = True
                 op = self.topology.operator_of[obj]
                 cost = self.timing.operator_cost.get(op, 0.0) * self.timing.stragglers.get(obj, 1.0)
-                self.at(self.now + cost, WORK, partial(self._finish, obj, message))
+                self.at(self.now + cost, WORK, partial(self._finish, obj, message, best))
 
-    def _finish(self, obj: str, message: Data) -> None:
+    def _finish(self, obj: str, message: Data, sender: str) -> None:
         op = self.topology.operator_of[obj]
         function = self.scheduler.function_for(self, obj, message)
-        self.scheduler.add_state(self, op, message)
+        children = self.scenario.dataflow.children(op)
+        if order_sensitive(function):
+            # (single-version schedulers only: simulate() refuses multi-version here)
+            key = (op, message.key)
+            self.state[key], emitted = step(function, self.state.get(key), message.key, message.value, children)
+        else:
+            self.scheduler.add_state(self, op, message)
+            emitted = emit(function, message.key, message.value, children)
         self._keys[obj].add(message.key)
-        self._logs[obj].append(LogEntry(Operation(message.txn), message.version))
-        emitted = emit(function, message.key, message.value, self.scenario.dataflow.children(op))
+        self._logs[obj].append(LogEntry(Operation(message.txn), message.version, sender))
         self._deliver(obj, op, message.txn, message.version, emitted)
         self.scheduler.on_processed(self, obj, message)
         self._rt[obj].busy = False
@@ -296,8 +305,7 @@ class Engine:
             self._logs[obj].append(LogEntry(Operation(txn), version))
             emitted = []
             for key in sorted(self._keys[obj]):
-                value = function.param("mul") * self.scheduler.state_of(self, op, key) + function.param("add")
-                emitted.append((children[key % len(children)] if children else "", key, value))
+                emitted.extend(flush(function, self.scheduler.state_of(self, op, key), key, children))
             self._deliver(obj, op, txn, version, emitted)
 
     # --- the run ---------------------------------------------------------------------------
@@ -324,10 +332,11 @@ class Engine:
                 break
             self._flush(flushes.popleft())
         self._check_finished()
-        logs = {obj: self.scheduler.arrange_log(self, obj, entries) for obj, entries in self._logs.items()}
+        arranged = {obj: self.scheduler.arrange(self, obj, entries) for obj, entries in self._logs.items()}
         return SimulationResult(
             outputs=self.outputs,
-            schedule=Schedule(logs),
+            schedule=Schedule({obj: tuple(e.operation for e in entries) for obj, entries in arranged.items()}),
+            senders={obj: tuple(e.sender for e in entries) for obj, entries in arranged.items()},
             states=self.scheduler.final_states(self),
             delays=self.scheduler.delays(self),
             end_time=self.now,

@@ -44,7 +44,9 @@ class SimulationResult:
     ``end_time``: when the last event happened. ``checkpoints`` lists the checkpoints taken
     (only with a checkpoint interval); ``uniqueness_violations`` names operators declared
     ``unique`` that emitted more than one tuple for some data transaction in this run (the
-    uniqueness pruning rule is only sound when the declaration is true)."""
+    uniqueness pruning rule is only sound when the declaration is true); ``senders``, parallel to
+    the schedule's logs, the object that sent the tuple of each data operation (None for
+    updates and flushes), the channels :mod:`spec.fries.consistency` checks."""
 
     outputs: Counter[Output]
     schedule: Schedule
@@ -54,3 +56,4 @@ class SimulationResult:
     stats: SimulationStats = field(default_factory=SimulationStats)
     checkpoints: tuple[CheckpointRecord, ...] = ()
     uniqueness_violations: tuple[str, ...] = ()
+    senders: Mapping[str, tuple[str | None, ...]] | None = None
