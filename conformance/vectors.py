@@ -153,13 +153,21 @@ def _check_oplus(vectors: list[tuple[str, dict[str, Any]]], engine: str, report:
     vector in one batch of Spark jobs; reference: elastic VSN)."""
     cases = [v["scenario"] for _, v in vectors]
     if engine == "spark":
-        from conformance.oplus_suite import spark_rows, spark_status
+        from conformance.crashes import Crash
+        from conformance.oplus_suite import spark_engine, spark_status
 
         reason = spark_status()
         if reason is not None:
             report.skipped.extend((name, reason) for name, _ in vectors)
             return
-        produced = spark_rows(cases, frozenset())
+        results = spark_engine(frozenset())([(case, 2) for case in cases])
+        crashed = {k for k, r in enumerate(results) if isinstance(r, Crash)}
+        for k in sorted(crashed):
+            result = results[k]
+            assert isinstance(result, Crash)
+            report.mismatched.append((vectors[k][0], result.explain()))
+        vectors = [v for k, v in enumerate(vectors) if k not in crashed]
+        produced = [r for r in results if not isinstance(r, Crash)]
     else:
         from reference.oplus.run import run_scenario
 
