@@ -150,3 +150,12 @@ def test_window_store_lookups_are_logarithmic_in_ws_over_wa() -> None:
         store.set("k", WindowSet(left, "k", (left,)), left, 0, 0)
     assert store.check_and_create("k", 7, (None,)).states == (7,)
     assert time.monotonic() - started < 3
+
+
+def test_many_instances_times_items_is_refused(tmp_path: Path) -> None:
+    # 300 items x 1,024 instances is 0.3M deliveries but each step of the SN / VSN simulation
+    # looks at every instance: it ran for more than 60 s
+    scenario = {**SUM, "parallelism": 1024,
+                "inputs": [[{"ts": t, "key": str(t), "value": 1} for t in range(300)]]}
+    outcome = run(["oplus", _write(tmp_path, scenario), "--mode", "sn", "--json"], seconds=10)
+    assert outcome.code == 2 and "delivered to 1,024 instances" in outcome.err, outcome.describe()
