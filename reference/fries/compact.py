@@ -91,15 +91,19 @@ class Interner:
         self.table: dict[str, int] = {}
 
     def ids(self, names: Sequence[str]) -> Ids:
-        """The numbers of ``names`` (numbering the new ones), as an int32 array."""
+        """The numbers of ``names`` (numbering the new ones), as an int32 array. One C-level
+        lookup pass; a Python loop only over the names not seen before."""
         table = self.table
-        fresh = dict.fromkeys(names)
-        if not table.keys() >= fresh.keys():
-            new = [name for name in fresh if name not in table]
-            table.update(zip(new, range(len(table), len(table) + len(new))))
+        found = list(map(table.get, names))
+        if None in found:
+            for i in [i for i, number in enumerate(found) if number is None]:
+                number = table.get(names[i])
+                if number is None:
+                    number = table[names[i]] = len(table)
+                found[i] = number
         if len(table) > np.iinfo(np.int32).max:  # pragma: no cover - 2^31 transactions
             raise InputError("more than 2^31 transactions")
-        return np.fromiter(map(table.__getitem__, names), dtype=np.int32, count=len(names))
+        return np.array(found, dtype=np.int32)
 
     def names(self) -> list[str]:
         """Every id, by number."""

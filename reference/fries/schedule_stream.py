@@ -64,6 +64,7 @@ _OP = (r"\{" + _WS + r'"txn"' + _WS + ":" + _WS + '"(' + _STRING + ')"' + _WS
 _OP_PLAIN = _OP.replace("(" + _STRING + ")", "(?:" + _STRING + ")").replace(
     "(true|false)", "(?:true|false)")
 _FIELDS = re.compile(_OP)
+_TXNS = re.compile(_OP.replace("(true|false)", "(?:true|false)"))
 _RUN = re.compile(r"(?:" + _WS + _OP_PLAIN + _WS + r",)*+")
 _LAST = re.compile(_WS + _OP + _WS + r"\]")
 _SPACE = re.compile(_WS)
@@ -231,9 +232,11 @@ class _Reader:
             end = _RUN.match(self.buf, self.pos).end()  # type: ignore[union-attr]
             if end > self.pos:
                 region = self.buf[self.pos:end]
-                found = _FIELDS.findall(region)
-                txns = list(map(_TXN, found))
-                flags = list(map(_FLAG, found))
+                if '"update"' in region:
+                    found = _FIELDS.findall(region)
+                    txns, flags = list(map(_TXN, found)), list(map(_FLAG, found))
+                else:  # no update member in this run: one group, no flags
+                    txns, flags = _TXNS.findall(region), []
                 self.pos = end
                 count = self._add(name, txns, flags, count, "\\" in region, interner,
                                   pieces, marks)
