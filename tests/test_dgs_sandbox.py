@@ -415,3 +415,21 @@ def test_a_program_that_takes_away_our_stack_signal(tmp_path: Path, capsys: pyte
              "P.join = staticmethod(lambda a, b: S(a + b))\nP.fork = staticmethod(lambda s, l, r: (s, S(1)))\n")
     err = bad_input(capsys, program(tmp_path, extra=extra), "--call-timeout", "1")
     assert "killed by signal 10 (SIGUSR1: the program replaced the handler" in err
+
+
+def test_a_loop_in_the_events_strategys_own_function_hits_the_call_limit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Draws are not timed as calls (hypothesis builds its tables inside the first st.text()
+    draw), but the program's filter function stuck in a draw is."""
+    err = bad_input(capsys, program(tmp_path, events="st.integers().filter(lambda x: time.sleep(100))"),
+                    "--call-timeout", "1")
+    assert "P.events() strategy: did not return within 1 s" in err and "drawing an event" in err
+
+
+def test_huge_integers_in_the_programs_states(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Python refuses to print integers of more than 4,300 digits by default (it was exit 3)."""
+    extra = "\nP.init = staticmethod(lambda: 10 ** 20000)\nP.fork = staticmethod(lambda s, l, r: (s, 1))\n"
+    code, out, err = check(capsys, program(tmp_path, extra=extra), "--json")
+    assert code == 1, err
+    assert "<an integer of about 2000" in json.dumps(json.loads(out))

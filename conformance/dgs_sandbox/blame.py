@@ -8,8 +8,9 @@ An exception that escapes the check without being named by the guard
 * raised while user code was on the stack - a frame in a file that is not streamproof's, the
   standard library's or an installed package's (:func:`is_user_file`) - it is the user's fault,
   located at the innermost such frame; so is a ``BaseException`` that is not an ``Exception``;
-* a ``RecursionError`` or ``MemoryError`` in our code is the user's too: none of our code
-  recurses deeply or allocates much unless the program's values are deeply nested or huge;
+* a ``RecursionError``, a ``MemoryError`` or an integer too long to print in our code is the
+  user's too: none of our code recurses deeply, allocates much or makes huge numbers unless the
+  program's values are deeply nested or huge;
 * anything else is a bug of ours.
 
 :func:`located` reads a ``faulthandler`` stack dump of the child (taken when a time limit is
@@ -46,7 +47,7 @@ def classify(error: BaseException, target: str, label: str | None) -> dict[str, 
             where = f"{where} while {label}" if label else where
             label = target
         return {"kind": "input_error", "message": f"{label}: raised {describe_error(cause)}{where}"}
-    if isinstance(error, (RecursionError, MemoryError)):
+    if isinstance(error, (RecursionError, MemoryError)) or _huge_integer(error):
         return {"kind": "input_error", "message": (
             f"{target}: the program's values are too deeply nested or too large for the checker "
             f"({describe_error(error)})"
@@ -56,6 +57,11 @@ def classify(error: BaseException, target: str, label: str | None) -> dict[str, 
         "message": describe_error(error),
         "traceback": "".join(traceback.format_exception(error)),
     }
+
+
+def _huge_integer(error: BaseException) -> bool:
+    """Python refused to print an integer with too many digits: one of the program's values."""
+    return isinstance(error, ValueError) and "integer string conversion" in str(error)
 
 
 def is_user_file(filename: str) -> bool:

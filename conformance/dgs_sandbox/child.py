@@ -41,7 +41,8 @@ BEACON = "beacon"
 STDOUT = "stdout"
 STDERR = "stderr"
 STACK = "stack"
-_INT_DIGITS = 4000  # below Python's int-to-str limit (4300 digits)
+_INT_DIGITS = 4000  # in the result: below Python's default int-to-str limit (4300 digits)
+INT_DIGITS = 100_000  # while checking: the program's numbers may be this long
 
 
 def main(workdir: str) -> None:
@@ -50,6 +51,7 @@ def main(workdir: str) -> None:
     folder = Path(workdir)
     request = Request.from_json(json.loads((folder / REQUEST).read_text()))
     _limit_memory(request.memory_mb)
+    sys.set_int_max_str_digits(INT_DIGITS)  # the program's numbers may be long; printing them is ours
     _dump_stack_on_request(folder / STACK)
     monitor = SandboxMonitor(Writer(str(folder / BEACON)))
     outcome = run(request, monitor)

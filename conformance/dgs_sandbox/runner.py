@@ -34,7 +34,7 @@ from conformance.dgs_sandbox.captured import Captured, read_captured
 from conformance.dgs_sandbox.blame import located
 from conformance.dgs_sandbox.child import BEACON, REQUEST, RESULT, STACK, STDERR, STDOUT
 from conformance.dgs_sandbox.check import CONDITIONS, Request
-from conformance.dgs_sandbox.guard import SYMBOLIC
+from conformance.dgs_sandbox.guard import STRATEGY, SYMBOLIC
 from conformance.dgs_sandbox.stack import StackProbe
 from conformance.progress import ProgressBar
 from spec.errors import InputError, cut, one_line
@@ -181,6 +181,8 @@ def _dunder_limit(where: str, snap: beacon.Snapshot, limits: Limits) -> InputErr
     dunder our code called, or a callback the prover runs on symbolic values."""
     if snap.label.endswith(SYMBOLIC):
         whose, how = snap.label[: -len(SYMBOLIC)], "run on symbolic values by --prove"
+    elif snap.label.endswith(STRATEGY):
+        whose, how = snap.label, f"drawing an event{_during(snap)}"
     else:
         whose, how = "the program's code", f"called by streamproof's checker outside any callback while {snap.label}"
     return InputError(
