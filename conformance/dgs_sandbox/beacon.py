@@ -21,21 +21,30 @@ import time
 from dataclasses import dataclass
 
 SIZE = 4096
-_HEADER = struct.Struct("<QdQbbH")  # seq, activity start, calls, in user code, condition, label length
+_HEADER = struct.Struct("<QdQbbH")  # seq, activity start, calls, kind, condition, label length
 _LABEL_MAX = SIZE - _HEADER.size
 NO_CONDITION = -1
+
+OURS = 0
+"""Kind of activity: streamproof's own work."""
+USER = 1
+"""Kind of activity: one call of a user function; held to the per-call limit as a whole."""
+MIXED = 2
+"""Kind of activity: user code whose time may be spent in streamproof's or a library's code
+(the import, reading the members, a draw from ``events()``, a call on the prover's symbolic
+values); stopped at the per-call limit only when a stack dump shows the user's code on top."""
 
 
 @dataclass(frozen=True)
 class Snapshot:
     """One consistent reading of the record. ``label`` names the current activity (a user
-    callback such as ``P.update``, or a phase such as ``importing prog.py``); ``in_user`` is
-    True while user code runs; ``condition`` is the index of the condition being checked
+    callback such as ``P.update``, or a phase such as ``importing prog.py``); ``kind`` is
+    :data:`OURS`, :data:`USER` or :data:`MIXED`; ``condition`` is the index of the condition being checked
     (``NO_CONDITION`` before the check starts); ``calls`` counts calls into user code."""
 
     label: str
     started: float
-    in_user: bool
+    kind: int
     condition: int
     calls: int
 
@@ -66,22 +75,22 @@ class Writer:
         self._condition = NO_CONDITION
         self.label = ""
         self.started = time.monotonic()
-        self.in_user = False
+        self.kind = OURS
 
-    def enter(self, label: str, in_user: bool) -> tuple[str, float, bool]:
-        """Start the activity ``label``; returns the previous one, for :meth:`leave`."""
-        previous = (self.label, self.started, self.in_user)
-        if in_user:
+    def enter(self, label: str, kind: int) -> tuple[str, float, int]:
+        """Start the activity ``label`` of ``kind``; returns the previous one, for :meth:`leave`."""
+        previous = (self.label, self.started, self.kind)
+        if kind != OURS:
             self._calls += 1
-        self.label, self.started, self.in_user = label, time.monotonic(), in_user
+        self.label, self.started, self.kind = label, time.monotonic(), kind
         self._publish()
         return previous
 
-    def leave(self, previous: tuple[str, float, bool]) -> None:
+    def leave(self, previous: tuple[str, float, int]) -> None:
         """Go back to the activity :meth:`enter` returned. Its clock restarts: the per-call
         limit bounds each stretch of user code between two calls, so reading the members may
         take longer than the limit in total when it is spent in many quick ``depends`` calls."""
-        self.label, _, self.in_user = previous
+        self.label, _, self.kind = previous
         self.started = time.monotonic()
         self._publish()
 
@@ -95,7 +104,7 @@ class Writer:
         self._seq += 1
         struct.pack_into("<Q", self._map, 0, self._seq)
         _HEADER.pack_into(
-            self._map, 0, self._seq, self.started, self._calls, int(self.in_user), self._condition, len(label)
+            self._map, 0, self._seq, self.started, self._calls, self.kind, self._condition, len(label)
         )
         self._map[_HEADER.size : _HEADER.size + len(label)] = label
         self._seq += 1
@@ -111,11 +120,11 @@ class Reader:
     def read(self) -> Snapshot:
         """The current record (retries while the child is in the middle of a write)."""
         while True:
-            seq, started, calls, in_user, condition, length = _HEADER.unpack_from(self._map, 0)
+            seq, started, calls, kind, condition, length = _HEADER.unpack_from(self._map, 0)
             label = bytes(self._map[_HEADER.size : _HEADER.size + min(length, _LABEL_MAX)])
             (again,) = struct.unpack_from("<Q", self._map, 0)
             if seq == again and seq % 2 == 0:
-                return Snapshot(label.decode("utf-8", "replace"), started, bool(in_user), condition, calls)
+                return Snapshot(label.decode("utf-8", "replace"), started, kind, condition, calls)
             time.sleep(0.0005)
 
     def close(self) -> None:

@@ -29,7 +29,7 @@ from typing import Any, Callable, Iterator
 from hypothesis import errors as hypothesis_errors
 from hypothesis import strategies as st
 
-from conformance.dgs_sandbox.beacon import Writer
+from conformance.dgs_sandbox.beacon import MIXED, OURS, USER, Writer
 from spec.dgs.program import UserCodeError, args_text, describe_error
 
 # exceptions of hypothesis that mean "this draw is over / rejected", not "the strategy is broken"
@@ -65,20 +65,21 @@ class SandboxMonitor:
         self._fault: tuple[BaseException, str] | None = None
 
     def running(self, label: str) -> AbstractContextManager[None]:
-        """User code runs inside (subject to the per-call limit); ``label`` says what."""
-        return self._activity(label, True)
+        """User code runs inside, with libraries' (the import, reading the members);
+        ``label`` says what."""
+        return self._activity(label, MIXED)
 
     def phase(self, label: str) -> AbstractContextManager[None]:
-        """streamproof's own work (only the total limit applies)."""
-        return self._activity(label, False)
+        """streamproof's own work."""
+        return self._activity(label, OURS)
 
     def where_raised(self, error: BaseException) -> str | None:
         """The innermost activity ``error`` escaped from, or None if it escaped from none."""
         return self._fault[1] if self._fault is not None and self._fault[0] is error else None
 
     @contextmanager
-    def _activity(self, label: str, in_user: bool) -> Iterator[None]:
-        previous = self.writer.enter(label, in_user)
+    def _activity(self, label: str, kind: int) -> Iterator[None]:
+        previous = self.writer.enter(label, kind)
         try:
             yield
         except BaseException as error:
@@ -93,7 +94,7 @@ class SandboxMonitor:
         writer = self.writer
 
         def guarded(*args: Any) -> Any:
-            previous = writer.enter(label, True) if not _symbolic(args) else writer.enter(label + SYMBOLIC, False)
+            previous = writer.enter(label, USER) if not _symbolic(args) else writer.enter(label + SYMBOLIC, MIXED)
             try:
                 return fn(*args)
             except Exception as error:  # noqa: BLE001 - sorted below
@@ -120,7 +121,7 @@ class SandboxMonitor:
             # hypothesis's own work (e.g. building its character tables) happens inside a draw,
             # so a draw is not timed as one call; the parent's stack dumps still stop the
             # program's own code (a map or filter function) stuck there
-            previous = writer.enter(label, False)
+            previous = writer.enter(label, MIXED)
             try:
                 return draw(strategy)
             except _CONTROL:

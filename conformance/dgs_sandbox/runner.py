@@ -142,15 +142,15 @@ def _watch(
             previous = now
             if finished:
                 return watch
-            if snap.in_user and now - snap.started > limits.call_timeout:
+            if snap.kind == beacon.USER and now - snap.started > limits.call_timeout:
                 raise _call_limit(snap, limits)
-            if not snap.in_user and snap.label and now - snap.started > limits.call_timeout and now > next_probe:
-                # our code has not called the program for a while: is it stuck in the program's
-                # code all the same (a __repr__, __eq__ or __hash__ our code called)?
+            if snap.kind != beacon.USER and snap.label and now - snap.started > limits.call_timeout and now > next_probe:
+                # no call into the program for a while: is the program's code running all the
+                # same (the import, a draw, a __repr__ or __eq__ our code called)?
                 next_probe = now + limits.call_timeout
                 stuck = probe.stuck_in_user_code()
                 if stuck is not None:
-                    raise _dunder_limit(stuck, snap, limits)
+                    raise _stuck_limit(stuck, snap, limits)
             if now - watch.started > limits.timeout:
                 raise _total_limit(watch, limits)
             if sum(os.fstat(f.fileno()).st_size for f in files) > MAX_OUTPUT:
@@ -176,17 +176,20 @@ def _with_location(limit: InputError, probe: StackProbe) -> InputError:
     return InputError(f"{limit.problem}; the program was at {where}", limit.where)
 
 
-def _dunder_limit(where: str, snap: beacon.Snapshot, limits: Limits) -> InputError:
-    """The program's own code ran past the per-call limit while our code was in charge: a
-    dunder our code called, or a callback the prover runs on symbolic values."""
-    if snap.label.endswith(SYMBOLIC):
-        whose, how = snap.label[: -len(SYMBOLIC)], "run on symbolic values by --prove"
+def _stuck_limit(where: str, snap: beacon.Snapshot, limits: Limits) -> InputError:
+    """The program's own code ran past the per-call limit in a :data:`beacon.MIXED` activity
+    or while our code was in charge (a dunder our code called)."""
+    verb, how = "did not return", ""
+    if snap.kind == beacon.OURS:
+        whose, how = "the program's code", f", called by streamproof's checker outside any callback while {snap.label}"
+    elif snap.label.endswith(SYMBOLIC):
+        whose, how = snap.label[: -len(SYMBOLIC)], ", run on symbolic values by --prove"
     elif snap.label.endswith(STRATEGY):
-        whose, how = snap.label, f"drawing an event{_during(snap)}"
+        whose, how = snap.label, f", drawing an event{_during(snap)}"
     else:
-        whose, how = "the program's code", f"called by streamproof's checker outside any callback while {snap.label}"
+        whose, verb = snap.label, "did not finish"
     return InputError(
-        f"did not return within {limits.call_timeout:g} s (the per-call limit, --call-timeout), {how}; "
+        f"{verb} within {limits.call_timeout:g} s (the per-call limit, --call-timeout){how}; "
         f"an infinite loop, or raise --call-timeout; the program was at {where}",
         whose,
     )
@@ -200,9 +203,8 @@ def _activity(snap: beacon.Snapshot) -> str:
 
 
 def _call_limit(snap: beacon.Snapshot, limits: Limits) -> InputError:
-    verb = "did not return" if snap.label and "." in snap.label.split(" ")[0] else "did not finish"
     return InputError(
-        f"{verb} within {limits.call_timeout:g} s (the per-call limit, --call-timeout){_during(snap)}; "
+        f"did not return within {limits.call_timeout:g} s (the per-call limit, --call-timeout){_during(snap)}; "
         "an infinite loop, or raise --call-timeout",
         _activity(snap),
     )
@@ -234,7 +236,7 @@ def _died(code: int | None, watch: _Watch, output: Captured) -> Exception:
     if code == -signal.SIGUSR1:  # only we send it, and the child handles it unless the program changed that
         return InputError(f"the program's process {how} (SIGUSR1: the program replaced the handler streamproof "
                           f"uses to see where it is){output.hint()}", snap.label if snap else None)
-    if snap is not None and snap.in_user:
+    if snap is not None and snap.kind != beacon.OURS:
         return InputError(f"the program's process {how} without a result{_during(snap)}{output.hint()}", snap.label)
     return InternalError(f"the checker's process {how} without a result{output.hint()}")
 
