@@ -5,15 +5,14 @@ conformance suite and ``collect_results`` read a job's whole history). With one,
 micro-batch (and after the sink got the newly committed batches) it deletes:
 
 * **batch directories** (each task file is a full snapshot of its partition's state plus the
-  batch's sink outputs and schedule operations) older than the ``batches``-th most recent
-  committed batch of every job - never one a job still needs: its restart base (its last
-  committed batch, Fries §7.3), its pending (uncommitted) batches, a committed batch the sink
-  has not received yet, nor the batch that just ran (the next batch carries its state forward).
+  batch's sink outputs and schedule operations) that no job needs: a job needs its last
+  ``batches`` committed batches (the last is its restart base, Fries §7.3), its pending
+  (uncommitted) batches and the committed batches the sink has not received yet; the batch
+  that just ran is always kept (the next batch carries its state forward).
   State snapshots therefore need no merge: the newest full snapshot a restart needs is kept and
   every older one is garbage. Rolled-back batches are older than the next commit and go too;
-* **history entries** of those batches in ``progress.json`` (``history`` keeps its last
-  ``batches`` entries, ``delays`` its last ``delays`` entries), so the commit record does not
-  grow either;
+* **history entries** of those batches in ``progress.json`` (``history`` keeps the needed
+  entries, ``delays`` its last ``delays`` entries), so the commit record does not grow either;
 * **request files** no object can need again: request ``j`` of a job is kept while it is not
   yet completed and committed, or while it is the latest completed request that updated one of
   the job's operators (that operator's current logic is loaded from it; ``requests/current.json``
@@ -51,46 +50,44 @@ class Retention:
             raise ValueError("Retention keeps at least one committed batch and one delay")
 
 
-def needed_from(prog: Progress, keep: int, undelivered_after: int | None) -> int | None:
-    """The oldest batch job ``prog`` still needs (None: none). ``undelivered_after``: the last
-    batch the sink received for this job (None: no sink)."""
-    needed = list(prog.pending)
-    if prog.history:
-        needed.append(prog.history[-min(keep, len(prog.history))])
-        if undelivered_after is not None:
-            needed.extend(g for g in prog.history if g > undelivered_after)
-    return min(needed) if needed else None
+def needed_by(prog: Progress, keep: int, undelivered_after: int | None) -> set[int]:
+    """The batches job ``prog`` still needs: its last ``keep`` committed batches (the last is
+    its restart base), its pending ones and, with a sink (``undelivered_after``: the last batch
+    the sink received), the committed ones not delivered yet."""
+    needed = set(prog.pending) | set(prog.history[-keep:])
+    if undelivered_after is not None:
+        needed |= {g for g in prog.history if g > undelivered_after}
+    return needed
 
 
-def _trim(prog: Progress, keep_from: int, delays: int) -> None:
-    prog.history = [g for g in prog.history if g >= keep_from]
+def _trim(prog: Progress, needed: set[int], delays: int) -> None:
+    prog.history = [g for g in prog.history if g in needed]
     if len(prog.delays) > delays:
         for j in sorted(prog.delays)[:-delays]:
             del prog.delays[j]
 
 
-def collect_garbage(ex: "Executor", retention: Retention, delivered: dict[int, int] | None) -> int:
+def collect_garbage(ex: "Executor", retention: Retention, delivered: dict[int, int] | None) -> set[int]:
     """Delete what no restart, commit or sink delivery needs any more (module docstring).
-    ``delivered``: job -> last batch the sink received (None: no sink). Returns the oldest
-    batch kept."""
+    ``delivered``: job -> last batch the sink received (None: no sink). Returns the batches
+    kept."""
     last_ran = ex.g - 1
-    keep_from = last_ran
+    needed = {last_ran}
     for s, st in enumerate(ex.state):
         after = None if delivered is None else delivered.get(s, -1)
         for prog in (st.committed, st.live):
-            found = needed_from(prog, retention.batches, after)
-            if found is not None:
-                keep_from = min(keep_from, found)
+            needed |= needed_by(prog, retention.batches, after)
     _collect_requests(ex)
     for st in ex.state:
-        _trim(st.committed, keep_from, retention.delays)
-        _trim(st.live, keep_from, retention.delays)
+        _trim(st.committed, needed, retention.delays)
+        _trim(st.live, needed, retention.delays)
     write_progress(ex.directory, [st.committed for st in ex.state], last_ran)
     root = os.path.join(ex.directory, "batches")
     for name in os.listdir(root) if os.path.isdir(root) else []:
-        if name.startswith("g") and name[1:].isdigit() and int(name[1:]) < keep_from:
+        # only older batches: a directory above the last one that ran is a batch being planned
+        if name.startswith("g") and name[1:].isdigit() and int(name[1:]) < last_ran and int(name[1:]) not in needed:
             shutil.rmtree(os.path.join(root, name), ignore_errors=True)
-    return keep_from
+    return needed
 
 
 def _collect_requests(ex: "Executor") -> None:
