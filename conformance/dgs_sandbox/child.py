@@ -32,6 +32,7 @@ from conformance.dgs_sandbox.beacon import Writer
 from conformance.dgs_sandbox.blame import classify
 from conformance.dgs_sandbox.check import Request, check_program
 from conformance.dgs_sandbox.guard import SandboxMonitor, UserAbort
+from conformance.dgs_sandbox.plan_task import TASK, PlanRequest, plan_program
 from spec.errors import InputError
 from spec.jsonio import write_json_atomic
 
@@ -49,7 +50,8 @@ def main(workdir: str) -> None:
     """Run the request in ``workdir`` and write its result there; never returns."""
     _die_with_parent()
     folder = Path(workdir)
-    request = Request.from_json(json.loads((folder / REQUEST).read_text()))
+    data = json.loads((folder / REQUEST).read_text())
+    request = PlanRequest.from_json(data) if data.get("task") == TASK else Request.from_json(data)
     _limit_memory(request.memory_mb)
     sys.set_int_max_str_digits(INT_DIGITS)  # the program's numbers may be long; printing them is ours
     _dump_stack_on_request(folder / STACK)
@@ -65,9 +67,12 @@ def main(workdir: str) -> None:
     os._exit(0)
 
 
-def run(request: Request, monitor: SandboxMonitor) -> dict[str, Any]:
-    """The outcome of ``request`` as a JSON-able dict (see the module docstring)."""
+def run(request: Request | PlanRequest, monitor: SandboxMonitor) -> dict[str, Any]:
+    """The outcome of ``request`` as a JSON-able dict (see the module docstring); a request
+    with ``"task": "plan"`` is ``dgs-plan``'s (:mod:`conformance.dgs_sandbox.plan_task`)."""
     try:
+        if isinstance(request, PlanRequest):
+            return plan_program(request, monitor)
         return check_program(request, monitor)
     except UserAbort as abort:
         return {"kind": "input_error", "message": str(abort.error)}

@@ -35,6 +35,7 @@ from conformance.dgs_sandbox.blame import located
 from conformance.dgs_sandbox.child import BEACON, REQUEST, RESULT, STACK, STDERR, STDOUT
 from conformance.dgs_sandbox.check import CONDITIONS, Request
 from conformance.dgs_sandbox.guard import STRATEGY, SYMBOLIC
+from conformance.dgs_sandbox.plan_task import PlanRequest
 from conformance.dgs_sandbox.stack import StackProbe
 from conformance.progress import ProgressBar
 from spec.errors import InputError, cut, one_line
@@ -83,7 +84,7 @@ class _Watch:
     last: beacon.Snapshot | None = None
 
 
-def run_check(request: Request, limits: Limits, *, progress: bool) -> Verdict:
+def run_check(request: Request | PlanRequest, limits: Limits, *, progress: bool) -> Verdict:
     """Run ``request`` in the sandbox; the verdict, or an InputError (the program's fault, a
     limit hit) or :class:`InternalError`."""
     with tempfile.TemporaryDirectory(prefix="streamproof-check-dgs-") as work:

@@ -16,21 +16,17 @@ The user's code runs in a sandboxed child process with a per-call and a total ti
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
 from typing import Any
 
 from conformance.cli.output import print_json
+from conformance.cli.sandbox_limits import add_limit_arguments, limits_from_args
 from spec.errors import InputError
 
 EXIT_CONSISTENT = 0
 EXIT_INCONSISTENT = 1
 MAX_EXAMPLES = 1_000_000
-DEFAULT_CALL_TIMEOUT = 10.0
-DEFAULT_TIMEOUT = 600.0
-DEFAULT_MEMORY_MB = 4096
-MIN_MEMORY_MB = 256  # below this, Python and hypothesis themselves do not start
 
 
 def register(subparsers: Any) -> None:
@@ -53,36 +49,22 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--prove", action="store_true",
                         help="prove C1-C3 with Z3 where possible; each condition says what was "
                         "proved (docs/proofs.md)")
-    parser.add_argument(
-        "--call-timeout", type=float, default=DEFAULT_CALL_TIMEOUT, metavar="SECONDS",
-        help="time limit of one call into the program (a callback, its import, reading its "
-        f"members; default {DEFAULT_CALL_TIMEOUT:g})",
-    )
-    parser.add_argument(
-        "--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
-        help=f"time limit of the whole check (default {DEFAULT_TIMEOUT:g})",
-    )
-    parser.add_argument(
-        "--memory-limit", type=int, default=DEFAULT_MEMORY_MB, metavar="MB",
-        help=f"address-space limit of the process running the program (default {DEFAULT_MEMORY_MB})",
-    )
+    add_limit_arguments(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Check the program in the sandbox, print the verdict; return the exit code."""
     from conformance.dgs_sandbox.check import Request
-    from conformance.dgs_sandbox.runner import InternalError, Limits, run_check
+    from conformance.dgs_sandbox.runner import InternalError, run_check
     from reference.dgs.checker import DEFAULT_EXAMPLES
 
     examples = DEFAULT_EXAMPLES if args.examples is None else args.examples
     if not 1 <= examples <= MAX_EXAMPLES:
         shown = examples if len(str(examples)) <= 20 else f"a {len(str(examples))}-digit number"
         raise InputError(f"--examples must be between 1 and {MAX_EXAMPLES:,}, got {shown}")
-    limits = Limits(_seconds(args.call_timeout, "--call-timeout"), _seconds(args.timeout, "--timeout"))
-    if not MIN_MEMORY_MB <= args.memory_limit <= 2**40:
-        raise InputError(f"--memory-limit must be at least {MIN_MEMORY_MB} (MB), got {args.memory_limit}")
-    request = Request(args.target, examples, args.seed, args.prove, args.memory_limit)
+    limits, memory_mb = limits_from_args(args)
+    request = Request(args.target, examples, args.seed, args.prove, memory_mb)
     try:
         verdict = run_check(request, limits, progress=sys.stderr.isatty())
     except InternalError as error:
@@ -95,9 +77,3 @@ def run(args: argparse.Namespace) -> int:
         for line in verdict.lines + verdict.output.lines():
             print(line)
     return EXIT_CONSISTENT if verdict.consistent else EXIT_INCONSISTENT
-
-
-def _seconds(value: float, flag: str) -> float:
-    if not math.isfinite(value) or value <= 0:
-        raise InputError(f"{flag} must be a positive number of seconds, got {value:g}")
-    return value
