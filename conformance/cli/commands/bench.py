@@ -1,4 +1,4 @@
-"""``streamproof bench reconfiguration|throughput [--json]``: spark_impl's measurements.
+"""``streamproof bench reconfiguration|throughput|latency [--json]``: spark_impl's measurements.
 
 ``reconfiguration``: the backlogged workload (events -> Expensive -> Tally, every batch a
 backlog that keeps Expensive's tasks busy for seconds) run under fries and under epoch, side
@@ -9,8 +9,18 @@ by side in one process; in the middle of a batch the user swaps Expensive's mode
 ``throughput``: the same operators with no reconfiguration, through the executor (trace
 off, checkpoints on) and through a plain PySpark micro-batch pipeline (state as cached RDDs);
 also a cost floor (same shuffles, state in the Python workers' memory, not durable);
+Also the same operators on Spark's own stateful streaming API (two chained
+``transformWithStateInPandas`` processors, RocksDB state, file source and sink:
+:mod:`spark_impl.workloads.structured`), the baseline a user would otherwise pick;
 ``--json`` prints ``{"executor_s", "plain_s", "slowdown", "memory_floor_s",
-"slowdown_vs_floor", "events", ...}``.
+"slowdown_vs_floor", "structured_streaming_s", "vs_structured_streaming", "events", ...}``
+(``vs_structured_streaming`` = executor time / Structured Streaming time). The runs are
+interleaved (plain, floor, executor, Structured Streaming, twice) and the best of each kept.
+
+``latency``: the per-micro-batch floor with tiny batches (default 10 events, no per-event
+cost): each engine runs 2 and 2 + K batches (default K = 8), interleaved, best of two; the
+floor is the difference divided by K (so query start-up cancels out). ``--json`` prints
+``{"executor_ms", "structured_streaming_ms", "ratio", "batches", "batch_size"}``.
 """
 
 from __future__ import annotations
@@ -26,7 +36,8 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     """Add the ``bench`` sub-command."""
     parser = subparsers.add_parser("bench", help="measure spark_impl: reconfiguration delay, throughput",
                                    description="Benchmarks of the PySpark executor.")
-    parser.add_argument("what", choices=["reconfiguration", "throughput"], help="which benchmark")
+    parser.add_argument("what", choices=["reconfiguration", "throughput", "latency"],
+                        help="which benchmark")
     parser.add_argument("--events", type=int, default=None, help="events in the stream")
     parser.add_argument("--batch-size", type=int, default=None, help="events per micro-batch")
     parser.add_argument("--cost-ms", type=float, default=None, help="Expensive's CPU cost per event in ms")
@@ -50,7 +61,9 @@ def run(args: argparse.Namespace) -> int:
                          f"batch), got {args.events} events in batches of {args.batch_size or 2000}",
                          "--events")
     spark = get_or_create_session(app_name="streamproof-bench")
-    result = _reconfiguration(spark, args) if args.what == "reconfiguration" else _throughput(spark, args)
+    bench = {"reconfiguration": _reconfiguration, "throughput": _throughput,
+             "latency": _latency}[args.what]
+    result = bench(spark, args)
     if args.json:
         from conformance.cli.output import print_json
         print_json(result)
@@ -85,9 +98,49 @@ def _reconfiguration(spark: Any, args: argparse.Namespace) -> dict[str, Any]:
             "events": events, "batch_size": batch, "cost_ms": cost, "workers": 2}
 
 
-def _throughput(spark: Any, args: argparse.Namespace) -> dict[str, Any]:
+def _timed_executor(spark: Any, events: int, cost: float, batch: int) -> float:
+    """Seconds for the executor (fries, trace off, checkpoints on) over ``events``."""
     from spark_impl.reconfig import Executor
-    from spark_impl.workloads.backlog import backlog_job, plain_memory_run, plain_run
+    from spark_impl.workloads.backlog import backlog_job
+
+    with tempfile.TemporaryDirectory(prefix="streamproof-bench-") as checkpoint:
+        start = time.perf_counter()
+        Executor(spark, [backlog_job(events, cost_ms=cost, batch_size=batch, trace=False)],
+                 "fries", checkpoint).run()
+        return time.perf_counter() - start
+
+
+def _timed_structured(spark: Any, events: int, cost: float, batch: int) -> float:
+    """Seconds for the Structured Streaming pipeline over ``events``."""
+    from spark_impl.workloads.structured import structured_run
+
+    with tempfile.TemporaryDirectory(prefix="streamproof-bench-ss-") as directory:
+        start = time.perf_counter()
+        structured_run(spark, events, cost_ms=cost, batch_size=batch, directory=directory)
+        return time.perf_counter() - start
+
+
+def _latency(spark: Any, args: argparse.Namespace) -> dict[str, Any]:
+    batch = args.batch_size or 10
+    extra = max(1, (args.events or 8 * batch) // batch)  # K
+    cost = args.cost_ms or 0.0
+    _timed_structured(spark, batch, cost, batch)  # warm up both
+    _timed_executor(spark, batch, cost, batch)
+    best: dict[tuple[str, int], float] = {}
+    for _ in range(2):
+        for batches in (2, 2 + extra):
+            for name, timed in (("executor", _timed_executor), ("structured", _timed_structured)):
+                seconds = timed(spark, batches * batch, cost, batch)
+                best[name, batches] = min(best.get((name, batches), seconds), seconds)
+    floor = {name: 1000 * max(0.0, best[name, 2 + extra] - best[name, 2]) / extra
+             for name in ("executor", "structured")}
+    return {"executor_ms": floor["executor"], "structured_streaming_ms": floor["structured"],
+            "ratio": floor["executor"] / floor["structured"] if floor["structured"] else math.inf,
+            "batches": extra, "batch_size": batch, "cost_ms": cost}
+
+
+def _throughput(spark: Any, args: argparse.Namespace) -> dict[str, Any]:
+    from spark_impl.workloads.backlog import plain_memory_run, plain_run
 
     batch = args.batch_size or 5000
     events = args.events or 4 * batch
@@ -101,15 +154,15 @@ def _throughput(spark: Any, args: argparse.Namespace) -> dict[str, Any]:
         start = time.perf_counter()
         plain_memory_run(spark, events, cost_ms=cost, batch_size=batch)
         timings[f"memory{attempt}"] = time.perf_counter() - start
-        with tempfile.TemporaryDirectory(prefix="streamproof-bench-") as checkpoint:
-            start = time.perf_counter()
-            Executor(spark, [backlog_job(events, cost_ms=cost, batch_size=batch, trace=False)], "fries",
-                     checkpoint).run()
-            timings[f"executor{attempt}"] = time.perf_counter() - start
+        timings[f"executor{attempt}"] = _timed_executor(spark, events, cost, batch)
+        timings[f"structured{attempt}"] = _timed_structured(spark, events, cost, batch)
     executor_s = min(timings["executor0"], timings["executor1"])
+    structured_s = min(timings["structured0"], timings["structured1"])
     plain_s = min(timings["plain0"], timings["plain1"])
     memory_s = min(timings["memory0"], timings["memory1"])
     return {"executor_s": executor_s, "plain_s": plain_s, "slowdown": executor_s / plain_s,
-            "memory_floor_s": memory_s, "slowdown_vs_floor": executor_s / memory_s, "events": events,
+            "memory_floor_s": memory_s, "slowdown_vs_floor": executor_s / memory_s,
+            "structured_streaming_s": structured_s,
+            "vs_structured_streaming": executor_s / structured_s, "events": events,
             "batch_size": batch, "cost_ms": cost, "executor_events_per_s": events / executor_s,
             "plain_events_per_s": events / plain_s}

@@ -1,0 +1,119 @@
+"""The backlog workload on Spark's own stateful streaming API: the baseline a user would pick
+instead of spark_impl (issue 17).
+
+The same operators as :mod:`spark_impl.workloads.backlog` - ``events -> Expensive -> Tally``,
+``Expensive`` spinning ``cost_ms`` of CPU per event and counting events per key, ``Tally``
+keeping a running sum per key and emitting it - as one Structured Streaming query:
+
+* source: the events of :func:`~spark_impl.workloads.backlog.event` written as JSON-lines
+  files of ``batch_size`` events, read by Spark's file source with ``maxFilesPerTrigger=1``
+  (one file per micro-batch: the same micro-batches as the executor's) and the
+  ``availableNow`` trigger, so the query stops after the last event. (A Python streaming
+  data source generating the events in tasks, like the executor's ``GeneratedSource``, was
+  tried first: on this loaded machine its driver-side Python process timed out connecting
+  back to the JVM.)
+* operators: two chained ``transformWithStateInPandas`` stateful processors with their state
+  in ``ValueState`` (RocksDB state store provider, as the session configures);
+* sink: a Parquet file sink with a checkpoint (durable, exactly-once), as the executor
+  commits its outputs to files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from typing import Any, Iterator
+
+from spark_impl.workloads.backlog import event
+
+SCHEMA = "key int, value long"
+
+
+def write_events(directory: str, n: int, batch_size: int) -> str:
+    """Write the ``n`` events as JSON-lines files of ``batch_size`` events each (one
+    micro-batch per file); returns the folder."""
+    folder = os.path.join(directory, "events")
+    os.makedirs(folder, exist_ok=True)
+    for number, lo in enumerate(range(0, n, batch_size)):
+        lines = (json.dumps({"key": k, "value": v}) for k, v in map(event, range(lo, min(n, lo + batch_size))))
+        with open(os.path.join(folder, f"{number:09d}.json"), "w", encoding="utf-8") as handle:
+            handle.write("\n".join(lines) + "\n")
+    return folder
+
+
+def _processors(cost_ms: float) -> tuple[Any, Any]:
+    """The two stateful processors: Expensive (count + spin) and Tally (running sum)."""
+    import pandas as pd
+    from pyspark.sql.streaming.stateful_processor import StatefulProcessor
+
+    cost = cost_ms / 1000.0
+
+    class ExpensiveProcessor(StatefulProcessor):
+        def init(self, handle: Any) -> None:
+            self.seen = handle.getValueState("seen", "n long")
+
+        def handleInputRows(self, key: Any, rows: Iterator[Any], timerValues: Any
+                            ) -> Iterator[Any]:
+            count = self.seen.get()[0] if self.seen.exists() else 0
+            out = []
+            for frame in rows:
+                for value in frame["value"].tolist():
+                    if cost:
+                        end = time.perf_counter() + cost
+                        while time.perf_counter() < end:
+                            pass
+                    count += 1
+                    out.append(value)
+            self.seen.update((count,))
+            yield pd.DataFrame({"key": [key[0]] * len(out), "value": out})
+
+        def close(self) -> None:
+            pass
+
+    class TallyProcessor(StatefulProcessor):
+        def init(self, handle: Any) -> None:
+            self.total = handle.getValueState("total", "s long")
+
+        def handleInputRows(self, key: Any, rows: Iterator[Any], timerValues: Any
+                            ) -> Iterator[Any]:
+            total = self.total.get()[0] if self.total.exists() else 0
+            sums = []
+            for frame in rows:
+                for value in frame["value"].tolist():
+                    total += value
+                    sums.append(total)
+            self.total.update((total,))
+            yield pd.DataFrame({"key": [key[0]] * len(sums), "value": sums})
+
+        def close(self) -> None:
+            pass
+
+    return ExpensiveProcessor(), TallyProcessor()
+
+
+def structured_run(spark: Any, n: int, *, cost_ms: float, batch_size: int, directory: str
+                   ) -> int:
+    """Run the workload as one Structured Streaming query over ``n`` events in micro-batches
+    of ``batch_size``; input files, sink and checkpoint under ``directory`` (fresh for each
+    run). Returns the number of micro-batches run (the caller times it; writing the input
+    files is part of the call, a few ms per batch)."""
+    expensive, tally = _processors(cost_ms)
+    folder = write_events(directory, n, batch_size)
+    events = (spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1)
+              .json(folder))
+    scored = events.groupBy("key").transformWithStateInPandas(
+        statefulProcessor=expensive, outputStructType=SCHEMA, outputMode="Append",
+        timeMode="None")
+    summed = scored.groupBy("key").transformWithStateInPandas(
+        statefulProcessor=tally, outputStructType=SCHEMA, outputMode="Append", timeMode="None")
+    query = (summed.writeStream.format("parquet").option("path", f"{directory}/out")
+             .option("checkpointLocation", f"{directory}/checkpoint")
+             .trigger(availableNow=True).start())
+    try:
+        query.awaitTermination()
+    finally:
+        query.stop()
+    if query.exception() is not None:  # pragma: no cover - a Spark failure
+        raise RuntimeError(str(query.exception()))
+    return len([p for p in query.recentProgress if p["numInputRows"]])
