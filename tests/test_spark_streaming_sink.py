@@ -31,11 +31,17 @@ def _land(data: Path, i: int) -> None:
     os.replace(tmp, data / f"f{i}.json")
 
 
-def _start(spark: Any, data: Path, ckpt: Path, table: Path) -> StreamingRun:
+def _drain(spark: Any, data: Path, ckpt: Path, table: Path) -> StreamingRun:
+    """Start the query on ``ckpt``, process every file present, stop."""
     stream = (spark.readStream.schema("key struct<user: string, shard: long>, value long")
               .option("maxFilesPerTrigger", 1).json(str(data)))
-    return start_query(spark, soak_job(), stream, scheduler="fries", checkpoint_dir=str(ckpt),
-                       sink=ParquetSink(str(table), value_type="string"), retention=Retention(batches=2))
+    run = start_query(spark, soak_job(), stream, scheduler="fries", checkpoint_dir=str(ckpt),
+                      sink=ParquetSink(str(table), value_type="string"), retention=Retention(batches=2))
+    try:
+        run.query.processAllAvailable()
+    finally:
+        run.stop()
+    return run
 
 
 def test_tuple_keys_parquet_sink_and_bounded_input_log_across_a_replay(spark: Any, tmp_path: Path) -> None:
@@ -43,20 +49,12 @@ def test_tuple_keys_parquet_sink_and_bounded_input_log_across_a_replay(spark: An
     data.mkdir()
     for i in range(2):
         _land(data, i)
-    first = _start(spark, data, ckpt, table)
-    try:
-        first.query.processAllAvailable()
-    finally:
-        first.stop()
+    _drain(spark, data, ckpt, table)
     for name in ("1", ".1.crc"):  # crash after the executor committed batch 1, before the query did
         (ckpt / "query" / "commits" / name).unlink(missing_ok=True)
     for i in range(2, 4):
         _land(data, i)
-    second = _start(spark, data, ckpt, table)
-    try:
-        second.query.processAllAvailable()
-    finally:
-        second.stop()
+    second = _drain(spark, data, ckpt, table)
     assert second.replayed == [1]
     total = 4 * ROWS
     assert second.executor.state[0].committed.offset == total
