@@ -205,3 +205,21 @@ def test_real_process_json_output_parses(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     rows: Any = json.loads(done.stdout)
     assert rows[0]["key"] == "\ud800"
+
+
+TOKENS = ["--json", "--mode", "sn", "vsn", "--reconfigure", "M1,M2", ",", " ", "--operator",
+          "--engine", "reference", "--seed", "-1", "9" * 5000, "", "\ud800", "-", "--",
+          "--no-prune", "--one-to-one", "check", "x\ny", "--mode=vsn", "--reconfigure=U"]
+
+
+@settings(FUZZ, max_examples=EXAMPLES or 60)
+@given(st.sampled_from(["mcs", "check-schedule", "oplus", "vectors"]),
+       st.lists(st.sampled_from(TOKENS + ["@dag", "@schedule", "@scenario", "@vectors"]),
+                max_size=6))
+def test_random_arguments_keep_the_contract(work: Path, vectors_dir: Path, command: str,
+                                            tokens: list[str]) -> None:
+    files = {"@dag": _write(work, json.dumps(DAG), "dag.json"),
+             "@schedule": _write(work, json.dumps(SCHEDULES[1]), "schedule.json"),
+             "@scenario": _write(work, json.dumps(SCENARIOS[0]), "scenario.json"),
+             "@vectors": str(vectors_dir)}
+    _check(run([command, *(files.get(t, t) for t in tokens)], LIMIT))
