@@ -1,14 +1,22 @@
-"""The time and memory limits of the commands that run a user's DGS program in the sandbox
-(``check-dgs``, ``dgs-plan``): one argument registration and one validation for both."""
+"""What the commands that run a user's DGS program in the sandbox (``check-dgs``,
+``dgs-plan``) share: the time and memory limit flags, their validation, and running a request
+and printing its report."""
 
 from __future__ import annotations
 
 import argparse
 import math
-from typing import Any
+import os
+import sys
+from typing import TYPE_CHECKING, Any
 
-from conformance.dgs_sandbox.runner import Limits
+from conformance.cli.output import print_json
 from spec.errors import InputError
+
+if TYPE_CHECKING:  # the sandbox imports hypothesis and the executors: only when a command runs
+    from conformance.dgs_sandbox.check import Request
+    from conformance.dgs_sandbox.plan_task import PlanRequest
+    from conformance.dgs_sandbox.runner import Limits
 
 DEFAULT_CALL_TIMEOUT = 10.0
 DEFAULT_TIMEOUT = 600.0
@@ -37,6 +45,8 @@ def add_limit_arguments(parser: Any, whole: str = "check") -> None:
 def limits_from_args(args: argparse.Namespace) -> tuple[Limits, int]:
     """The sandbox's :class:`~conformance.dgs_sandbox.runner.Limits` and the memory limit in
     MB; an InputError for a non-positive time or a memory limit below :data:`MIN_MEMORY_MB`."""
+    from conformance.dgs_sandbox.runner import Limits
+
     limits = Limits(_seconds(args.call_timeout, "--call-timeout"), _seconds(args.timeout, "--timeout"))
     if not MIN_MEMORY_MB <= args.memory_limit <= 2**40:
         raise InputError(f"--memory-limit must be at least {MIN_MEMORY_MB} (MB), got {args.memory_limit}")
@@ -47,3 +57,23 @@ def _seconds(value: float, flag: str) -> float:
     if not math.isfinite(value) or value <= 0:
         raise InputError(f"{flag} must be a positive number of seconds, got {value:g}")
     return value
+
+
+def run_and_print(request: Request | PlanRequest, limits: Limits, *, as_json: bool, progress: bool) -> bool:
+    """Run ``request`` in the sandbox and print its report (``as_json``: one JSON document
+    with what the program printed under ``"output"``); whether it holds. With
+    ``STREAMPROOF_DEBUG`` set, a bug's traceback goes to stderr."""
+    from conformance.dgs_sandbox.runner import InternalError, run_check
+
+    try:
+        verdict = run_check(request, limits, progress=progress)
+    except InternalError as error:
+        if os.environ.get("STREAMPROOF_DEBUG"):
+            print(error.detail, file=sys.stderr)
+        raise
+    if as_json:
+        print_json({**verdict.document, "output": verdict.output.to_json()})
+    else:
+        for line in verdict.lines + verdict.output.lines():
+            print(line)
+    return verdict.consistent

@@ -27,7 +27,6 @@ from spark_impl.dgs.topology import Topology
 from spec.dgs.program import Program
 from spec.dgs.streams import StreamEvent, Streams, merged
 
-DEFAULT_SYNC_COST = 10.0
 MAX_CANDIDATES = 64
 
 

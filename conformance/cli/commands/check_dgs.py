@@ -16,12 +16,10 @@ The user's code runs in a sandboxed child process with a per-call and a total ti
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import Any
 
-from conformance.cli.output import print_json
-from conformance.cli.sandbox_limits import add_limit_arguments, limits_from_args
+from conformance.cli.sandbox_limits import add_limit_arguments, limits_from_args, run_and_print
 from spec.errors import InputError
 
 EXIT_CONSISTENT = 0
@@ -56,7 +54,6 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Check the program in the sandbox, print the verdict; return the exit code."""
     from conformance.dgs_sandbox.check import Request
-    from conformance.dgs_sandbox.runner import InternalError, run_check
     from reference.dgs.checker import DEFAULT_EXAMPLES
 
     examples = DEFAULT_EXAMPLES if args.examples is None else args.examples
@@ -65,15 +62,5 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--examples must be between 1 and {MAX_EXAMPLES:,}, got {shown}")
     limits, memory_mb = limits_from_args(args)
     request = Request(args.target, examples, args.seed, args.prove, memory_mb)
-    try:
-        verdict = run_check(request, limits, progress=sys.stderr.isatty())
-    except InternalError as error:
-        if os.environ.get("STREAMPROOF_DEBUG"):
-            print(error.detail, file=sys.stderr)
-        raise
-    if args.json:
-        print_json({**verdict.document, "output": verdict.output.to_json()})
-    else:
-        for line in verdict.lines + verdict.output.lines():
-            print(line)
-    return EXIT_CONSISTENT if verdict.consistent else EXIT_INCONSISTENT
+    holds = run_and_print(request, limits, as_json=args.json, progress=sys.stderr.isatty())
+    return EXIT_CONSISTENT if holds else EXIT_INCONSISTENT

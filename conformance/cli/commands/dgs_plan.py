@@ -20,23 +20,19 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
-import sys
 from typing import Any
 
-from conformance.cli.output import print_json
-from conformance.cli.sandbox_limits import add_limit_arguments, limits_from_args
+from conformance.cli.sandbox_limits import add_limit_arguments, limits_from_args, run_and_print
 from spec.errors import InputError
 
 EXIT_OK = 0
 EXIT_FAILED = 1
 MAX_WORKERS = 1024
+DEFAULT_SYNC_COST = 10.0  # one synchronization costs as much as 10 events (docs/dgs.md: an assumption)
 
 
 def register(subparsers: Any) -> None:
     """Add the ``dgs-plan`` sub-command."""
-    from conformance.dgs_sandbox.plan_cost import DEFAULT_SYNC_COST
-
     parser = subparsers.add_parser(
         "dgs-plan",
         help="build or optimize a DGS synchronization plan, check it and run it on input streams",
@@ -70,7 +66,6 @@ def run(args: argparse.Namespace) -> int:
     """Plan, check and run in the sandbox, print the report; return the exit code."""
     from conformance.dgs_sandbox.plan_input import parse_plan_input
     from conformance.dgs_sandbox.plan_task import PlanRequest
-    from conformance.dgs_sandbox.runner import InternalError, run_check
     from spec.jsonio import load_json
 
     if args.engine == "spark":
@@ -91,15 +86,5 @@ def run(args: argparse.Namespace) -> int:
                          "dgs-plan builds (remove the file's \"plan\" or the flags)", args.streams)
     request = PlanRequest(args.target, args.streams, document, args.workers, args.optimize, args.seed,
                           args.sync_cost, memory_mb)
-    try:
-        verdict = run_check(request, limits, progress=False)
-    except InternalError as error:
-        if os.environ.get("STREAMPROOF_DEBUG"):
-            print(error.detail, file=sys.stderr)
-        raise
-    if args.json:
-        print_json({**verdict.document, "output": verdict.output.to_json()})
-    else:
-        for line in verdict.lines + verdict.output.lines():
-            print(line)
-    return EXIT_OK if verdict.consistent else EXIT_FAILED
+    holds = run_and_print(request, limits, as_json=args.json, progress=False)
+    return EXIT_OK if holds else EXIT_FAILED
