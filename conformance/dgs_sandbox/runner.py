@@ -6,10 +6,14 @@ subprocess the user's code started goes too), with its stdout and stderr redirec
 in a private temporary directory. While it runs we read the shared record
 (:mod:`conformance.dgs_sandbox.beacon`) every :data:`POLL` seconds to
 
-* kill it when one piece of user code (a call, the import, reading the members) runs longer
-  than ``call_timeout``, or the whole run longer than ``timeout``, or it prints more than
-  :data:`MAX_OUTPUT` bytes - each an :class:`~spec.errors.InputError` naming where the time
-  went (we attribute each poll interval to what the child was doing, a sampling profile);
+* kill it when one piece of user code runs longer than ``call_timeout``, or the whole run
+  longer than ``timeout``, or it prints more than :data:`MAX_OUTPUT` bytes - each an
+  :class:`~spec.errors.InputError` naming where the time went (we attribute each poll interval
+  to what the child was doing, a sampling profile) and, from a stack dump
+  (:mod:`conformance.dgs_sandbox.stack`), the user's line. A user call is timed as a whole; an
+  activity that mixes user code with a library's or ours (the import, a draw, a call on
+  symbolic values, our own phases calling a ``__repr__``) is stopped only when two stack dumps
+  show the user's own code on top;
 * draw a progress bar on a terminal.
 
 The verdict comes back in the child's result file; a child that ends without one ended while
