@@ -56,9 +56,9 @@ SCOPE = ("spark_impl/reconfig", "spark_impl/dgs", "spark_impl/oplus", "spark_imp
 #: Checks, cheapest first: name -> suite.
 CHECKS = ("dgs", "oplus", "fries")
 #: pytest files run by ``--with-tests``, by package of the mutated module.
-TESTS = {"spark_impl/dgs": ["tests/test_spark_dgs_executor.py"],
-         "spark_impl/oplus": ["tests/test_spark_oplus_executor.py"],
-         "spark_impl": ["tests/test_spark_reconfig.py", "tests/test_spark_mcs.py", "tests/test_spark_reorder.py",
+TESTS = {"spark_impl/dgs": ["tests/test_mutation_kills.py", "tests/test_spark_dgs_executor.py"],
+         "spark_impl/oplus": ["tests/test_mutation_kills.py", "tests/test_spark_oplus_executor.py"],
+         "spark_impl": ["tests/test_mutation_kills.py", "tests/test_spark_reconfig.py", "tests/test_spark_mcs.py", "tests/test_spark_reorder.py",
                         "tests/test_spark_streaming_query.py", "tests/test_conformance_spark.py"]}
 CHECK_TIMEOUT_S = 480.0
 
