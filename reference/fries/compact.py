@@ -205,3 +205,17 @@ def update_mask(schedule: CompactSchedule) -> npt.NDArray[np.bool_]:
     for obj in schedule.objects:
         mask[schedule.txns[obj][schedule.updates[obj]]] = True
     return mask
+
+
+def segments(schedule: CompactSchedule) -> list[tuple[str, Positions, Positions]]:
+    """For each object with updates, in order: the positions of its data operations and, for
+    each, its segment (the number of the object's updates before it)."""
+    out = []
+    for obj in schedule.objects:
+        ids, marks = schedule.txns[obj], schedule.updates[obj]
+        if len(marks):
+            data = np.ones(len(ids), dtype=bool)
+            data[marks] = False
+            positions = np.flatnonzero(data)
+            out.append((obj, positions, np.searchsorted(marks, positions)))
+    return out

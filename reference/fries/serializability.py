@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from reference.fries.compact import CompactSchedule, compact_from_schedule, update_mask
+from reference.fries.compact import CompactSchedule, compact_from_schedule, segments, update_mask
 from reference.fries.cycles import Edge, shortest_cycle, strongly_connected
 from reference.fries.two_cycles import shortest_two_cycle
 from spec.fries.schedule import Schedule
@@ -132,7 +132,7 @@ def check_compact(schedule: CompactSchedule) -> Verdict:
                   np.flatnonzero(after & ~before)]
         serial = np.concatenate(groups).tolist()
         return Verdict(True, tuple(map(names.__getitem__, serial)), None, ())
-    edges = shortest_two_cycle(schedule, graph.before & graph.after)
+    edges = shortest_two_cycle(schedule, graph.before & graph.after, graph.cut)
     if edges is None:
         edges = _longer_cycle(schedule, graph)
     steps = [CycleStep(names[a], names[b], obj, p, q,
@@ -150,6 +150,7 @@ class _Graph:
     after: _Mask       # data transactions with an operation after some update
     core: _Mask        # update and bridging transactions
     nodes: _Ints       # the core transactions, ascending (= in appearance order)
+    cut: list[tuple[str, _Ints, _Ints]]  # compact.segments
     sources: _Ints     # compressed edges as indices into ``nodes``
     targets: _Ints
 
@@ -160,18 +161,11 @@ def _compressed_graph(schedule: CompactSchedule) -> _Graph:
     count = len(schedule.names)
     before = np.zeros(count, dtype=bool)
     after = np.zeros(count, dtype=bool)
-    cut: list[tuple[str, _Ints, _Ints]] = []  # per object with updates: data positions, segment
-    for obj in schedule.objects:
-        ids, marks = schedule.txns[obj], schedule.updates[obj]
-        if not len(marks):
-            continue
-        data = np.ones(len(ids), dtype=bool)
-        data[marks] = False
-        positions = np.flatnonzero(data)
-        segment = np.searchsorted(marks, positions)  # number of updates before the operation
-        before[ids[positions[segment < len(marks)]]] = True
+    cut = segments(schedule)
+    for obj, positions, segment in cut:
+        ids = schedule.txns[obj]
+        before[ids[positions[segment < len(schedule.updates[obj])]]] = True
         after[ids[positions[segment > 0]]] = True
-        cut.append((obj, positions, segment))
     bridging = before & after
     core = is_update | bridging
     nodes = np.flatnonzero(core)
@@ -194,7 +188,7 @@ def _compressed_graph(schedule: CompactSchedule) -> _Graph:
             sources.append(txn[earlier])
             targets.append(chain[seg[earlier]])
     empty = np.zeros(0, dtype=np.int64)
-    return _Graph(is_update, before, after, core, nodes,
+    return _Graph(is_update, before, after, core, nodes, cut,
                   np.concatenate(sources) if sources else empty,
                   np.concatenate(targets) if targets else empty)
 

@@ -62,11 +62,12 @@ class _Object:
     last_segment: _Ints
 
 
-def shortest_two_cycle(schedule: CompactSchedule,
-                       bridging: npt.NDArray[np.bool_]) -> list[Edge] | None:
+def shortest_two_cycle(schedule: CompactSchedule, bridging: npt.NDArray[np.bool_],
+                       cut: Sequence[tuple[str, _Ints, _Ints]]) -> list[Edge] | None:
     """A 2-cycle as its two edges (module docstring), or None when there is none.
-    ``bridging[t]``: is data transaction t both before and after some update?"""
-    summaries = _summaries(schedule, bridging)
+    ``bridging[t]``: is data transaction t both before and after some update? ``cut``:
+    :func:`reference.fries.compact.segments` of the schedule."""
+    summaries = _summaries(schedule, bridging, cut)
     for obj in summaries:
         found = _straddle(obj)
         if found is not None:
@@ -84,16 +85,10 @@ def shortest_two_cycle(schedule: CompactSchedule,
     return None
 
 
-def _summaries(schedule: CompactSchedule, bridging: npt.NDArray[np.bool_]) -> list[_Object]:
-    cuts = []
-    for name in schedule.objects:
-        ids, marks = schedule.txns[name], schedule.updates[name]
-        if not len(marks):
-            continue
-        data = np.ones(len(ids), dtype=bool)
-        data[marks] = False
-        positions = np.flatnonzero(data)
-        cuts.append((name, ids, marks, positions, np.searchsorted(marks, positions)))
+def _summaries(schedule: CompactSchedule, bridging: npt.NDArray[np.bool_],
+               cut: Sequence[tuple[str, _Ints, _Ints]]) -> list[_Object]:
+    cuts = [(name, schedule.txns[name], schedule.updates[name], positions, segment)
+            for name, positions, segment in cut]
     out = []
     for name, ids, marks, positions, segment in cuts:
         keep = bridging[ids[positions]]
