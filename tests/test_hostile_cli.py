@@ -171,3 +171,14 @@ def test_vectors_export_into_a_file_or_too_many_cases(tmp_path: Path) -> None:
         outcome = run(argv)
         assert_contract(outcome)
         assert outcome.code == 2, outcome.describe()
+
+
+@pytest.mark.parametrize("argv", [
+    ["simulate", "klink", "--queries", "1" + "0" * 400],   # was OverflowError, exit 3
+    ["simulate", "klink", "--cores", "1" + "0" * 400],
+    ["simulate", "klink", "--horizon", "1e308"],
+])
+def test_simulate_klink_huge_integers_are_bad_input(argv: list[str]) -> None:
+    outcome = run(argv)
+    assert_contract(outcome)
+    assert outcome.code == 2 and len(outcome.err) < 400, outcome.describe()

@@ -159,3 +159,14 @@ def test_many_instances_times_items_is_refused(tmp_path: Path) -> None:
                 "inputs": [[{"ts": t, "key": str(t), "value": 1} for t in range(300)]]}
     outcome = run(["oplus", _write(tmp_path, scenario), "--mode", "sn", "--json"], seconds=10)
     assert outcome.code == 2 and "delivered to 1,024 instances" in outcome.err, outcome.describe()
+
+
+@pytest.mark.parametrize("scenario", [
+    {**FORWARD, "params": {"keys": 10**400}},             # was OverflowError (exit 3)
+    {**SUM, "parallelism": 10**400},
+    {**SUM, "reconfigurations": [{"watermark": 0, "parallelism": 10**400}]},
+])
+def test_huge_counts_are_refused_in_one_short_line(tmp_path: Path, scenario: dict[str, Any]) -> None:
+    outcome = run(["oplus", _write(tmp_path, scenario)])
+    assert_contract(outcome)
+    assert outcome.code == 2 and len(outcome.err) < 300, outcome.describe()

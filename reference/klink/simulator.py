@@ -24,7 +24,7 @@ import heapq
 import math
 from dataclasses import dataclass, field
 
-from spec.errors import InputError
+from spec.errors import InputError, cut
 from spec.klink.estimator import VARIANCE_EQ6, VARIANCE_MIXTURE, VARIANCE_MODES, SwmForecast
 from spec.klink.watermarks import swm_generation_time
 from reference.klink.estimator import SwmEstimator, expected_slack
@@ -53,7 +53,7 @@ class SimConfig:
 
     def __post_init__(self) -> None:
         if not 1 <= self.cores <= MAX_CORES:
-            raise InputError(f"need 1 to {MAX_CORES} cores, got {self.cores}", "--cores")
+            raise InputError(f"need 1 to {MAX_CORES} cores, got {cut(str(self.cores), 30)}", "--cores")
         if not self.quantum > 0:
             raise InputError(f"quantum r must be positive, got {self.quantum}", "quantum")
         if not 0 < self.confidence < 1:

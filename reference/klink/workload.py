@@ -33,7 +33,7 @@ import math
 import random
 from dataclasses import dataclass, field
 
-from spec.errors import InputError
+from spec.errors import InputError, cut
 from spec.klink.watermarks import WindowSpec
 
 DELAYS = ("uniform", "zipf")
@@ -86,7 +86,7 @@ class WorkloadConfig:
         limit = MAX_ITEMS if limit is None else limit
         if self.item_bound() > limit:
             raise InputError(
-                f"{self.queries:,} queries over {self.horizon:g} s (+{self.drain:g} s drain) "
+                f"{cut(f'{self.queries:,}', 30)} queries over {self.horizon:g} s (+{self.drain:g} s drain) "
                 f"are up to {_count(self.item_bound())} input items; at most {limit:,} are "
                 "simulated (lower --queries or --horizon)", "--queries/--horizon")
 
@@ -96,10 +96,14 @@ class WorkloadConfig:
         seconds until ``horizon + drain``."""
         end = self.horizon + self.drain
         per_stream = end / self.batch_interval + end / self.watermark_period + 2
+        if self.queries > 10**15:
+            return math.inf
         return float(self.queries) * 2 * per_stream
 
 
 def _count(number: float) -> str:
+    if number == math.inf:
+        return "more than 10^15"
     return f"{number:,.0f}" if number < 1e15 else f"{number:.1e}"
 
 

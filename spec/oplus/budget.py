@@ -33,7 +33,7 @@ from __future__ import annotations
 import bisect
 from typing import TYPE_CHECKING, Sequence
 
-from spec.errors import InputError
+from spec.errors import InputError, cut
 
 if TYPE_CHECKING:
     from spec.oplus.scenario import Scenario, ScenarioTuple
@@ -76,8 +76,7 @@ def check_budget(scenario: "Scenario") -> None:
 
 
 def _too_many(value: int, limit: int, what: str) -> str:
-    return f"at most {limit:,} {what}, got {value:.4g}" if value > 10**15 else \
-        f"at most {limit:,} {what}, got {value:,}"
+    return f"at most {limit:,} {what}, got {cut(f'{value:,}', 30)}"
 
 
 def work_estimate(scenario: "Scenario") -> tuple[float, str]:
