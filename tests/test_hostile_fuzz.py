@@ -17,6 +17,7 @@ from typing import Any, Callable
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from conformance.generators.oplus import oplus_scenarios
 from hostile_cli import Outcome, assert_contract, export_vectors, run
 from hostile_mutations import mutated
 
@@ -87,8 +88,8 @@ def test_mcs_keeps_the_contract(work: Path, text: str, names: list[str], as_json
 
 
 @FUZZ
-@given(st.sampled_from(SCENARIOS).flatmap(lambda s: mutated(json.dumps(s))),
-       st.sampled_from(["sequential", "sn", "vsn"]), st.booleans())
+@given(st.one_of(st.sampled_from(SCENARIOS), oplus_scenarios()).flatmap(
+    lambda s: mutated(json.dumps(s))), st.sampled_from(["sequential", "sn", "vsn"]), st.booleans())
 def test_oplus_keeps_the_contract(work: Path, text: str, mode: str, as_json: bool) -> None:
     argv = ["oplus", _write(work, text), "--mode", mode] + (["--json"] if as_json else [])
     _check(run(argv, LIMIT))
