@@ -128,8 +128,7 @@ def test_bad_streams_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
         assert str(path) in err and expected in err, err
     err = one_line_error(capsys, [prog, "--streams", str(tmp_path / "missing.json")])
     assert "missing.json" in err
-    err = one_line_error(capsys, [prog, "--streams", COUNTER_STREAMS, "--engine", "spark"])
-    assert "--engine spark is not supported" in err
+    assert "--sync-cost must be" in one_line_error(capsys, [prog, "--streams", COUNTER_STREAMS, "--sync-cost", "nan"])
     given = tmp_path / "given.json"
     given.write_text(json.dumps({**json.loads(Path(COUNTER_STREAMS).read_text()), "plan": {"root": {"id": "w0"}}}))
     assert "--optimize and --workers apply only" in one_line_error(capsys, [prog, "--streams", str(given), "--optimize"])
@@ -223,3 +222,18 @@ def test_cap_leaves_keeps_plans_valid_and_correct(name: str) -> None:
         for n in range(1, leaf_count(counter_full) + 1):
             plan = cap_leaves(program, counter_full, n, counter_rates)
             assert multiset_equal(execute_plan(program, plan, streams).outputs, expected_output(program, streams))
+
+
+@pytest.mark.slow
+def test_engine_spark_runs_the_optimized_plan(capsys: pytest.CaptureFixture[str]) -> None:
+    """--engine spark: a Spark session in the sandbox's process; its rounds and events per
+    worker are what the cost model predicted for the chosen inline_below."""
+    code, out, err = run([target("windowing.py:EventWindow"), "--streams", WINDOW_STREAMS, "--optimize",
+                          "--engine", "spark", "--json"], capsys)
+    assert code == 0, out + err
+    document = json.loads(out)
+    spark, model = document["spark"], document["spark_model"]
+    assert spark["outputs_equal"] is True and spark["inline_below"] == model["inline_below"] == 4
+    assert spark["rounds"] == model["rounds"] == 4
+    assert sum(spark["events"].values()) == window_events() and spark["events"]["w0"] == 5 + 3
+    assert "log4j" not in document["output"]["stderr"]

@@ -16,13 +16,17 @@ outputs equal the sequential program's". Where the plan comes from:
 Load and synchronizations are counted on the reference run's trace: a worker's *load* is the
 events it processed; an event processed by a worker with children costs one join and one fork
 at that worker and at every worker with children below it (the §3.4 protocol the executor
-follows); the initial fork of ``init`` and the final join are not counted.
+follows); the initial fork of ``init`` and the final join are not counted. With engine
+``spark`` the plan also runs on Spark (:func:`spark_run`), whose outputs must equal too.
 """
 
 from __future__ import annotations
 
+import os
+import sys
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Iterator
 
 from conformance.dgs_sandbox.guard import SandboxMonitor
 from conformance.dgs_sandbox.plan_cost import PlanCost, choose_inline_below, plan_cost, released_in_order
@@ -53,6 +57,7 @@ class PlanRequest:
     optimize: bool
     seed: int
     sync_cost: float
+    engine: str = "reference"
     memory_mb: int = 0
     task: str = TASK
 
@@ -62,7 +67,7 @@ class PlanRequest:
         workers = data["workers"]
         return PlanRequest(str(data["target"]), str(data["source"]), data["document"],
                            None if workers is None else int(workers), bool(data["optimize"]), int(data["seed"]),
-                           float(data["sync_cost"]), int(data["memory_mb"]))
+                           float(data["sync_cost"]), str(data.get("engine", "reference")), int(data["memory_mb"]))
 
 
 def plan_program(request: PlanRequest, monitor: SandboxMonitor) -> dict[str, Any]:
@@ -74,7 +79,7 @@ def plan_program(request: PlanRequest, monitor: SandboxMonitor) -> dict[str, Any
         rates = measured_rates(program, inputs)
         plan, source, cost, tried = _plan(program, inputs, request, rates)
     document: dict[str, Any] = {
-        "program": request.target, "input": request.source, "engine": "reference", "seed": request.seed,
+        "program": request.target, "input": request.source, "engine": request.engine, "seed": request.seed,
         "plan_source": source, "plan": _plan_json(plan), "leaves": leaf_count(plan),
         "rates": [{"impl_tag": impl_text(t), "rate": r} for t, r in sorted(rates.items(), key=repr)],
     }
@@ -108,7 +113,58 @@ def plan_program(request: PlanRequest, monitor: SandboxMonitor) -> dict[str, Any
         lines.append(f"Spark executor model: inline_below={cost.inline_below}: {cost.rounds} synchronizing rounds, "
                      f"{cost.critical} events on the critical path, cost {cost.cost:g} "
                      f"(sync cost {request.sync_cost:g} events; {len(tried)} candidate{'s' * (len(tried) != 1)} tried)")
-    return _report(difference is None, document, lines)
+    ok = difference is None
+    if request.engine == "spark":
+        with monitor.phase("running the plan on Spark"):
+            spark = spark_run(request.target, plan, inputs, 0 if cost is None else cost.inline_below)
+        spark_difference = output_difference(spark.outputs, expected)
+        events = {w.id: 0 for w in plan.workers()}
+        for worker_id, _, _ in spark.processed:
+            events[worker_id] += 1
+        rounds = sum(t.syncs for t in spark.ticks)
+        document["spark"] = {"outputs_equal": spark_difference is None, "difference": spark_difference,
+                             "inline_below": 0 if cost is None else cost.inline_below, "rounds": rounds,
+                             "events": events, "seconds": round(spark.seconds, 3)}
+        lines.append(f"Spark: outputs equal the sequential program's ({len(spark.outputs)} outputs)"
+                     if spark_difference is None else f"Spark: outputs DIFFER from the sequential program's: {spark_difference}")
+        lines.append(f"Spark: inline_below={document['spark']['inline_below']}, {rounds} synchronizing rounds, "
+                     f"events per worker: {', '.join(f'{w} {n}' for w, n in events.items())}; {spark.seconds:.2f} s")
+        ok = ok and spark_difference is None
+    return _report(ok, document, lines)
+
+
+def spark_run(target: str, plan: Plan, inputs: PlanInput, inline_below: int) -> Any:
+    """The plan run by the Spark executor (``spark_impl.dgs.run_dgs``) in a local session this
+    process starts and stops. The JVM and the Python workers it starts write to /dev/null, not
+    to the captured output: Spark's log lines are not the program's (and what the program
+    prints in Spark's workers is lost; the reference run before shows it)."""
+    from spark_impl.dgs import run_dgs
+    from spark_impl.session import get_or_create_session
+
+    with _quiet_fds():
+        session = get_or_create_session(app_name="streamproof-dgs-plan")
+    try:
+        return run_dgs(session, target, plan, inputs.streams, inline_below=inline_below)
+    finally:
+        session.stop()
+
+
+@contextmanager
+def _quiet_fds() -> Iterator[None]:
+    """File descriptors 1 and 2 on /dev/null meanwhile (processes started now inherit that)."""
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    saved = [os.dup(1), os.dup(2)]
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 1)
+        os.dup2(null, 2)
+        yield
+    finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in (*saved, null):
+            os.close(fd)
 
 
 def _report(ok: bool, document: dict[str, Any], lines: list[str]) -> dict[str, Any]:
