@@ -128,6 +128,11 @@ def test_bad_streams_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
         assert str(path) in err and expected in err, err
     err = one_line_error(capsys, [prog, "--streams", str(tmp_path / "missing.json")])
     assert "missing.json" in err
+    bad_rate = tmp_path / "bad_rate.json"
+    bad_rate.write_text(json.dumps({**json.loads(Path(COUNTER_STREAMS).read_text()),
+                                    "rates": [{"tag": ["x", 9], "stream": "s0", "rate": 1}]}))
+    err = one_line_error(capsys, [prog, "--streams", str(bad_rate)])
+    assert f"{bad_rate}: $.rates: ('x', 9) is not a tag of KeyCounter" in err, err
     assert "--sync-cost must be" in one_line_error(capsys, [prog, "--streams", COUNTER_STREAMS, "--sync-cost", "nan"])
     given = tmp_path / "given.json"
     given.write_text(json.dumps({**json.loads(Path(COUNTER_STREAMS).read_text()), "plan": {"root": {"id": "w0"}}}))

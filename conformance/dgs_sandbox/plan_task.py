@@ -39,7 +39,7 @@ from spark_impl.dgs.topology import topology
 from spec.dgs.loader import load_program
 from spec.dgs.plan import Plan, Worker
 from spec.dgs.program import Program, short_repr
-from spec.dgs.semantics import spec_output
+from spec.dgs.semantics import multiset_equal, spec_output
 from spec.dgs.streams import ImplTag, StreamEvent, sort_streams
 from spec.errors import InputError
 
@@ -76,6 +76,9 @@ def plan_program(request: PlanRequest, monitor: SandboxMonitor) -> dict[str, Any
         program = load_program(request.target, monitor)
     inputs = parse_plan_input(request.document, "$")
     with monitor.phase("building the plan"):
+        unknown = sorted((t for t, _ in inputs.rates if t not in program.tags), key=repr)
+        if unknown:
+            raise InputError(f"{short_repr(unknown[0])} is not a tag of {program.name}", f"{request.source}: $.rates")
         rates = measured_rates(program, inputs)
         plan, source, cost, tried = _plan(program, inputs, request, rates)
     document: dict[str, Any] = {
@@ -233,9 +236,11 @@ def _invalidity(program: Program, plan: Plan, inputs: PlanInput) -> str | None:
 
 def output_difference(got: list[Any], expected: list[Any]) -> str | None:
     """None when ``got`` equals ``expected`` as a multiset, else one item too many or missing."""
+    if multiset_equal(got, expected):
+        return None
     rest = list(expected)
     extra = []
-    for value in got:
+    for value in got:  # quadratic, but only for outputs that differ (elements need not hash)
         for index, candidate in enumerate(rest):
             if candidate == value:
                 del rest[index]
