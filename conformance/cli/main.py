@@ -21,7 +21,7 @@ import sys
 import traceback
 from typing import Callable, NoReturn, Sequence
 
-from spec.errors import InputError, one_line
+from spec.errors import InputError, cut, one_line
 import conformance.cli.commands as commands_package
 
 Handler = Callable[[argparse.Namespace], int]
@@ -47,6 +47,14 @@ def _safe_streams() -> None:
     for stream in (sys.stdout, sys.stderr):
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors="backslashreplace")
+
+
+def _describe(error: BaseException) -> str:
+    """``str(error)``, cut to 500 characters; never raises (a value's ``__str__`` may)."""
+    try:
+        return cut(str(error), 500)
+    except Exception:  # noqa: BLE001
+        return "(its message cannot be printed)"
 
 
 def _name_for_errors(parser: argparse.ArgumentParser) -> None:
@@ -101,7 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get("STREAMPROOF_DEBUG"):
             traceback.print_exc()
         print(
-            one_line(f"{prog}: internal error: {type(error).__name__}: {error} "
+            one_line(f"{prog}: internal error: {type(error).__name__}: {_describe(error)} "
                      "(a bug in streamproof; rerun with STREAMPROOF_DEBUG=1 for the traceback)"),
             file=sys.stderr,
         )
