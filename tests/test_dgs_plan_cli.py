@@ -242,3 +242,18 @@ def test_engine_spark_runs_the_optimized_plan(capsys: pytest.CaptureFixture[str]
     assert spark["rounds"] == model["rounds"] == 4
     assert sum(spark["events"].values()) == window_events() and spark["events"]["w0"] == 5 + 3
     assert "log4j" not in document["output"]["stderr"]
+
+
+@pytest.mark.parametrize("command", ["dgs-plan", "check-dgs"])
+def test_total_limit_hit_while_starting_is_one_line_bad_input(
+        command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """A limit hit before the child set up its stack dump used to be exit 3 (the dump file did
+    not exist); dgs-plan's message said 'check' and 'lower --examples', options it lacks."""
+    argv = [command, target("windowing.py:EventWindow"), "--timeout", "0.2"]
+    if command == "dgs-plan":
+        argv += ["--streams", WINDOW_STREAMS]
+    code = main(argv)
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "did not finish within 0.2 s" in err and "while checking" not in err
+    assert ("--examples" in err) == (command == "check-dgs")

@@ -108,7 +108,8 @@ def run_check(request: Request | PlanRequest, limits: Limits, *, progress: bool)
             probe = StackProbe(child, folder / STACK)
             try:
                 try:
-                    watch = _watch(child, reader, probe, limits, (out, err), progress)
+                    watch = _watch(child, reader, probe, limits, (out, err), progress,
+                                   "run" if isinstance(request, PlanRequest) else "check")
                 except InputError as limit:
                     raise _with_location(limit, probe) from None
             finally:
@@ -128,6 +129,7 @@ def _watch(
     limits: Limits,
     files: tuple[Any, ...],
     progress: bool,
+    task: str = "check",
 ) -> _Watch:
     """Wait for the child, enforcing the limits (see the module docstring)."""
     watch = _Watch()
@@ -157,7 +159,7 @@ def _watch(
                 if stuck is not None:
                     raise _stuck_limit(stuck, snap, limits)
             if now - watch.started > limits.timeout:
-                raise _total_limit(watch, limits)
+                raise _total_limit(watch, limits, task)
             if sum(os.fstat(f.fileno()).st_size for f in files) > MAX_OUTPUT:
                 raise InputError(
                     f"the program printed more than {MAX_OUTPUT // 1_000_000} MB; stopped while in "
@@ -215,7 +217,7 @@ def _call_limit(snap: beacon.Snapshot, limits: Limits) -> InputError:
     )
 
 
-def _total_limit(watch: _Watch, limits: Limits) -> InputError:
+def _total_limit(watch: _Watch, limits: Limits, task: str = "check") -> InputError:
     total = sum(watch.profile.values()) or 1.0
     spent = ", ".join(
         f"{label} {seconds:.1f} s ({100 * seconds / total:.0f}%)"
@@ -223,13 +225,14 @@ def _total_limit(watch: _Watch, limits: Limits) -> InputError:
     )
     now = f"; it was in {_activity(watch.last)}{_during(watch.last)}" if watch.last else ""
     return InputError(
-        f"the check did not finish within {limits.timeout:g} s (the total limit, --timeout){now}; "
-        f"time went to: {spent}; raise --timeout or lower --examples"
+        f"the {task} did not finish within {limits.timeout:g} s (the total limit, --timeout){now}; "
+        f"time went to: {spent}; raise --timeout"
+        + (" or lower --examples" if task == "check" else "")
     )
 
 
 def _during(snap: beacon.Snapshot) -> str:
-    if 0 <= snap.condition < len(CONDITIONS) and not snap.label.startswith(("checking", "proving")):
+    if snap.label and 0 <= snap.condition < len(CONDITIONS) and not snap.label.startswith(("checking", "proving")):
         return f" while checking {CONDITIONS[snap.condition]}"
     return ""
 

@@ -42,6 +42,8 @@ class StackProbe:
             if now > self.read and now == size:  # it grew, and stopped growing
                 break
             size = now
+        if not self.path.exists():  # stopped before it set up the dump (a limit hit at start-up)
+            return ""
         with open(self.path, "rb") as handle:
             handle.seek(self.read)
             text = handle.read().decode("utf-8", "replace")
