@@ -59,6 +59,12 @@ def test_bare_simulate_is_a_one_line_usage_error() -> None:
                                                         "SIMULATOR (klink")
 
 
+def test_bare_vectors_is_a_one_line_usage_error() -> None:
+    outcome = run(["vectors"])
+    assert_contract(outcome)
+    assert outcome.err.startswith("streamproof vectors: error: expected an ACTION"), outcome.describe()
+
+
 def test_simulate_klink_errors_all_carry_the_full_command_name() -> None:
     # was: "streamproof simulate:" for validation errors, "streamproof simulate klink:" for
     # argparse's

@@ -82,4 +82,4 @@ def run(args: argparse.Namespace) -> int:
             if not report.matched and not report.mismatched:
                 print("no vector could be checked on this engine")
         return 0 if ok else 1
-    raise InputError("expected an action: export or check", "vectors")
+    raise InputError("expected an ACTION: export or check (see 'streamproof vectors --help')")
