@@ -175,6 +175,36 @@ def test_check_dgs_sweep(tmp_path: Path, name: str) -> None:
     assert outcome.code == 2 and "line None" not in outcome.err, outcome.describe()
 
 
+FUSE_JOB = json.loads((Path(__file__).resolve().parent.parent / "examples" / "fusion"
+                       / "fraud_job.json").read_text())
+DGS_EXAMPLES = Path(__file__).resolve().parent.parent / "reference" / "dgs" / "examples"
+
+
+@FUZZ
+@given(mutated(json.dumps(FUSE_JOB)), st.sampled_from(["comm", "pa"]), st.booleans())
+def test_fuse_keeps_the_contract(work: Path, text: str, score: str, as_json: bool) -> None:
+    argv = ["fuse", _write(work, text), "--score", score] + (["--json"] if as_json else [])
+    _check(run(argv, LIMIT))
+
+
+@settings(FUZZ, max_examples=EXAMPLES or 8)
+@given(mutated((DGS_EXAMPLES / "streams" / "windowing.json").read_text()), st.booleans())
+def test_dgs_plan_streams_keep_the_contract(work: Path, text: str, as_json: bool) -> None:
+    argv = ["dgs-plan", f"{DGS_EXAMPLES / 'windowing.py'}:EventWindow", "--streams",
+            _write(work, text, "streams.json")] + (["--json"] if as_json else [])
+    _check(run(argv, 60))
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE_PROGRAMS))
+def test_dgs_plan_sweep(tmp_path: Path, name: str) -> None:
+    path = tmp_path / "program.py"
+    path.write_bytes(HOSTILE_PROGRAMS[name])
+    streams = DGS_EXAMPLES / "streams" / "windowing.json"
+    outcome = run(["dgs-plan", f"{path}:PROGRAM", "--streams", str(streams), "--json"], 60)
+    _check(outcome)
+    assert outcome.code == 2, outcome.describe()
+
+
 def _subprocess(argv: list[str], stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
     env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
     return subprocess.run([sys.executable, "-m", "conformance.cli.main", *argv], input=stdin,
