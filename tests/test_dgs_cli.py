@@ -14,7 +14,7 @@ from dgs_helpers import simple_program, target, write_program
 
 
 def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = main(["check-dgs", *argv])
+    code = main(["check-dgs", *argv, "--prove-budget", "0"])  # Z3 first: tests/test_dgs_prove_budget.py
     captured = capsys.readouterr()
     return code, captured.out, captured.err
 

@@ -21,7 +21,7 @@ import pytest
 from conformance.cli.main import main
 from dgs_helpers import simple_program
 
-FAST = ["--examples", "5", "--call-timeout", "2", "--timeout", "20"]
+FAST = ["--examples", "5", "--call-timeout", "2", "--timeout", "20", "--prove-budget", "0"]  # Z3 first: tests/test_dgs_prove_budget.py
 
 
 def program(tmp_path: Path, *, imports: str = "", depends: str = "pass", update: str = "pass",

@@ -32,12 +32,14 @@ class Request:
     seed: int
     prove: bool
     memory_mb: int = 0  # the child's address-space limit; 0: none
+    prove_budget: float = 0.0  # without --prove: Z3's seconds per condition first; 0: none
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> "Request":
         """The request the parent wrote (see :func:`conformance.dgs_sandbox.runner.run_check`)."""
         return Request(
-            str(data["target"]), int(data["examples"]), int(data["seed"]), bool(data["prove"]), int(data["memory_mb"])
+            str(data["target"]), int(data["examples"]), int(data["seed"]), bool(data["prove"]), int(data["memory_mb"]),
+            float(data.get("prove_budget", 0.0)),
         )
 
 
@@ -61,21 +63,33 @@ def check_program(request: Request, monitor: SandboxMonitor) -> dict[str, Any]:
 def _test(
     program: Program, request: Request, monitor: SandboxMonitor, vacuous: dict[str, str]
 ) -> tuple[dict[str, Any], list[str], bool]:
+    from conformance.dgs_sandbox.budgeted import BudgetedProver, merge
     from reference.dgs.checker import ConditionResult, ConsistencyReport, check_consistency
 
+    prover = BudgetedProver(program, request.prove_budget, request.examples, request.seed)
     results: list[ConditionResult] = []
     for index, condition in enumerate(CONDITIONS):
         monitor.writer.condition(index)
+        with monitor.phase(f"proving {condition} (--prove-budget {request.prove_budget:g} s)"):
+            tried = prover.attempt(condition)
+        if tried is not None and tried.status == "violated" and tried.result is not None:
+            results.append(tried.result)  # a Z3 counterexample the spec confirmed
+            continue
         with monitor.phase(f"checking {condition}"):
             part = check_consistency(program, examples=request.examples, seed=request.seed, conditions=(condition,))
-        results.extend(part.results)
+        results.append(merge(part.results[0], tried))
     report = ConsistencyReport(program.name, tuple(results), request.seed)
 
     def headline(r: ConditionResult) -> str:
+        tried = prover.attempts.get(r.condition)
+        if tried is not None and tried.status == "violated" and r.counterexample is not None:
+            return f"{r.condition} violated ({tried.scope}):"
         if r.counterexample is not None:
             return f"{r.condition} violated:"
         if r.condition in vacuous:
             return f"{r.condition} holds vacuously: {vacuous[r.condition]}"
+        if r.status == "proved" and tried is not None:
+            return f"{r.condition} proved: {tried.scope}; also tested {r.examples} examples ({r.checked} in its domain)"
         if r.checked == 0:
             return f"{r.condition} holds untested: none of the {r.examples} examples was in its domain"
         return f"{r.condition} holds ({r.checked} examples in its domain checked)"
@@ -85,7 +99,9 @@ def _test(
         if r.checked == 0 and r.holds and r.condition not in vacuous:
             document["conditions"][r.condition]["note"] = "untested: no example was in its domain"
     lines = [f"{request.target}: {request.examples} examples per condition, seed {request.seed}"]
-    return document, lines + report.text_lines(headline), report.consistent
+    lines += report.text_lines(headline)
+    prover.annotate(document, lines)
+    return document, lines, report.consistent
 
 
 def _prove(program: Program, request: Request, monitor: SandboxMonitor) -> tuple[dict[str, Any], list[str], bool]:

@@ -214,10 +214,13 @@ def concrete_instance(skeleton: Skeleton, model: Any) -> Any:
                       tuple(values["u1"]), tuple(values["u2"]), values["side"], values["e"])
 
 
-def explore(skeleton: Skeleton, *, max_paths: int, timeout_ms: int) -> tuple[int, Any | None]:
+def explore(skeleton: Skeleton, *, max_paths: int, timeout_ms: int,
+            deadline: float | None = None) -> tuple[int, Any | None]:
     """Explore every path of ``skeleton``: (paths run, the model of a violating path or
-    None). An infeasible skeleton (its predicates cannot be chosen) has no path."""
-    explorer = Explorer(skeleton.background, max_paths=max_paths, timeout_ms=timeout_ms)
+    None). An infeasible skeleton (its predicates cannot be chosen) has no path. Past
+    ``deadline`` (``time.monotonic()``), :class:`proofs.dgs.symbolic.OutOfTime`."""
+    explorer = Explorer(skeleton.background, max_paths=max_paths, timeout_ms=timeout_ms, deadline=deadline)
+    explorer.check_deadline()
     if explorer.solver.check() == z3.unsat:
         return 0, None
     found: list[Any] = []

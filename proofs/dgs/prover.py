@@ -29,11 +29,11 @@ from typing import Any, Callable
 
 from proofs.dgs import conditions as C
 from proofs.dgs.shapes import EventTemplates, Shape, generalize, instances, sample
-from proofs.dgs.symbolic import PathLimit, Unsupported
+from proofs.dgs.symbolic import OutOfTime, PathLimit, Unsupported
 from reference.dgs.checker import ConditionResult, ConsistencyReport, check_condition
 from reference.dgs.report import counterexample_for
 from spec.dgs.consistency import Evaluation, evaluate_c1, evaluate_c2, evaluate_c3
-from spec.dgs.program import Program
+from spec.dgs.program import Program, describe_error
 from spec.errors import InputError
 
 EVALUATE: dict[str, Callable[[Program, Any], Evaluation]] = {
@@ -76,6 +76,7 @@ class _Symbolic:
     def __init__(self, program: Program, settings: ProveSettings) -> None:
         self.program = program
         self.settings = settings
+        self.deadline: float | None = None  # of the condition being attempted (a budget)
         samples = sample(program, examples=max(50, settings.examples // 2), seed=settings.seed)
         self.events = EventTemplates(program, samples.events)
         self.shapes: dict[str, Shape | None] = {
@@ -105,13 +106,19 @@ class _Symbolic:
             raise Unsupported(f"{len(skeletons)} symbolic cases, more than {self.settings.max_skeletons}")
         deadline = time.monotonic() + self.settings.all_states_seconds
         for skeleton in skeletons:
+            self.check_budget()
             if time.monotonic() > deadline:
                 raise Unsupported(f"more than {self.settings.all_states_seconds:.0f} s")
             _, model = C.explore(skeleton, max_paths=self.settings.max_paths,
-                                     timeout_ms=self.settings.timeout_ms)
+                                 timeout_ms=self.settings.timeout_ms, deadline=self.deadline)
             if model is not None:
                 return skeleton
         return None
+
+    def check_budget(self) -> None:
+        """:class:`OutOfTime` past the attempted condition's budget."""
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise OutOfTime("the time budget ran out")
 
     def all_states(self, condition: str) -> tuple[list[C.Skeleton], C.Skeleton | None]:
         skeletons: list[C.Skeleton] = []
@@ -149,11 +156,12 @@ class _Symbolic:
         candidates = C.skeletons(self.program, condition, start, self.events, self.settings.branch_events)
         candidates.sort(key=lambda s: s.key != failing.key)
         for skeleton in candidates:
+            self.check_budget()
             if time.monotonic() > deadline:
                 search.complete = False
                 return
             _, model = C.explore(skeleton, max_paths=self.settings.max_paths,
-                                 timeout_ms=self.settings.timeout_ms)
+                                 timeout_ms=self.settings.timeout_ms, deadline=self.deadline)
             if model is None:
                 continue
             instance = C.concrete_instance(skeleton, model)
@@ -186,47 +194,98 @@ def _tag_sequences(tags: list[Any], depth: int) -> list[tuple[Any, ...]]:
     return seqs
 
 
-def prove_condition(symbolic: _Symbolic, condition: str) -> tuple[ConditionResult, str]:
-    """Establish one condition (see the module docstring): the result and its scope."""
+@dataclass(frozen=True)
+class Attempt:
+    """What the symbolic part alone established for one condition, in ``seconds``:
+    ``status`` is ``proved`` (for all states of the sampled shapes) or ``violated`` (a
+    counterexample reachable from init, confirmed by the spec) - both with ``result`` -, or
+    ``bounded`` (no violation in any history up to the depth; the caller tests as well),
+    ``no answer`` (the time budget ran out), ``unsupported`` (the code cannot run
+    symbolically, or the search stopped on its own limits). ``scope`` is what was
+    established, or why not."""
+
+    condition: str
+    status: str
+    seconds: float
+    scope: str
+    result: ConditionResult | None = None
+
+    @property
+    def answered(self) -> bool:
+        """True iff proved or refuted (the caller need not test)."""
+        return self.result is not None
+
+    def to_json(self) -> dict[str, Any]:
+        """``check-dgs --json``'s ``conditions[C]["prover"]``."""
+        return {"status": self.status, "seconds": round(self.seconds, 3), "scope": self.scope}
+
+
+def attempt(symbolic: _Symbolic, condition: str, budget: float | None = None) -> Attempt:
+    """The symbolic part of :func:`prove_condition` for one condition, within ``budget``
+    seconds (None: only the settings' own limits). Never tests examples."""
     program, settings = symbolic.program, symbolic.settings
-    reason = ""
+    start = time.monotonic()
+    symbolic.deadline = None if budget is None else start + budget
+
+    def done(status: str, scope: str, result: ConditionResult | None = None) -> Attempt:
+        symbolic.deadline = None
+        return Attempt(condition, status, time.monotonic() - start, scope, result)
+
     try:
         skeletons, failing = symbolic.all_states(condition)
         if failing is None:
             types = symbolic.relevant_types(condition)
-            return (ConditionResult(condition, "proved", method="z3", checked=len(skeletons)),
-                    symbolic.all_states_scope(condition, types))
+            return done("proved", symbolic.all_states_scope(condition, types),
+                        ConditionResult(condition, "proved", method="z3", checked=len(skeletons)))
         search = symbolic.reachable(condition, failing)
         if search.found is not None:
             instance, evaluation = search.found
             cex = counterexample_for(program, instance, evaluation)
-            return (ConditionResult(condition, "violated", method="z3", checked=1, counterexample=cex),
-                    f"Z3 counterexample reachable from init by {search.depth} event(s), confirmed by "
-                    "evaluating the spec on it")
+            return done("violated", f"Z3 counterexample reachable from init by {search.depth} event(s), "
+                        "confirmed by evaluating the spec on it",
+                        ConditionResult(condition, "violated", method="z3", checked=1, counterexample=cex))
         reason = (f"Z3 finds a violation for some states of the sampled shape, but none reachable "
                   f"within {settings.depth} events (those states may be unreachable)")
         if search.complete:
-            tested = check_condition(program, condition, examples=settings.examples, seed=settings.seed)
-            if not tested.holds:
-                return tested, f"tested {tested.examples} examples: hypothesis found a violation"
-            bounded = ConditionResult(condition, "holds", method="z3-bounded+hypothesis",
-                                      examples=tested.examples, checked=tested.checked)
-            return bounded, (
+            return done("bounded", (
                 f"for all executions up to depth {settings.depth}: proved with Z3 for every "
                 f"sequential history of at most {settings.depth} events from init (string "
                 f"payloads: the first sampled value; C1: up to {settings.branch_events} event(s) "
-                f"on each wire before e); not for all states: {reason}; also tested "
-                f"{tested.examples} examples ({tested.checked} in the domain)")
+                f"on each wire before e); not for all states: {reason}"))
+        return done("unsupported", reason)
+    except OutOfTime:
+        return done("no answer", f"Z3 did not answer within the {budget:g} s budget")
     except (Unsupported, PathLimit) as error:
-        reason = f"the code cannot run symbolically ({error})"
+        return done("unsupported", f"the code cannot run symbolically ({error})")
     except InputError:
+        symbolic.deadline = None
         raise
     except Exception as error:  # noqa: BLE001 - user code on symbolic values may raise anything
-        reason = f"the code cannot run symbolically ({type(error).__name__}: {error})"
+        return done("unsupported", f"the code cannot run symbolically ({describe_error(error)})")
+
+
+def prove_condition(symbolic: _Symbolic, condition: str) -> tuple[ConditionResult, str]:
+    """Establish one condition (see the module docstring): the result and its scope."""
+    program, settings = symbolic.program, symbolic.settings
+    tried = attempt(symbolic, condition)
+    if tried.result is not None:
+        return tried.result, tried.scope
     tested = check_condition(program, condition, examples=settings.examples, seed=settings.seed)
+    if tried.status == "bounded":
+        if not tested.holds:
+            return tested, f"tested {tested.examples} examples: hypothesis found a violation"
+        bounded = ConditionResult(condition, "holds", method="z3-bounded+hypothesis",
+                                  examples=tested.examples, checked=tested.checked)
+        return bounded, (f"{tried.scope}; also tested {tested.examples} examples "
+                         f"({tested.checked} in the domain)")
     small = f"; {tested.exhaustive.text()}" if tested.exhaustive is not None else ""
-    return tested, (f"not provable symbolically: {reason}; tested {tested.examples} examples "
+    return tested, (f"not provable symbolically: {tried.scope}; tested {tested.examples} examples "
                     f"instead ({tested.checked} in the domain){small}")
+
+
+def symbolic_setting(program: Program, settings: ProveSettings) -> _Symbolic:
+    """The sampled shapes and event templates of ``program`` (shared by its conditions)."""
+    return _Symbolic(program, settings)
 
 
 def prove_consistency(program: Program, settings: ProveSettings | None = None,
@@ -234,7 +293,7 @@ def prove_consistency(program: Program, settings: ProveSettings | None = None,
     """C1-C3 for ``program``, each proved, refuted with a confirmed counterexample, or
     tested, with its scope."""
     settings = settings or ProveSettings()
-    symbolic = _Symbolic(program, settings)
+    symbolic = symbolic_setting(program, settings)
     results = []
     scopes = {}
     for condition in conditions:

@@ -19,6 +19,7 @@ testing examples and says so.
 from __future__ import annotations
 
 import itertools
+import time
 from collections.abc import Mapping, Set
 from typing import Any, Callable, Iterable, Iterator
 
@@ -37,15 +38,21 @@ class PathLimit(Exception):
     """More feasible paths than the exploration budget allows."""
 
 
+class OutOfTime(Exception):
+    """The exploration's deadline (``check-dgs --prove-budget``) passed before it finished."""
+
+
 class Explorer:
     """Decides symbolic branches for one exploration (see the module docstring)."""
 
     current: "Explorer | None" = None
 
     def __init__(self, background: Iterable[BoolTerm], *, max_paths: int = 2000,
-                 timeout_ms: int = 10_000) -> None:
+                 timeout_ms: int = 10_000, deadline: float | None = None) -> None:
         self.solver = z3.Solver()
         self.solver.set("timeout", timeout_ms)
+        self.timeout_ms = timeout_ms
+        self.deadline = deadline
         for term in background:
             self.solver.add(term)
         self.max_paths = max_paths
@@ -81,12 +88,24 @@ class Explorer:
         self.solver.add(condition if choice else z3.Not(condition))
         return choice
 
+    def check_deadline(self) -> None:
+        """Raise :class:`OutOfTime` past the deadline; else bound Z3's next query by the time
+        left."""
+        if self.deadline is None:
+            return
+        left_ms = int((self.deadline - time.monotonic()) * 1000)
+        if left_ms <= 0:
+            raise OutOfTime("the time budget ran out")
+        self.solver.set("timeout", min(self.timeout_ms, left_ms))
+
     def _feasible(self, condition: BoolTerm) -> bool:
+        self.check_deadline()
         self.solver.push()
         self.solver.add(condition)
         result = self.solver.check()
         self.solver.pop()
         if result == z3.unknown:
+            self.check_deadline()  # Z3 stopped on the time left: out of time, not unsupported
             raise Unsupported(f"Z3 could not decide a branch ({self.solver.reason_unknown()})")
         return bool(result == z3.sat)
 
@@ -98,7 +117,8 @@ class Explorer:
             raise Unsupported("the path condition became undecidable")
         fallback = self.solver.model()
         optimizer = z3.Optimize()
-        optimizer.set("timeout", 2000)
+        left_ms = 2000 if self.deadline is None else int((self.deadline - time.monotonic()) * 1000)
+        optimizer.set("timeout", max(1, min(2000, left_ms)))
         optimizer.add(*self.solver.assertions())
         ints = [d() for d in fallback.decls() if d.range() == z3.IntSort()]
         if ints:
@@ -116,6 +136,7 @@ class Explorer:
             self.decisions = []
             self.known = {}
             self.paths += 1
+            self.check_deadline()
             if self.paths > self.max_paths:
                 raise PathLimit(f"more than {self.max_paths} paths")
             previous, Explorer.current = Explorer.current, self

@@ -49,6 +49,7 @@ from spec.dgs.consistency import (
 )
 from spec.dgs.program import Event, Pred, Program, Tag
 from spec.dgs.semantics import Update, Wire
+from spec.errors import InputError
 
 SAMPLE_EXAMPLES = 150
 PAYLOADS_PER_TAG = 2
@@ -117,15 +118,27 @@ def sample_events(program: Program, per_tag: int = PAYLOADS_PER_TAG,
     by_tag: dict[Tag, list[Event]] = {}
     seen: set[str] = set()
 
+    failures: list[Exception] = []
+
     @settings(max_examples=examples, database=None, deadline=None, derandomize=True,
-              suppress_health_check=list(HealthCheck))
+              report_multiple_bugs=False, suppress_health_check=list(HealthCheck))
     @given(program.event_strategy)
     def collect(event: Event) -> None:
-        key = repr(event)
-        if key in seen:
+        # an error in the user's code is kept and re-raised as itself after the run: raised
+        # here, hypothesis would replay it and wrap it in a FlakyFailure (the dedup below
+        # makes the replay pass)
+        if failures:
             return
-        seen.add(key)
-        bucket = by_tag.setdefault(program.tag(event), [])
+        try:
+            key = print_key(event)
+            if key is not None and key in seen:
+                return
+            if key is not None:
+                seen.add(key)
+            bucket = by_tag.setdefault(program.tag(event), [])
+        except Exception as error:  # noqa: BLE001 - the user's error, re-raised below
+            failures.append(error)
+            return
         if len(bucket) < per_tag:
             bucket.append(event)
 
@@ -135,8 +148,35 @@ def sample_events(program: Program, per_tag: int = PAYLOADS_PER_TAG,
             collect()
         except Unsatisfiable:
             return ()  # the random search reports the strategy as bad input
+        except BaseExceptionGroup as group:  # an error raised while drawing, wrapped
+            raise _first_leaf(group) from None
+    if failures:
+        raise failures[0]
     order = {t: i for i, t in enumerate(program.sorted_tags)}
     return tuple(e for t in sorted(by_tag, key=order.__getitem__) for e in by_tag[t])
+
+
+def print_key(value: Any) -> str | None:
+    """``repr(value)`` to recognise values printing alike, or None when the user's value
+    cannot be printed (a failing ``__repr__``, an integer beyond Python's digit limit): the
+    caller then treats it as new (no deduplication, never a crash)."""
+    try:
+        return repr(value)
+    except Exception:  # noqa: BLE001 - the value's own __repr__ / int-to-str limit
+        return None
+
+
+def _first_leaf(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    """The first exception inside ``group`` that is not itself a group (an InputError first)."""
+    leaves: list[BaseException] = []
+    pending: list[BaseException] = [group]
+    while pending:
+        error = pending.pop(0)
+        if isinstance(error, BaseExceptionGroup):
+            pending[:0] = list(error.exceptions)
+        else:
+            leaves.append(error)
+    return next((e for e in leaves if isinstance(e, InputError)), leaves[0] if leaves else group)
 
 
 def fork_pairs(program: Program, wire: Wire, left_type: str,
@@ -213,7 +253,10 @@ class _Search:
     def new_state(self, wire: Wire, seen: set[str]) -> bool:
         """Record ``wire``'s state in ``seen``; False if a state that prints alike was there:
         its instances were (or are being) enumerated from a shorter history."""
-        key = f"{wire.state_type}|{wire.state!r}"
+        printed = print_key(wire.state)
+        if printed is None:
+            return True
+        key = f"{wire.state_type}|{printed}"
         if key in seen:
             return False
         seen.add(key)
@@ -243,7 +286,7 @@ class _Search:
                     for p1, p2 in self.pairs(wire, fork.left, fork.right):
                         if self.expired():
                             return
-                        forked = repr(program.fork(fork.name, wire.state, p1, p2))
+                        forked = print_key(program.fork(fork.name, wire.state, p1, p2)) or object()
                         for n1 in range(depth - before + 1):
                             for u1 in _sequences(self.events, p1, n1, self.tag_of):
                                 for u2 in _sequences(self.events, p2, depth - before - n1,
@@ -274,10 +317,11 @@ class _Search:
                 forks: set[str] = set()
                 for p1, p2 in self.pairs(wire, fork.left, fork.right):
                     self.covered += 1
-                    forked = repr(self.program.fork(fork.name, wire.state, p1, p2))
-                    if forked in forks:
+                    forked = print_key(self.program.fork(fork.name, wire.state, p1, p2))
+                    if forked is not None and forked in forks:
                         continue  # C2 depends on the predicates only through the fork's result
-                    forks.add(forked)
+                    if forked is not None:
+                        forks.add(forked)
                     yield C2Instance(history, fork.name, join.name, p1, p2)
 
     def c3(self, depth: int) -> Iterator[C3Instance]:
