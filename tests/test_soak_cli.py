@@ -35,3 +35,20 @@ def test_a_short_soak_loses_and_duplicates_nothing(spark: Any, capsys: pytest.Ca
     assert set(figures) == CONTRACT
     assert figures["batches"] == 20 and figures["lost"] == 0 and figures["duplicated"] == 0
     assert figures["disk_bytes_start"] > 0 and figures["rss_bytes_start"] > 0
+
+
+@pytest.mark.spark
+def test_the_soak_check_counts_lost_and_duplicated_rows(spark: Any, tmp_path: Any) -> None:
+    """The soak's verdict has teeth: a missing tuple is lost, a transaction written twice or an
+    input value under two transactions is duplicated."""
+    from spark_impl.workloads.soak import check_table
+
+    def table(name: str, rows: list[tuple[int, int]]) -> str:
+        path = str(tmp_path / name)
+        spark.createDataFrame([(f"S:{t}", json.dumps([v, 0])) for t, v in rows], "txn string, value string") \
+            .write.parquet(path)
+        return path
+
+    assert check_table(spark, table("good", [(i, i) for i in range(10)]), 10) == (0, 0)
+    assert check_table(spark, table("gap", [(i, i) for i in range(10) if i != 5] + [(3, 3)]), 10) == (1, 1)
+    assert check_table(spark, table("repeat", [(i, i) for i in range(10)] + [(10, 4)]), 11) == (1, 1)

@@ -33,7 +33,7 @@ from spark_impl.reconfig.model import (
 )
 from spark_impl.reconfig.retention import Retention
 from spark_impl.reconfig.sinks import ParquetSink, deliver
-from spark_impl.reconfig.streaming import StreamingRun, start_query
+from spark_impl.reconfig.streaming import start_query
 from spark_impl.workloads.footprint import disk_bytes, tree_rss_bytes
 
 LONG_RUNNING_CONF = {
@@ -168,24 +168,25 @@ def run_soak(spark: Any, batches: int, directory: str, *, rows_per_batch: int = 
         run.stop()
     deliver(run.executor, sink)  # what a restart does first: committed batches reach the sink
     durations = [run.batch_ms[b] for b in sorted(run.batch_ms) if b < batches]
-    lost, duplicated = _check_table(spark, table, run)
+    lost, duplicated = check_table(spark, table, run.executor.state[0].committed.offset)
     assert start is not None
     return SoakResult(
         batches, start[0], max(d for d, _ in end), start[1], max(r for _, r in end),
         _median(durations[window:2 * window]), _median(durations[-window:]), lost, duplicated, version)
 
 
-def _check_table(spark: Any, table: str, run: StreamingRun) -> tuple[int, int]:
-    """(lost, duplicated) of the committed input in the Parquet table."""
+def check_table(spark: Any, table: str, committed: int) -> tuple[int, int]:
+    """(lost, duplicated) in the Parquet table of a run whose first ``committed`` input tuples
+    were committed (values ``0 .. committed-1`` of the rate source)."""
     from pyspark.sql import functions as F
 
-    committed = run.executor.state[0].committed.offset
     df = spark.read.parquet(table).select("txn", F.from_json("value", "array<long>")[0].alias("v"))
     row = df.agg(F.count(F.lit(1)).alias("rows"), F.countDistinct("txn").alias("txns"),
-                 F.countDistinct("v").alias("values"), F.max("v").alias("top")).collect()[0]
-    rows, txns, values = int(row["rows"]), int(row["txns"]), int(row["values"])
-    top = -1 if row["top"] is None else int(row["top"])
-    # every committed tuple has one transaction; its value is the rate source's, 0..committed-1
-    lost = max(0, committed - txns) + max(0, (top + 1) - values)
-    duplicated = (rows - txns) + max(0, txns - values)
+                 F.countDistinct("v").alias("values"),
+                 F.countDistinct(F.when(F.col("v") < committed, F.col("v"))).alias("inside")).collect()[0]
+    rows, txns, values, inside = (int(row[name]) for name in ("rows", "txns", "values", "inside"))
+    # every committed input value must be there; a transaction twice, or one input value under
+    # two transactions (the input log repeating a row), is a duplicate
+    lost = committed - inside
+    duplicated = (rows - txns) + (txns - values)
     return lost, duplicated
