@@ -34,7 +34,7 @@ def medium_schedules(draw: st.DrawFn) -> Schedule:
 def test_two_cycle_found_iff_shortest_is_two(schedule: Schedule) -> None:
     compact = compact_from_schedule(schedule)
     graph = _compressed_graph(compact)
-    found = shortest_two_cycle(compact, graph.before & graph.after, graph.cut)
+    found = shortest_two_cycle(compact, graph.before & graph.after)
     if found is not None:
         assert len(found) == 2
         (a, b, *_), (c, d, *_) = found

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -207,15 +207,14 @@ def update_mask(schedule: CompactSchedule) -> npt.NDArray[np.bool_]:
     return mask
 
 
-def segments(schedule: CompactSchedule) -> list[tuple[str, Positions, Positions]]:
+def segments(schedule: CompactSchedule) -> Iterator[tuple[str, Positions, Positions]]:
     """For each object with updates, in order: the positions of its data operations and, for
-    each, its segment (the number of the object's updates before it)."""
-    out = []
+    each, its segment (the number of the object's updates before it). A generator, so only
+    one object's arrays are alive at a time (16 bytes per operation of that object)."""
     for obj in schedule.objects:
         ids, marks = schedule.txns[obj], schedule.updates[obj]
         if len(marks):
             data = np.ones(len(ids), dtype=bool)
             data[marks] = False
             positions = np.flatnonzero(data)
-            out.append((obj, positions, np.searchsorted(marks, positions)))
-    return out
+            yield obj, positions, np.searchsorted(marks, positions)

@@ -132,7 +132,7 @@ def check_compact(schedule: CompactSchedule) -> Verdict:
                   np.flatnonzero(after & ~before)]
         serial = np.concatenate(groups).tolist()
         return Verdict(True, tuple(map(names.__getitem__, serial)), None, ())
-    edges = shortest_two_cycle(schedule, graph.before & graph.after, graph.cut)
+    edges = shortest_two_cycle(schedule, graph.before & graph.after)
     if edges is None:
         edges = _longer_cycle(schedule, graph)
     steps = [CycleStep(names[a], names[b], obj, p, q,
@@ -150,7 +150,6 @@ class _Graph:
     after: _Mask       # data transactions with an operation after some update
     core: _Mask        # update and bridging transactions
     nodes: _Ints       # the core transactions, ascending (= in appearance order)
-    cut: list[tuple[str, _Ints, _Ints]]  # compact.segments
     sources: _Ints     # compressed edges as indices into ``nodes``
     targets: _Ints
 
@@ -161,8 +160,7 @@ def _compressed_graph(schedule: CompactSchedule) -> _Graph:
     count = len(schedule.names)
     before = np.zeros(count, dtype=bool)
     after = np.zeros(count, dtype=bool)
-    cut = segments(schedule)
-    for obj, positions, segment in cut:
+    for obj, positions, segment in segments(schedule):
         ids = schedule.txns[obj]
         before[ids[positions[segment < len(schedule.updates[obj])]]] = True
         after[ids[positions[segment > 0]]] = True
@@ -173,22 +171,25 @@ def _compressed_graph(schedule: CompactSchedule) -> _Graph:
     index[nodes] = np.arange(len(nodes))
     sources: list[_Ints] = []
     targets: list[_Ints] = []
-    for obj, positions, segment in cut:
+    any_bridging = bool(bridging.any())
+    for obj in schedule.objects:  # chains of updates
         ids, marks = schedule.txns[obj], schedule.updates[obj]
         chain = index[ids[marks]]
         sources.append(chain[:-1])
         targets.append(chain[1:])
-        if bridging.any():
-            keep = bridging[ids[positions]]
-            txn, seg = index[ids[positions[keep]]], segment[keep]
-            later = seg > 0
-            sources.append(chain[seg[later] - 1])
-            targets.append(txn[later])
-            earlier = seg < len(marks)
-            sources.append(txn[earlier])
-            targets.append(chain[seg[earlier]])
+    for obj, positions, segment in segments(schedule) if any_bridging else ():
+        ids, marks = schedule.txns[obj], schedule.updates[obj]
+        chain = index[ids[marks]]
+        keep = bridging[ids[positions]]
+        txn, seg = index[ids[positions[keep]]], segment[keep]
+        later = seg > 0
+        sources.append(chain[seg[later] - 1])
+        targets.append(txn[later])
+        earlier = seg < len(marks)
+        sources.append(txn[earlier])
+        targets.append(chain[seg[earlier]])
     empty = np.zeros(0, dtype=np.int64)
-    return _Graph(is_update, before, after, core, nodes, cut,
+    return _Graph(is_update, before, after, core, nodes,
                   np.concatenate(sources) if sources else empty,
                   np.concatenate(targets) if targets else empty)
 

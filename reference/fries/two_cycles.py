@@ -40,7 +40,7 @@ from typing import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from reference.fries.compact import CompactSchedule
+from reference.fries.compact import CompactSchedule, segments
 from reference.fries.cycles import Edge
 
 _Ints = npt.NDArray[np.int64]
@@ -62,12 +62,11 @@ class _Object:
     last_segment: _Ints
 
 
-def shortest_two_cycle(schedule: CompactSchedule, bridging: npt.NDArray[np.bool_],
-                       cut: Sequence[tuple[str, _Ints, _Ints]]) -> list[Edge] | None:
+def shortest_two_cycle(schedule: CompactSchedule,
+                       bridging: npt.NDArray[np.bool_]) -> list[Edge] | None:
     """A 2-cycle as its two edges (module docstring), or None when there is none.
-    ``bridging[t]``: is data transaction t both before and after some update? ``cut``:
-    :func:`reference.fries.compact.segments` of the schedule."""
-    summaries = _summaries(schedule, bridging, cut)
+    ``bridging[t]``: is data transaction t both before and after some update?"""
+    summaries = _summaries(schedule, bridging)
     for obj in summaries:
         found = _straddle(obj)
         if found is not None:
@@ -85,12 +84,10 @@ def shortest_two_cycle(schedule: CompactSchedule, bridging: npt.NDArray[np.bool_
     return None
 
 
-def _summaries(schedule: CompactSchedule, bridging: npt.NDArray[np.bool_],
-               cut: Sequence[tuple[str, _Ints, _Ints]]) -> list[_Object]:
-    cuts = [(name, schedule.txns[name], schedule.updates[name], positions, segment)
-            for name, positions, segment in cut]
+def _summaries(schedule: CompactSchedule, bridging: npt.NDArray[np.bool_]) -> list[_Object]:
     out = []
-    for name, ids, marks, positions, segment in cuts:
+    for name, positions, segment in segments(schedule):
+        ids, marks = schedule.txns[name], schedule.updates[name]
         keep = bridging[ids[positions]]
         positions, segment = positions[keep], segment[keep]
         txns = ids[positions].astype(np.int64)
