@@ -6,8 +6,10 @@ file per trigger, oldest first (the files get strictly increasing modification t
 input log holds the tuples in the scenario's ingestion order, and ``S:i`` names the same tuple
 on both sides; this is checked, a different order is a :class:`PathFailure`). Each planned
 request is ``submit`` ted once the executor has ingested ``at`` tuples and the previous one
-completed; after the query has processed everything it is stopped and the executor is stepped
-until no request is in progress, then once more so the last batch is committed.
+completed. When the query has processed everything, the executor must have ingested every
+tuple of the input log (``foreachBatch`` steps it until it has; checked, else a
+:class:`PathFailure`); the query is stopped and the executor stepped until no request is in
+progress, then once more so the last batch is committed.
 """
 
 from __future__ import annotations
@@ -60,8 +62,14 @@ def run_streaming(spark: Any, scenario: Scenario, index: int, scheduler: str, *,
                 time.sleep(0.005)
             run.submit(planned.request)
         run.query.processAllAvailable()
+        behind = (run.executor.state[0].live.offset, run.source.count())
     finally:
         run.stop()
+    if behind[0] < behind[1]:
+        # foreachBatch steps the executor until it ingested every indexed tuple (no request
+        # pauses ingestion here): after the last batch nothing may be left for a next trigger
+        return PathFailure(index, f"after the query processed all its input the executor had ingested "
+                                  f"{behind[0]} of the {behind[1]} tuples of the input log")
     executor = run.executor
     for _ in range(200):
         if not run.in_progress() and executor.state[0].live.offset >= run.source.count():
