@@ -290,7 +290,7 @@ def covering_checks(run: Path, mutant: dict[str, Any], covered: dict[str, dict[s
     if module not in cache:
         cache[module] = statement_lines((run / "tree" / module).read_text(encoding="utf-8"))
     line = cache[module].get(mutant["line"], mutant["line"])
-    own = {"spark_impl/dgs": "dgs", "spark_impl/oplus": "oplus"}.get(str(Path(module).parent), "fries")
+    own = own_check(module)
     hits = [c for c in CHECKS if line in set(covered[c].get(module, ()))]
     return sorted(hits, key=lambda c: (c != own, CHECKS.index(c)))  # the module's own suite first
 
@@ -337,7 +337,12 @@ def sample(mutants: list[dict[str, Any]], n: int, seed: int) -> list[dict[str, A
     return chosen[:n] if n < len(chosen) else chosen
 
 
-def campaign(run: Path, n: int, seed: int, with_tests: bool, ids: Iterable[str] = ()) -> None:
+def own_check(module: str) -> str:
+    """The suite of a module's package (dgs, oplus; fries for the rest)."""
+    return {"spark_impl/dgs": "dgs", "spark_impl/oplus": "oplus"}.get(str(Path(module).parent), "fries")
+
+
+def campaign(run: Path, n: int, seed: int, with_tests: bool, ids: Iterable[str] = (), force: bool = False) -> None:
     """Step 2 (module docstring); skips mutants already in results.jsonl, except those named
     in ``ids`` (run again: the summary keeps each mutant's last result)."""
     catalogue = json.loads((run / "mutants.json").read_text(encoding="utf-8"))["mutants"]
@@ -351,7 +356,10 @@ def campaign(run: Path, n: int, seed: int, with_tests: bool, ids: Iterable[str] 
     for number, mutant in enumerate(chosen, 1):
         if mutant["id"] in done and not wanted:
             continue
-        record = run_one(run, mutant, covering_checks(run, mutant, covered, cache), with_tests)
+        checks = covering_checks(run, mutant, covered, cache)
+        if force and not checks:  # the refreshed suite may reach what prepare's suite did not
+            checks = [own_check(mutant["module"])]
+        record = run_one(run, mutant, checks, with_tests)
         with open(results, "a", encoding="utf-8") as out:
             out.write(json.dumps(record) + "\n")
         print(f"[{number}/{len(chosen)}] {record['outcome']:<17} {record.get('seconds', 0):>6.0f} s  {mutant['id']}  "
@@ -427,6 +435,8 @@ def main(argv: list[str] | None = None) -> int:
             p.add_argument("--with-tests", action="store_true")
         if mode == "one":
             p.add_argument("--id", action="append", required=True)
+            p.add_argument("--force", action="store_true",
+                           help="run the module's own suite on a mutant prepare's coverage did not reach")
     c = sub.add_parser("child-check")
     c.add_argument("--suite", choices=CHECKS, required=True)
     c.add_argument("--coverage-out")
@@ -444,7 +454,7 @@ def main(argv: list[str] | None = None) -> int:
     elif args.mode == "run":
         campaign(args.run, args.sample, args.seed, args.with_tests)
     elif args.mode == "one":
-        campaign(args.run, 0, 0, args.with_tests, ids=args.id)
+        campaign(args.run, 0, 0, args.with_tests, ids=args.id, force=args.force)
     else:
         print(summary(args.run))
     return 0
