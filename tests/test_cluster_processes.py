@@ -62,3 +62,18 @@ def test_missing_java_is_a_clear_error_and_starts_nothing(monkeypatch: pytest.Mo
     assert cluster.daemons == [] and cluster.leftovers() == []
     cluster.stop()
     assert not os.path.exists(cluster.directory)
+
+
+@pytest.mark.parametrize("argv, where", [
+    (["cluster", "run", "--workers", "0"], "--workers"),
+    (["cluster", "run", "--job", "nope"], "--job"),
+    (["cluster", "run", "--cases", "0"], "--cases"),
+    (["cluster"], "expected an action"),
+])
+def test_cluster_command_bad_input_is_one_line_exit_2(argv: list[str], where: str,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    from conformance.cli.main import main
+
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert where in err and err.count("\n") == 1
