@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from conformance.cli.main import main
-from dgs_helpers import target, write_program
+from dgs_helpers import simple_program, target, write_program
 from proofs.dgs.prover import ProveSettings, attempt, symbolic_setting
 from reference.dgs.small_scope import sample_events, search
 from spec.dgs.loader import load_program
@@ -74,30 +75,12 @@ def test_bad_budget_is_one_line(capsys: pytest.CaptureFixture[str], value: str) 
     assert "--prove-budget must be between 0 and 3600" in err
 
 
-_TAG_RAISES = '''
-from hypothesis import strategies as st
-class P:
-    tags = frozenset({"a", "b"})
-    @staticmethod
-    def tag(e):
-        if e[1] > 3:
-            raise ValueError("too big")
-        return e[0]
-    @staticmethod
-    def depends(x, y): return x == y
-    @staticmethod
-    def init(): return INIT
-    @staticmethod
-    def update(s, e): return s + 1
-    @staticmethod
-    def out(s, e): return []
-    @staticmethod
-    def fork(s, l, r): return (s, 0)
-    @staticmethod
-    def join(a, b): return a + b
-    @staticmethod
-    def events(): return st.tuples(st.sampled_from(["a", "b"]), st.integers(0, 10))
-'''
+#: dgs_helpers' simple program with (tag, number) events whose tag() raises above 3
+_TAG_RAISES = (simple_program()
+               .replace("def tag(e): return e", "def tag(e):\n        if e[1] > 3: raise ValueError('too big')\n"
+                                                "        return e[0]")
+               .replace("def init(): return 0", "def init(): return INIT")
+               .replace('st.sampled_from(["a", "b"])', 'st.tuples(st.sampled_from(["a", "b"]), st.integers(0, 10))'))
 
 
 def test_user_error_while_sampling_payloads_is_itself(tmp_path: Path) -> None:
@@ -114,3 +97,23 @@ def test_states_that_cannot_be_printed_are_enumerated(tmp_path: Path) -> None:
     for condition in ("C1", "C2", "C3"):
         found, scope = search(program, condition, 0.5)
         assert found is None and scope.instances > 0  # the program is consistent
+
+
+def test_a_concrete_violation_beats_a_proof() -> None:
+    from conformance.dgs_sandbox.budgeted import BudgetedProver, merge
+    from proofs.dgs.prover import Attempt
+    from reference.dgs.checker import ConditionResult
+
+    program = load_program(target("windowing.py:EventWindow"))
+    proved = Attempt("C1", "proved", 0.1, "proved with Z3 for all states (State: int)")
+    holds = ConditionResult("C1", "holds", method="enumeration+hypothesis", examples=5, checked=5)
+    assert merge(holds, proved).status == "proved" and merge(holds, proved).method == "z3+enumeration+hypothesis"
+    violated = ConditionResult("C1", "violated", examples=5, checked=1)
+    assert merge(violated, proved) is violated
+    prover = BudgetedProver(program, 2.0, 5, 0)
+    prover.attempts["C1"] = proved
+    document: dict[str, Any] = {"conditions": {"C1": {"status": "violated"}}}
+    lines = ["C1 violated:", "inconsistent: C1 violated"]
+    prover.annotate(document, lines)
+    assert document["conditions"]["C1"]["prover"]["status"] == "contradicted"
+    assert lines[-1] == "inconsistent: C1 violated" and lines[1].startswith("Z3 first")
