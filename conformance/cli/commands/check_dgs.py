@@ -36,7 +36,8 @@ def register(subparsers: Any) -> None:
         "check-dgs",
         help="check a DGS program's consistency conditions C1-C3",
         description="Check the consistency conditions C1, C2, C3 (DGS Def. 2.3) of the program "
-        "NAME in FILE.py with hypothesis; print a shrunk counterexample per violated condition. "
+        "NAME in FILE.py: Z3 first within --prove-budget, then an exhaustive small-scope enumeration "
+        "and hypothesis; print a shrunk counterexample per violated condition. "
         "The program runs in a separate process with time limits; what it prints is shown after "
         "the verdict (in --json: \"output\").",
     )
