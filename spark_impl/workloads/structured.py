@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from spark_impl.workloads.backlog import event
 
@@ -43,53 +43,47 @@ def write_events(directory: str, n: int, batch_size: int) -> str:
 
 
 def _processors(cost_ms: float) -> tuple[Any, Any]:
-    """The two stateful processors: Expensive (count + spin) and Tally (running sum)."""
+    """The two stateful processors: Expensive (spin, count per key, emit the value) and Tally
+    (running sum per key, emit it)."""
     import pandas as pd
     from pyspark.sql.streaming.stateful_processor import StatefulProcessor
 
     cost = cost_ms / 1000.0
 
-    class ExpensiveProcessor(StatefulProcessor):
+    def expensive(seen: int, value: int) -> tuple[int, int]:
+        if cost:
+            end = time.perf_counter() + cost
+            while time.perf_counter() < end:
+                pass
+        return seen + 1, value
+
+    def tally(total: int, value: int) -> tuple[int, int]:
+        return total + value, total + value
+
+    class Keyed(StatefulProcessor):
+        """One long of state per key; ``step(state, value) -> (state, output)`` per row."""
+
+        def __init__(self, step: Callable[[int, int], tuple[int, int]]) -> None:
+            self.step = step
+
         def init(self, handle: Any) -> None:
-            self.seen = handle.getValueState("seen", "n long")
+            self.state = handle.getValueState("state", "s long")
 
         def handleInputRows(self, key: Any, rows: Iterator[Any], timerValues: Any
                             ) -> Iterator[Any]:
-            count = self.seen.get()[0] if self.seen.exists() else 0
+            state = self.state.get()[0] if self.state.exists() else 0
             out = []
             for frame in rows:
                 for value in frame["value"].tolist():
-                    if cost:
-                        end = time.perf_counter() + cost
-                        while time.perf_counter() < end:
-                            pass
-                    count += 1
-                    out.append(value)
-            self.seen.update((count,))
+                    state, emitted = self.step(state, value)
+                    out.append(emitted)
+            self.state.update((state,))
             yield pd.DataFrame({"key": [key[0]] * len(out), "value": out})
 
         def close(self) -> None:
             pass
 
-    class TallyProcessor(StatefulProcessor):
-        def init(self, handle: Any) -> None:
-            self.total = handle.getValueState("total", "s long")
-
-        def handleInputRows(self, key: Any, rows: Iterator[Any], timerValues: Any
-                            ) -> Iterator[Any]:
-            total = self.total.get()[0] if self.total.exists() else 0
-            sums = []
-            for frame in rows:
-                for value in frame["value"].tolist():
-                    total += value
-                    sums.append(total)
-            self.total.update((total,))
-            yield pd.DataFrame({"key": [key[0]] * len(sums), "value": sums})
-
-        def close(self) -> None:
-            pass
-
-    return ExpensiveProcessor(), TallyProcessor()
+    return Keyed(expensive), Keyed(tally)
 
 
 def structured_run(spark: Any, n: int, *, cost_ms: float, batch_size: int, directory: str
