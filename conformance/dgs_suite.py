@@ -85,14 +85,9 @@ def reference_engine() -> BatchEngine:
 def spark_engine(spark: Any = None, timeout_s: float = 900.0) -> BatchEngine:
     """spark_impl's DGS executor: a batch of cases in one :func:`spark_impl.dgs.run_dgs_many`
     call, under the watchdog and crash isolation of :class:`conformance.crashes.Guard`."""
-    holder: dict[str, Any] = {"spark": spark}
+    from conformance.runner import shared_session
 
-    def session() -> Any:
-        if holder["spark"] is None:
-            from spark_impl.session import get_or_create_session
-
-            holder["spark"] = get_or_create_session(app_name="streamproof-conformance")
-        return holder["spark"]
+    session = shared_session(spark)
 
     def run(cases: Sequence[DgsCase]) -> list[Observed]:
         from spark_impl.dgs import Arrival, DgsJob, run_dgs_many

@@ -96,14 +96,9 @@ def spark_engine(faults: frozenset[str], spark: Any = None, timeout_s: float = 9
                  ) -> Guard[SparkCase, list[Row]]:
     """spark_impl.oplus on a batch of ``(scenario, items per round)`` (one batch of Spark jobs)
     under the watchdog and crash isolation of :class:`conformance.crashes.Guard`."""
-    holder: dict[str, Any] = {"spark": spark}
+    from conformance.runner import shared_session
 
-    def session() -> Any:
-        if holder["spark"] is None:
-            from spark_impl.session import get_or_create_session
-
-            holder["spark"] = get_or_create_session(app_name="streamproof-conformance")
-        return holder["spark"]
+    session = shared_session(spark)
 
     def run(cases: Sequence[SparkCase]) -> list[list[Row]]:
         from spark_impl.oplus import run_scenarios

@@ -43,6 +43,20 @@ class RunConfig:
     spark: Any = field(default=None, compare=False)
 
 
+def shared_session(spark: Any = None) -> Callable[[], Any]:
+    """A getter of ``spark``, or of the shared conformance SparkSession created on first use
+    (so a suite that never reaches Spark never starts it)."""
+    holder: dict[str, Any] = {"spark": spark}
+
+    def session() -> Any:
+        if holder["spark"] is None:
+            from spark_impl.session import get_or_create_session
+
+            holder["spark"] = get_or_create_session(app_name="streamproof-conformance")
+        return holder["spark"]
+    return session
+
+
 def resolve_engine(engine: str) -> str:
     """``auto`` -> ``spark`` if available, else ``reference``; others validated."""
     if engine == "auto":
