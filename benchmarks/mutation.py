@@ -271,7 +271,12 @@ def prepare(run: Path) -> None:
 def refresh(run: Path) -> str:
     """Replace everything but ``spark_impl/`` in the snapshot by HEAD's version (the suite and
     tests improved since ``prepare``; the mutants, and so their ids, stay those of the
-    snapshot's ``spark_impl``). Returns HEAD's commit, recorded with every later result."""
+    snapshot's ``spark_impl``). Returns HEAD's commit, recorded with every later result.
+
+    Only sound while HEAD's suite still runs on the snapshot's ``spark_impl`` (check that the
+    unmutated checks pass first): a suite that needs a newer executor API kills every mutant.
+    Seen in this session: HEAD's generator drew the new order-sensitive ``fold`` functions
+    that the snapshot's executor did not implement yet."""
     commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, check=True, capture_output=True,
                             text=True).stdout.strip()
     parts = [p for p in ("spec", "reference", "proofs", "conformance", "tests") if (ROOT / p).exists()]
