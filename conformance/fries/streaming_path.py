@@ -48,8 +48,12 @@ def run_streaming(spark: Any, scenario: Scenario, index: int, scheduler: str, *,
     job = scenario_job(scenario)
     requests = list(job.planned)
     stream = spark.readStream.schema("key long, value long").option("maxFilesPerTrigger", 1).json(data)
+    # one tuple per executor batch and no settle steps: the handler's step budget (tuples
+    # behind + settle + 2) is then exactly what ingesting its batch needs, so a handler that
+    # stops early leaves tuples behind and the check below sees it
     run = start_query(spark, replace(job, planned=()), stream, scheduler=scheduler,
-                      checkpoint_dir=os.path.join(checkpoint_dir, "query"), faults=faults)
+                      checkpoint_dir=os.path.join(checkpoint_dir, "query"), faults=faults, batch_size=1,
+                      settle_steps=0)
     deadline = time.monotonic() + _DEADLINE_S
     try:
         for planned in requests:
