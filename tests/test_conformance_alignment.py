@@ -12,9 +12,15 @@ from __future__ import annotations
 from conformance.cases import draw_cases
 from conformance.fries.engines import make_engine
 from conformance.fries.suite import FriesConfig, judge_batch, race_section
-from conformance.generators.alignment import alignment_probes, is_probe_shaped
+from conformance.generators.alignment import (
+    PROBE_HEAD_COST,
+    alignment_probes,
+    is_probe_shaped,
+    pruning_shape,
+)
 
 PROBES = draw_cases(alignment_probes(), 30, 0)
+MANY_PROBES = draw_cases(alignment_probes(), 90, 0)
 
 
 def test_probes_have_the_shape_that_needs_alignment() -> None:
@@ -33,9 +39,12 @@ def test_probes_pass_correct_schedulers_and_fail_an_unaligned_one() -> None:
     for scheduler in ("fries", "epoch"):
         judged = judge_batch(make_engine("reference", scheduler=scheduler, faults=frozenset()), PROBES)
         assert [j.failed_oracles for _, j, _ in judged if not j.ok] == [], scheduler
-    naive = judge_batch(make_engine("reference", scheduler="fries", faults=frozenset({"naive"})), PROBES)
+    # How many probes an unaligned scheduler fails depends on the drawn timing: 5-19 of 30 on
+    # seeds 0-2 since the probes draw order-sensitive members (issue 12), 30 of these 90.
+    naive = judge_batch(make_engine("reference", scheduler="fries", faults=frozenset({"naive"})),
+                        MANY_PROBES)
     failed = [j for _, j, _ in naive if not j.ok]
-    assert len(failed) >= len(PROBES) // 2
+    assert len(failed) >= len(MANY_PROBES) // 4
     assert all("serializable" in j.failed_oracles for j in failed)
 
 
@@ -47,6 +56,8 @@ def test_every_race_batch_starts_with_a_probe() -> None:
     config = FriesConfig(cases=40, race_batch_size=8)
     cases = race_section(strategy, 20, config)
     assert len(cases) == 20
+    probes = [c for c in cases if list(c.timing.operator_cost.values()) == [PROBE_HEAD_COST]]
     starts = [cases[o] for o in range(0, len(cases), 8)]
-    assert all(is_probe_shaped(c) and c.timing.operator_cost == {"X": 40.0} for c in starts)
-    assert sum(1 for c in cases if c.timing.operator_cost == {"X": 40.0}) == 3
+    assert all(any(c is p for p in probes) for c in starts)  # every batch starts with a probe
+    kinds = {pruning_shape(c) or ("alignment" if is_probe_shaped(c) else None) for c in probes}
+    assert len(probes) == 4 and kinds == {"alignment", "one-to-many", "replicate", "uniqueness"}
