@@ -35,7 +35,7 @@ from spark_checks import problems, random_scenario  # noqa: E402
 pytestmark = pytest.mark.spark
 
 
-def chain(*, restarts: tuple[int, ...] = (), cost: int = 300, fcm: int = 500) -> Scenario:
+def chain(*, restarts: tuple[int, ...] = (), cost: int = 300, fcm: int = 500, at: int = 8) -> Scenario:
     """S -> X -> Y, both reconfigured; X is slow (8 tuples x 300 ms per batch); the request
     is made once X's task started and the FCM lands 0.5 s later, while X works through its
     backlog: Fig. 2's anomaly for the naive scheduler, alignment work for Fries."""
@@ -45,7 +45,7 @@ def chain(*, restarts: tuple[int, ...] = (), cost: int = 300, fcm: int = 500) ->
                      "edges": [["S", "X"], ["X", "Y"]]},
         "functions": {"X": {"op": "map", "mul": 1, "add": 0}, "Y": {"op": "map", "mul": 1, "add": 0}},
         "sources": {"S": [{"key": k % 3, "value": k + 1} for k in range(12)]},
-        "reconfigurations": [{"at": 8, "updates": {
+        "reconfigurations": [{"at": at, "updates": {
             "X": {"function": {"op": "map", "mul": 10, "add": 0}, "state": {"mul": 2, "add": 1}},
             "Y": {"function": {"op": "map", "mul": 100, "add": 0}, "state": {"mul": 3, "add": 0}}}}],
         "timing": {"seed": 1, "operator_cost": {"X": cost}, "fcm_delay": [fcm, fcm], "restarts": list(restarts)},
@@ -132,7 +132,10 @@ def test_every_seeded_fault_is_a_detectable_bug(spark: Any, fault: str) -> None:
     # component that switch micro-batches apart (deterministic, see two_heads); the others
     # need neither
     scenario = {"duplicate-after-restart": chain(restarts=(10,), cost=20, fcm=100),
-                "double-transform": chain(cost=20, fcm=100),
+                # the request after the first batch of 8, so X holds state when the doubled
+                # transformation runs (at 8 its FCM could land before X processed a tuple, and
+                # doubling a transformation of no state changes nothing: failed under load)
+                "double-transform": chain(cost=20, fcm=100, at=10),
                 "missing-alignment": two_heads()}.get(fault, chain())
     (result,) = run_scenarios(spark, [scenario], "fries", faults=frozenset({fault}), batch_size=8)
     assert problems(scenario, result), fault
