@@ -40,8 +40,13 @@ def get_or_create_session(app_name: str = "streamproof", master: str | None = No
         local = chosen or "local[*]"
         builder = builder.master(local)
         if local.startswith("local"):
+            # a laptop's local session listens on the loopback interface only (Spark would
+            # otherwise pick the first non-loopback address and warn about it)
+            os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
             builder = (
-                builder.config("spark.ui.enabled", "false")
+                builder.config("spark.driver.host", "127.0.0.1")
+                .config("spark.driver.bindAddress", "127.0.0.1")
+                .config("spark.ui.enabled", "false")
                 .config("spark.ui.showConsoleProgress", "false")
                 .config("spark.sql.shuffle.partitions", "2")
                 .config("spark.default.parallelism", "2")
