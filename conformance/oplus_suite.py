@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import copy
 import importlib
-import json
 import time
 from typing import Any, Callable, Iterator, Sequence
 
@@ -33,26 +32,19 @@ from conformance.cases import draw_cases
 from conformance.crashes import Crash, Guard, describe
 from conformance.generators.oplus import oplus_cases
 from conformance.matcher import compare
+from conformance.oplus_rounds import INSTANCE_TAG, ROUND_TAG, Row, as_rows, rows_of, show, timing_problem
 from conformance.regression import save_case
 from conformance.shrink import ShrinkResult, shrink
 from conformance.suite import CheckResult, FailureReport, Progress, SuiteResult
 
-Row = tuple[int, str, str]
 Runner = Callable[[dict[str, Any], int], list[Row]]
 
 MODES = {"reference SN vs sequential": "sn", "reference elastic VSN vs sequential": "vsn"}
 
 
-def _rows(outputs: Sequence[dict[str, Any]]) -> list[Row]:
-    return [(int(r["ts"]), str(r["key"]), json.dumps(r["value"], sort_keys=True)) for r in outputs]
-
-
 def reference_rows(case: dict[str, Any], mode: str, seed: int = 0) -> list[Row]:
     """The reference's output rows for ``case`` in ``mode`` (emission order)."""
-    from reference.oplus.operators.catalogue import to_row
-    from reference.oplus.run import execute
-
-    return _rows([to_row(o) for o in execute(parse_scenario(case), mode, seed).outputs])
+    return rows_of(parse_scenario(case), mode, seed)
 
 
 def spark_status() -> str | None:
@@ -82,7 +74,7 @@ def _versus_sequential(case: dict[str, Any], got: list[Row], who: str) -> str | 
     mismatch = compare(expected, got)
     if mismatch is None:
         return None
-    return f"{who} outputs differ from the sequential reference:\n{mismatch.explain(_show)}"
+    return f"{who} outputs differ from the sequential reference:\n{mismatch.explain(show)}"
 
 
 ENGINE_TAG = "[engine]"
@@ -91,38 +83,47 @@ ENGINE_TAG = "[engine]"
 SparkCase = tuple[dict[str, Any], int]
 """A scenario and its items per round on Spark."""
 
+SparkSeen = tuple[list[Row], list[tuple[int, int]]]
+"""Spark's rows of one case and, parallel to them, the ``(round, instance)`` that emitted each."""
+
 
 def spark_engine(faults: frozenset[str], spark: Any = None, timeout_s: float = 900.0
-                 ) -> Guard[SparkCase, list[Row]]:
+                 ) -> Guard[SparkCase, SparkSeen]:
     """spark_impl.oplus on a batch of ``(scenario, items per round)`` (one batch of Spark jobs)
     under the watchdog and crash isolation of :class:`conformance.crashes.Guard`."""
     from conformance.runner import shared_session
 
     session = shared_session(spark)
 
-    def run(cases: Sequence[SparkCase]) -> list[list[Row]]:
-        from spark_impl.oplus import run_scenarios
+    def run(cases: Sequence[SparkCase]) -> list[SparkSeen]:
+        from spark_impl.oplus import run_batch
 
-        rows = run_scenarios(session(), [c for c, _ in cases], faults=sorted(faults),
-                             items_per_round=[k for _, k in cases])
-        return [_rows(r) for r in rows]
+        result = run_batch(session(), [c for c, _ in cases], faults=sorted(faults),
+                           items_per_round=[k for _, k in cases])
+        return [(as_rows(r), list(e)) for r, e in zip(result.rows, result.emitted)]
 
     return Guard(run, timeout_s, on_hang=lambda: session().sparkContext.cancelAllJobs())
 
 
-def spark_discrepancies(cases: Sequence[SparkCase], engine: Guard[SparkCase, list[Row]]) -> list[str | None]:
-    """Per case: None when Spark's outputs equal the sequential reference's, else the difference."""
+def spark_discrepancies(cases: Sequence[SparkCase], engine: Guard[SparkCase, SparkSeen]) -> list[str | None]:
+    """Per case: None when Spark's outputs equal the sequential reference's, each was emitted in
+    the round it is due in and by the instance that owns its key then
+    (:mod:`conformance.oplus_rounds`), else the first difference."""
     problems: list[str | None] = []
-    for (case, _), got in zip(cases, engine(cases)):
+    for (case, per_round), got in zip(cases, engine(cases)):
         if isinstance(got, Crash):
             problems.append(f"{ENGINE_TAG} {got.explain()}")
-        else:
-            problems.append(_versus_sequential(case, got, "spark"))
+            continue
+        rows, emitted = got
+        problems.append(_versus_sequential(case, rows, "spark") or timing_problem(case, per_round, rows, emitted))
     return problems
 
 
 def _oracle(problem: str) -> str:
-    return "engine" if problem.startswith(ENGINE_TAG) else "outputs"
+    for tag, oracle in ((ENGINE_TAG, "engine"), (ROUND_TAG, "round"), (INSTANCE_TAG, "instance")):
+        if problem.startswith(tag):
+            return oracle
+    return "outputs"
 
 
 def run_oplus_suite(*, cases: int, seed: int, progress: Progress | None = None,
@@ -188,7 +189,7 @@ def _count_features(result: SuiteResult, drawn: Sequence[SparkCase]) -> None:
             features["equal timestamps"] += 1
 
 
-def _shrink_spark(seed: int, index: int, case: SparkCase, engine: Guard[SparkCase, list[Row]],
+def _shrink_spark(seed: int, index: int, case: SparkCase, engine: Guard[SparkCase, SparkSeen],
                   faults: frozenset[str], save_dir: str | None) -> FailureReport:
     """Shrink a Spark failure: every batch of candidates is one batch of Spark jobs."""
     scenario, per_round = case
@@ -273,7 +274,3 @@ def candidates(case: dict[str, Any]) -> Iterator[dict[str, Any]]:
 def _size(case: dict[str, Any]) -> int:
     return sum(len(items) for items in case["inputs"]) + len(case.get("reconfigurations", []))
 
-
-def _show(row: Row) -> str:
-    ts, key, value = row
-    return f"(ts {ts}, key {key!r}, value {value})"

@@ -167,7 +167,7 @@ def _check_oplus(vectors: list[tuple[str, dict[str, Any]]], engine: str, report:
             assert isinstance(result, Crash)
             report.mismatched.append((vectors[k][0], result.explain()))
         vectors = [v for k, v in enumerate(vectors) if k not in crashed]
-        produced = [r for r in results if not isinstance(r, Crash)]
+        produced = [r[0] for r in results if not isinstance(r, Crash)]  # (rows, emitted)
     else:
         from reference.oplus.run import run_scenario
 

@@ -69,6 +69,9 @@ class BatchResult:
     round_seconds: list[float] = field(default_factory=list)
     handovers: list[Handover] = field(default_factory=list)
     applied: list[int] = field(default_factory=list)  # reconfigurations applied per scenario
+    emitted: list[list[tuple[int, int]]] = field(default_factory=list)
+    """Per scenario, parallel to ``rows``: ``(round, instance)`` that emitted each row (the
+    conformance suite's emission-round and instance oracles)."""
 
 
 def as_scenarios(scenarios: Sequence[Any]) -> list[Scenario]:
@@ -103,7 +106,7 @@ def run_batch(spark: Any, scenarios: Sequence[Any], *, faults: Iterable[str] = (
     os.makedirs(sink, exist_ok=True)
     sc = spark.sparkContext
     parallelism = [s.parallelism for s in parsed]
-    result = BatchResult(rows=[[] for _ in parsed], applied=[0] * len(parsed))
+    result = BatchResult(rows=[[] for _ in parsed], applied=[0] * len(parsed), emitted=[[] for _ in parsed])
     partitions = max(parallelism, default=1)
     states = _materialize(sc.parallelize([{} for _ in range(partitions)], partitions))
     try:
@@ -127,7 +130,7 @@ def run_batch(spark: Any, scenarios: Sequence[Any], *, faults: Iterable[str] = (
                 states, handover = _handover(sc, states, partitions, max(live), changed, r)
                 result.handovers.append(handover)
                 partitions = handover.partitions_after
-        _read_sink(sink, result.rows)
+        _read_sink(sink, result.rows, result.emitted)
     finally:
         states.unpersist()
         if sink_dir is None:
@@ -203,7 +206,10 @@ def _identity(instance: int) -> int:
     return instance
 
 
-def _read_sink(sink: str, rows: list[list[dict[str, Any]]]) -> None:
-    for _, outputs in read_parts(sink):
+def _read_sink(sink: str, rows: list[list[dict[str, Any]]], emitted: list[list[tuple[int, int]]]) -> None:
+    for name, outputs in read_parts(sink):  # name: r<round>-p<instance> (as _round writes it)
+        parts = name.split("-")
+        where = (int(parts[0][1:]), int(parts[1][1:])) if len(parts) == 2 else (-1, -1)
         for scenario, ts, key, value in outputs:
             rows[scenario].append({"ts": ts, "key": key, "value": value})
+            emitted[scenario].append(where)

@@ -1,0 +1,87 @@
+"""The O+ suite's timing oracles: *when* and *where* Spark emitted each output (issue 12).
+
+The outputs oracle compares multisets, so an engine that emits a window one round late (a
+``<`` for ``<=`` in the expiry test), or applies a rescale at the wrong boundary (outputs do
+not depend on where a whole state moves), passes it. :mod:`spec.oplus.emission` defines the
+round every output is due in and the instance that must emit it; the Spark O+ executor
+reports ``(round, instance)`` for every row (``spark_impl.oplus.BatchResult.emitted``), and
+
+* ``round``: the multiset of ``(row, round)`` equals :func:`spec.oplus.emission.emission_rounds`
+  with the reference's sequential execution as the operator's meaning;
+* ``instance``: every keyed row came from ``instance_of(key, parallelism in force in its round)``.
+
+Both are judged only when the outputs oracle holds (otherwise the outputs difference is the
+finding).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any, Sequence
+
+from spec.oplus.emission import emission_rounds, emitting_instance, parallelism_in_round, round_watermark
+from spec.oplus.scenario import Scenario, parse_scenario
+
+Row = tuple[int, str, str]
+"""``(ts, key, canonical JSON of the value)``."""
+
+ROUND_TAG = "[round]"
+INSTANCE_TAG = "[instance]"
+
+
+def as_rows(outputs: Sequence[dict[str, Any]]) -> list[Row]:
+    """Scenario-format output rows as comparable tuples."""
+    return [(int(r["ts"]), str(r["key"]), json.dumps(r["value"], sort_keys=True)) for r in outputs]
+
+
+def rows_of(scenario: Scenario, mode: str, seed: int = 0) -> list[Row]:
+    """The reference's rows of ``scenario`` in ``mode`` (emission order)."""
+    from reference.oplus.operators.catalogue import to_row
+    from reference.oplus.run import execute
+
+    return as_rows([to_row(o) for o in execute(scenario, mode, seed).outputs])
+
+
+def sequential(scenario: Scenario) -> list[Row]:
+    """The operator's meaning: the sequential reference's rows."""
+    return rows_of(scenario, "sequential")
+
+
+def timing_problem(case: dict[str, Any], per_round: int, rows: Sequence[Row],
+                   emitted: Sequence[tuple[int, int]]) -> str | None:
+    """None when every row was emitted in its due round by its instance, else the first
+    difference in words (starting with :data:`ROUND_TAG` or :data:`INSTANCE_TAG`)."""
+    scenario = parse_scenario(case)
+    due = emission_rounds(scenario, per_round, sequential)
+    got = Counter(zip(rows, (r for r, _ in emitted)))
+    if got != due:
+        late = sorted((got - due).elements(), key=lambda x: (x[1], x[0]))
+        expected = sorted((due - got).elements(), key=lambda x: (x[1], x[0]))
+        (row, r) = (late or expected)[0]
+        should = [d for (x, d) in expected if x == row] or [d for (x, d) in due if x == row]
+        wrong = [g for (x, g) in late if x == row]
+        return (f"{ROUND_TAG} spark emitted {show(row)} in round {wrong[0] if wrong else '?'}, due in round "
+                f"{should[0] if should else '?'} (the first round whose watermark passes it: round watermarks "
+                f"{_watermarks(scenario, per_round)}, {per_round} items per round); "
+                f"{len(late)} row(s) in a wrong round")
+    for row, (r, instance) in zip(rows, emitted):
+        owner = emitting_instance(scenario, per_round, row[1], r)
+        if owner is not None and owner != instance:
+            return (f"{INSTANCE_TAG} spark emitted {show(row)} from instance {instance} in round {r}; key "
+                    f"{row[1]!r} belongs to instance {owner} of "
+                    f"{parallelism_in_round(scenario, per_round, r)} in that round (round watermarks "
+                    f"{_watermarks(scenario, per_round)}, reconfigurations "
+                    f"{[(c.watermark, c.parallelism) for c in scenario.reconfigurations]})")
+    return None
+
+
+def _watermarks(scenario: Scenario, per_round: int) -> list[float]:
+    from spec.oplus.emission import rounds
+
+    return [round_watermark(scenario, per_round, r) for r in range(rounds(scenario, per_round))]
+
+
+def show(row: Row) -> str:
+    ts, key, value = row
+    return f"(ts {ts}, key {key!r}, value {value})"
