@@ -21,12 +21,21 @@ inferred from the transactions, which is exact unless an object receives one tra
 several channels. ``dependence`` compares outputs up to a dependence relation instead of as
 multisets (e.g. :func:`conformance.matcher.by_class` on the key, for a job whose per-key output
 order matters).
+
+**User jobs** (issue 18): ``assert_conforms(job, outputs, ...)`` with a
+:class:`spark_impl.reconfig.Job` of user operators judges one run of that job against the
+reference run of the same functions (:func:`conformance.userjob.assertions.assert_run_conforms`;
+``dependence`` is then ``"key"``, ``"sink"``, ``"none"`` or a function ``(sink, key, value) ->
+class``). :func:`assert_job_conforms` runs the whole randomized suite on a job
+(``"FILE.py:NAME"``, a callable returning ``(job, requests[, options])``, or a job and its
+requests) on a SparkSession; the pytest plugin (:mod:`conformance.pytest_plugin`) gives the
+fixtures. See docs/conformance.md, "Your own job".
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence, cast
 
 from spec.fries.scenario import Output, Scenario, ingestion_order, serial_execution
 from spec.fries.schedule import Schedule
@@ -51,17 +60,25 @@ def request_order(scenario: Scenario) -> list[str]:
 
 
 def assert_conforms(
-    scenario: Scenario,
+    scenario: Scenario | Any,
     outputs: Iterable[Any] | Counter[Output],
     *,
     schedule: Schedule | Mapping[str, Any] | None = None,
-    states: Mapping[tuple[str, int], int] | None = None,
-    dependence: Dependence[Output] | None = None,
+    states: Mapping[tuple[str, Any], Any] | None = None,
+    dependence: Dependence[Output] | Any = None,
     senders: Mapping[str, Sequence[str | None]] | None = None,
+    rejected: Sequence[str] = (),
 ) -> None:
     """Raise AssertionError, with a readable diff, unless the run conforms (module docstring).
     ``outputs`` are (sink, transaction, key, value) records; ``schedule`` the run's per-object
-    logs (a :class:`Schedule` or its JSON form)."""
+    logs (a :class:`Schedule` or its JSON form). ``scenario`` may be a user job (module
+    docstring); ``rejected`` (user jobs) lists the engine's rejection messages."""
+    if not isinstance(scenario, Scenario):
+        from conformance.userjob.assertions import assert_run_conforms
+
+        assert_run_conforms(scenario, outputs, schedule=schedule, states=states, senders=senders,
+                            rejected=rejected, dependence="key" if dependence is None else cast(Any, dependence))
+        return
     records = expand_outputs(outputs)
     if schedule is None:
         order = request_order(scenario)
@@ -86,3 +103,12 @@ def assert_conforms(
     if not judgement.ok:
         lines = [f"[{f.oracle}] {f.summary}\n{f.detail}" for f in judgement.failures]
         raise AssertionError("run does not conform to the reference:\n" + "\n".join(lines))
+
+
+def assert_job_conforms(job: Any, requests: Sequence[Any] | None = None, **options: Any) -> Any:
+    """The randomized user-job suite on ``job``
+    (:func:`conformance.userjob.assertions.assert_job_conforms`; keyword options ``spark``,
+    ``cases``, ``seed``, ``faults``, ``scheduler``, ``save_dir``, ``options``)."""
+    from conformance.userjob.assertions import assert_job_conforms as run
+
+    return run(job, requests, **options)

@@ -16,7 +16,7 @@ from spec.errors import InputError
 from conformance.regression import load_case
 
 _SUITE_MODULES = {"fries": "conformance.fries.suite", "dgs": "conformance.dgs_suite",
-                  "oplus": "conformance.oplus_suite"}
+                  "oplus": "conformance.oplus_suite", "userjob": "conformance.userjob.suite"}
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@
                             [--engine auto|spark|reference] [--scheduler fries|epoch]
                             [--batch-size B]
                             [--save-dir DIR] [--shrink-budget N] [--replay FILE]
-                            [--coverage]
+                            [--coverage] [--job FILE.py:NAME]
 
 Exit 0: every case of every check that ran passed; 1: a discrepancy (the shrunk case is
 printed, and saved as a replayable JSON file plus a pytest regression file); 2: bad input
@@ -55,6 +55,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--shrink-budget", type=int, default=2000, metavar="N",
                         help="at most N candidate cases run while shrinking a failure (default 2000)")
     parser.add_argument("--replay", metavar="FILE", help="replay a saved failing case and exit")
+    parser.add_argument("--job", metavar="FILE.py:NAME",
+                        help="judge YOUR job instead of the catalogue: NAME() in FILE.py returns (job, requests"
+                        "[, options]) built with spark_impl (docs/conformance.md, 'Your own job'); default 60 cases")
     parser.add_argument("--coverage", action="store_true",
                         help="measure branch coverage of spark_impl (driver and Spark's Python workers) "
                         "with coverage.py; shown in the summary, --json and --report")
@@ -73,6 +76,10 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"must be >= 0, got {args.shrink_budget}", "--shrink-budget")
     if args.batch_size < 1:
         raise InputError(f"must be >= 1, got {args.batch_size}", "--batch-size")
+    if getattr(args, "job", None):
+        from conformance.userjob.cli import run_job
+
+        return run_job(args)
     suites = parse_suites(args.suite)
     if args.replay:
         return _replay(args)

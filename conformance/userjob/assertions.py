@@ -1,0 +1,99 @@
+"""Assertions for users' CI tests of their own jobs (re-exported by
+:mod:`conformance.pytest_helper`; fixtures in :mod:`conformance.pytest_plugin`).
+
+* :func:`assert_job_conforms` - the whole suite on a job: random request moments, batch sizes,
+  delays, stragglers, reorderings and restarts on Spark, every run judged against the reference
+  run of the same functions; raises ``AssertionError`` with the shrunk failing case (and the
+  replay command when the job came from a file).
+* :func:`assert_run_conforms` - one run the user made themselves (e.g.
+  ``collect_results(executor)``): with its schedule every oracle applies
+  (:mod:`conformance.userjob.judge`); without, its outputs (and states) are compared with the
+  reference's serial run in request order.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from spec.fries.schedule import Schedule
+
+from conformance.fries.oracles import show_record
+from conformance.matcher import compare
+from conformance.suite import SuiteResult
+from conformance.userjob.judge import UserRun, _record, dependence_of, freeze, judge_run
+from conformance.userjob.load import JobUnderTest, classify_for, job_under_test, load_job, ship_by_value
+from conformance.userjob.suite import UserJobConfig, run_userjob_suite
+from reference.fries.userjob import request_order, serial_run
+from spark_impl.keys import route
+from spark_impl.reconfig.model import Job, Request
+
+IN_MEMORY = "<in-memory job>"
+
+
+def under_test(job: Any, requests: Sequence[Request] | None = None,
+               options: Mapping[str, Any] | None = None) -> JobUnderTest:
+    """``job`` as the suite loads it: a ``"FILE.py:NAME"`` reference, a callable following the
+    ``NAME`` protocol, or a :class:`~spark_impl.reconfig.Job` with its ``requests``."""
+    if isinstance(job, str):
+        return load_job(job)
+    if isinstance(job, Job):
+        value: Any = (job, list(requests or ()), dict(options or {}))
+    else:
+        value = job() if callable(job) else job
+    under = job_under_test(IN_MEMORY, value)
+    ship_by_value(under)
+    return under
+
+
+def assert_job_conforms(job: Any, requests: Sequence[Request] | None = None, *, options: Mapping[str, Any] | None = None,
+                        spark: Any = None, cases: int = 20, seed: int = 0, faults: Iterable[str] = (),
+                        scheduler: str = "fries", save_dir: str | None = None) -> SuiteResult:
+    """Run the user-job suite on ``job`` (see :func:`under_test`) and raise ``AssertionError``
+    unless every case passes; returns the suite's result."""
+    under = under_test(job, requests, options)
+    config = UserJobConfig(ref=under.ref, cases=cases, seed=seed, scheduler=scheduler, faults=frozenset(faults),
+                           save_dir=save_dir if under.ref != IN_MEMORY else None, shrink_evaluations=120,
+                           shrink_deadline_s=180.0)
+    result = run_userjob_suite(config, spark=spark, under=under)
+    if result.failed:
+        failure = result.failures[0]
+        lines = [f"{result.failed} of {result.cases} case(s) do not conform to the reference (seed {seed}); "
+                 f"first failing case {failure.case_index}, shrunk to:",
+                 json.dumps(failure.shrunk_case, separators=(",", ":"), default=repr), failure.explanation]
+        if failure.replay_file:
+            lines.append(f"replay: streamproof conformance --replay {failure.replay_file}")
+        raise AssertionError("\n".join(lines))
+    return result
+
+
+def assert_run_conforms(job: Job, outputs: Iterable[Any], *, schedule: Schedule | Mapping[str, Any] | None = None,
+                        states: Mapping[tuple[str, Any], Any] | None = None,
+                        senders: Mapping[str, Sequence[str | None]] | None = None, rejected: Sequence[str] = (),
+                        dependence: str | Callable[[str, Any, Any], Any] = "key") -> None:
+    """Judge one run of ``job`` (module docstring); ``outputs`` are (sink, txn, key, value)."""
+    classify = classify_for(dependence)
+    records = [tuple(r) for r in outputs]
+    if schedule is None:
+        expected = serial_run(job, request_order(job), route)
+        mismatch = compare([_record(r) for r in expected.outputs], [_record(r) for r in records],
+                           dependence_of(classify))
+        problems = []
+        if mismatch is not None:
+            problems.append(f"outputs differ from the reference's serial run in request order:\n"
+                            f"{mismatch.explain(show_record)}")
+        if states is not None:
+            wrong = [k for k in set(states) | set(expected.states)
+                     if freeze(states.get(k)) != freeze(expected.states.get(k))]
+            problems += [f"state of {op} key {key!r}: expected {expected.states.get((op, key))!r}, "
+                         f"got {states.get((op, key))!r}" for op, key in sorted(wrong, key=repr)[:5]]
+        if problems:
+            raise AssertionError("run does not conform to the reference:\n" + "\n".join(problems))
+        return
+    logs = schedule if isinstance(schedule, Schedule) else Schedule.from_json(schedule)
+    run = UserRun(records, logs, states, tuple(rejected),
+                  {obj: tuple(s) for obj, s in senders.items()} if senders is not None else None)
+    judgement = judge_run(job, run, classify)
+    if not judgement.ok:
+        raise AssertionError("run does not conform to the reference:\n" + "\n".join(
+            f"[{f.oracle}] {f.summary}\n{f.detail}" for f in judgement.failures))

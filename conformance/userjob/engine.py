@@ -1,0 +1,130 @@
+"""Running a batch of user-job cases: the reference first, then every case in one Spark run.
+
+For each case the reference serial run (:func:`reference.fries.userjob.serial_run` in request
+order) runs first, in this process, under a time limit: the user's code meets every tuple of
+the case there, so an exception or a hang in it is found and named *before* Spark sees the
+case (the case then fails with oracle ``user-code`` and is not run on Spark). What the user's
+code printed is kept per case. The remaining cases of the batch run together in one
+:class:`~spark_impl.reconfig.Executor` (one job per case, the same Spark jobs), under
+:class:`conformance.crashes.Guard`: a batch that raises is bisected to the cases that crash it,
+a batch that never finishes is a liveness failure. A user exception raised only on Spark (the
+run's order differs from the serial one) is recognised in Spark's error text and reported as
+the user's.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import threading
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from spec.errors import InputError
+
+from conformance.crashes import Crash, Guard
+from conformance.userjob.cases import Case, case_job
+from conformance.userjob.guard import UserCodeError, captured_output, current_call, user_error_in
+from conformance.userjob.judge import UserRun
+from conformance.userjob.load import JobUnderTest
+from conformance.watchdog import call_with_timeout
+from reference.fries.userjob import request_order, serial_run
+from spark_impl.keys import route
+from spark_impl.reconfig.model import Job
+
+
+@dataclass(frozen=True)
+class CaseRun:
+    """One case's run and what the job printed during its reference run."""
+
+    job: Job | None
+    run: UserRun
+    printed: str = ""
+
+
+class UserJobEngine:
+    """Runs cases of one user job on Spark (module docstring)."""
+
+    def __init__(self, under: JobUnderTest, *, scheduler: str = "fries", faults: frozenset[str] = frozenset(),
+                 spark: Any = None, timeout_s: float = 900.0, call_limit_s: float = 60.0) -> None:
+        self.under = under
+        self.scheduler = scheduler
+        self.faults = faults
+        self._spark = spark
+        self.timeout_s = timeout_s
+        self.call_limit_s = call_limit_s
+        self.hung: str | None = None
+
+    @property
+    def spark(self) -> Any:
+        """The shared SparkSession (created on first use)."""
+        if self._spark is None:
+            from spark_impl.session import get_or_create_session
+
+            self._spark = get_or_create_session(app_name="streamproof-conformance")
+        return self._spark
+
+    def run(self, cases: Sequence[Case]) -> list[CaseRun]:
+        """Every case of the batch: reference check, then one Spark run of the rest."""
+        runs: list[CaseRun | None] = []
+        jobs: list[tuple[int, Job, str]] = []
+        for index, case in enumerate(cases):
+            checked = self._reference(case)
+            runs.append(checked if checked.run.error is not None else None)
+            if checked.job is not None and checked.run.error is None:
+                jobs.append((index, checked.job, checked.printed))
+        if jobs:
+            guard: Guard[Job, UserRun] = Guard(self._spark_batch, self.timeout_s,
+                                               on_hang=lambda: self.spark.sparkContext.cancelAllJobs())
+            if self.hung is not None:
+                guard.hung = self.hung
+            results = guard([job for _, job, _ in jobs])
+            self.hung = guard.hung
+            for (index, job, printed), result in zip(jobs, results):
+                run = UserRun(error=result.explain()) if isinstance(result, Crash) else result
+                runs[index] = CaseRun(job, run, printed)
+        return [r if r is not None else CaseRun(None, UserRun(error="not run")) for r in runs]
+
+    def _reference(self, case: Case) -> CaseRun:
+        """Build the case's job and run the reference on it under the time limit."""
+        captured_output()
+        try:
+            job = case_job(self.under, case)
+        except UserCodeError as error:
+            return CaseRun(None, UserRun(error=f"UserCodeError: {error}"), captured_output())
+        box: dict[str, int] = {}
+
+        def reference() -> None:
+            box["thread"] = threading.get_ident()
+            serial_run(job, request_order(job), route)
+
+        try:
+            finished, _ = call_with_timeout(reference, self.call_limit_s)
+        except UserCodeError as error:
+            return CaseRun(job, UserRun(error=f"UserCodeError: {error}"), captured_output())
+        except InputError as error:  # e.g. a blocking operator's keys cannot be sorted
+            return CaseRun(job, UserRun(error=f"UserCodeError: the job {error}"), captured_output())
+        if not finished:
+            call = current_call(box.get("thread", -1)) or "the job's code"
+            return CaseRun(job, UserRun(error=f"UserCodeError: {call} did not return within "
+                                              f"{self.call_limit_s:.0f} s (a hang in the job's code; the "
+                                              "reference run of this case was abandoned)"), captured_output())
+        return CaseRun(job, UserRun(), captured_output())
+
+    def _spark_batch(self, jobs: Sequence[Job]) -> list[UserRun]:
+        from spark_impl.reconfig import Executor, collect_results
+
+        scratch = tempfile.mkdtemp(prefix="streamproof-userjob-")
+        try:
+            executor = Executor(self.spark, list(jobs), self.scheduler, scratch, faults=self.faults)
+            try:
+                executor.run()
+            except Exception as error:  # noqa: BLE001 - the user's exception inside Spark's
+                user = user_error_in(str(error))
+                if user is not None:
+                    raise UserCodeError(user) from None
+                raise
+            results = collect_results(executor)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        return [UserRun(r.outputs, r.schedule, r.states, r.rejected, r.senders) for r in results]

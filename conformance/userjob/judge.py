@@ -1,0 +1,154 @@
+"""The oracles for one run of a user job (the user-job form of :mod:`conformance.fries.oracles`).
+
+For the case's job and what the engine reported (:class:`UserRun`):
+
+* ``user-code``    the user's code raised (in a Spark task, or in a state transformation
+  that made the engine reject its request): the case fails *as the user's*, with the call;
+* ``engine``       the engine failed on the case for any other reason;
+* ``schedule``     every request updated every object of every operator it reconfigures
+  exactly once, and no operation names a transaction the case does not have;
+* ``serializable`` (C1) the schedule is conflict-serializable (Fries Def. 4.9; the reference
+  checker, with its cycle when not);
+* ``fifo``         (C2) every channel delivered what its sender sent, once and in send order
+  (:func:`reference.fries.userjob.replay_run`);
+* ``outputs``      (C3) the outputs equal those of the replay of the run with the *user's*
+  functions, compared up to the dependence the user declared (default: per sink and key,
+  sequences - :mod:`conformance.matcher`); by Theorem 1 of :mod:`spec.fries.consistency` that
+  is the serial execution in the witness order whenever the run kept every dependent pair in
+  that order;
+* ``exactly-once`` no output is duplicated, no transaction with expected output lost all of it;
+* ``states``       the final state of every (operator, key) equals the replay's.
+
+Values of any type are compared by equality; unhashable ones (lists, dicts) are frozen for the
+matcher (:func:`freeze`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Hashable, Mapping, Sequence
+
+from spec.fries.scenario import Scenario, Timing
+from spec.fries.schedule import Schedule
+
+from conformance.fries.oracles import Judgement, OracleFailure, _exactly_once, _states, default_checker, show_record
+from conformance.matcher import Dependence, by_class, compare
+from conformance.userjob.guard import user_error_in
+from conformance.userjob.load import Classify
+from reference.fries.userjob import replay_run, source_tuples
+from spark_impl.keys import route
+from spark_impl.reconfig.model import Job
+
+Record = tuple[str, str, Hashable, Hashable]
+
+
+@dataclass(frozen=True)
+class UserRun:
+    """What the engine reported for one case (``error`` set when it failed)."""
+
+    outputs: Sequence[tuple[str, str, Any, Any]] = ()
+    schedule: Schedule = field(default_factory=lambda: Schedule({}))
+    states: Mapping[tuple[str, Any], Any] | None = None
+    rejected: tuple[str, ...] = ()
+    senders: Mapping[str, tuple[str | None, ...]] | None = None
+    error: str | None = None
+
+
+def freeze(value: Any) -> Hashable:
+    """A hashable stand-in of ``value`` equal iff the values are equal (lists -> tuples, dicts
+    and sets -> sorted item tuples, anything else unhashable -> its repr)."""
+    if isinstance(value, (list, tuple)):
+        return ("seq", tuple(freeze(v) for v in value))
+    if isinstance(value, dict):
+        return ("map", tuple(sorted(((freeze(k), freeze(v)) for k, v in value.items()), key=repr)))
+    if isinstance(value, (set, frozenset)):
+        return ("set", tuple(sorted((freeze(v) for v in value), key=repr)))
+    try:
+        hash(value)
+    except TypeError:
+        return ("repr", repr(value))
+    return value  # type: ignore[no-any-return]
+
+
+def _record(record: tuple[str, str, Any, Any]) -> Record:
+    sink, txn, key, value = record
+    return (str(sink), str(txn), freeze(key), freeze(value))
+
+
+def dependence_of(classify: Classify | None) -> Dependence[Record] | None:
+    """The matcher's dependence for the user's declaration (None: a multiset)."""
+    if classify is None:
+        return None
+    def classes(record: Record) -> Hashable:
+        return freeze(classify(record[0], record[2], record[3]))
+
+    dependence: Dependence[Record] = by_class(classes)
+    return dependence
+
+
+def judge_run(job: Job, run: UserRun, classify: Classify | None) -> Judgement:
+    """Apply every oracle (module docstring) to ``run`` of ``job`` (the case's job)."""
+    if run.error is not None:
+        user = user_error_in(run.error)
+        if user is not None:
+            return Judgement((OracleFailure("user-code", "the job's own code raised", user),), None, None)
+        return Judgement((OracleFailure("engine", "the engine failed", run.error),), None, None)
+    users = [u for u in (user_error_in(r) for r in run.rejected) if u is not None]
+    if users:
+        return Judgement((OracleFailure("user-code", "a state transformation of the job raised (request rejected)",
+                                        users[0]),), None, None)
+    failures = list(_schedule_complete(job, run))
+    verdict = default_checker()(run.schedule)
+    if not verdict.serializable:
+        cycle = " -> ".join(verdict.cycle or [])
+        failures.append(OracleFailure("serializable", f"schedule not conflict-serializable (cycle {cycle})",
+                                      verdict.explain()))
+        return Judgement(tuple(failures), None, None)
+    replayed = replay_run(job, run.schedule, dict(run.senders) if run.senders is not None else None, route)
+    if replayed.violations:
+        failures.append(OracleFailure("fifo", f"{len(replayed.violations)} channel violation(s): "
+                                      f"{replayed.violations[0]}", "\n".join(replayed.violations[:10])))
+    expected = [_record(r) for r in replayed.outputs]
+    actual = [_record(r) for r in run.outputs]
+    mismatch = compare(expected, actual, dependence_of(classify))
+    if mismatch is not None:
+        failures.append(OracleFailure(
+            "outputs", "outputs differ from the replay of the run with the job's functions",
+            f"witness order: {' '.join(verdict.serial_order)}\n{mismatch.explain(show_record)}"))
+    counted: tuple[Counter[Any], Counter[Any]] = (Counter(expected), Counter(actual))
+    failures.extend(_exactly_once(*counted, _restarts_of(job)))
+    if run.states is not None:
+        failures.extend(_states({k: freeze(v) for k, v in replayed.states.items()},
+                                {k: freeze(v) for k, v in run.states.items()}))
+    return Judgement(tuple(failures), tuple(verdict.serial_order), None)
+
+
+def _restarts_of(job: Job) -> Scenario:
+    """A stand-in scenario carrying the job's restart points (for the exactly-once report)."""
+    return Scenario(job.dataflow, {}, {}, (), {}, Timing(restarts=job.timing.restarts))
+
+
+def _schedule_complete(job: Job, run: UserRun) -> list[OracleFailure]:
+    problems: list[str] = []
+    data = {t[1] for t in source_tuples(job)}
+    updates: Counter[tuple[str, str]] = Counter()
+    for obj, _, op in run.schedule.operations():
+        if op.update:
+            updates[(op.txn, obj)] += 1
+        elif op.txn not in data and not op.txn.endswith(":final"):
+            problems.append(f"object {obj} logs an operation of unknown transaction {op.txn!r}")
+            break
+    rejected = {f"R{j}" for j in range(1, len(job.planned) + 1) if any(f"R{j} " in r for r in run.rejected)}
+    for j, planned in enumerate(job.planned):
+        txn = f"R{j + 1}"
+        if txn in rejected:
+            continue
+        for operator in planned.request.updates:
+            for obj in job.objects(operator):
+                n = updates.get((txn, obj), 0)
+                if n != 1:
+                    problems.append(f"{txn} updated object {obj} {n} times (expected once)")
+    if not problems:
+        return []
+    return [OracleFailure("schedule", problems[0], "\n".join(problems[:10]))]
