@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from spec.oplus.scenario import instance_of
 
@@ -56,6 +56,7 @@ class ScenarioRound:
     previous: float  # the watermark of the previous round (-inf at the start)
     watermark: float  # the watermark after this round (+inf at the end of the stream)
     drop_near_watermark: bool = False  # seeded fault
+    route: Callable[[Any, int], int] = instance_of  # f_mu (the live front end: spark_impl.keys.route)
 
 
 def process(index: int, state: PartitionState, items: list[tuple[int, Item]],
@@ -79,16 +80,17 @@ def process(index: int, state: PartitionState, items: list[tuple[int, Item]],
     return state, outputs
 
 
-def owners(item_fields: Any, op: OperatorConfig, parallelism: int) -> set[int]:
+def owners(item_fields: Any, op: OperatorConfig, parallelism: int,
+           route: Callable[[Any, int], int] = instance_of) -> set[int]:
     """The instances responsible for a tuple (Alg. 1 forwardSN: one copy each)."""
-    return {instance_of(key, parallelism) for key in keys_of(op, item_fields)}
+    return {route(key, parallelism) for key in keys_of(op, item_fields)}
 
 
 def _update(index: int, keys: dict[str, Any], item: Item, plan: ScenarioRound,
             emitted: list[tuple[int, str, Any]]) -> None:
     op = plan.op
     ts, source, _, fields = item
-    owned = [k for k in keys_of(op, fields) if instance_of(k, plan.parallelism) == index]
+    owned = [k for k in keys_of(op, fields) if plan.route(k, plan.parallelism) == index]
     if op.name in AGGREGATES:
         value = lift(op, fields)
         for key in owned:
@@ -127,7 +129,7 @@ def _chain_add(keys: dict[str, Any], key: str, op: OperatorConfig, ts: int, valu
 def _expire(keys: dict[str, Any], op: OperatorConfig, watermark: float,
             emitted: list[tuple[int, str, Any]]) -> None:
     """Emit and drop every window instance with ``L + WS <= watermark``."""
-    for key in sorted(keys):
+    for key in sorted(keys, key=str):  # str: keys of any type (the same order for strings)
         state = keys[key]
         if op.name == "scalejoin":
             kept = [t for t in state if t[1] + op.ws > watermark]

@@ -39,6 +39,7 @@ class OperatorConfig:
     band: int = 0  # ScaleJoin's band
     distance: int | None = 3  # paircount's largest pair distance (None = any)
     off_by_one: bool = False  # seeded fault window-off-by-one
+    typed_keys: bool = False  # sliding-sum: the key field as is (any type), not str() of it
 
     @staticmethod
     def of(scenario: Scenario, off_by_one: bool = False) -> "OperatorConfig":
@@ -71,11 +72,12 @@ def in_window(op: OperatorConfig, left: int, ts: int) -> bool:
     return left <= ts < left + op.ws or (op.off_by_one and ts == left + op.ws)
 
 
-def keys_of(op: OperatorConfig, fields: Mapping[str, Any]) -> list[str]:
-    """f_MK: the (string) keys a tuple belongs to; SN style, the tuple goes to each of them."""
+def keys_of(op: OperatorConfig, fields: Mapping[str, Any]) -> list[Any]:
+    """f_MK: the keys a tuple belongs to (strings; sliding-sum's key as is under
+    ``typed_keys``); SN style, the tuple goes to each of them."""
     name = op.name
     if name == "sliding-sum":
-        return [str(fields["key"])]
+        return [fields["key"] if op.typed_keys else str(fields["key"])]
     if name == "wordcount":
         return sorted(set(str(fields["text"]).split()))
     if name == "paircount":

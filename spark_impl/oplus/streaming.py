@@ -1,0 +1,249 @@
+"""O+ windowed operators on a live stream: a Structured Streaming query whose micro-batches
+run the STRETCH O+ instances of :mod:`spark_impl.oplus.instance` (docs/spark.md, "O+ on a
+live stream").
+
+    run = start_oplus_query(spark, stream, [oplus_job("sliding-sum", 5, 10, parallelism=2)],
+                            checkpoint_dir="/shared/ckpt", sink=ParquetSink("/shared/out", value_type="long"))
+    run.rescale(4)                       # any thread, while the query runs
+    run.query.processAllAvailable(); run.stop()
+
+Structured Streaming owns the *input* (offsets, batch ids, replay); ``foreachBatch(df, b)``:
+
+1. ``b`` already has a commit record: a replay after a crash. Nothing runs again; only a
+   delivery the crash interrupted is made (same rows, same batch id).
+2. A summary pass (:func:`~spark_impl.oplus.streaming_jobs.summarize`) gives the driver,
+   per job and source, the largest event time or explicit watermark of the batch - never a
+   tuple. The job's new watermark is the minimum bound over its sources (event-time
+   watermarks from the data).
+3. One Spark job runs every instance (:mod:`spark_impl.oplus.streaming_round`): tuples are
+   processed under the parallelism in force, then windows with ``L + WS <= W`` are emitted.
+   State and outputs go to this batch's files in the checkpoint.
+4. **Rescale at a watermark.** Requests (:meth:`OplusStreamingRun.rescale`, written to
+   ``requests.json`` when accepted, so a restart keeps them) take effect at the first batch
+   boundary whose new watermark reaches the request's watermark (any finite watermark when
+   none was given) while the stream still runs: the next batch runs with the new
+   parallelism, key states read from the shared state by the new mapping (STRETCH VSN: no
+   state is handed between instances). A request the stream reaches only by ending is not
+   applied (as in the reference).
+5. The commit record is written (the commit point), the committed outputs are delivered to
+   the sink (:mod:`spark_impl.oplus.streaming_sink`), old files are pruned.
+
+Exactly-once across a driver crash: whatever the crash interrupted is either committed (then
+never re-run, at most re-delivered under the same batch id) or not (then Structured Streaming
+replays the batch with the same offsets, and it rewrites the same files from the previous
+commit's state). A tuple below its job's previous watermark is *late* (its source broke the
+event-time order): dropped and counted (``status().late``), as Structured Streaming drops
+rows behind its watermark.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+from spec.errors import InputError
+from spec.oplus.budget import MAX_PARALLELISM
+
+from spark_impl.faults import check_faults
+from spark_impl.oplus.instance import ScenarioRound, finite
+from spark_impl.oplus.streaming_jobs import OplusJob, Summary, entries_of, route_key, summarize
+from spark_impl.oplus.streaming_log import Commit, Log
+from spark_impl.oplus.streaming_round import RoundPlan, run_round
+from spark_impl.oplus.streaming_sink import deliver_pending
+from spark_impl.reconfig.sinks import Sink
+from spark_impl.reconfig.streaming import StreamStopped
+
+__all__ = ["CRASH_POINTS", "OplusStreamingRun", "SimulatedCrash", "start_oplus_query"]
+
+CRASH_POINTS = ("after-round", "after-commit", "after-delivery")
+"""Where :meth:`OplusStreamingRun.crash_at` makes the next batch fail, as a driver killed
+there would: the round's files written but no commit record; committed but not delivered;
+delivered to the sink but not recorded as delivered."""
+
+
+class SimulatedCrash(RuntimeError):
+    """Raised inside ``foreachBatch`` by :meth:`OplusStreamingRun.crash_at` (tests)."""
+
+
+@dataclass
+class OplusStreamingRun:
+    """A running live O+ query. ``batch_ms``: wall time of the last 1000 ``foreachBatch``
+    calls of this process; ``replayed``: batch ids that arrived already committed."""
+
+    query: Any
+    jobs: list[OplusJob]
+    log: Log
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    busy: threading.Lock = field(default_factory=threading.Lock)
+    stopping: threading.Event = field(default_factory=threading.Event)
+    batch_ms: dict[int, float] = field(default_factory=dict)
+    replayed: list[int] = field(default_factory=list)
+    crash: str | None = None
+
+    def rescale(self, parallelism: int, *, job: int = 0, watermark: int | None = None) -> int:
+        """Request parallelism ``parallelism`` for ``job`` at event time ``watermark`` (None:
+        at the next batch boundary with a finite watermark). Durable once this returns; the
+        request id (see :meth:`status`: ``applied`` lists the ids applied)."""
+        if not 0 <= job < len(self.jobs):
+            raise InputError(f"no job {job} (the query has {len(self.jobs)})", "job")
+        if isinstance(parallelism, bool) or not isinstance(parallelism, int) or not 1 <= parallelism <= MAX_PARALLELISM:
+            raise InputError(f"must be an integer in 1..{MAX_PARALLELISM}, got {parallelism!r}", "parallelism")
+        if watermark is not None and (isinstance(watermark, bool) or not isinstance(watermark, int)):
+            raise InputError(f"must be an integer event time or None, got {watermark!r}", "watermark")
+        with self.lock:
+            requests = self.log.requests()
+            ident = len(requests)
+            requests.append({"id": ident, "job": job, "parallelism": parallelism, "watermark": watermark})
+            self.log.write_requests(requests)
+        return ident
+
+    def status(self) -> Commit | None:
+        """The last committed batch's record: ``parallelism`` (of the next batch), ``watermark``,
+        ``applied`` request ids, ``late`` tuples dropped, ``rescales`` applied."""
+        return self.log.latest()
+
+    def crash_at(self, point: str) -> None:
+        """Make the next batch fail at ``point`` (:data:`CRASH_POINTS`), as a killed driver
+        would; the query stops with an error and a restart on the same checkpoint resumes."""
+        if point not in CRASH_POINTS:
+            raise InputError(f"unknown crash point {point!r} (expected one of {', '.join(CRASH_POINTS)})")
+        self.crash = point
+
+    def stop(self) -> None:
+        """Stop at a batch boundary (a running batch finishes and commits; one that starts
+        afterwards raises ``StreamStopped`` before doing anything and is replayed after a
+        restart)."""
+        self.stopping.set()
+        with self.busy:
+            pass
+        self.query.stop()
+
+    def _maybe_crash(self, point: str) -> None:
+        if self.crash == point:
+            self.crash = None
+            raise SimulatedCrash(f"simulated driver crash {point}")
+
+
+def _initial(jobs: Sequence[OplusJob]) -> Commit:
+    sizes = {j: job.parallelism for j, job in enumerate(jobs)}
+    return Commit(-1, dict(sizes), dict(sizes), 0, watermark={j: -math.inf for j in sizes})
+
+
+class _Handler:
+    """The ``foreachBatch`` function (module docstring, steps 1-5)."""
+
+    def __init__(self, run_ref: list[OplusStreamingRun], spark: Any, sink: Sink, faults: frozenset[str],
+                 keep: int) -> None:
+        self.run_ref = run_ref
+        self.spark = spark
+        self.sink = sink
+        self.off_by_one = "window-off-by-one" in faults
+        self.drop = "drop-near-watermark" in faults
+        self.keep = keep
+
+    def __call__(self, df: Any, batch_id: int) -> None:
+        run = self.run_ref[0]
+        with run.busy:
+            if run.stopping.is_set():
+                raise StreamStopped(f"batch {batch_id} started after stop(); it is replayed after a restart")
+            started = time.perf_counter()
+            last = run.log.latest()
+            if last is not None and batch_id <= last.batch:
+                run.replayed.append(batch_id)
+            else:
+                self._run(run, df, batch_id, last or _initial(run.jobs))
+            deliver_pending(self.spark, run.log, self.sink,
+                            before_mark=lambda _: run._maybe_crash("after-delivery"))
+            run.log.prune(self.keep)
+            run.batch_ms[batch_id] = (time.perf_counter() - started) * 1000.0
+            while len(run.batch_ms) > 1000:
+                del run.batch_ms[next(iter(run.batch_ms))]
+
+    def _run(self, run: OplusStreamingRun, df: Any, batch_id: int, prev: Commit) -> None:
+        jobs = run.jobs
+        entries = df.rdd.map(entries_of(df.columns)).persist()
+        try:
+            summary = Summary()
+            for part in entries.mapPartitions(summarize(jobs, prev.watermark)).collect():
+                summary.merge(part)
+            if summary.bad:
+                raise InputError(f"batch {batch_id}: {'; '.join(summary.bad)}", "stream")
+            bounds = dict(prev.bounds)
+            for at, bound in summary.bounds.items():
+                bounds[at] = max(bounds.get(at, -math.inf), bound)
+            watermark = {j: min(bounds.get((j, s), -math.inf) for s in range(job.sources))
+                         for j, job in enumerate(jobs)}
+            plans = {j: ScenarioRound(job.config(self.off_by_one), prev.parallelism[j], prev.watermark[j],
+                                      watermark[j], self.drop, route_key) for j, job in enumerate(jobs)}
+            moved = frozenset(j for j in plans if prev.parallelism[j] != prev.ran.get(j))
+            plan = RoundPlan(plans, max(prev.parallelism.values()),
+                             run.log.state_dir(prev.batch) if prev.batch >= 0 else None, prev.partitions,
+                             moved, run.log.state_dir(batch_id), run.log.out_dir(batch_id))
+            counts = run_round(entries, plan)
+        finally:
+            entries.unpersist()
+        run._maybe_crash("after-round")
+        record = Commit(batch_id, dict(prev.parallelism), dict(prev.parallelism), plan.partitions, bounds,
+                        watermark, list(prev.applied),
+                        {j: prev.late.get(j, 0) + summary.late.get(j, 0) for j in plans},
+                        sum(n for _, n in counts), list(prev.rescales[-99:]))
+        with run.lock:
+            self._apply_requests(run.log.requests(), record)
+        run.log.write_commit(record)
+        run._maybe_crash("after-commit")
+
+    @staticmethod
+    def _apply_requests(requests: list[dict[str, Any]], record: Commit) -> None:
+        """Step 4: requests whose watermark the batch reached switch the next batch's mapping."""
+        done = set(record.applied)
+        for request in requests:
+            ident, job = int(request["id"]), int(request["job"])
+            wanted, at = request["watermark"], record.watermark[job]
+            if ident in done or not finite(at) or (wanted is not None and at < wanted):
+                continue
+            record.rescales.append({"request": ident, "job": job, "batch": record.batch, "watermark": int(at),
+                                    "before": record.parallelism[job], "after": int(request["parallelism"])})
+            record.parallelism[job] = int(request["parallelism"])
+            record.applied.append(ident)
+            done.add(ident)
+
+
+def start_oplus_query(spark: Any, stream: Any, jobs: Sequence[OplusJob], *, checkpoint_dir: str, sink: Sink,
+                      faults: Iterable[str] = (), trigger: dict[str, Any] | None = None,
+                      keep: int = 2) -> OplusStreamingRun:
+    """Start a Structured Streaming query over ``stream`` (a streaming DataFrame, columns as
+    in :mod:`spark_impl.oplus.streaming_jobs`) running ``jobs``; outputs go to ``sink``.
+
+    ``checkpoint_dir`` (storage every executor sees) holds ``query/`` (Structured Streaming's
+    checkpoint) and ``oplus/`` (commit records, state, requests; :mod:`.streaming_log`).
+    Starting again on the same directory with the same jobs resumes exactly once.
+    ``faults``: seeded O+ bugs (``spark_impl.faults.OPLUS_FAULTS``) for the conformance suite.
+    ``keep``: commit records retained (>= 1)."""
+    if not getattr(stream, "isStreaming", False):
+        raise InputError("start_oplus_query needs a streaming DataFrame (spark.readStream...)", "stream")
+    if "ts" not in stream.columns:
+        raise InputError(f"the stream has no column 'ts' (columns: {stream.columns})", "stream")
+    if not jobs or not all(isinstance(j, OplusJob) for j in jobs):
+        raise InputError("expected a non-empty list of jobs built with oplus_job(...)", "jobs")
+    if keep < 1:
+        raise InputError(f"must be >= 1, got {keep}", "keep")
+    wanted = frozenset(faults)
+    check_faults(wanted)
+    log = Log(checkpoint_dir)
+    last = log.latest()
+    if last is not None and len(last.parallelism) != len(jobs):
+        raise InputError(f"the checkpoint {checkpoint_dir} belongs to a query of {len(last.parallelism)} job(s), "
+                         f"not {len(jobs)}", "checkpoint_dir")
+    ref: list[OplusStreamingRun] = []
+    writer = (stream.writeStream.foreachBatch(_Handler(ref, spark, sink, wanted, keep))
+              .option("checkpointLocation", os.path.join(os.path.abspath(checkpoint_dir), "query")))
+    if trigger:
+        writer = writer.trigger(**trigger)
+    run = OplusStreamingRun(None, list(jobs), log)
+    ref.append(run)
+    run.query = writer.start()
+    return run

@@ -1,0 +1,167 @@
+"""What a live O+ query runs (:class:`OplusJob`) and the rows its stream carries.
+
+A job is one catalogue operator (``spec.oplus.scenario.CATALOGUE``: sliding-sum, wordcount,
+paircount, longest-tweet, scalejoin, forward; WT single or multi) with its windows, initial
+parallelism and number of input sources. Validation is the scenario format's
+(``parse_scenario`` on the job with empty inputs), so a live job accepts exactly what
+``streamproof oplus`` accepts.
+
+**Stream rows** (columns of the streaming DataFrame; missing optional columns mean the default):
+
+* ``ts`` (long): the event time of a tuple; null on a mark row;
+* ``job`` (int, default 0): which job of the query the row belongs to;
+* ``source`` (int, default 0): the input (TB source) it comes from, ``0 .. sources - 1``;
+* ``watermark`` (long, optional): on a *mark* row, an explicit watermark of its source (the
+  scenario format's ``{"watermark": w}``);
+* ``end`` (boolean, optional): on a mark row, the source has ended (its bound becomes +inf,
+  which emits every remaining window of the job once all its sources ended);
+* ``seq`` (long, optional): a tie-breaker of the TB order ``(ts, source, seq)``;
+* every other non-null column is a tuple field: ``key`` (any type: string, number, or a
+  struct/array, which becomes a tuple) and ``value`` for sliding-sum, ``text`` for the text
+  operators, ``x``/``y`` (source 0) and ``a``/``b`` (source 1) for scalejoin, ``value`` for
+  forward.
+
+A source's *bound* is the largest timestamp or explicit watermark it has delivered (each
+source delivers its tuples in event-time order, as a scenario's input list does); a job's
+watermark is the minimum bound over its sources (TB's merged watermark, spec.oplus.watermarks).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any, Iterable, Iterator, Mapping
+
+from spec.errors import InputError
+from spec.oplus.scenario import CATALOGUE, Scenario, instance_of, parse_scenario
+
+from spark_impl.keys import key_from_json, route
+from spark_impl.oplus.operators import OperatorConfig
+
+RESERVED = ("job", "source", "ts", "watermark", "end", "seq")
+"""Stream columns that are not tuple fields."""
+
+Entry = tuple[int, int, "int | None", "int | None", bool, int, dict[str, Any]]
+"""One stream row: ``(job, source, ts or None, explicit watermark or None, end, seq, fields)``."""
+
+
+@dataclass(frozen=True)
+class OplusJob:
+    """One windowed operator of a live query (build it with :func:`oplus_job`)."""
+
+    scenario: Scenario = field(repr=False)
+    sources: int
+
+    @property
+    def parallelism(self) -> int:
+        """The initial parallelism."""
+        return self.scenario.parallelism
+
+    def config(self, off_by_one: bool = False) -> OperatorConfig:
+        """The operator as Spark tasks run it (keys of any type: ``typed_keys``)."""
+        return replace(OperatorConfig.of(self.scenario, off_by_one), typed_keys=True)
+
+    def required_fields(self, source: int) -> tuple[str, ...]:
+        """The tuple fields a row of ``source`` must carry."""
+        fields = self.scenario.description.fields
+        return tuple(name for name, _ in (fields[source] if len(fields) > 1 else fields[0]))
+
+
+def oplus_job(operator: str, WA: int, WS: int, *, WT: str | None = None, parallelism: int = 1,
+              params: Mapping[str, Any] | None = None, sources: int | None = None) -> OplusJob:
+    """A validated job (InputError on anything ``streamproof oplus`` would refuse).
+    ``sources``: the number of input sources (the operator's, 2, for scalejoin and forward;
+    default 1 otherwise)."""
+    desc = CATALOGUE.get(operator)
+    fixed = desc.inputs if desc is not None else None
+    count = sources if sources is not None else (fixed or 1)
+    if count < 1:
+        raise InputError(f"must be >= 1, got {count}", "sources")
+    raw: dict[str, Any] = {"operator": operator, "WA": WA, "WS": WS, "parallelism": parallelism,
+                           "inputs": [[] for _ in range(count)], "params": dict(params or {})}
+    if WT is not None:
+        raw["WT"] = WT
+    return OplusJob(parse_scenario(raw, "job"), count)
+
+
+def route_key(key: Any, parallelism: int) -> int:
+    """f_mu of the live path: a string key goes where every O+ engine sends it
+    (``spec.oplus.scenario.instance_of``, crc32: so the conformance suite's instance oracle
+    applies), a key of any other type by ``spark_impl.keys.route`` (an integer ``k`` to
+    ``k mod p``, anything else by a stable BLAKE2b hash); both are the same in every process."""
+    return instance_of(key, parallelism) if isinstance(key, str) else route(key, parallelism)
+
+
+def plain(value: Any) -> Any:
+    """A key or field read from a Spark row: structs and arrays become tuples (hashable,
+    routed by ``spark_impl.keys``), everything else is kept."""
+    if isinstance(value, (list, tuple)):
+        return tuple(plain(item) for item in value)
+    return key_from_json(value)
+
+
+def entries_of(columns: Iterable[str]) -> Any:
+    """A function from a Spark ``Row`` of a stream with ``columns`` to an :data:`Entry`."""
+    names = list(columns)
+    fields = [n for n in names if n not in RESERVED]
+
+    def entry(row: Any) -> Entry:
+        get = row.asDict(recursive=False)
+        values = {n: plain(get[n]) for n in fields if get[n] is not None}
+        ts, mark = get.get("ts"), get.get("watermark")
+        return (int(get.get("job") or 0), int(get.get("source") or 0), None if ts is None else int(ts),
+                None if mark is None else int(mark), bool(get.get("end")), int(get.get("seq") or 0), values)
+
+    return entry
+
+
+@dataclass
+class Summary:
+    """What the driver learns about a micro-batch before running it (no tuple reaches it):
+    per ``(job, source)`` the largest bound delivered, per job the late tuples, and rows
+    that do not fit any job (bad input)."""
+
+    bounds: dict[tuple[int, int], float] = field(default_factory=dict)
+    late: dict[int, int] = field(default_factory=dict)
+    tuples: int = 0
+    bad: list[str] = field(default_factory=list)
+
+    def merge(self, other: "Summary") -> None:
+        """Fold another partition's summary in."""
+        for at, bound in other.bounds.items():
+            self.bounds[at] = max(self.bounds.get(at, -math.inf), bound)
+        for job, n in other.late.items():
+            self.late[job] = self.late.get(job, 0) + n
+        self.tuples += other.tuples
+        self.bad.extend(other.bad[: max(0, 3 - len(self.bad))])
+
+
+def summarize(jobs: list[OplusJob], previous: dict[int, float]) -> Any:
+    """The task function of the summary pass (``mapPartitions``): one :class:`Summary` per
+    partition. A tuple below its job's previous watermark is *late* (its source broke the
+    event-time order the watermark promised): counted here and dropped by the round."""
+
+    def run(rows: Iterator[Entry]) -> Iterator[Summary]:
+        out = Summary()
+        for job, source, ts, mark, end, _, values in rows:
+            if not 0 <= job < len(jobs) or not 0 <= source < jobs[job].sources:
+                out.bad.append(f"row of job {job}, source {source}: the query has {len(jobs)} job(s)"
+                               + (f"; job {job} has {jobs[job].sources} source(s)" if 0 <= job < len(jobs) else ""))
+                continue
+            bound = math.inf if end else max(-math.inf if ts is None else ts, -math.inf if mark is None else mark)
+            if ts is None and mark is None and not end:
+                out.bad.append(f"row of job {job}, source {source} has no ts, watermark or end")
+                continue
+            if ts is not None:
+                missing = [n for n in jobs[job].required_fields(source) if n not in values]
+                if missing:
+                    out.bad.append(f"tuple of job {job}, source {source} at ts {ts} lacks field(s) {missing}")
+                    continue
+                out.tuples += 1
+                if ts < previous.get(job, -math.inf):
+                    out.late[job] = out.late.get(job, 0) + 1
+            at = (job, source)
+            out.bounds[at] = max(out.bounds.get(at, -math.inf), bound)
+        yield out
+
+    return run
