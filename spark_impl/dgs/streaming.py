@@ -1,0 +1,272 @@
+"""DGS synchronization plans on live input streams: a Structured Streaming query whose
+micro-batches run a user's program under a plan (docs/spark.md, "DGS on a live stream").
+
+The shape follows the Fries executor's front end (:mod:`spark_impl.reconfig.streaming`): the
+query owns the input's ingestion and progress; this module owns the plan, the state and the
+sink. ``foreachBatch(df, batch_id)`` on the driver (the DGS coordinator, paper 001 §3.4):
+
+1. reads the batch's rows (JSON items, :mod:`spark_impl.dgs.streaming_input`) and puts them in
+   each job's mailbox; the events no earlier dependent event can still precede are released;
+2. runs the released events as one tick of the Spark DGS executor (:mod:`spark_impl.dgs.driver`:
+   leaf segments in place, synchronizing events gathered, joined, processed and forked back)
+   over the leaf states loaded from the last commit, and has the tasks save the new states;
+3. commits (``commit.pkl``: batch id, states, mailboxes), then delivers the batch's outputs to
+   the sink under ``batch_id`` and records the delivery (:mod:`spark_impl.dgs.streaming_store`).
+
+Exactly once across a driver kill: Structured Streaming replays the batches it had not
+committed, with the same offsets. A replayed batch that was committed is skipped (its delivery
+is repeated if it was not recorded: idempotent by batch id); one that was not is computed
+again from the previous commit. State lives in files, not in Spark's memory, so it also
+survives the loss of an executor; every batch reads it back (no lineage grows).
+
+Several jobs (program, plan) can share one query: a row's ``"job"`` field picks one, leaf
+``i`` of every job lives in partition ``i`` (:class:`spark_impl.dgs.tasks.Layout`), and a
+micro-batch is one chain of Spark stages for all of them. A user function that raises (on the
+driver, e.g. ``tag``, or in a task) stops the query; :meth:`DgsStreamingRun.process_all`
+raises it as the program's one-line :class:`~spec.errors.InputError`.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence, TypeVar
+
+from spec.dgs.loader import load_program
+from spec.dgs.plan import Plan, plan_from_json
+from spec.dgs.program import Program
+from spec.errors import InputError
+
+from spark_impl.dgs.driver import DgsRun, _identity, _step, _user_error, inline_short_segments, steps_of
+from spark_impl.dgs.streaming_input import Mailbox, group_rows, receive
+from spark_impl.dgs.streaming_sink import deliver_batch
+from spark_impl.dgs.streaming_store import INITIAL, Commit, Store, load_states, save_states
+from spark_impl.dgs.tasks import Layout, collect_slots, final_states, gather, initial_states
+from spark_impl.dgs.topology import Topology, topology
+from spark_impl.reconfig.sinks import Sink
+from spark_impl.reconfig.streaming import StreamStopped
+
+T = TypeVar("T")
+
+CRASH_POINTS = ("before-commit", "after-commit", "after-deliver")
+"""Where ``crash_at`` simulates a driver kill (tests): after the states are saved, after the
+commit, after the sink got the batch but before the delivery is recorded."""
+
+
+class DriverKilled(RuntimeError):
+    """Raised at a ``crash_at`` point: the query dies there as if its driver had been killed."""
+
+
+@dataclass(frozen=True)
+class LiveJob:
+    """One program ``file.py:NAME`` under one plan (object or JSON); ``inline_below`` is the
+    executor's runtime optimization (:func:`spark_impl.dgs.driver.inline_short_segments`)."""
+
+    target: str
+    plan: Plan | Mapping[str, Any]
+    inline_below: int = 0
+
+
+@dataclass
+class DgsStreamingRun:
+    """A running query. ``batches``: batch ids this process computed; ``replayed``: batch ids
+    it found already committed (a restart's replay)."""
+
+    spark: Any
+    store: Store
+    layout: Layout
+    programs: list[Program]
+    jobs: list[LiveJob]
+    sink: Sink | None
+    keep_records: bool
+    crash_at: str | None = None
+    query: Any = None
+    error: InputError | None = None
+    batches: list[int] = field(default_factory=list)
+    replayed: list[int] = field(default_factory=list)
+    busy: threading.Lock = field(default_factory=threading.Lock)
+    stopping: threading.Event = field(default_factory=threading.Event)
+
+    def process_all(self) -> None:
+        """``processAllAvailable()``; a user error that stopped the query is raised as the
+        program's InputError."""
+        try:
+            self.query.processAllAvailable()
+        except Exception:
+            if self.error is not None:
+                raise self.error from None
+            raise
+
+    def stop(self) -> None:
+        """Stop at a batch boundary (as :meth:`spark_impl.reconfig.streaming.StreamingRun.stop`):
+        the checkpoint stays; :func:`start_dgs_query` on it resumes."""
+        self.stopping.set()
+        with self.busy:
+            pass
+        self.query.stop()
+
+    def committed(self) -> Commit:
+        """The last commit."""
+        commit = self.store.read()
+        assert commit is not None  # written by start_dgs_query
+        return commit
+
+    def final_states(self) -> list[Any]:
+        """Each job's state now: its committed leaf states joined back into the root."""
+        layout, total = self.layout, self.layout.partitions
+        roots = {slot: layout.host(j, t.plan.root.id) for j, t in enumerate(layout.topos)
+                 for slot in layout.members(j, t.plan.root.id)}
+        states = self._states(self.committed().states)
+        joined = _user_action(lambda: states.mapPartitionsWithIndex(gather(roots)).partitionBy(total, _identity)
+                              .mapPartitionsWithIndex(final_states(layout)).collect())
+        result: list[Any] = [None] * len(self.jobs)
+        for job, state in joined:
+            result[job] = state
+        return result
+
+    def results(self) -> list[DgsRun]:
+        """Outputs, processed events (key order) and final state of every job, in the batch
+        executor's formats. Complete only with ``keep_records=True`` (else the records of
+        delivered batches are gone: read the sink)."""
+        runs = [DgsRun([], len(t.leaves)) for t in self.layout.topos]
+        for _, records in self.store.records(self.committed().batch):
+            for job, kind, value in records:
+                (runs[job].outputs if kind == "out" else runs[job].processed).append(value)
+        for run, state in zip(runs, self.final_states()):
+            run.processed.sort(key=lambda entry: entry[1])
+            run.final_state = state
+        return runs
+
+    def _states(self, name: str) -> Any:
+        total = self.layout.partitions
+        return self.spark.sparkContext.parallelize(range(total), total).mapPartitions(
+            load_states(self.store.states_dir(name)))
+
+    def _crash(self, point: str) -> None:
+        if self.crash_at == point:
+            raise DriverKilled(f"simulated driver kill at {point}")
+
+    def handle(self, df: Any, batch_id: int, column: str) -> None:
+        """The ``foreachBatch`` function (module docstring)."""
+        with self.busy:
+            if self.stopping.is_set():
+                raise StreamStopped(f"batch {batch_id} started after stop(); it is replayed after a restart")
+            try:
+                self._batch(df, batch_id, column)
+            except InputError as error:
+                self.error = error
+                raise
+
+    def _batch(self, df: Any, batch_id: int, column: str) -> None:
+        commit = self.committed()
+        if batch_id <= commit.batch:
+            self.replayed.append(batch_id)
+            self.deliver(commit)
+            return
+        grouped = group_rows([row[0] for row in df.select(column).collect()], len(self.jobs), batch_id)
+        mailboxes = commit.mailboxes
+        plans = {}
+        for j, items in enumerate(grouped):
+            topo = self.layout.topos[j]
+            released = receive(self.programs[j], topo, mailboxes[j], items, f"batch {batch_id}, job {j}")
+            if released:
+                plans[j] = inline_short_segments(topo, steps_of(topo, released), self.jobs[j].inline_below)
+        states = commit.states
+        if plans:
+            records = self.store.fresh(self.store.records_dir(batch_id))
+            rdd = self._states(commit.states)
+            for index in range(max(len(p) for p in plans.values())):
+                rdd = _step(self.spark.sparkContext, self.layout, rdd,
+                            {j: p[index] for j, p in plans.items() if index < len(p)}, records, f"s{index:05d}")
+            states = f"b{batch_id:012d}"
+            target = self.store.fresh(self.store.states_dir(states))
+            _user_action(lambda: rdd.mapPartitionsWithIndex(save_states(target)).count())
+        self._crash("before-commit")
+        commit = Commit(commit.jobs, batch_id, states, mailboxes, commit.delivered)
+        self.store.write(commit)
+        self.batches.append(batch_id)
+        self._crash("after-commit")
+        self.deliver(commit)
+
+    def deliver(self, commit: Commit) -> None:
+        """Deliver the committed batch if not yet recorded as delivered, record it, prune."""
+        if commit.delivered >= commit.batch:
+            return
+        if self.sink is not None:
+            deliver_batch(self.spark, self.store.records_dir(commit.batch), commit.batch, self.sink)
+        self._crash("after-deliver")
+        commit.delivered = commit.batch
+        self.store.write(commit)
+        self.store.prune(commit, self.keep_records)
+
+
+def _user_action(action: Callable[[], T]) -> T:
+    """Run a Spark action; a user function's exception in a task becomes its InputError."""
+    try:
+        return action()
+    except Exception as error:  # noqa: BLE001 - Py4J wraps the task's exception
+        problem = _user_error(str(error))
+        if problem is None:
+            raise
+        raise InputError(problem) from None
+
+
+def _signature(job: LiveJob, topo: Topology) -> tuple[str, Any, int]:
+    return job.target, topo.plan.to_json(), job.inline_below
+
+
+def start_dgs_query(spark: Any, jobs: Sequence[LiveJob], source: Any, *, checkpoint_dir: str,
+                    column: str = "value", sink: Sink | None = None, keep_records: bool = False,
+                    trigger: dict[str, Any] | None = None, crash_at: str | None = None) -> DgsStreamingRun:
+    """Start a query running ``jobs`` on ``source`` (a streaming DataFrame whose ``column``
+    holds one JSON item per row, :mod:`spark_impl.dgs.streaming_input`); the outputs go to
+    ``sink`` (:mod:`spark_impl.reconfig.sinks`). ``checkpoint_dir`` (storage every executor
+    sees) holds ``query/`` (Structured Streaming's checkpoint) and ``dgs/``
+    (:mod:`spark_impl.dgs.streaming_store`); starting again on it resumes exactly once. Every
+    job is validated (program, plan) first; InputError on bad input."""
+    if not getattr(source, "isStreaming", False):
+        raise InputError("start_dgs_query needs a streaming DataFrame (spark.readStream...)")
+    if column not in source.columns:
+        raise InputError(f"the stream has no column {column!r} (columns: {source.columns})")
+    if not jobs:
+        raise InputError("a DGS query needs at least one job")
+    if crash_at is not None and crash_at not in CRASH_POINTS:
+        raise InputError(f"unknown crash point {crash_at!r} (expected one of {', '.join(CRASH_POINTS)})")
+    programs: list[Program] = []
+    topos: list[Topology] = []
+    for index, job in enumerate(jobs):
+        try:
+            programs.append(load_program(job.target))
+            topos.append(topology(programs[-1], job.plan if isinstance(job.plan, Plan) else plan_from_json(job.plan)))
+        except InputError as error:
+            raise (error if len(jobs) == 1 else error.located(f"jobs[{index}]")) from None
+    root = os.path.abspath(checkpoint_dir)
+    layout = Layout(tuple(j.target for j in jobs), tuple(topos))
+    run = DgsStreamingRun(spark, Store(os.path.join(root, "dgs")), layout, programs, list(jobs), sink,
+                          keep_records, crash_at)
+    signature = [_signature(j, t) for j, t in zip(jobs, topos)]
+    commit = run.store.read()
+    if commit is None:
+        _initial(run)
+        run.store.write(Commit(signature, mailboxes=[Mailbox() for _ in jobs]))
+    elif commit.jobs != signature:
+        raise InputError("the checkpoint directory belongs to a query with other jobs (programs, plans or "
+                         "inline_below differ)", checkpoint_dir)
+    else:
+        run.deliver(commit)  # a kill between the commit and the recorded delivery
+    writer = (source.writeStream.foreachBatch(lambda df, batch_id: run.handle(df, batch_id, column))
+              .option("checkpointLocation", os.path.join(root, "query")))
+    if trigger:
+        writer = writer.trigger(**trigger)
+    run.query = writer.start()
+    return run
+
+
+def _initial(run: DgsStreamingRun) -> None:
+    """``init()`` of every job forked to its leaves, saved as the states ``init``."""
+    layout, total = run.layout, run.layout.partitions
+    target = run.store.fresh(run.store.states_dir(INITIAL))
+    _user_action(lambda: run.spark.sparkContext.parallelize(range(len(run.jobs)), len(run.jobs))
+                 .flatMap(lambda job: initial_states(layout, job)).partitionBy(total, _identity)
+                 .mapPartitions(collect_slots).mapPartitionsWithIndex(save_states(target)).count())

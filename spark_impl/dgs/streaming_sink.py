@@ -1,0 +1,46 @@
+"""Delivering a live DGS query's outputs to a real sink, exactly once.
+
+The sinks are those of the Fries executor (:mod:`spark_impl.reconfig.sinks`: ``ParquetSink``,
+``CallbackSink``; same protocol, same idempotence by batch id). A committed micro-batch ``b``'s
+outputs are one DataFrame with columns ``job int, batch long, value <sink.value_type>`` (a
+``string`` column holds every output as JSON text - strings quoted, tuples as arrays - so
+``spec.dgs.streams.value_from_json(json.loads(text))`` gives a JSON-able output back), delivered under
+batch id ``b``; the Parquet table is partitioned by ``job`` and ``batch``, so a repeated
+delivery replaces its partition. Tasks read the records files (the driver ships file names,
+never data). An output's order within a batch is not kept: DGS outputs are a multiset (Def. 3.4).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+from typing import Any, Callable, Iterator
+
+from spark_impl.reconfig.sinks import Sink, _convert
+
+
+def _rows(directory: str, batch: int, value_type: str) -> Callable[[str], Iterator[tuple[int, int, Any]]]:
+    value_of = _json_text if value_type == "string" else _convert(value_type)
+
+    def rows(name: str) -> Iterator[tuple[int, int, Any]]:
+        with open(os.path.join(directory, name), "rb") as handle:
+            for job, kind, value in pickle.load(handle):
+                if kind == "out":
+                    yield job, batch, value_of(value)
+    return rows
+
+
+def _json_text(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=repr)
+
+
+def deliver_batch(spark: Any, records_dir: str, batch: int, sink: Sink) -> None:
+    """Deliver micro-batch ``batch``'s outputs (module docstring); no call when no task of the
+    batch processed an event."""
+    names = sorted(n for n in os.listdir(records_dir) if n.endswith(".pkl")) if os.path.isdir(records_dir) else []
+    if not names:
+        return
+    rows = spark.sparkContext.parallelize(names, min(len(names), 8)).flatMap(
+        _rows(records_dir, batch, sink.value_type))
+    sink.deliver(spark.createDataFrame(rows, f"job int, batch long, value {sink.value_type}"), batch)
