@@ -21,7 +21,9 @@ import os
 import signal
 import subprocess
 import time
-from typing import IO, Iterable, Mapping, Sequence
+from contextlib import contextmanager
+from types import FrameType
+from typing import IO, Iterable, Iterator, Mapping, Sequence
 
 _PR_SET_PDEATHSIG = 1
 
@@ -116,6 +118,15 @@ def kill_tree(roots: Iterable[int], grace_s: float = 10.0) -> set[int]:
     return {pid for pid in known if alive(pid)}
 
 
+def kill_now(roots: Iterable[int]) -> set[int]:
+    """``kill -9`` of the trees below (and including) ``roots``, no grace period (the nemesis'
+    driver crash); return the pids that were signalled."""
+    known = {pid for pid in roots if alive(pid)}
+    known |= descendants(known)
+    _signal_all(known, signal.SIGKILL)
+    return known
+
+
 def _signal_all(pids: Iterable[int], sig: signal.Signals) -> None:
     groups = set()
     for pid in pids:
@@ -151,3 +162,18 @@ def matching(marker: str) -> list[int]:
                 and alive(int(entry)):
             found.append(int(entry))
     return sorted(found)
+
+
+def _raise_exit(signum: int, frame: FrameType | None) -> None:
+    raise SystemExit(128 + signum)
+
+
+@contextmanager
+def sigterm_unwinds() -> Iterator[None]:
+    """Within the block SIGTERM raises ``SystemExit(143)`` (like Ctrl-C raises
+    KeyboardInterrupt), so the ``finally`` that stops a cluster runs on both."""
+    previous = signal.signal(signal.SIGTERM, _raise_exit)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -180,18 +180,20 @@ class LocalCluster:
                          ["org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
                           "--port", str(self.master_port), "--webui-port", str(self.webui_port)])
             for index in range(self.workers):
-                work_dir = os.path.join(self.directory, f"worker-{index}")
-                os.makedirs(work_dir, exist_ok=True)
                 port, webui = free_port(), free_port()
-                self._daemon(f"worker-{index}", port, webui,
-                             ["org.apache.spark.deploy.worker.Worker", self.master_url, "--host", "127.0.0.1",
-                              "--port", str(port), "--cores", "1", "--memory", "1g",
-                              "--webui-port", str(webui), "--work-dir", work_dir])
+                self._daemon(f"worker-{index}", port, webui, self._worker_arguments(index, port, webui))
             self._wait_for_workers(began + self.start_timeout_s)
         except BaseException:
             self.stop()
             raise
         self.started_s = time.monotonic() - began
+
+    def _worker_arguments(self, index: int, port: int, webui: int) -> list[str]:
+        work_dir = os.path.join(self.directory, f"worker-{index}")
+        os.makedirs(work_dir, exist_ok=True)
+        return ["org.apache.spark.deploy.worker.Worker", self.master_url, "--host", "127.0.0.1",
+                "--port", str(port), "--cores", "1", "--memory", "1g",
+                "--webui-port", str(webui), "--work-dir", work_dir]
 
     def _daemon(self, role: str, port: int, webui: int, arguments: Sequence[str]) -> None:
         log_path = os.path.join(self.directory, f"{role}.log")
@@ -230,10 +232,10 @@ class LocalCluster:
                            f"{self.start_timeout_s:.0f} s (logs in {self.directory})")
 
     # -- jobs ---------------------------------------------------------------------------
-    def submit(self, script: str, arguments: Sequence[str], *, timeout_s: float = 900.0,
-               conf: dict[str, str] | None = None) -> Submission:
-        """Run ``script`` with ``spark-submit --deploy-mode client`` on this cluster and wait.
-        The driver's whole process tree is killed on return (it should be gone already)."""
+    def launch(self, script: str, arguments: Sequence[str], *,
+               conf: dict[str, str] | None = None) -> "subprocess.Popen[bytes]":
+        """Start ``spark-submit --deploy-mode client`` of ``script`` on this cluster and return
+        at once (the nemesis kills and relaunches drivers); output in ``driver-<n>.log``."""
         settings = {
             "spark.driver.host": "127.0.0.1",
             "spark.driver.bindAddress": "127.0.0.1",
@@ -257,11 +259,22 @@ class LocalCluster:
             command += ["--conf", f"{key}={value}"]
         command += [script, *arguments]
         log_path = os.path.join(self.directory, f"driver-{len(self._drivers)}.log")
-        began = time.monotonic()
         with open(log_path, "wb") as log:
             process = proc.start_group(command, self.environment(), log, cwd=self.directory)
         self._drivers.append(process)
         self.seen[process.pid] = "driver"
+        return process
+
+    def driver_log(self, process: "subprocess.Popen[bytes]") -> str:
+        """The output log of a driver :meth:`launch` started."""
+        return os.path.join(self.directory, f"driver-{self._drivers.index(process)}.log")
+
+    def submit(self, script: str, arguments: Sequence[str], *, timeout_s: float = 900.0,
+               conf: dict[str, str] | None = None) -> Submission:
+        """Run ``script`` with ``spark-submit --deploy-mode client`` on this cluster and wait.
+        The driver's whole process tree is killed on return (it should be gone already)."""
+        began = time.monotonic()
+        process = self.launch(script, arguments, conf=conf)
         tree = {process.pid}  # followed while it runs: orphans are no longer descendants
         try:
             while process.poll() is None and time.monotonic() - began < timeout_s:
@@ -273,8 +286,35 @@ class LocalCluster:
             timed_out = process.poll() is None
             left = proc.kill_tree(tree)
             proc.reap(process)
-        return Submission(process.returncode if process.returncode is not None else -9, log_path,
+        return Submission(process.returncode if process.returncode is not None else -9, self.driver_log(process),
                           time.monotonic() - began, timed_out, sorted(left))
+
+    def restart_worker(self, index: int, timeout_s: float | None = 120.0) -> float:
+        """Stop worker ``index`` (its whole tree: the worker JVM, its executors and their Python
+        processes; SIGTERM, SIGKILL after the grace period), start a new worker in its place
+        (fresh ports: the master may still hold the old address for a moment) and wait until
+        the master lists it ALIVE (``timeout_s`` None: do not wait); return the seconds taken."""
+        began = time.monotonic()
+        role = f"worker-{index}"
+        old = next(d for d in self.daemons if d.role == role)
+        self.processes()  # record the executors and Python workers that go with it
+        proc.kill_tree([old.process.pid], grace_s=5.0)
+        proc.reap(old.process)
+        self.daemons.remove(old)
+        port, webui = free_port(), free_port()
+        self._daemon(role, port, webui, self._worker_arguments(index, port, webui))
+        if timeout_s is None:
+            return time.monotonic() - began
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            try:
+                workers = self.master_state().get("workers", [])
+            except (OSError, ValueError, ClusterError):
+                workers = []
+            if any(w.get("port") == port and w.get("state") == "ALIVE" for w in workers):
+                return time.monotonic() - began
+            time.sleep(0.5)
+        raise ClusterError(f"the restarted {role} did not register with the master within {timeout_s:.0f} s")
 
     # -- inspection (for tests and the nemesis) -----------------------------------------
     def processes(self) -> dict[str, list[int]]:

@@ -18,9 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
 import sys
-from types import FrameType
 from typing import Any
 
 JOBS = ("fries", "oplus", "dgs")
@@ -53,10 +51,6 @@ def _no_action(args: argparse.Namespace) -> int:
     raise InputError("expected an action: run", "streamproof cluster")
 
 
-def _terminate(signum: int, frame: FrameType | None) -> None:
-    raise SystemExit(128 + signum)
-
-
 def run(args: argparse.Namespace) -> int:
     """Start, submit, judge, stop (module docstring)."""
     from spec.errors import InputError
@@ -69,20 +63,19 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"must be between 1 and 200, got {args.cases}", "--cases")
     if not args.timeout > 0:
         raise InputError(f"must be positive, got {args.timeout}", "--timeout")
+    from conformance.cluster.processes import sigterm_unwinds
     from conformance.cluster.standalone import ClusterError, LocalCluster
 
-    previous = signal.signal(signal.SIGTERM, _terminate)  # so the cluster is stopped on SIGTERM too
     cluster = LocalCluster(args.workers)
     try:
-        try:
-            report = _run_job(cluster, args)
-        finally:
-            cluster.stop()
+        with sigterm_unwinds():  # so the cluster is stopped on SIGTERM too
+            try:
+                report = _run_job(cluster, args)
+            finally:
+                cluster.stop()
     except ClusterError as error:
         print(f"streamproof cluster run: error: {error}".splitlines()[0], file=sys.stderr)
         return 3
-    finally:
-        signal.signal(signal.SIGTERM, previous)
     report["leftovers"] = cluster.leftovers()
     if report.get("driver_failed"):
         print(f"streamproof cluster run: error: the driver failed ({report['driver_failed']}); "
