@@ -2,7 +2,7 @@
 
     streamproof conformance [--suite fries|dgs|oplus|all] [--cases N] [--seed S] [--json]
                             [--report DIR] [--inject-fault NAME] [--list-faults]
-                            [--engine auto|spark|reference] [--scheduler fries|epoch]
+                            [--engine auto|spark|reference|spark-streaming] [--scheduler fries|epoch]
                             [--batch-size B]
                             [--save-dir DIR] [--shrink-budget N] [--replay FILE]
                             [--coverage] [--job FILE.py:NAME]
@@ -43,8 +43,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--inject-fault", action="append", default=[], metavar="NAME",
                         help="run the engine with a seeded fault (repeatable); see --list-faults")
     parser.add_argument("--list-faults", action="store_true", help="list the seeded faults and exit")
-    parser.add_argument("--engine", default="auto", choices=["auto", "spark", "reference"],
-                        help="engine under test for the Fries suite (auto: spark when available)")
+    parser.add_argument("--engine", default="auto", choices=["auto", "spark", "reference", "spark-streaming"],
+                        help="engine under test for the Fries suite (auto: spark when available); "
+                        "spark-streaming: every suite through its live Structured Streaming front end")
     parser.add_argument("--scheduler", default="fries", choices=["fries", "epoch"],
                         help="scheduler the Fries engine is asked to use (default fries)")
     parser.add_argument("--batch-size", type=int, default=200, metavar="B",
@@ -83,12 +84,16 @@ def run(args: argparse.Namespace) -> int:
     suites = parse_suites(args.suite)
     if args.replay:
         return _replay(args)
+    live = args.engine == "spark-streaming"
     if args.list_faults:
-        catalogue = fault_catalogue(args.engine)
+        if live:
+            from conformance.streaming_runner import streaming_faults
+        catalogue = streaming_faults() if live else fault_catalogue(args.engine)
         if args.json:
             print_json(sorted(catalogue))
         else:
-            print(f"seeded faults of the {resolve_engine(args.engine)} engine (inject with --inject-fault NAME):")
+            print(f"seeded faults of the {args.engine if live else resolve_engine(args.engine)} engine "
+                  "(inject with --inject-fault NAME):")
             for name, what in sorted(catalogue.items()):
                 print(f"  {name:<26} {what}")
         return EXIT_OK
@@ -96,6 +101,9 @@ def run(args: argparse.Namespace) -> int:
     config = RunConfig(suites=suites, cases=args.cases, seed=args.seed, engine=args.engine,
                        faults=frozenset(args.inject_fault), batch_size=args.batch_size, save_dir=save_dir,
                        shrink_budget=args.shrink_budget, scheduler=args.scheduler)
+
+    if live:
+        from conformance.streaming_runner import run_streaming_suites as run_suites  # noqa: F811
 
     def progress_for(suite: str) -> Any:
         from conformance.progress import ProgressBar

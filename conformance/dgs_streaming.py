@@ -1,0 +1,148 @@
+"""The DGS suite's live engine (issue 14, item 6): cases run through the Structured Streaming
+front end :func:`spark_impl.dgs.streaming.start_dgs_query`, judged by the DGS suite's oracles
+(:func:`conformance.dgs_suite.judge`: outputs = spec(sort(u)), every event processed once by
+its worker or an ancestor, final state = the sequential program's).
+
+One engine call runs a batch of cases as **one live query** (job ``i`` = case ``i``):
+
+* a case's items are taken in the order its :class:`~spark_impl.dgs.release.Arrival` model
+  delivers them (per-stream delays and jitter: streams reordered, each stream FIFO), grouped
+  by the case's driver ``tick``, and the groups cut into at most :data:`FILES` consecutive
+  chunks; file ``f`` carries chunk ``f`` of every case. It lands in the source directory
+  (atomic rename) only after the query has processed file ``f - 1``, so micro-batch ``f``
+  receives chunk ``f`` (events released early or held in the mailboxes across batches, as the
+  heartbeats allow);
+* the driver "crashes" at each of :data:`spark_impl.dgs.streaming.CRASH_POINTS` in turn, on
+  files 1, 2 and 3, and a new query is started on the same checkpoint each time: a restart
+  must neither lose nor duplicate an output;
+* outputs are read from a ``CallbackSink`` keyed by batch id (the JSON text read back), the
+  processed events and final state from the checkpoint (``keep_records=True``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import tempfile
+from typing import Any, Sequence
+
+from spec.dgs.streams import Heartbeat, StreamEvent, value_from_json, value_to_json
+
+from reference.dgs.examples import target
+
+from conformance.crashes import Guard
+from conformance.dgs_suite import Observed
+from conformance.generators.dgs import DgsCase
+
+FILES = 5
+"""At most this many files (micro-batches) per case."""
+
+
+def case_chunks(case: DgsCase) -> list[list[dict[str, Any]]]:
+    """The case's item rows in arrival order, cut into at most :data:`FILES` chunks along the
+    driver's ticks (module docstring)."""
+    from spark_impl.dgs.release import Arrival
+
+    times = Arrival(case.max_delay, case.max_jitter, case.seed).times(case.streams)
+    arrived = sorted((times[stream][i], stream, i) for stream, items in case.streams.items()
+                     for i in range(len(items)))
+    if not arrived:
+        return []
+    first = arrived[0][0]
+    ticks = sorted({math.floor((t - first) / case.tick) for t, _, _ in arrived})
+    place = {tick: n * FILES // len(ticks) for n, tick in enumerate(ticks)}
+    chunks: list[list[dict[str, Any]]] = [[] for _ in range(max(place.values()) + 1)]
+    for t, stream, i in arrived:
+        item = case.streams[stream][i]
+        row: dict[str, Any] = {"stream": stream, "ts": item.ts}
+        if isinstance(item, StreamEvent):
+            row["event"] = value_to_json(item.payload)
+        else:
+            assert isinstance(item, Heartbeat)
+            row["heartbeat"] = True
+        chunks[place[math.floor((t - first) / case.tick)]].append(row)
+    return [chunk for chunk in chunks if chunk]
+
+
+def _land(directory: str, index: int, rows: list[str]) -> None:
+    staging = os.path.join(os.path.dirname(directory), f".f{index:04d}.tmp")
+    with open(staging, "w", encoding="utf-8") as handle:
+        handle.write("".join(r + "\n" for r in rows))
+    os.replace(staging, os.path.join(directory, f"f{index:04d}.json"))
+
+
+class _Collected:
+    """The callback sink's function: rows by batch id (a repeated delivery replaces its batch)."""
+
+    def __init__(self) -> None:
+        self.batches: dict[int, list[tuple[int, str]]] = {}
+
+    def __call__(self, df: Any, batch_id: int) -> None:
+        self.batches[batch_id] = [(int(r["job"]), str(r["value"])) for r in df.collect()]
+
+
+def run_live(spark: Any, cases: Sequence[DgsCase], root: str, crashes: bool = True) -> list[Observed]:
+    """Run ``cases`` as one live query under ``root`` (module docstring)."""
+    from spark_impl.dgs.streaming import CRASH_POINTS, LiveJob, start_dgs_query
+    from spark_impl.reconfig.sinks import CallbackSink
+
+    per_case = [case_chunks(case) for case in cases]
+    files = [[json.dumps({"job": job, **row}) for job, chunks in enumerate(per_case) if f < len(chunks)
+              for row in chunks[f]] for f in range(max((len(c) for c in per_case), default=0))]
+    inbox = os.path.join(root, "in")
+    os.makedirs(inbox)
+    jobs = [LiveJob(target(c.name), c.plan, c.inline_below) for c in cases]
+    collected = _Collected()
+    sink = CallbackSink(collected)
+
+    def start(crash_at: str | None = None) -> Any:
+        stream = spark.readStream.text(inbox)
+        return start_dgs_query(spark, jobs, stream, checkpoint_dir=os.path.join(root, "ckpt"), sink=sink,
+                               keep_records=True, crash_at=crash_at)
+
+    run = start()
+    try:
+        for number, rows in enumerate(files):
+            point = CRASH_POINTS[number - 1] if crashes and 1 <= number <= len(CRASH_POINTS) else None
+            if point is not None:
+                run.stop()
+                run = start(point)
+            _land(inbox, number, rows)
+            if point is not None:
+                try:
+                    run.process_all()
+                except Exception as error:  # noqa: BLE001 - Py4J wraps the handler's exception
+                    if "simulated driver kill" not in str(error):
+                        raise
+                else:
+                    raise RuntimeError(f"the simulated driver kill at {point} did not happen")
+                run.query.stop()
+                run = start()
+            run.process_all()
+        results = run.results()
+    finally:
+        run.stop()
+    outputs: list[list[Any]] = [[] for _ in cases]
+    for rows_of_batch in collected.batches.values():
+        for job, text in rows_of_batch:
+            outputs[job].append(value_from_json(json.loads(text)))
+    return [(outputs[j], r.final_state, list(r.processed)) for j, r in enumerate(results)]
+
+
+def streaming_engine(spark: Any = None, timeout_s: float = 900.0, crashes: bool = True) -> Any:
+    """A batch engine with the signature of :func:`conformance.dgs_suite.spark_engine`."""
+    from conformance.runner import shared_session
+
+    session = shared_session(spark)
+
+    def run(cases: Sequence[DgsCase]) -> list[Observed]:
+        root = tempfile.mkdtemp(prefix="streamproof-dgs-live-")
+        try:
+            return run_live(session(), cases, root, crashes)
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+
+    guard: Guard[DgsCase, Observed] = Guard(run, timeout_s, on_hang=lambda: session().sparkContext.cancelAllJobs())
+    return guard

@@ -1,0 +1,129 @@
+"""``streamproof conformance --engine spark-streaming``: the suites through the live front ends
+(issue 14, item 6), judged by the same oracles as ``--engine spark``.
+
+=======  ==================================================================================
+suite    live front end, engine
+=======  ==================================================================================
+fries    ``spark_impl.reconfig.streaming.start_query`` (:mod:`conformance.fries.streaming_engine`)
+dgs      ``spark_impl.dgs.streaming.start_dgs_query`` (:mod:`conformance.dgs_streaming`)
+oplus    ``spark_impl.oplus.streaming.start_oplus_query`` (:mod:`conformance.oplus_streaming`)
+=======  ==================================================================================
+
+Each feeds a case's input to a file-source query in several files, lets the query run the job
+and reads the results back from the sink (or the executor's committed output). Seeded faults
+(``--list-faults``) go where ``--engine spark`` sends them: the Fries executor's to the fries
+suite, the O+ executor's to the oplus suite (a fault with no selected suite is bad input).
+The DGS suite keeps its reference check beside the live one.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from spec.errors import InputError
+
+from conformance.suite import CheckResult, Progress, SuiteResult
+
+ENGINE = "spark-streaming"
+LIVE_OPLUS = "spark-streaming vs sequential"
+LIVE_DGS = "spark-streaming vs spec(sort(u))"
+
+
+def streaming_faults() -> dict[str, str]:
+    """The seeded faults the live engines can inject (Fries and O+ executors)."""
+    from spark_impl.faults import FAULTS
+
+    return dict(FAULTS)
+
+
+def run_streaming_suites(config: Any, progress_for: Callable[[str], Progress | None]) -> list[SuiteResult]:
+    """Every selected suite on the live path (``config``: :class:`conformance.runner.RunConfig`)."""
+    from spark_impl.faults import OPLUS_FAULTS
+
+    from conformance.runner import DEFAULT_CASES
+
+    known = streaming_faults()
+    unknown = sorted(config.faults - set(known))
+    if unknown:
+        raise InputError(f"unknown fault {unknown[0]!r} (known: {', '.join(sorted(known))}; see --list-faults)",
+                         "--inject-fault")
+    oplus_faults = frozenset(config.faults & OPLUS_FAULTS)
+    fries_faults = frozenset(config.faults - OPLUS_FAULTS)
+    for faults, suite in ((fries_faults, "fries"), (oplus_faults, "oplus")):
+        if faults and suite not in config.suites:
+            raise InputError(f"fault {sorted(faults)[0]!r} is seeded in the executor the {suite} suite runs; "
+                             f"select --suite {suite} or all", "--inject-fault")
+    results: list[SuiteResult] = []
+    for suite in config.suites:
+        cases = config.cases if config.cases is not None else DEFAULT_CASES[suite]
+        progress = progress_for(suite)
+        if suite == "fries":
+            from conformance.fries.streaming_engine import run_fries_streaming
+
+            results.append(run_fries_streaming(cases=cases, seed=config.seed, scheduler=config.scheduler,
+                                               faults=fries_faults, batch=config.batch_size, progress=progress,
+                                               spark=config.spark))
+        elif suite == "dgs":
+            results.append(run_dgs_live(cases, config.seed, progress, config.save_dir, config.spark))
+        else:
+            results.append(run_oplus_live(cases, config.seed, oplus_faults, progress, config.spark))
+    return results
+
+
+def run_dgs_live(cases: int, seed: int, progress: Progress | None, save_dir: str | None, spark: Any) -> SuiteResult:
+    """The DGS suite: the reference check, then every case through the live DGS front end
+    (one query per :data:`conformance.dgs_suite.SPARK_BATCH` cases); the first failure is
+    shrunk (each candidate batch one live query) and saved."""
+    from conformance.dgs_streaming import streaming_engine
+    from conformance.dgs_suite import (
+        REFERENCE, SPARK_BATCH, _count_features, _run_check, _Ticker, draw_dgs_cases, reference_engine,
+    )
+
+    result = SuiteResult("dgs", ENGINE, seed)
+    drawn = draw_dgs_cases(cases, seed)
+    _count_features(result, drawn)
+    tick = _Ticker(progress, 2 * len(drawn))
+    result.checks.append(_run_check(REFERENCE, drawn, reference_engine(), len(drawn) or 1, result, tick, seed,
+                                    save_dir, "reference"))
+    result.checks.append(_run_check(LIVE_DGS, drawn, streaming_engine(spark), SPARK_BATCH, result, tick, seed,
+                                    save_dir, ENGINE))
+    return result
+
+
+def run_oplus_live(cases: int, seed: int, faults: frozenset[str], progress: Progress | None,
+                   spark: Any) -> SuiteResult:
+    """The O+ suite's Spark check with the live engine (the whole batch one live query)."""
+    import time
+
+    from conformance.cases import draw_cases
+    from conformance.generators.oplus import oplus_cases
+    from conformance.generators.oplus_edges import with_edges
+    from conformance.oplus_streaming import streaming_engine
+    from conformance.oplus_suite import _count_features, _oracle, spark_discrepancies
+
+    result = SuiteResult("oplus", ENGINE, seed, delay_unit="", faults=tuple(sorted(faults)))
+    drawn = with_edges(draw_cases(oplus_cases(), cases, seed), seed)
+    _count_features(result, drawn)
+    check = CheckResult(LIVE_OPLUS)
+    result.checks.append(check)
+    start = time.monotonic()
+    problems = spark_discrepancies(drawn, streaming_engine(faults, spark))
+    check.cases = len(problems)
+    check.failed = sum(p is not None for p in problems)
+    check.oracle_failures.update(_oracle(p) for p in problems if p is not None)
+    check.elapsed_s = time.monotonic() - start
+    if progress is not None:
+        progress(len(drawn), len(drawn))
+    failing = next((i for i, p in enumerate(problems) if p is not None), None)
+    if failing is not None:
+        problem = problems[failing]
+        assert problem is not None
+        result.failures.append(_unshrunk(LIVE_OPLUS, failing, _oracle(problem), problem, drawn[failing][0]))
+    return result
+
+
+def _unshrunk(check: str, index: int, oracle: str, explanation: str, case: dict[str, Any]) -> Any:
+    from conformance.suite import FailureReport
+
+    size = sum(len(items) for items in case.get("inputs", []))
+    return FailureReport(check, index, (oracle,), explanation, size, size, 0, case)
