@@ -28,9 +28,11 @@ _DEADLINE_S = 120.0
 
 
 def run_streaming(spark: Any, scenario: Scenario, index: int, scheduler: str, *, faults: frozenset[str],
-                  checkpoint_dir: str) -> Any:
+                  checkpoint_dir: str, restart_at: int | None = None) -> Any:
     """Run ``scenario`` as a streaming query; its ``RunResult`` (``scenario_index`` = ``index``)
-    or a :class:`PathFailure`."""
+    or a :class:`PathFailure`. ``restart_at``: once the executor has ingested that many tuples
+    (and no request is in progress) the query is stopped and started again on the same
+    checkpoint (a driver restart: Structured Streaming replays, the executor resumes)."""
     from dataclasses import replace
 
     from spark_impl.reconfig import collect_results, scenario_job
@@ -51,11 +53,19 @@ def run_streaming(spark: Any, scenario: Scenario, index: int, scheduler: str, *,
     # one tuple per executor batch and no settle steps: the handler's step budget (tuples
     # behind + settle + 2) is then exactly what ingesting its batch needs, so a handler that
     # stops early leaves tuples behind and the check below sees it
-    run = start_query(spark, replace(job, planned=()), stream, scheduler=scheduler,
-                      checkpoint_dir=os.path.join(checkpoint_dir, "query"), faults=faults, batch_size=1,
-                      settle_steps=0)
+    def start() -> Any:
+        return start_query(spark, replace(job, planned=()), stream, scheduler=scheduler,
+                           checkpoint_dir=os.path.join(checkpoint_dir, "query"), faults=faults, batch_size=1,
+                           settle_steps=0)
+
+    run = start()
     deadline = time.monotonic() + _DEADLINE_S
     try:
+        if restart_at is not None:
+            while time.monotonic() < deadline and run.executor.state[0].live.offset < min(restart_at, len(rows)):
+                time.sleep(0.005)
+            run.stop()
+            run = start()
         for planned in requests:
             while time.monotonic() < deadline:
                 with run.executor.lock:
