@@ -35,7 +35,7 @@ def _transactions(scenario: Scenario) -> list[str]:
     return txns + [f"R{j + 1}" for j in range(len(scenario.reconfigurations))]
 
 
-@settings(max_examples=150)
+@settings(max_examples=60)
 @given(st.data())
 def test_serial_run_is_the_spec_serial_execution(data: Any) -> None:
     scenario = data.draw(SCENARIOS)
@@ -49,7 +49,7 @@ def test_serial_run_is_the_spec_serial_execution(data: Any) -> None:
     assert ours.senders == dict(spec.senders)
 
 
-@settings(max_examples=80)
+@settings(max_examples=40)
 @given(SCENARIOS)
 def test_request_order_matches_the_catalogue_helper(scenario: Scenario) -> None:
     from conformance.pytest_helper import request_order as catalogue_order
@@ -68,14 +68,14 @@ def _same_replay(scenario: Scenario, schedule: Schedule, senders: Any) -> Replay
     return ours
 
 
-@settings(max_examples=100)
+@settings(max_examples=50)
 @given(SCENARIOS, st.sampled_from(["fries", "naive", "epoch"]))
 def test_replay_is_the_spec_replay_on_simulated_runs(scenario: Scenario, scheduler: str) -> None:
     result = simulate(scenario, scheduler)
     _same_replay(scenario, result.schedule, result.senders)
 
 
-@settings(max_examples=100)
+@settings(max_examples=50)
 @given(st.data())
 def test_replay_is_the_spec_replay_on_perturbed_serial_schedules(data: Any) -> None:
     scenario = data.draw(SCENARIOS)

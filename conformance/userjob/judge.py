@@ -55,19 +55,27 @@ class UserRun:
     error: str | None = None
 
 
+class FrozenMap(tuple):  # type: ignore[type-arg]
+    """A dict frozen for hashing: its items sorted, shown like the dict."""
+
+    def __repr__(self) -> str:
+        return "{" + ", ".join(f"{k!r}: {v!r}" for k, v in self) + "}"
+
+
 def freeze(value: Any) -> Hashable:
-    """A hashable stand-in of ``value`` equal iff the values are equal (lists -> tuples, dicts
-    and sets -> sorted item tuples, anything else unhashable -> its repr)."""
+    """A hashable stand-in of ``value``, equal iff the values are equal - except that a list
+    and a tuple of equal items are equal (lists -> tuples, sets -> frozensets, dicts -> a
+    :class:`FrozenMap`; anything else unhashable -> its repr)."""
     if isinstance(value, (list, tuple)):
-        return ("seq", tuple(freeze(v) for v in value))
+        return tuple(freeze(v) for v in value)
     if isinstance(value, dict):
-        return ("map", tuple(sorted(((freeze(k), freeze(v)) for k, v in value.items()), key=repr)))
+        return FrozenMap(sorted(((freeze(k), freeze(v)) for k, v in value.items()), key=repr))
     if isinstance(value, (set, frozenset)):
-        return ("set", tuple(sorted((freeze(v) for v in value), key=repr)))
+        return frozenset(freeze(v) for v in value)
     try:
         hash(value)
     except TypeError:
-        return ("repr", repr(value))
+        return repr(value)
     return value  # type: ignore[no-any-return]
 
 
@@ -119,8 +127,7 @@ def judge_run(job: Job, run: UserRun, classify: Classify | None) -> Judgement:
     counted: tuple[Counter[Any], Counter[Any]] = (Counter(expected), Counter(actual))
     failures.extend(_exactly_once(*counted, _restarts_of(job)))
     if run.states is not None:
-        failures.extend(_states({k: freeze(v) for k, v in replayed.states.items()},
-                                {k: freeze(v) for k, v in run.states.items()}))
+        failures.extend(_states(replayed.states, run.states))
     return Judgement(tuple(failures), tuple(verdict.serial_order), None)
 
 
