@@ -8,7 +8,9 @@ reports ``(round, instance)`` for every row (``spark_impl.oplus.BatchResult.emit
 
 * ``round``: the multiset of ``(row, round)`` equals :func:`spec.oplus.emission.emission_rounds`
   with the reference's sequential execution as the operator's meaning;
-* ``instance``: every keyed row came from ``instance_of(key, parallelism in force in its round)``.
+* ``instance``: every keyed row came from ``instance_of(key, parallelism in force in its round)``,
+  and the executor applied exactly the reconfigurations that take effect
+  (``BatchResult.applied``).
 
 Both are judged only when the outputs oracle holds (otherwise the outputs difference is the
 finding).
@@ -20,7 +22,9 @@ import json
 from collections import Counter
 from typing import Any, Sequence
 
-from spec.oplus.emission import emission_rounds, emitting_instance, parallelism_in_round, round_watermark
+from spec.oplus.emission import (
+    applied_reconfigurations, emission_rounds, emitting_instance, parallelism_in_round, round_watermark,
+)
 from spec.oplus.scenario import Scenario, parse_scenario
 
 Row = tuple[int, str, str]
@@ -49,10 +53,16 @@ def sequential(scenario: Scenario) -> list[Row]:
 
 
 def timing_problem(case: dict[str, Any], per_round: int, rows: Sequence[Row],
-                   emitted: Sequence[tuple[int, int]]) -> str | None:
-    """None when every row was emitted in its due round by its instance, else the first
-    difference in words (starting with :data:`ROUND_TAG` or :data:`INSTANCE_TAG`)."""
+                   emitted: Sequence[tuple[int, int]], applied: int | None = None) -> str | None:
+    """None when every row was emitted in its due round by its instance (and ``applied``, when
+    given, is the number of reconfigurations that take effect), else the first difference in
+    words (starting with :data:`ROUND_TAG` or :data:`INSTANCE_TAG`)."""
     scenario = parse_scenario(case)
+    if applied is not None and applied != applied_reconfigurations(scenario, per_round):
+        return (f"{INSTANCE_TAG} spark applied {applied} reconfiguration(s), "
+                f"{applied_reconfigurations(scenario, per_round)} take effect (round watermarks "
+                f"{_watermarks(scenario, per_round)}, reconfigurations "
+                f"{[(c.watermark, c.parallelism) for c in scenario.reconfigurations]})")
     due = emission_rounds(scenario, per_round, sequential)
     got = Counter(zip(rows, (r for r, _ in emitted)))
     if got != due:

@@ -31,6 +31,7 @@ from spec.oplus.scenario import parse_scenario
 from conformance.cases import draw_cases
 from conformance.crashes import Crash, Guard, describe
 from conformance.generators.oplus import oplus_cases
+from conformance.generators.oplus_edges import with_edges
 from conformance.matcher import compare
 from conformance.oplus_rounds import INSTANCE_TAG, ROUND_TAG, Row, as_rows, rows_of, show, timing_problem
 from conformance.regression import save_case
@@ -83,8 +84,9 @@ ENGINE_TAG = "[engine]"
 SparkCase = tuple[dict[str, Any], int]
 """A scenario and its items per round on Spark."""
 
-SparkSeen = tuple[list[Row], list[tuple[int, int]]]
-"""Spark's rows of one case and, parallel to them, the ``(round, instance)`` that emitted each."""
+SparkSeen = tuple[list[Row], list[tuple[int, int]], int]
+"""Spark's rows of one case, parallel to them the ``(round, instance)`` that emitted each, and
+the number of reconfigurations it applied."""
 
 
 def spark_engine(faults: frozenset[str], spark: Any = None, timeout_s: float = 900.0
@@ -100,7 +102,7 @@ def spark_engine(faults: frozenset[str], spark: Any = None, timeout_s: float = 9
 
         result = run_batch(session(), [c for c, _ in cases], faults=sorted(faults),
                            items_per_round=[k for _, k in cases])
-        return [(as_rows(r), list(e)) for r, e in zip(result.rows, result.emitted)]
+        return [(as_rows(r), list(e), a) for r, e, a in zip(result.rows, result.emitted, result.applied)]
 
     return Guard(run, timeout_s, on_hang=lambda: session().sparkContext.cancelAllJobs())
 
@@ -114,8 +116,9 @@ def spark_discrepancies(cases: Sequence[SparkCase], engine: Guard[SparkCase, Spa
         if isinstance(got, Crash):
             problems.append(f"{ENGINE_TAG} {got.explain()}")
             continue
-        rows, emitted = got
-        problems.append(_versus_sequential(case, rows, "spark") or timing_problem(case, per_round, rows, emitted))
+        rows, emitted, applied = got
+        problems.append(_versus_sequential(case, rows, "spark")
+                        or timing_problem(case, per_round, rows, emitted, applied))
     return problems
 
 
@@ -131,7 +134,7 @@ def run_oplus_suite(*, cases: int, seed: int, progress: Progress | None = None,
                     faults: frozenset[str] = frozenset(), spark: Any = None) -> SuiteResult:
     """Run every available check on ``cases`` random scenarios (``faults`` go to Spark)."""
     result = SuiteResult("oplus", engine, seed, delay_unit="")
-    drawn = draw_cases(oplus_cases(), cases, seed)
+    drawn = with_edges(draw_cases(oplus_cases(), cases, seed), seed)
     scenarios = [case for case, _ in drawn]
     total = len(scenarios) * len(MODES)
     done = 0

@@ -11,7 +11,7 @@ from typing import Any
 from hypothesis import given, settings, strategies as st
 
 from spec.oplus.emission import (
-    due_by, emission_rounds, parallelism_in_round, round_watermark, rounds,
+    applied_reconfigurations, due_by, emission_rounds, parallelism_in_round, round_watermark, rounds,
 )
 from spec.oplus.scenario import instance_of, parse_scenario
 
@@ -51,6 +51,8 @@ def test_rescales_take_effect_at_the_first_boundary_whose_watermark_reaches_them
     scenario = parse_scenario(case)
     # boundaries' watermarks 1, 5, 9: the change at 5 applies after round 1; 20 never (end of stream)
     assert [parallelism_in_round(scenario, 1, r) for r in range(4)] == [1, 1, 3, 3]
+    assert applied_reconfigurations(scenario, 1) == 1
+    assert applied_reconfigurations(scenario, 4) == 0  # one round: nothing before the end
 
 
 @settings(max_examples=60, deadline=None)
@@ -92,3 +94,6 @@ def test_the_timing_oracles_pass_a_correct_run_and_catch_a_late_window_and_a_wro
     moved = [(r, (i + 1) % 3) if row[0] == 10 else (r, i) for row, (r, i) in zip(rows, emitted)]
     problem = timing_problem(case, 1, rows, moved)
     assert problem is not None and problem.startswith(INSTANCE_TAG) and "of 3 in that round" in problem
+    assert timing_problem(case, 1, rows, emitted, applied=1) is None
+    problem = timing_problem(case, 1, rows, emitted, applied=0)
+    assert problem is not None and problem.startswith(INSTANCE_TAG) and "applied 0" in problem

@@ -131,6 +131,14 @@ def parallelism_in_round(scenario: Scenario, items_per_round: int, r: int) -> in
     return size
 
 
+def applied_reconfigurations(scenario: Scenario, items_per_round: int) -> int:
+    """How many reconfigurations take effect (the others only the end of the stream would
+    reach: never applied)."""
+    last_boundary = rounds(scenario, items_per_round) - 2
+    watermark = round_watermark(scenario, items_per_round, last_boundary) if last_boundary >= 0 else -math.inf
+    return sum(1 for change in scenario.reconfigurations if change.watermark <= watermark)
+
+
 def emitting_instance(scenario: Scenario, items_per_round: int, row_key: str, r: int) -> int | None:
     """The instance that must emit a row with key ``row_key`` in round ``r``; None when the
     row key is not a routing key (ScaleJoin)."""
