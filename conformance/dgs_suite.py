@@ -3,7 +3,9 @@
 Cases: :mod:`conformance.generators.dgs` - non-trivial by construction (plans with forks and
 joins over several workers, synchronizing events, per-stream delays and jitter, varied driver
 ticks and ``inline_below``), the shipped consistent example programs in turn (case ``i`` runs
-``CONSISTENT[i % 5]``, so every program appears in every run of 5 cases or more).
+``CONSISTENT[i % 6]``, so every program appears in every run of 6 cases or more; every third
+round of the six programs is *dense*: many synchronizing groups of one worker between short
+leaf segments, :func:`conformance.generators.dgs.build`).
 
 Checks, on the same cases:
 
@@ -62,7 +64,8 @@ BatchEngine = Callable[[Sequence[DgsCase]], list["Observed | Crash"]]
 
 def draw_dgs_cases(n: int, seed: int) -> list[DgsCase]:
     """``n`` non-trivial cases, reproducibly from ``seed`` (module docstring)."""
-    return [build(CONSISTENT[i % len(CONSISTENT)], rng, pools[CONSISTENT[i % len(CONSISTENT)]])
+    programs = len(CONSISTENT)
+    return [build(CONSISTENT[i % programs], rng, pools[CONSISTENT[i % programs]], dense=(i // programs) % 3 == 2)
             for i, (rng, pools) in enumerate(draw_cases(seeds(), n, seed))]
 
 

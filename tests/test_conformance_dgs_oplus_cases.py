@@ -32,13 +32,14 @@ def _sync_and_leaf_events(case: Any) -> tuple[int, int]:
 
 
 def test_every_dgs_case_is_non_trivial_and_p_valid() -> None:
-    assert Counter(c.name for c in DGS) == {name: 12 for name in CONSISTENT}  # every example, in turn
-    for case in DGS:
+    assert Counter(c.name for c in DGS) == {name: 10 for name in CONSISTENT}  # every example, in turn
+    for index, case in enumerate(DGS):
         program = program_of(case.name)
         assert v1_holds(program, case.plan) and v2_holds(program, case.plan)
         assert len(case.plan.root.children) == 2
         syncs, leaves = _sync_and_leaf_events(case)
-        assert syncs >= 1 and leaves >= 5, case
+        dense = (index // len(CONSISTENT)) % 3 == 2
+        assert (syncs >= 4 and leaves >= 4 and case.inline_below > 0) if dense else (syncs >= 1 and leaves >= 5), case
     assert sum(len(list(c.plan.workers())) >= 5 for c in DGS) > 30  # mostly deeper than one fork
     assert {c.tick for c in DGS} >= {1, 3, 8, 20} and {c.inline_below for c in DGS} >= {0, 2, 5}
     assert sum(c.max_delay > 0 for c in DGS) > 30 and sum(c.max_jitter > 0 for c in DGS) > 20
@@ -109,3 +110,51 @@ def test_the_reference_executions_pass_every_oplus_case(mode: str) -> None:
     from conformance.oplus_suite import discrepancy
 
     assert [i for i, (s, _) in enumerate(OPLUS) if discrepancy(s, mode, i) is not None] == []
+
+
+def test_concat_joins_are_order_sensitive_so_a_swapped_join_is_a_wrong_state() -> None:
+    program = program_of("concat.py:Concat")
+    front, back = program.fork("split", {0: "s"}, frozenset({("pre", 0)}), frozenset({("app", 0)}))
+    front = program.update("Front", front, ("pre", 0, "c"))
+    back = program.update("Back", back, ("app", 0, "d"))
+    assert program.join("concat", front, back) == {0: "csd"}
+    assert program.join("concat_back", back, front) == {0: "csd"}  # the mirror fork's join
+    assert program.join("concat", back, front) == {0: "dcs"}  # arguments swapped: a different state
+    case = next(c for c in DGS if c.name == "concat.py:Concat" and any(
+        isinstance(i, StreamEvent) and i.payload[0] == "read" for items in c.streams.values() for i in items))
+    outputs, state, processed = reference_engine()([case])[0]  # type: ignore[misc]
+    assert not judge(case, (outputs, state, processed))
+    assert [o for o, _ in judge(case, (outputs, {0: "zz"}, processed))] == ["state"]
+
+
+def test_every_third_oplus_case_is_a_targeted_edge_case_hitting_its_edge() -> None:
+    from spec.oplus.emission import round_watermark, rounds
+
+    from conformance.generators.oplus_edges import EVERY, KINDS, with_edges
+
+    drawn = with_edges(OPLUS, 0)
+    edges = drawn[EVERY - 1::EVERY]
+    assert len(edges) == 33 and drawn[0] == OPLUS[0]
+    by_kind = {kind: edges[i::len(KINDS)] for i, kind in enumerate(KINDS)}
+    for kind, cases in by_kind.items():
+        assert len(cases) >= 5, kind
+        for case, per_round in cases:
+            scenario = parse_scenario(case)
+            marks = {round_watermark(scenario, per_round, r) for r in range(rounds(scenario, per_round))}
+            stamps = [i["ts"] for items in case["inputs"] for i in items if "ts" in i]
+            if kind == "window-end":  # a round's watermark is exactly a window end with a tuple before it
+                ends = {t - t % case["WA"] + case["WS"] for t in stamps} | {
+                    t - t % case["WA"] - case["WA"] * j + case["WS"] for t in stamps for j in range(4)}
+                assert marks & ends & {t for t in stamps}, case
+            elif kind == "join-band":
+                left, right = case["inputs"]
+                ws, band = case["WS"], case["params"]["band"]
+                assert any(abs(r["ts"] - x["ts"]) in (ws, ws - 1) for x in left for r in right)
+            elif kind == "rescale":  # a reconfiguration at a watermark a round boundary reaches exactly
+                assert {r["watermark"] for r in case["reconfigurations"]} & marks, case
+            elif kind == "pair-distance":
+                distance = {"low": 3, "medium": 10}[case["params"]["duplication"]]
+                assert all(len(set(i["text"].split())) > distance for i in case["inputs"][0])
+    bands = [c for c, _ in by_kind["join-band"]]
+    assert any(abs(x["x"] - r["a"]) == c["params"]["band"] and abs(r["ts"] - x["ts"]) < c["WS"]
+               for c in bands for x in c["inputs"][0] for r in c["inputs"][1])

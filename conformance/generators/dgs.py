@@ -19,7 +19,12 @@ choice with the ``Random``, so cases are uniform rather than hypothesis's small-
   children, so the executor must gather, join, process and fork back); a plan whose workers with children own no implementation
   tag of the pool is redrawn;
 * timestamps may tie across streams (order key ``(ts, stream)``), heartbeats are sprinkled,
-  every stream ends with a heartbeat (Def. 3.3 progress).
+  every stream ends with a heartbeat (Def. 3.3 progress);
+* *dense* cases (``build(..., dense=True)``; the suite makes every third case one): 4-8
+  synchronizing events of one worker alternating with short runs of 1-3 leaf events, in one
+  driver tick, ``inline_below`` 2 or 5, little delay - so consecutive synchronizing groups,
+  short leaf segments between two groups of the same worker (the inlining optimization),
+  and synchronizing events between dependent leaf events occur in every such case.
 
 :func:`case_to_json` / :func:`case_from_json` are the replay form (plan and streams in their
 ``spec.dgs`` JSON forms; event tuples become arrays and back).
@@ -91,8 +96,8 @@ def seeds(programs: Sequence[str] = CONSISTENT) -> st.SearchStrategy[tuple[rando
     return st.tuples(st.randoms(use_true_random=True), pools)
 
 
-def build(name: str, rng: random.Random, pool: Sequence[Any]) -> DgsCase:
-    """A non-trivial case of program ``name`` (module docstring)."""
+def build(name: str, rng: random.Random, pool: Sequence[Any], dense: bool = False) -> DgsCase:
+    """A non-trivial case of program ``name``; ``dense``: a dense one (module docstring)."""
     program = program_of(name)
     for _ in range(50):
         plan = random_plan(program, rng)
@@ -100,6 +105,10 @@ def build(name: str, rng: random.Random, pool: Sequence[Any]) -> DgsCase:
         kinds = {impl: bool(w.children) for impl, w in owners.items()}
         usable = [(e, s) for e in pool for s in STREAMS if (program.tag(e), s) in kinds]
         if len(plan.root.children) == 2 and {kinds[(program.tag(e), s)] for e, s in usable} == {True, False}:
+            if dense:
+                return DgsCase(name, plan, _dense_streams(program, rng, usable, owners), rng.randint(0, 10_000),
+                               max_delay=rng.choice((0, 3)), max_jitter=rng.choice((0, 2)), tick=1_000_000,
+                               inline_below=rng.choice((2, 5)))
             streams = _streams(program, rng, usable, kinds)
             return DgsCase(name, plan, streams, rng.randint(0, 10_000), max_delay=rng.choice((0, 3, 10, 25)),
                            max_jitter=rng.choice((0, 2, 5)), tick=rng.choice(TICKS),
@@ -147,6 +156,11 @@ def _streams(program: Program, rng: random.Random, usable: Sequence[tuple[Any, s
     chosen = [rng.choice(by_kind[True]) for _ in range(rng.randint(1, SYNCS))]
     chosen += [rng.choice(by_kind[False]) for _ in range(rng.randint(5, 20))]
     rng.shuffle(chosen)
+    return _place(rng, chosen)
+
+
+def _place(rng: random.Random, chosen: Sequence[tuple[Any, str]]) -> Streams:
+    """Timestamp ``chosen`` in order (steps 0-3: ties across streams), with heartbeats."""
     items: dict[str, list[Item]] = {s: [] for s in STREAMS}
     last = {s: -1 for s in STREAMS}
     ts = 0
@@ -164,6 +178,27 @@ def _streams(program: Program, rng: random.Random, usable: Sequence[tuple[Any, s
     for stream in STREAMS:
         items[stream].append(Heartbeat(ts + 1))
     return items
+
+
+def _dense_streams(program: Program, rng: random.Random, usable: Sequence[tuple[Any, str]],
+                   owners: dict[tuple[Hashable, str], Worker]) -> Streams:
+    """Synchronizing events of one worker (the root when it has some, 70 %) alternating with
+    1-3 leaf events (of its subtree, 70 %; of any leaf otherwise: segments it may not inline)."""
+    def worker(event: Any, stream: str) -> Worker:
+        return owners[(program.tag(event), stream)]
+
+    hosts = {worker(e, s).id: worker(e, s) for e, s in usable if worker(e, s).children}
+    host = "w0" if "w0" in hosts and rng.random() < 0.7 else rng.choice(sorted(hosts))  # w0: random_plan's root
+    syncs = [(e, s) for e, s in usable if worker(e, s).id == host]
+    below = {w.id for w in hosts[host].walk()}
+    everywhere = [(e, s) for e, s in usable if not worker(e, s).children]
+    leaves = [(e, s) for e, s in everywhere if worker(e, s).id in below]
+    leaves = leaves if leaves and rng.random() < 0.7 else everywhere  # also leaves outside the subtree
+    chosen: list[tuple[Any, str]] = []
+    for _ in range(rng.randint(4, 8)):
+        chosen.append(rng.choice(syncs))
+        chosen += [rng.choice(leaves) for _ in range(rng.randint(1, 3))]
+    return _place(rng, chosen)
 
 
 def case_to_json(case: DgsCase) -> dict[str, Any]:

@@ -7,7 +7,8 @@ Each module is a plain user program: it imports only the standard library and
 Consistent: ``key_counter.py:KeyCounter`` (DGS Fig. 1), ``windowing.py:EventWindow``
 (§4.1 event-based windowing), ``page_view.py:PageViewJoin`` (§4.1 page-view join),
 ``fraud_detection.py:FraudDetection`` (§4.1), ``windowing_typed.py:TypedWindow`` (the richer
-multi-state-type form).
+multi-state-type form), ``concat.py:Concat`` (strings built from both ends: the one join that
+is order-sensitive on reachable states, so a join taking its arguments right to left shows).
 
 Deliberately inconsistent (used by the tests), each next to the program it breaks:
 ``key_counter.py:DuplicatingCounter`` (fork copies counts to both sides: C1, C2),
@@ -30,6 +31,7 @@ CONSISTENT: tuple[str, ...] = (
     "page_view.py:PageViewJoin",
     "fraud_detection.py:FraudDetection",
     "windowing_typed.py:TypedWindow",
+    "concat.py:Concat",
 )
 """The consistent examples."""
 
