@@ -133,11 +133,11 @@ def run_live(spark: Any, cases: Sequence[SparkCase], faults: frozenset[str] = fr
 
 
 def _read_back(spark: Any, table: str, count: int) -> list[SparkSeen]:
-    seen: list[SparkSeen] = [([], []) for _ in range(count)]
+    seen: list[SparkSeen] = [([], [], None) for _ in range(count)]  # None: reconfigurations applied not reported
     if not os.path.exists(table):
         return seen
     for r in spark.read.parquet(table).select("job", "batch", "instance", "ts", "key", "value").collect():
-        rows, emitted = seen[int(r["job"])]
+        rows, emitted, _ = seen[int(r["job"])]
         rows.append((int(r["ts"]), str(r["key"]), json.dumps(json.loads(r["value"]), sort_keys=True)))
         emitted.append((int(r["batch"]), int(r["instance"])))
     return seen

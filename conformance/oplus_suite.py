@@ -84,9 +84,9 @@ ENGINE_TAG = "[engine]"
 SparkCase = tuple[dict[str, Any], int]
 """A scenario and its items per round on Spark."""
 
-SparkSeen = tuple[list[Row], list[tuple[int, int]], int]
+SparkSeen = tuple[list[Row], list[tuple[int, int]], int | None]
 """Spark's rows of one case, parallel to them the ``(round, instance)`` that emitted each, and
-the number of reconfigurations it applied."""
+the number of reconfigurations it applied (None: not reported, not judged)."""
 
 
 def spark_engine(faults: frozenset[str], spark: Any = None, timeout_s: float = 900.0
