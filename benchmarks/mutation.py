@@ -205,9 +205,10 @@ def run_child(run: Path, args: list[str], timeout_s: float) -> tuple[str, float,
     return status, time.monotonic() - start, tail
 
 
-def child_check(suite: str, coverage_out: str | None) -> int:
-    """Child mode: the default suite ``suite`` (seed 0, default cases), stopping at the first
-    failing batch; exit 1 on any failure. With ``coverage_out``: write executed lines."""
+def child_check(suite: str, coverage_out: str | None, cases: int | None = None) -> int:
+    """Child mode: the default suite ``suite`` (seed 0, default cases unless ``cases``), stopping
+    at the first failing batch; exit 1 on any failure. With ``coverage_out``: write executed
+    lines."""
     from contextlib import nullcontext
 
     from conformance.runner import DEFAULT_CASES, RunConfig, run_suites
@@ -221,9 +222,10 @@ def child_check(suite: str, coverage_out: str | None) -> int:
         if suite == "fries":
             from conformance.fries.suite import FriesConfig, run_fries_suite
 
-            results = [run_fries_suite(FriesConfig(cases=DEFAULT_CASES["fries"], shrink_evaluations=0, fail_fast=True))]
+            results = [run_fries_suite(FriesConfig(cases=cases or DEFAULT_CASES["fries"], shrink_evaluations=0,
+                                                   fail_fast=True))]
         else:
-            results = run_suites(RunConfig(suites=(suite,), shrink_budget=0, save_dir=None), lambda _: None)
+            results = run_suites(RunConfig(suites=(suite,), shrink_budget=0, save_dir=None, cases=cases), lambda _: None)
     if coverage_out and box is not None:
         import coverage
 
@@ -250,13 +252,18 @@ def child_tests(files: list[str]) -> int:
 
 # --- campaign ------------------------------------------------------------------------------------
 
-def prepare(run: Path) -> None:
-    """Step 1 (module docstring)."""
+def prepare(run: Path, measure: bool = True) -> None:
+    """Step 1 (module docstring). Without ``measure`` no coverage is measured: every mutant
+    then runs its module's own suite (none is ``not covered``; slower per mutant, but no
+    coverage runs first - for a small sample on a loaded machine)."""
     run.mkdir(parents=True, exist_ok=True)
     commit = snapshot(run)
     mutants = enumerate_mutants(run / "tree")
     (run / "mutants.json").write_text(json.dumps({"commit": commit, "mutants": mutants}), encoding="utf-8")
     print(f"snapshot of {commit[:10]}: {len(mutants)} mutants in scope")
+    if not measure:
+        (run / "coverage.json").unlink(missing_ok=True)
+        return
     covered: dict[str, dict[str, list[int]]] = {}
     for suite in CHECKS:
         out = run / f"coverage-{suite}.json"
@@ -300,11 +307,13 @@ def covering_checks(run: Path, mutant: dict[str, Any], covered: dict[str, dict[s
     return sorted(hits, key=lambda c: (c != own, CHECKS.index(c)))  # the module's own suite first
 
 
-def run_one(run: Path, mutant: dict[str, Any], checks: list[str], with_tests: bool) -> dict[str, Any]:
-    """Apply one mutant, run its checks (first kill wins), restore the file."""
+def run_one(run: Path, mutant: dict[str, Any], checks: list[str], with_tests: bool,
+            cases: int | None = None) -> dict[str, Any]:
+    """Apply one mutant, run its checks (first kill wins; ``cases``: per suite, default the
+    suite's), restore the file."""
     tree = run / "tree"
     suite_commit = run / "suite-commit.txt"
-    record: dict[str, Any] = dict(mutant, checks=checks, started=time.strftime("%H:%M:%S", time.gmtime()),
+    record: dict[str, Any] = dict(mutant, checks=checks, started=time.strftime("%H:%M:%S", time.gmtime()), cases=cases,
                                   suite=suite_commit.read_text().strip()[:10] if suite_commit.exists() else "snapshot")
     if mutant.get("annotation"):
         return dict(record, outcome="equivalent (annotation)", seconds=0.0)
@@ -318,7 +327,8 @@ def run_one(run: Path, mutant: dict[str, Any], checks: list[str], with_tests: bo
     total = 0.0
     try:
         for check in checks:
-            status, seconds, tail = run_child(run, ["child-check", "--suite", check], CHECK_TIMEOUT_S)
+            status, seconds, tail = run_child(run, ["child-check", "--suite", check,
+                                                    *(["--cases", str(cases)] if cases else [])], CHECK_TIMEOUT_S)
             total += seconds
             if status != "pass":
                 return dict(record, outcome="killed" if status == "fail" else "killed (timeout)", killed_by=check,
@@ -347,11 +357,17 @@ def own_check(module: str) -> str:
     return {"spark_impl/dgs": "dgs", "spark_impl/oplus": "oplus"}.get(str(Path(module).parent), "fries")
 
 
-def campaign(run: Path, n: int, seed: int, with_tests: bool, ids: Iterable[str] = (), force: bool = False) -> None:
+def campaign(run: Path, n: int, seed: int, with_tests: bool, ids: Iterable[str] = (), force: bool = False,
+             only: Iterable[str] = (), cases: int | None = None) -> None:
     """Step 2 (module docstring); skips mutants already in results.jsonl, except those named
-    in ``ids`` (run again: the summary keeps each mutant's last result)."""
+    in ``ids`` (run again: the summary keeps each mutant's last result). ``only``: sample among
+    the mutants of modules under these prefixes; ``cases``: per suite (default the suite's)."""
     catalogue = json.loads((run / "mutants.json").read_text(encoding="utf-8"))["mutants"]
-    covered = json.loads((run / "coverage.json").read_text(encoding="utf-8"))
+    prefixes = tuple(only)
+    if prefixes:
+        catalogue = [m for m in catalogue if str(m["module"]).startswith(prefixes)]
+    measured = run / "coverage.json"
+    covered = json.loads(measured.read_text(encoding="utf-8")) if measured.exists() else None
     wanted = list(ids)
     chosen = [m for m in catalogue if m["id"] in wanted] if wanted else sample(catalogue, n, seed)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so the mutated file is restored
@@ -361,10 +377,10 @@ def campaign(run: Path, n: int, seed: int, with_tests: bool, ids: Iterable[str] 
     for number, mutant in enumerate(chosen, 1):
         if mutant["id"] in done and not wanted:
             continue
-        checks = covering_checks(run, mutant, covered, cache)
+        checks = covering_checks(run, mutant, covered, cache) if covered is not None else [own_check(mutant["module"])]
         if force and not checks:  # the refreshed suite may reach what prepare's suite did not
             checks = [own_check(mutant["module"])]
-        record = run_one(run, mutant, checks, with_tests)
+        record = run_one(run, mutant, checks, with_tests, cases)
         with open(results, "a", encoding="utf-8") as out:
             out.write(json.dumps(record) + "\n")
         print(f"[{number}/{len(chosen)}] {record['outcome']:<17} {record.get('seconds', 0):>6.0f} s  {mutant['id']}  "
@@ -433,11 +449,17 @@ def main(argv: list[str] | None = None) -> int:
     for mode in ("prepare", "refresh", "run", "summary", "one"):
         p = sub.add_parser(mode)
         p.add_argument("--run", type=Path, default=Path("/work/mutation-run"))
+        if mode == "prepare":
+            p.add_argument("--no-coverage", action="store_true",
+                           help="measure no coverage: every mutant runs its module's own suite")
         if mode == "run":
             p.add_argument("--sample", type=int, default=60)
             p.add_argument("--seed", type=int, default=0)
+            p.add_argument("--only", action="append", default=[],
+                           help="sample among the mutants of modules under this prefix (repeatable)")
         if mode in ("run", "one"):
             p.add_argument("--with-tests", action="store_true")
+            p.add_argument("--cases", type=int, help="cases per suite (default: the suite's default)")
         if mode == "one":
             p.add_argument("--id", action="append", required=True)
             p.add_argument("--force", action="store_true",
@@ -445,21 +467,22 @@ def main(argv: list[str] | None = None) -> int:
     c = sub.add_parser("child-check")
     c.add_argument("--suite", choices=CHECKS, required=True)
     c.add_argument("--coverage-out")
+    c.add_argument("--cases", type=int)
     t = sub.add_parser("child-tests")
     t.add_argument("files", nargs="+")
     args = parser.parse_args(argv)
     if args.mode == "child-check":
-        return child_check(args.suite, args.coverage_out)
+        return child_check(args.suite, args.coverage_out, args.cases)
     if args.mode == "child-tests":
         return child_tests(args.files)
     if args.mode == "prepare":
-        prepare(args.run)
+        prepare(args.run, measure=not args.no_coverage)
     elif args.mode == "refresh":
         print(f"suite and tests of the snapshot are now those of {refresh(args.run)[:10]}")
     elif args.mode == "run":
-        campaign(args.run, args.sample, args.seed, args.with_tests)
+        campaign(args.run, args.sample, args.seed, args.with_tests, only=args.only, cases=args.cases)
     elif args.mode == "one":
-        campaign(args.run, 0, 0, args.with_tests, ids=args.id, force=args.force)
+        campaign(args.run, 0, 0, args.with_tests, ids=args.id, force=args.force, cases=args.cases)
     else:
         print(summary(args.run))
     return 0

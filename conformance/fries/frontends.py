@@ -25,6 +25,12 @@ returns spark_impl ``RunResult`` s, judged by the same oracles as every other ca
                done, then once more to commit (no end-of-input flush, so no blocking operators)
 ``streaming``  the Structured Streaming front end (``spark_impl.reconfig.streaming``): a
                file-source query, requests ``submit`` ted mid-stream
+``stepped``    ``Executor.step`` driven by the harness, which releases each request's control
+               messages head by head, :data:`~conformance.fries.stepped.GAP` batches apart
+               (:mod:`conformance.fries.stepped`: alignment without timing luck)
+``sink``       keys of other types, a ``CallbackSink`` writing Parquet, ``Retention(1)``, a driver
+               crash after a sink write and ``Executor(resume=True)``; outputs read back from
+               the table (:mod:`conformance.fries.sink_path`)
 =============  ===============================================================================
 
 :func:`applicable` says which scenarios a path can run as they are; :func:`prepare` removes
@@ -43,7 +49,8 @@ from typing import Any, Sequence
 from spec.fries.dataflow import OperatorKind
 from spec.fries.scenario import Scenario, ingestion_order
 
-PATHS = ("planned", "epoch", "submit", "rollback", "resume", "directory", "generated", "unbounded", "streaming")
+PATHS = ("planned", "epoch", "submit", "rollback", "resume", "directory", "generated", "unbounded", "streaming",
+         "stepped", "sink")
 
 #: The text a planned failure raises with (how its rejection is recognised).
 FAILURE_MARK = "streamproof-conformance: state transformation failing inside a Spark task"
@@ -163,6 +170,14 @@ def run_path(spark: Any, path: str, scenarios: Sequence[Scenario], scheduler: st
     if path in ("planned", "epoch"):
         return list(run_scenarios(spark, list(scenarios), "epoch" if path == "epoch" else scheduler,
                                   faults=faults, checkpoint_dir=checkpoint_dir))
+    if path == "stepped":
+        from conformance.fries.stepped import run_stepped
+
+        return run_stepped(spark, scenarios, scheduler, faults=faults, checkpoint_dir=checkpoint_dir)
+    if path == "sink":
+        from conformance.fries.sink_path import run_sink_path
+
+        return run_sink_path(spark, scenarios, scheduler, faults=faults, checkpoint_dir=checkpoint_dir)
     if path == "streaming":
         from conformance.fries.streaming_path import run_streaming
 

@@ -142,12 +142,15 @@ def run_fries_suite(config: FriesConfig, *, progress: Progress | None = None, sp
     start = time.monotonic()
     races = round(config.cases * config.race_fraction)
     paths = path_section(strategy, config)
+    if not isinstance(race_strategy(), str) and config.cases >= PATHS_FROM and config.scheduler != "epoch":
+        paths.append(("stepped", stepped_section(config)))
     race = race_strategy()
     usual = max(0, config.cases - races - sum(len(cases) for _, cases in paths))
     scenarios = [honest_claims(s) for s in draw_cases(strategy, usual, config.seed)]
     batches = [(o, min(o + config.batch_size, usual), "planned") for o in range(0, usual, max(1, config.batch_size))]
     for path, cases in paths:
-        batches.append((len(scenarios), len(scenarios) + len(cases), path))
+        # the deterministic sections first: a fail-fast run (mutation testing) stops early
+        batches.insert(0 if path in EARLY_PATHS else len(batches), (len(scenarios), len(scenarios) + len(cases), path))
         scenarios += cases
     race_start = len(scenarios)
     if not isinstance(race, str):
@@ -192,7 +195,7 @@ def run_fries_suite(config: FriesConfig, *, progress: Progress | None = None, sp
 #: (``epoch``: a tenth of the cases, at least 2). Drawn for the path (filtered by
 #: :func:`~conformance.fries.frontends.applicable`), so every run of that size has them.
 PATH_CASES = {"submit": 2, "rollback": 2, "resume": 2, "directory": 2, "generated": 2, "unbounded": 2,
-              "streaming": 1}
+              "streaming": 1, "sink": 2}
 PATHS_FROM = 20
 
 
@@ -209,6 +212,39 @@ def path_section(strategy: st.SearchStrategy[Scenario], config: FriesConfig) -> 
         fitting = strategy.filter(partial(applicable, path)).map(partial(prepare, path))
         out.append((path, [honest_claims(s) for s in draw_cases(fitting, n, config.seed + 7919 * (number + 1))]))
     return out
+
+
+#: Paths run before the usual cases (deterministic teeth, cheap: fail-fast runs stop early).
+EARLY_PATHS = ("stepped", "sink")
+
+#: The ``stepped`` path's cases (one batch; :mod:`conformance.fries.stepped`) by kind: alignment
+#: probes, every MCS pruning shape and race cases; every other case has a restart while its
+#: request's heads are being released.
+STEPPED_KINDS = {"alignment": 4, **{shape: 1 for shape in PRUNING_SHAPES}, "race": 4}
+
+
+def stepped_section(config: FriesConfig) -> list[Scenario]:
+    """The ``stepped`` path's cases (:data:`STEPPED_KINDS`), drawn for the run's seed (the
+    first, minimal draw of each kind is skipped: it is the same at every seed)."""
+    race = race_strategy()
+    drawn: list[Scenario] = []
+    for number, (kind, n) in enumerate(STEPPED_KINDS.items()):
+        strategy = alignment_probes() if kind == "alignment" else pruning_probes(kind) if kind != "race" else race
+        if isinstance(strategy, str):
+            continue
+        drawn += draw_cases(strategy, n + 1, config.seed * 1009 + 31 * number + 5)[1:]
+    return [honest_claims(restart_during_request(sc, 4 * (1 + i % 3)) if i % 2 else sc) for i, sc in enumerate(drawn)]
+
+
+def restart_during_request(scenario: Scenario, after: int) -> Scenario:
+    """``scenario`` crashing once ``after`` tuples past its first request's ``at`` were ingested
+    (while the stepped path releases that request's heads)."""
+    total = sum(len(t) for t in scenario.sources.values())
+    first = min((r.at for r in scenario.reconfigurations), default=0)
+    point = min(first + after, total - 1)
+    if point < 1:
+        return scenario
+    return replace(scenario, timing=replace(scenario.timing, restarts=(point,)))
 
 
 def race_section(race: st.SearchStrategy[Scenario], n: int, config: FriesConfig) -> list[Scenario]:

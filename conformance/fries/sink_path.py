@@ -1,0 +1,196 @@
+"""The ``sink`` path of :mod:`conformance.fries.frontends`: keys of any type, a real sink,
+bounded storage and a driver crash between a delivery and its record (issue 14's modules).
+
+Every case of the batch runs in one ``Executor`` with
+
+* **keys of other types** (:mod:`spark_impl.keys`): the scenario's integer key ``k`` becomes
+  (:func:`family_of`) a string ``"k<k>.<i>"``, a nested tuple ``(b"k", (k, None), i)`` or a numeric form
+  that Python deems equal to ``k`` (``k``, ``float(k)``, ``True``/``False`` for 1/0, varying
+  by tuple). ``i`` is the first index whose :func:`~spark_impl.keys.stable_hash` routes like
+  the integer (``stable_hash mod 60 == k mod 60``: every worker count and fan-out of the
+  generators, 1-5), so the objects are the scenario's and the schedule is judged unchanged.
+  The operators (:class:`KeyedLogic`) see the integer and emit encoded keys, so every record
+  of the run carries a non-integer key (routed by ``stable_hash``) or a mix of equal numbers
+  (routed alike, one state);
+* a **sink**: a ``CallbackSink`` (the ``foreachBatch`` contract) whose function writes with a
+  ``ParquetSink`` (dynamic partition overwrite by job and batch id);
+* ``Retention(1)``: after each batch every batch no restart or delivery needs is deleted;
+* a **driver crash with a lost delivery mark**: the function raises right after the
+  :data:`CRASH_AT`-th write (before ``sink.json`` records it and before the garbage
+  collection); the run continues with ``Executor(resume=True)``, which must deliver the same
+  batches again under the same batch id (the table keeps them once).
+
+The outputs judged are read back **from the Parquet table** (keys decoded to the integers),
+the states from the checkpoint; the schedule and senders are read from each batch's task
+files while its delivery runs (afterwards the retention deletes them). So a sink that writes
+twice, skips a batch, or a retention that deletes what a restart or a delivery still needs,
+fails the same oracles as every other case.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Any, Sequence
+
+from spec.fries.dataflow import OperatorKind
+from spec.fries.scenario import Scenario
+from spec.fries.schedule import Operation, Schedule
+
+#: Key families: ``mixed`` draws the family of each key from the key (``k mod 3``: string,
+#: tuple, numeric); a job with a blocking operator uses ``FAMILIES[s % 3]`` instead (one
+#: family per job: a blocking operator sorts its keys at the end of input).
+FAMILIES = ("string", "tuple", "numeric")
+#: Source tuples per micro-batch (every batch is a sink delivery per job: kept few).
+BATCH_SIZE = 8
+#: Routing period honoured by the encoded keys (lcm of 1..5).
+PERIOD = 60
+#: The delivery after which the driver "crashes" (1-based).
+CRASH_AT = 2
+
+
+class DriverCrash(RuntimeError):
+    """The simulated crash between a sink write and its record."""
+
+
+@lru_cache(maxsize=4096)
+def _hashed(k: int, family: str) -> Any:
+    from spark_impl.keys import stable_hash
+
+    i = 0
+    while True:
+        key: Any = f"k{k}.{i}" if family == "string" else (b"k", (k, None), i)
+        if stable_hash(key) % PERIOD == k % PERIOD:
+            return key
+        i += 1
+
+
+def encode(k: int, family: str, form: int) -> Any:
+    """The key standing for integer ``k`` in ``family``; ``form`` varies the numeric form."""
+    if family == "mixed":
+        family = FAMILIES[k % len(FAMILIES)]
+    if family != "numeric":
+        return _hashed(k, family)
+    if form % 3 == 1:
+        return float(k)
+    if form % 3 == 2 and k in (0, 1):
+        return bool(k)
+    return k
+
+
+def decode(key: Any) -> int:
+    """The integer an encoded key stands for (also a sink's JSON text of one)."""
+    if isinstance(key, str):
+        if key.startswith("k"):
+            return int(key[1:].rsplit(".", 1)[0])
+        return decode(json.loads(key))
+    if isinstance(key, (tuple, list)):
+        return int(key[1][0])
+    return int(key)
+
+
+@dataclass(frozen=True)
+class KeyedLogic:
+    """Operator logic over encoded keys: ``inner`` computes on the integers."""
+
+    inner: Any
+    family: str
+
+    def process(self, state: Any, key: Any, value: Any) -> tuple[Any, list[tuple[str, Any, Any]]]:
+        """``inner.process`` on the decoded key; emitted keys encoded."""
+        new_state, emitted = self.inner.process(state, decode(key), value)
+        return new_state, [(r, encode(k, self.family, int(v)), v) for r, k, v in emitted]
+
+    def flush(self, state: Any, key: Any) -> list[tuple[str, Any, Any]]:
+        """``inner.flush`` on the decoded key; emitted keys encoded."""
+        return [(r, encode(k, self.family, int(v)), v) for r, k, v in self.inner.flush(state, decode(key))]
+
+
+def family_of(scenario: Scenario, s: int) -> str:
+    """The key family of job ``s`` (:data:`FAMILIES`)."""
+    flow = scenario.dataflow
+    if any(flow.kind(name) is OperatorKind.BLOCKING for name in flow.names):
+        return FAMILIES[s % len(FAMILIES)]
+    return "mixed"
+
+
+def keyed_job(scenario: Scenario, family: str) -> Any:
+    """The scenario's executor job with keys of ``family`` (module docstring)."""
+    from spark_impl.reconfig import ListSource, PlannedRequest, Request, Update, scenario_job
+
+    job = scenario_job(scenario, batch_size=BATCH_SIZE)
+    logic = {op: KeyedLogic(inner, family) for op, inner in job.logic.items()}
+    planned = tuple(PlannedRequest(p.at, Request({op: Update(KeyedLogic(u.logic, family), u.transform)
+                                                  for op, u in p.request.updates.items()}))
+                    for p in job.planned)
+    tuples = tuple((src, txn, encode(int(key), family, i), value)
+                   for i, (src, txn, key, value) in enumerate(map(job.source.get, range(job.source.count()))))
+    return replace(job, logic=logic, planned=planned, source=ListSource(tuples))
+
+
+class Delivery:
+    """The ``CallbackSink`` function: trace the newly committed batches of every job (their
+    files are deleted after the delivery), write to the Parquet table, crash once."""
+
+    def __init__(self, table: str) -> None:
+        from spark_impl.reconfig.sinks import ParquetSink
+
+        self.parquet = ParquetSink(table, key_type="string", value_type="long")
+        self.executor: Any = None
+        self.calls = 0
+        self.traced: dict[int, list[int]] = {}
+        self.logs: dict[int, dict[str, list[tuple[Any, ...]]]] = {}
+
+    def __call__(self, df: Any, batch_id: int) -> None:
+        from spark_impl.reconfig.results import FileCache, traced_logs
+
+        ex = self.executor
+        cache = FileCache(ex.directory, ex.depth, ex.partitions)
+        for s, st in enumerate(ex.state):
+            done = self.traced.setdefault(s, [])
+            fresh = [g for g in st.committed.history if g not in done]
+            for obj, ops in traced_logs(cache, s, st.job, fresh).items():
+                self.logs.setdefault(s, {}).setdefault(obj, []).extend(ops)
+            done.extend(fresh)
+        self.parquet.deliver(df, batch_id)
+        self.calls += 1
+        if self.calls == CRASH_AT:
+            raise DriverCrash("driver crash after a sink write, before its record")
+
+
+def run_sink_path(spark: Any, scenarios: Sequence[Scenario], scheduler: str, *, faults: frozenset[str],
+                  checkpoint_dir: str) -> list[Any]:
+    """Run ``scenarios`` as the module docstring says; one ``RunResult`` per scenario."""
+    from spark_impl.reconfig import Executor, collect_results
+    from spark_impl.reconfig.retention import Retention
+    from spark_impl.reconfig.sinks import CallbackSink
+
+    jobs = [keyed_job(sc, family_of(sc, s)) for s, sc in enumerate(scenarios)]
+    table = os.path.join(checkpoint_dir, "table")
+    delivery = Delivery(table)
+    sink = CallbackSink(delivery, key_type="string", value_type="long")
+
+    def executor(resume: bool) -> Any:
+        return Executor(spark, jobs, scheduler, checkpoint_dir, faults=faults, sink=sink, retention=Retention(1),
+                        resume=resume)
+
+    delivery.executor = executor(False)
+    try:
+        delivery.executor.run()
+    except DriverCrash:
+        delivery.executor = executor(True)
+        delivery.executor.run()
+    rows = spark.read.parquet(table).collect() if os.path.isdir(table) else []
+    out: list[Any] = []
+    for result in collect_results(delivery.executor):
+        s = result.scenario_index
+        logs = {obj: delivery.logs.get(s, {}).get(obj, []) for obj in result.schedule.logs}
+        out.append(replace(
+            result,
+            outputs=[(r["operator"], r["txn"], decode(r["key"]), r["value"]) for r in rows if r["job"] == s],
+            schedule=Schedule({obj: tuple(Operation(op[0], op[1]) for op in ops) for obj, ops in logs.items()}),
+            senders={obj: tuple(op[2] if len(op) > 2 else None for op in ops) for obj, ops in logs.items()},
+            states={(op, decode(k)): v for (op, k), v in result.states.items()}))
+    return out

@@ -1,0 +1,166 @@
+"""The ``stepped`` path of :mod:`conformance.fries.frontends`: control messages released batch
+by batch, so the interleavings that need alignment happen on every run, not by timing luck.
+
+On Spark a control message (FCM) reaches an object once ``issued + delay(obj)`` has passed on
+the wall clock (``spark_impl.reconfig.control``), so whether two heads of one component
+switch micro-batches apart - the only time a member must align - depended on how long this
+machine's batches took (``missing-alignment`` was caught in about 1 case of 60). Here the
+harness owns the clock of each request instead:
+
+* every job gets ``fcm_delay`` = (:data:`FAR_MS` / 10, :data:`FAR_MS`): by the clock no FCM
+  ever arrives during a run (days), and the per-object delays (a seeded draw) give a fixed
+  *release order*. The seed is chosen (:func:`adversarial_seed`) so that the order is
+  downstream first: reconfigured objects far from the sources get their FCM before their
+  upstream ones (a wrong MCS or a naive switch then lets a transaction see the new version
+  downstream and the old one upstream);
+* before each micro-batch the harness moves the active request's ``issued`` back so that
+  exactly the objects up to the ``i``-th component head (in release order) see it, with
+  ``i`` = (batches since the request was made) // :data:`GAP`: heads of one component switch
+  :data:`GAP` batches apart while data keeps flowing, so a member holds back its early
+  parents' new-version input across batches and sees old-version input after the first
+  marker (wrong alignment, a wrong version tag or an any-parent rule is a cycle);
+* per-tuple costs and stragglers are dropped (they only served the timing); restarts stay,
+  and a request re-made after a restart (attempt + 1) is released from the start again;
+* after every batch the harness checks that no head switched before its release (the FCM
+  delivery hook itself): an early switch is an ``engine`` failure.
+
+Reported delays are meaningless here (``issued`` was moved) and are dropped from the results.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from typing import Any, Sequence
+
+from spec.fries.dataflow import OperatorKind
+from spec.fries.scenario import Scenario
+
+#: Upper FCM delay (ms): about 11.6 days, so no FCM arrives by the clock during a run.
+FAR_MS = 1e9
+#: Micro-batches between the releases of two heads of a request.
+GAP = 2
+#: Seeds tried by :func:`adversarial_seed`.
+SEEDS = 200
+_MAX_STEPS = 2000
+#: Objects whose delays are closer than this (s) are released together (none may see its
+#: FCM by the clock during a run).
+_TOGETHER_S = 3600.0
+
+
+def levels(scenario: Scenario) -> dict[str, int]:
+    """Distance of every non-source object from the sources (longest path)."""
+    flow = scenario.dataflow
+    level: dict[str, int] = {}
+    for name in flow.topological_order():
+        level[name] = 0 if flow.kind(name) is OperatorKind.SOURCE else \
+            1 + max((level[p] for p in flow.parents(name)), default=0)
+    return {obj: level[name] for name in flow.names if flow.kind(name) is not OperatorKind.SOURCE
+            for obj in scenario.objects(name)}
+
+
+def _entry(s: int, j: int, attempt: int, seed: int) -> Any:
+    from spark_impl.reconfig.control import ControlEntry
+
+    return ControlEntry(s, j, attempt, 0.0, 0, FAR_MS / 10, FAR_MS, seed)
+
+
+def adversarial_seed(scenario: Scenario, s: int) -> int:
+    """The FCM seed (of :data:`SEEDS`) whose release order for job index ``s`` is the most
+    downstream-first (pairs of objects at different levels released deeper one first; first
+    request, first and second attempt)."""
+    level = levels(scenario)
+    objs = sorted(level)
+    best, best_score = 0, -1
+    for seed in range(SEEDS):
+        score = 0
+        for attempt in (1, 2):
+            entry = _entry(s, 1, attempt, seed)
+            delay = {o: entry.delay_s(o) for o in objs}
+            score += sum(1 for a in objs for b in objs if level[a] > level[b] and delay[a] < delay[b])
+        if score > best_score:
+            best, best_score = seed, score
+    return best
+
+
+def stepped_job(scenario: Scenario, s: int) -> Any:
+    """The executor job of ``scenario`` at job index ``s`` with the harness's FCM timing."""
+    from spark_impl.reconfig import scenario_job
+
+    job = scenario_job(scenario)
+    timing = replace(job.timing, seed=adversarial_seed(scenario, s), fcm_delay=(FAR_MS / 10, FAR_MS),
+                     operator_cost={}, stragglers={})
+    return replace(job, timing=timing)
+
+
+class Releases:
+    """Per active request (job, request, attempt): batches seen and what was released."""
+
+    def __init__(self) -> None:
+        self.seen: dict[tuple[int, int, int], int] = {}
+        self.released: dict[tuple[int, int, int], set[str]] = {}
+        self.early: dict[int, str] = {}
+
+    def advance(self, executor: Any) -> dict[int, Any]:
+        """Release the next heads of every active request (module docstring); return the
+        active requests (job -> ``Active``) as they are before the batch."""
+        now = time.time()
+        active: dict[int, Any] = {}
+        for s, st in enumerate(executor.state):
+            a = st.live.active
+            if a is None or executor.scheduler == "epoch":
+                continue
+            active[s] = a
+            key = (s, a.j, a.attempt)
+            step = self.seen[key] = self.seen.get(key, -1) + 1
+            t = st.job.timing
+            entry = _entry(s, a.j, a.attempt, t.seed)
+            delay = {o: entry.delay_s(o) for o in a.required}
+            order = sorted(a.required, key=lambda o: delay[o])
+            heads = [o for o in order if o in set(a.heads)]
+            upto = step // GAP
+            last = delay[heads[upto]] if upto < len(heads) else max(delay.values(), default=0.0)
+            last = max([last] + [d for d in delay.values() if d - last < _TOGETHER_S])
+            a.issued = now - last
+            self.released[key] = {o for o in a.required if delay[o] <= last}
+        executor._publish()  # noqa: SLF001 - the harness owns the FCM clock (module docstring)
+        return active
+
+    def check(self, executor: Any, active: dict[int, Any]) -> None:
+        """Record a head that switched before its release (the first one per job): the requests
+        active before the batch, and those made during it (nothing of them was released)."""
+        made = {s: st.live.active for s, st in enumerate(executor.state)
+                if st.live.active is not None and s not in active and executor.scheduler != "epoch"}
+        for s, a in [*active.items(), *made.items()]:
+            released = self.released.get((s, a.j, a.attempt), set())
+            for obj in sorted(set(a.heads) & set(a.switched)):
+                if obj not in released and s not in self.early:
+                    self.early[s] = (f"head {obj} switched for R{a.j} (attempt {a.attempt}) before its control "
+                                     "message was delivered")
+
+
+def run_stepped(spark: Any, scenarios: Sequence[Scenario], scheduler: str, *, faults: frozenset[str],
+                checkpoint_dir: str) -> list[Any]:
+    """Run ``scenarios`` with FCMs released batch by batch; one ``RunResult`` (delays dropped)
+    or ``PathFailure`` per scenario."""
+    from spark_impl.reconfig import Executor, collect_results
+
+    from conformance.fries.frontends import PathFailure
+
+    executor = Executor(spark, [stepped_job(sc, s) for s, sc in enumerate(scenarios)], scheduler, checkpoint_dir,
+                        faults=faults)
+    releases = Releases()
+    for _ in range(_MAX_STEPS):
+        if executor.done():
+            break
+        with executor.lock:
+            active = releases.advance(executor)
+        executor.step()
+        releases.check(executor, active)
+    else:
+        raise RuntimeError(f"stepped jobs not finished after {_MAX_STEPS} batches")
+    out: list[Any] = []
+    for result in collect_results(executor):
+        early = releases.early.get(result.scenario_index)
+        out.append(PathFailure(result.scenario_index, early) if early else replace(result, delays_ms=()))
+    return out
