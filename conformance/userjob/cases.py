@@ -15,8 +15,8 @@ source, a subsequence of the requests at sorted random moments, a batch size, an
 restart / reorder profiles, on a stand-in scenario with the job's dataflow, workers and tuple
 count). ``race=True`` draws the ``race`` profile (control messages spread over seconds, a cost
 per tuple) on long windows with requests early enough that data keeps flowing through every
-head after the first switched: where an unaligned switch shows (cf. the Fries suite's race
-section). :func:`case_job` turns a case into the executor's :class:`~spark_impl.reconfig.Job`
+head after the first switched, half of them with the alignment probes' pacing
+(:func:`probe_timing`): where an unaligned switch shows (cf. the Fries suite's race section). :func:`case_job` turns a case into the executor's :class:`~spark_impl.reconfig.Job`
 with every user call guarded (:mod:`conformance.userjob.guard`); source reordering within
 ``reorder_bound`` is :func:`spec.fries.reorder.reordered_ingestion`'s permutation.
 """
@@ -36,6 +36,7 @@ from spec.jsonio import expect_int, expect_list, expect_object, reject_unknown_k
 
 from conformance.fries.reductions import _delete, _set, _timing_moves
 from conformance.fries.scenario_json import timing_to_json
+from conformance.generators.alignment import PROBE_FCM_DELAY, PROBE_HEAD_COST
 from conformance.generators.timing import draw_timing
 from conformance.userjob.guard import GuardedLogic, GuardedTransform, UserCodeError
 from conformance.userjob.load import JobUnderTest
@@ -122,10 +123,24 @@ def case_strategy(under: JobUnderTest, race: bool = False) -> st.SearchStrategy[
         ats = sorted(draw(st.lists(st.integers(1 if race else 0, latest), min_size=len(chosen),
                                    max_size=len(chosen))))
         timing = draw_timing(draw, stand_in(under, n), "race" if race else None)
+        if race and draw(st.booleans()):
+            timing = probe_timing(under, [index for index in chosen], timing)
         batch = draw(st.sampled_from((2, 3, 4) if race else BATCH_SIZES))
         return case_to_json(Case(tuple(range(start, start + n)), tuple(zip(chosen, ats)), batch, timing))
 
     return draw()
+
+
+def probe_timing(under: JobUnderTest, requests: list[int], timing: Timing) -> Timing:
+    """The alignment probes' pacing (:mod:`conformance.generators.alignment`) on the user's
+    job: control messages spread over seconds and a slow *head* - every reconfigured operator
+    with no reconfigured ancestor in its request - so the heads switch micro-batches apart
+    while their members keep receiving old-version input."""
+    flow = under.job.dataflow
+    heads = {op for j in requests for op in under.requests[j].updates
+             if not flow.ancestors(op) & set(under.requests[j].updates)}
+    cost = {**timing.operator_cost, **{op: PROBE_HEAD_COST for op in heads}}
+    return replace(timing, operator_cost=cost, fcm_delay=PROBE_FCM_DELAY)
 
 
 def _guard_request(request: Request, txn: str) -> Request:

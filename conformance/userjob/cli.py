@@ -31,6 +31,17 @@ def run_job(args: argparse.Namespace) -> int:
 
     if args.engine not in ("auto", "spark"):
         raise InputError(f"a user job runs on the spark engine only, not {args.engine!r}", "--engine")
+    if args.list_faults:
+        from spark_impl.faults import FAULTS
+        from spark_impl.reconfig.api import RECONFIG_FAULTS
+
+        if args.json:
+            print_json(sorted(RECONFIG_FAULTS))
+        else:
+            print("seeded faults for user jobs (inject with --inject-fault NAME):")
+            for name in sorted(RECONFIG_FAULTS):
+                print(f"  {name:<26} {FAULTS[name]}")
+        return 0
     faults = frozenset(args.inject_fault)
     check_faults(faults)
     if args.replay:
