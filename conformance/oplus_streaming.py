@@ -17,7 +17,9 @@ user's stream arrives:
 * each reconfiguration ``{"watermark": w, "parallelism": p}`` is requested *while the query
   runs* (``run.rescale(p, job=i, watermark=w)``), just before the file whose batch first
   reaches ``w`` lands (the test harness knows its data; the query only learns it from the
-  data), and the query applies it at that batch's boundary;
+  data), and the query applies it at that batch's boundary; one that only the end of the
+  stream reaches is requested before the last file and must not be applied. The number the
+  query applied (its commit record) is reported to the suite's ``applied`` oracle;
 * the driver "crashes" at each of :data:`spark_impl.oplus.streaming.CRASH_POINTS` in turn
   (after the round, after the commit, after the sink write) on files 2, 3 and 4, and a new
   query is started on the same checkpoint each time: a restart must neither lose nor
@@ -92,11 +94,12 @@ def run_live(spark: Any, cases: Sequence[SparkCase], faults: frozenset[str] = fr
     jobs = [oplus_job(c["operator"], c["WA"], c["WS"], WT=c.get("WT"), parallelism=c["parallelism"],
                       params=c.get("params"), sources=len(c["inputs"])) for c, _ in cases]
     requests: dict[int, list[tuple[int, int, int]]] = {}
+    files = stream_files(cases)
     for job, case in enumerate(cases):
         for change in case[0].get("reconfigurations", []):
-            at = request_file(case, change["watermark"])
-            if at is not None:
-                requests.setdefault(at, []).append((job, change["parallelism"], change["watermark"]))
+            at = request_file(case, change["watermark"])  # None: only the end reaches it (must not apply)
+            requests.setdefault(len(files) - 1 if at is None else at, []).append(
+                (job, change["parallelism"], change["watermark"]))
     base = tempfile.mkdtemp(prefix="streamproof-oplus-live-", dir=workdir)
     source_dir, checkpoint, table = (os.path.join(base, n) for n in ("in", "ckpt", "out"))
     os.makedirs(source_dir)
@@ -109,7 +112,7 @@ def run_live(spark: Any, cases: Sequence[SparkCase], faults: frozenset[str] = fr
     run = start()
     pending_crashes = list(CRASH_POINTS) if crashes else []
     try:
-        for index, rows in enumerate(stream_files(cases)):
+        for index, rows in enumerate(files):
             for job, size, watermark in requests.get(index, []):
                 run.rescale(size, job=job, watermark=watermark)
             if index >= 2 and pending_crashes:
@@ -124,7 +127,7 @@ def run_live(spark: Any, cases: Sequence[SparkCase], faults: frozenset[str] = fr
                 run = start()
                 run.query.processAllAvailable()
         run.stop()
-        return _read_back(spark, table, len(cases))
+        return _read_back(spark, table, _applied(checkpoint, len(cases)))
     finally:
         try:
             run.stop()
@@ -132,8 +135,22 @@ def run_live(spark: Any, cases: Sequence[SparkCase], faults: frozenset[str] = fr
             shutil.rmtree(base, ignore_errors=True)
 
 
-def _read_back(spark: Any, table: str, count: int) -> list[SparkSeen]:
-    seen: list[SparkSeen] = [([], [], None) for _ in range(count)]  # None: reconfigurations applied not reported
+def _applied(checkpoint: str, count: int) -> list[int]:
+    """Per job, the rescale requests the query applied (from its last commit record)."""
+    from spark_impl.oplus.streaming_log import Log
+
+    log = Log(checkpoint)
+    record = log.latest()
+    done = set(record.applied) if record is not None else set()
+    per_job = [0] * count
+    for request in log.requests():
+        if request["id"] in done:
+            per_job[int(request["job"])] += 1
+    return per_job
+
+
+def _read_back(spark: Any, table: str, applied: list[int]) -> list[SparkSeen]:
+    seen: list[SparkSeen] = [([], [], n) for n in applied]
     if not os.path.exists(table):
         return seen
     for r in spark.read.parquet(table).select("job", "batch", "instance", "ts", "key", "value").collect():

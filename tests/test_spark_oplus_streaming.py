@@ -157,3 +157,82 @@ def test_route_key_types() -> None:
     assert all(route_key(k, 7) == instance_of(k, 7) for k in ("a", "dé", ""))
     assert route_key(12, 5) == 2 and route_key(("a", 1), 4) == route(("a", 1), 4)
     assert plain(["a", [1, 2]]) == ("a", (1, 2))
+
+
+_DRIVER = '''
+import sys
+from spark_impl.session import get_or_create_session
+from spark_impl.oplus.streaming import start_oplus_query
+from spark_impl.oplus.streaming_jobs import oplus_job
+from spark_impl.reconfig.sinks import ParquetSink
+
+source, checkpoint, table, rescale = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+spark = get_or_create_session(app_name="oplus-live-driver", master="local[2]")
+stream = spark.readStream.schema("ts long, end boolean, text string").option("maxFilesPerTrigger", 1).json(source)
+run = start_oplus_query(spark, stream, [oplus_job("wordcount", 2, 6, WT="single", parallelism=2)],
+                        checkpoint_dir=checkpoint, sink=ParquetSink(table, value_type="long"))
+if rescale:
+    run.rescale(rescale)
+print("started", flush=True)
+run.query.awaitTermination()
+'''
+
+
+@pytest.mark.slow
+def test_a_killed_driver_process_restarts_exactly_once(spark: Any, tmp_path: Any) -> None:
+    """A real driver process (its own SparkSession) killed with SIGKILL mid-stream, restarted
+    on the same checkpoint: the Parquet table equals the sequential reference."""
+    import signal
+    import subprocess
+    import sys
+
+    from conformance.oplus_suite import reference_rows
+    from spark_impl.oplus.streaming_log import Log
+
+    source, checkpoint, table = (str(tmp_path / n) for n in ("in", "ckpt", "out"))
+    os.makedirs(source)
+    script = tmp_path / "driver.py"
+    script.write_text(_DRIVER)
+    rng = random.Random(5)
+    items, ts = [], 0
+    for _ in range(60):
+        ts += rng.randint(0, 2)
+        items.append({"ts": ts, "text": " ".join(rng.choice("abcde") for _ in range(rng.randint(1, 3)))})
+    chunks = [items[i:i + 5] for i in range(0, len(items), 5)]
+    for f, chunk in enumerate(chunks):
+        rows = chunk + ([{"end": True}] if f == len(chunks) - 1 else [])
+        _land(source, f, rows)
+        os.utime(os.path.join(source, f"part-{f:03d}.json"), (1_000_000 + f, 1_000_000 + f))
+    log = Log(checkpoint)
+
+    def driver(rescale: int) -> Any:
+        return subprocess.Popen([sys.executable, str(script), source, checkpoint, table, str(rescale)],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+
+    first = driver(3)
+    try:
+        deadline = time.time() + 600
+        while len(log.committed()) == 0 or log.committed()[-1] < 3:
+            assert time.time() < deadline and first.poll() is None, "the first driver made no progress"
+            time.sleep(0.2)
+        time.sleep(rng.random())  # somewhere inside a later batch
+    finally:
+        os.killpg(first.pid, signal.SIGKILL)
+        first.wait()
+    killed_at = log.committed()[-1]
+    second = driver(0)
+    try:
+        deadline = time.time() + 600
+        while log.delivered() < len(chunks) - 1:
+            assert time.time() < deadline and second.poll() is None, "the restarted driver did not finish"
+            time.sleep(0.5)
+    finally:
+        os.killpg(second.pid, signal.SIGKILL)
+        second.wait()
+    status = log.latest()
+    assert status is not None and killed_at < len(chunks) - 1
+    assert [(r["before"], r["after"]) for r in status.rescales] == [(2, 3)]
+    got = Counter((int(r["ts"]), r["key"], json.dumps(int(r["value"])))
+                  for r in spark.read.parquet(table).collect())
+    case = {"operator": "wordcount", "WA": 2, "WS": 6, "WT": "single", "parallelism": 1, "inputs": [items]}
+    assert got == Counter(reference_rows(case, "sequential"))

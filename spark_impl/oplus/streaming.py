@@ -122,6 +122,10 @@ class OplusStreamingRun:
             pass
         self.query.stop()
 
+    def _refuse_after_stop(self, batch_id: int) -> None:
+        if self.stopping.is_set():
+            raise StreamStopped(f"batch {batch_id} started after stop(); it is replayed after a restart")
+
     def _maybe_crash(self, point: str) -> None:
         if self.crash == point:
             self.crash = None
@@ -146,11 +150,9 @@ class _Handler:
         self.keep = keep
 
     def __call__(self, df: Any, batch_id: int) -> None:
-        run = self.run_ref[0]
+        run, started = self.run_ref[0], time.perf_counter()
         with run.busy:
-            if run.stopping.is_set():
-                raise StreamStopped(f"batch {batch_id} started after stop(); it is replayed after a restart")
-            started = time.perf_counter()
+            run._refuse_after_stop(batch_id)
             last = run.log.latest()
             if last is not None and batch_id <= last.batch:
                 run.replayed.append(batch_id)
