@@ -23,6 +23,7 @@ from spec.errors import InputError
     (["nemesis", "--faults", ","], "no fault named"),
     (["nemesis", "--minutes", "0"], "--minutes"),
     (["nemesis", "--cases", "0"], "--cases"),
+    (["nemesis", "--jobs", "fries,nope"], "--jobs"),
 ])
 def test_bad_input_is_one_line_exit_2(argv: list[str], where: str, capsys: pytest.CaptureFixture[str]) -> None:
     from conformance.cli.main import main

@@ -1,7 +1,7 @@
 """The driver script the nemesis submits (``spark-submit --deploy-mode client``): rounds of
 conformance-checked jobs until told to stop, every step reported as a JSON line.
 
-Round ``r`` runs job ``JOBS[r % 3]`` on ``--cases`` random cases drawn from ``seed * 1000 + r``
+Round ``r`` runs job ``jobs[r % len(jobs)]`` (``--jobs``, default ``fries,oplus,dgs``) on ``--cases`` random cases drawn from ``seed * 1000 + r``
 (so a relaunched driver redraws exactly the cases of the round it resumes):
 
 * ``fries``: Fries scenarios (random reconfigurations, timing, simulated job restarts) through
@@ -118,7 +118,7 @@ def oplus_round(spark: Any, cases: int, seed: int, emit: Emit, r: int) -> list[d
         setattr(oplus_driver, "_handover", traced)
     try:
         drawn = draw_cases(oplus_cases(), cases, seed)
-        return judge_oplus(drawn, spark_engine(frozenset(), spark)(drawn))
+        return judge_oplus(drawn, spark_engine(frozenset(), spark))
     finally:
         if original is not None:
             setattr(oplus_driver, "_handover", original)
@@ -135,7 +135,7 @@ def dgs_round(spark: Any, cases: int, seed: int) -> list[dict[str, Any]]:
 
 def run_round(spark: Any, args: argparse.Namespace, r: int, resume: bool, emit: Emit) -> None:
     """One round: announce, run, judge, report (a raise is the round's failure)."""
-    job = JOBS[r % len(JOBS)]
+    job = args.jobs[r % len(args.jobs)]
     seed = args.seed * 1000 + r
     directory = os.path.join(args.out, f"round-{r}")
     emit("round", round=r, job=job, dir=directory, resume=resume)
@@ -160,6 +160,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--executors", type=int, default=2)
     parser.add_argument("--start-round", type=int, default=0)
     parser.add_argument("--resume", action="store_true")
+    parser.add_argument("--jobs", type=lambda text: text.split(","), default=list(JOBS))
     args = parser.parse_args(argv)
 
     from conformance.cluster.job import wait_for_executors
@@ -167,13 +168,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     emit = Events(os.path.join(args.out, "events.jsonl"))
     spark = get_or_create_session(app_name="streamproof-nemesis")
+    # O+ and DGS state then survives an executor loss (spark_impl.lineage)
+    spark.sparkContext.setCheckpointDir(os.path.join(args.out, "rdd-checkpoints"))
     registered = wait_for_executors(spark, args.executors, 300.0)
     emit("driver", executors=registered, start_round=args.start_round, resume=args.resume)
     stop = threading.Event()
     threading.Thread(target=heartbeat, args=(spark, emit, stop), daemon=True).start()
     r, resume = args.start_round, args.resume
     while not os.path.exists(os.path.join(args.out, "stop")):
-        run_round(spark, args, r, resume and JOBS[r % len(JOBS)] == "fries", emit)
+        run_round(spark, args, r, resume and args.jobs[r % len(args.jobs)] == "fries", emit)
         r, resume = r + 1, False
     stop.set()
     emit("stopped", next_round=r)

@@ -6,8 +6,8 @@ Per run a dict ``{"failures": ["oracle: summary", ...], "lost", "duplicated", "s
 * Fries: :func:`conformance.fries.oracles.judge` (schedule complete, conflict-serializable,
   FIFO channels, outputs equal the serial execution in the witness order, exactly once,
   states); ``serializable`` is its verdict on the run's schedule;
-* O+: outputs equal the sequential reference's (as :mod:`conformance.oplus_suite` compares
-  them); an engine crash is an ``engine`` failure;
+* O+: :func:`conformance.oplus_suite.spark_discrepancies` (outputs equal the sequential
+  reference's, each emitted in its round by its instance); an engine crash is a failure;
 * DGS: :func:`conformance.dgs_suite.judge` (outputs equal ``spec(sort(u))``, processed trace,
   final state).
 
@@ -59,23 +59,30 @@ def judge_fries(scenarios: Sequence[Any], results: Sequence[Any]) -> list[dict[s
     return runs
 
 
-def judge_oplus(drawn: Sequence[tuple[dict[str, Any], int]], observed: Sequence[Any]) -> list[dict[str, Any]]:
-    """Judge O+ runs (rows or a :class:`~conformance.crashes.Crash` each) against the
-    sequential reference."""
-    from conformance.crashes import Crash
-    from conformance.matcher import compare
-    from conformance.oplus_suite import reference_rows
+def judge_oplus(drawn: Sequence[tuple[dict[str, Any], int]], engine: Any) -> list[dict[str, Any]]:
+    """Run O+ cases through the O+ suite's Spark ``engine`` (a
+    :class:`~conformance.crashes.Guard`) and judge them with
+    :func:`conformance.oplus_suite.spark_discrepancies` (outputs equal the sequential
+    reference's, emitted in the right round by the right instance); the rows each case
+    produced are recorded on the way for the lost / duplicated counts."""
+    from conformance.oplus_suite import reference_rows, spark_discrepancies
 
+    rows: dict[int, list[Any]] = {}
+    inner = engine.run
+
+    def recording(cases: Sequence[Any]) -> Any:
+        seen = inner(cases)
+        for case, got in zip(cases, seen):
+            rows[id(case)] = list(got[0])
+        return seen
+
+    engine.run = recording
     runs = []
-    for (case, _), got in zip(drawn, observed):
-        if isinstance(got, Crash):
-            runs.append(_run([f"engine: {got.explain()}"], None))
-            continue
-        expected = reference_rows(case, "sequential")
-        mismatch = compare(expected, got)
-        failures = [] if mismatch is None else ["outputs: differ from the sequential reference: "
-                                                + mismatch.explain(str).splitlines()[0]]
-        runs.append(_run(failures, lost_duplicated(expected, got)))
+    for item, problem in zip(drawn, spark_discrepancies(drawn, engine)):
+        failures = [] if problem is None else [problem.splitlines()[0]]
+        got = rows.get(id(item))
+        counts = None if got is None else lost_duplicated(reference_rows(item[0], "sequential"), got)
+        runs.append(_run(failures, counts))
     return runs
 
 

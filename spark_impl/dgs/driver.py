@@ -42,6 +42,7 @@ from spark_impl.dgs.tasks import (
     Layout, Slot, Sync, collect_slots, final_states, gather, initial_states, leaf_segment, synchronize,
 )
 from spark_impl.dgs.topology import Topology, topology
+from spark_impl.lineage import cut_lineage
 from spark_impl.sink import read_parts
 
 
@@ -227,10 +228,10 @@ def _step(sc: Any, layout: Layout, rdd: Any, pairs: dict[int, Pair], sink: str, 
 
 
 def _materialize(rdd: Any) -> Any:
-    """Compute once, cut the lineage (persist first: see spark_impl.oplus.driver); a user
-    function's exception inside a task becomes the program's one-line InputError."""
-    rdd.persist()
-    rdd.localCheckpoint()
+    """Compute once, cut the lineage (:func:`spark_impl.lineage.cut_lineage`: survives an
+    executor loss when the context has a checkpoint directory); a user function's exception
+    inside a task becomes the program's one-line InputError."""
+    cut_lineage(rdd)
     try:
         rdd.count()
     except Exception as error:  # noqa: BLE001 - Py4J wraps the task's exception

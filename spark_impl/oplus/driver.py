@@ -12,7 +12,7 @@ of state partitions while a job runs, so the stream runs as a sequence of rounds
 2. ``states.zip(tuples)`` pairs each instance's state with its tuples *without moving the
    state* (a narrow dependency); each task runs :func:`~spark_impl.oplus.instance.process`,
    writes its outputs to the sink and returns the new state;
-3. the new states are materialized and their lineage cut (``localCheckpoint``), the old ones
+3. the new states are materialized and their lineage cut (``spark_impl.lineage``), the old ones
    released.
 
 The driver never sees tuples after the source nor any output until the end: outputs go to a
@@ -42,6 +42,7 @@ from spec.errors import InputError
 from spec.oplus.scenario import Scenario, instance_of, parse_scenario
 
 from spark_impl.faults import OPLUS_FAULTS, check_faults
+from spark_impl.lineage import cut_lineage
 from spark_impl.oplus.feed import Feed
 from spark_impl.sink import read_parts, write_part
 from spark_impl.oplus.instance import PartitionState, ScenarioRound, owners, process
@@ -139,11 +140,10 @@ def run_batch(spark: Any, scenarios: Sequence[Any], *, faults: Iterable[str] = (
 
 
 def _materialize(rdd: Any) -> Any:
-    """Compute ``rdd`` once and cut its lineage. ``persist`` first: PySpark pipelines Python
-    functions into their parent unless the RDD is marked cached, which would bypass the
-    local checkpoint."""
-    rdd.persist()
-    rdd.localCheckpoint()
+    """Compute ``rdd`` once and cut its lineage (:func:`spark_impl.lineage.cut_lineage`:
+    reliably checkpointed when the context has a checkpoint directory, so the state survives
+    the loss of an executor)."""
+    cut_lineage(rdd)
     rdd.count()
     return rdd
 

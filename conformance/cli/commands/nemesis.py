@@ -36,6 +36,8 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     parser.add_argument("--faults", default=None, help="comma-separated fault names (default all)")
     parser.add_argument("--seed", type=int, default=0, help="seed of faults, moments and cases (default 0)")
     parser.add_argument("--cases", type=int, default=3, help="random cases per round (default 3)")
+    parser.add_argument("--jobs", default="fries,oplus,dgs",
+                        help="the jobs the rounds cycle through (default fries,oplus,dgs)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(handler=run)
 
@@ -49,6 +51,10 @@ def validate(args: argparse.Namespace) -> tuple[str, ...]:
         raise InputError(f"must be more than 0 and at most 1440, got {args.minutes}", "--minutes")
     if not 1 <= args.cases <= 50:
         raise InputError(f"must be between 1 and 50, got {args.cases}", "--cases")
+    jobs = [job.strip() for job in args.jobs.split(",") if job.strip()]
+    if not jobs or any(job not in ("fries", "oplus", "dgs") for job in jobs):
+        raise InputError(f"expected a comma-separated list of fries, oplus, dgs, got {args.jobs!r}", "--jobs")
+    args.jobs = ",".join(jobs)
     return parse_faults(args.faults)
 
 
@@ -71,7 +77,8 @@ def run(args: argparse.Namespace) -> int:
             try:
                 cluster.start()
                 say(f"cluster {cluster.master_url} up in {cluster.started_s:.1f} s")
-                nemesis = Nemesis(cluster, NemesisConfig(args.minutes, faults, args.seed, args.cases), say)
+                nemesis = Nemesis(cluster, NemesisConfig(args.minutes, faults, args.seed, args.cases,
+                                                             tuple(args.jobs.split(","))), say)
                 nemesis.run()
                 results = list(nemesis.events.results)
             finally:
