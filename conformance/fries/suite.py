@@ -32,7 +32,9 @@ from conformance.fries.frontends import applicable, prepare
 from conformance.fries.oracles import Judgement, judge
 from conformance.fries.reductions import candidates, size
 from conformance.fries.scenario_json import scenario_to_json
-from conformance.generators.alignment import PRUNING_SHAPES, alignment_probes, is_probe_shaped, pruning_probes, pruning_shape
+from conformance.generators.alignment import (
+    PRUNING_SHAPES, alignment_probes, is_probe_shaped, pruning_probes, pruning_shape, with_second_request,
+)
 from conformance.generators.streams import stretch, stretched
 from conformance.generators.timing import with_timing
 from conformance.regression import save_case
@@ -143,15 +145,20 @@ def run_fries_suite(config: FriesConfig, *, progress: Progress | None = None, sp
     races = round(config.cases * config.race_fraction)
     paths = path_section(strategy, config)
     if not isinstance(race_strategy(), str) and config.cases >= PATHS_FROM and config.scheduler != "epoch":
-        paths.append(("stepped", stepped_section(config)))
+        stepped = stepped_section(config)
+        # the epoch path runs the stepped cases first, at the same job indices, in the same
+        # process: a cache or state shared between schedulers then hands epoch's answers to fries
+        paths = [(p, stepped + c if p == "epoch" else c) for p, c in paths] + [("stepped", stepped)]
     race = race_strategy()
     usual = max(0, config.cases - races - sum(len(cases) for _, cases in paths))
     scenarios = [honest_claims(s) for s in draw_cases(strategy, usual, config.seed)]
     batches = [(o, min(o + config.batch_size, usual), "planned") for o in range(0, usual, max(1, config.batch_size))]
+    early: list[tuple[int, int, str]] = []
     for path, cases in paths:
         # the deterministic sections first: a fail-fast run (mutation testing) stops early
-        batches.insert(0 if path in EARLY_PATHS else len(batches), (len(scenarios), len(scenarios) + len(cases), path))
+        (early if path in EARLY_PATHS else batches).append((len(scenarios), len(scenarios) + len(cases), path))
         scenarios += cases
+    batches = sorted(early, key=lambda b: EARLY_PATHS.index(b[2])) + batches
     race_start = len(scenarios)
     if not isinstance(race, str):
         scenarios += race_section(race, races, config)
@@ -214,8 +221,9 @@ def path_section(strategy: st.SearchStrategy[Scenario], config: FriesConfig) -> 
     return out
 
 
-#: Paths run before the usual cases (deterministic teeth, cheap: fail-fast runs stop early).
-EARLY_PATHS = ("stepped", "sink")
+#: Paths run before the usual cases, in this order (deterministic teeth, cheap: fail-fast runs
+#: stop early; ``epoch`` runs the stepped cases before ``stepped`` does).
+EARLY_PATHS = ("epoch", "stepped", "sink")
 
 #: The ``stepped`` path's cases (one batch; :mod:`conformance.fries.stepped`) by kind: alignment
 #: probes, every MCS pruning shape and race cases; every other case has a restart while its
@@ -232,7 +240,9 @@ def stepped_section(config: FriesConfig) -> list[Scenario]:
         strategy = alignment_probes() if kind == "alignment" else pruning_probes(kind) if kind != "race" else race
         if isinstance(strategy, str):
             continue
-        drawn += draw_cases(strategy, n + 1, config.seed * 1009 + 31 * number + 5)[1:]
+        cases = draw_cases(strategy, n + 1, config.seed * 1009 + 31 * number + 5)[1:]
+        # two probes make a second request on the same component (alignment afresh)
+        drawn += [with_second_request(c) if kind == "alignment" and i in (1, 2) else c for i, c in enumerate(cases)]
     return [honest_claims(restart_during_request(sc, 4 * (1 + i % 3)) if i % 2 else sc) for i, sc in enumerate(drawn)]
 
 

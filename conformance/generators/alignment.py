@@ -25,11 +25,12 @@ oracle reports. Functions, state transformations, keys and values are drawn.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from hypothesis import strategies as st
 
-from spec.fries.scenario import Scenario, scenario_from_json
+from spec.fries.scenario import Reconfiguration, Scenario, SourceTuple, scenario_from_json
 
 #: FCM delivery delays (ms on Spark, time units in the simulator): wide, so heads of one
 #: component switch micro-batches apart.
@@ -79,6 +80,19 @@ def alignment_probes(draw: st.DrawFn) -> Scenario:
         "timing": {"seed": draw(st.integers(0, 2**16)), "operator_cost": {"X": PROBE_HEAD_COST},
                    "fcm_delay": list(PROBE_FCM_DELAY)},
     }, "alignment probe")
+
+
+def with_second_request(probe: Scenario, after: int = 12) -> Scenario:
+    """``probe`` with a second request reconfiguring the same operators again ``after`` tuples
+    after the first (the source grows by ``after`` tuples of the same key pattern, so data
+    still reaches every head while the second request's heads switch). A member must align
+    afresh for it: markers of the first request do not count for the second."""
+    (first,) = probe.reconfigurations
+    (name, tuples), = probe.sources.items()
+    extra = tuple(SourceTuple(f"{name}:{len(tuples) + i}", t.key, t.value)
+                  for i, t in enumerate(tuples[:after]))
+    return replace(probe, sources={name: tuples + extra},
+                   reconfigurations=(first, Reconfiguration(first.at + after, first.updates)))
 
 
 #: The MCS pruning shapes of Fries Alg. 4 a run must contain (:func:`pruning_probes`).
