@@ -68,16 +68,21 @@ class ControlEntry:
                             int(raw["epoch_batch"]), float(raw["fcm"][0]), float(raw["fcm"][1]), int(raw["seed"]))
 
 
+def control_path(directory: str) -> str:
+    """The control store of a checkpoint directory."""
+    return os.path.join(directory, CONTROL_FILE)
+
+
 def write_control(directory: str, entries: Sequence[ControlEntry]) -> None:
     """Driver side: publish the active requests (atomic rewrite)."""
-    write_json_atomic(os.path.join(directory, CONTROL_FILE), {"requests": [e.to_json() for e in entries]}, indent=None)
+    write_json_atomic(control_path(directory), {"requests": [e.to_json() for e in entries]}, indent=None)
 
 
 class ControlReader:
     """Task side: a cached view of the control file, refreshed by :meth:`poll`."""
 
     def __init__(self, directory: str) -> None:
-        self.path = os.path.join(directory, CONTROL_FILE)
+        self.path = control_path(directory)
         self._stamp: tuple[int, int, int] | None = None
         self._checked = 0.0
         self.by_scenario: dict[int, ControlEntry] = {}

@@ -2,8 +2,9 @@
 
 One :class:`Executor` runs many jobs (e.g. many scenarios) in the *same* Spark jobs: a
 micro-batch is one Spark job with one stage per operator level, every stage holding the
-objects of every job at that level. The driver only coordinates: it ships offsets and the
-batch plan, never data; tasks read sources, state and write their own files.
+objects of every job at that level (the sources are read by the first level's tasks
+themselves, :data:`FUSE_MAX_PARTITIONS`). The driver only coordinates: it ships offsets and
+the batch plan, never data; tasks read sources, state and write their own files.
 
 Requests: a job's planned request ``j`` is made once ``at`` tuples were ingested (ingestion
 pauses at ``at`` while an earlier request of the job is still in progress, so ``at`` keeps its
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from spec.errors import InputError
-from spark_impl.reconfig.control import ControlEntry, write_control
+from spark_impl.reconfig.control import ControlEntry, control_path, write_control
 from spark_impl.reconfig.layout import (
     layout, partition_of, roles, save_jobs, save_request,
 )
@@ -41,6 +42,11 @@ from spark_impl.reconfig.task import STATS, BatchPlan, ensure_dirs, stage_functi
 from spark_impl.reconfig.validate import validate_request
 
 SCHEDULERS = ("fries", "epoch", "naive")
+FUSE_MAX_PARTITIONS = 8
+"""Up to this many partitions the source is read by the first operator stage itself (every
+task reads the batch's source tuples and keeps its own: one Spark stage less per batch,
+issue 17); above it a source stage reads each job's tuples once and shuffles them.
+``Executor(fuse_source=...)`` overrides the choice."""
 
 
 @dataclass
@@ -58,7 +64,8 @@ class Executor:
 
     def __init__(self, spark: Any, jobs: Sequence[Job], scheduler: str, checkpoint_dir: str, *,
                  faults: frozenset[str] = frozenset(), partitions: int | None = None, resume: bool = False,
-                 sink: Sink | None = None, retention: Retention | None = None) -> None:
+                 sink: Sink | None = None, retention: Retention | None = None,
+                 fuse_source: bool | None = None) -> None:
         if scheduler not in SCHEDULERS:
             raise InputError(f"unknown scheduler {scheduler!r} (expected one of {', '.join(SCHEDULERS)})")
         self.spark = spark
@@ -83,6 +90,9 @@ class Executor:
         self.running = False
         self._step_error: list[BaseException] = []
         self._user_made: set[int] = set()
+        self._published: list[ControlEntry] | None = None  # last control.json written
+        self._empty: Any = None
+        self.fuse_source = self.partitions <= FUSE_MAX_PARTITIONS if fuse_source is None else fuse_source
         self.state: list[_Job] = []
         restored = read_progress(self.directory) if resume else None
         base: dict[int, int] = {}
@@ -148,7 +158,10 @@ class Executor:
                 continue
             t = st.job.timing
             entries.append(ControlEntry(s, a.j, a.attempt, a.issued, a.epoch_batch, t.fcm_delay[0], t.fcm_delay[1], t.seed))
+        if entries == self._published and os.path.exists(control_path(self.directory)):
+            return  # unchanged: tasks would re-read the same entries (most batches have none)
         write_control(self.directory, entries)
+        self._published = entries
 
     # --- one micro-batch -------------------------------------------------------------------
 
@@ -161,11 +174,13 @@ class Executor:
         with self.lock:
             plan, make_now = self._plan()
         ensure_dirs(plan)
-        rdd = self.sc.parallelize(range(self.partitions), self.partitions).mapPartitionsWithIndex(
-            lambda part, _: iter(()))
-        for level in range(0, self.depth + 1):
+        if self._empty is None:  # P empty partitions, the first stage's input (built once)
+            self._empty = self.sc.parallelize([], self.partitions)
+        rdd = self._empty
+        first = 1 if plan.fused else 0
+        for level in range(first, self.depth + 1):
             fn = stage_function(plan, level)
-            if level == 0:
+            if level == first:
                 rdd = rdd.mapPartitionsWithIndex(fn)
             else:
                 rdd = rdd.partitionBy(self.partitions, lambda k: k).mapPartitionsWithIndex(fn)
@@ -264,7 +279,8 @@ class Executor:
                 flush.add(s)
         base, self._base = self._base, {}
         plan = BatchPlan(self.g, self.directory, self.jobs_path, self.jobs_stamp, self.partitions, self.scheduler,
-                         self.faults, ranges, frozenset(active), frozenset(flush), base)
+                         self.faults, ranges, frozenset(active), frozenset(flush), base,
+                         fused=self.fuse_source and self.depth >= 1, announce=bool(make_now))
         return plan, make_now
 
     def _absorb(self, plan: BatchPlan, stats: list[Any]) -> None:

@@ -23,6 +23,7 @@ Per object and batch (Fries Alg. 2-4 in micro-batch form):
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
 from dataclasses import dataclass, field
@@ -58,6 +59,8 @@ class BatchPlan:
     active: frozenset[int]                      # jobs whose objects run in this batch
     flush: frozenset[int]                       # jobs whose blocking operators flush now
     base: dict[int, int] = field(default_factory=dict)  # job -> batch to load state from (restart)
+    fused: bool = False      # no source stage: level-1 tasks read the source (see source_stage)
+    announce: bool = True    # level-1 tasks create their start markers (the driver waits for one)
 
 
 _READERS: dict[str, ControlReader] = {}
@@ -71,10 +74,16 @@ def _reader(directory: str) -> ControlReader:
 
 
 def source_stage(plan: BatchPlan, part: int) -> Iterator[tuple[int, Record]]:
-    """Stage 0: read this batch's source tuples of the jobs owned by partition ``part``."""
+    """Stage 0: read this batch's source tuples of the jobs owned by partition ``part``.
+
+    Fused (``plan.fused``, the driver's choice for few partitions): there is no stage 0 and
+    no shuffle after it; every level-1 task reads every job's tuples of the batch and keeps
+    those routed to its own partition - the same records, in the same order, reach the same
+    partition as through the shuffle, for one Spark stage less per micro-batch (sources are
+    replayable, so reading a tuple twice gives the same tuple)."""
     jobs, layouts = load_jobs(plan.jobs_path, plan.jobs_stamp)
     for s, (lo, hi) in sorted(plan.ranges.items()):
-        if partition_of(s, "", plan.partitions) != part:
+        if not plan.fused and partition_of(s, "", plan.partitions) != part:
             continue
         job, lay = jobs[s], layouts[s]
         for index in range(lo, hi):
@@ -84,7 +93,10 @@ def source_stage(plan: BatchPlan, part: int) -> Iterator[tuple[int, Record]]:
                 continue
             child = children[route(key, len(children))]
             obj = job.object_of(child, key)
-            yield partition_of(s, obj, plan.partitions), (lay.level[child], s, obj, DATA, 0, source, txn, key, value)
+            dest = partition_of(s, obj, plan.partitions)
+            if plan.fused and dest != part:
+                continue
+            yield dest, (lay.level[child], s, obj, DATA, 0, source, txn, key, value)
 
 
 class _Stage:
@@ -102,7 +114,8 @@ class _Stage:
         self._failed: set[tuple[int, int, int]] = set()
 
     def run(self, records: Iterable[tuple[int, Record]]) -> Iterator[tuple[int, Record]]:
-        mark_started(self.plan, self.level, self.part)
+        if self.plan.announce:
+            mark_started(self.plan, self.level, self.part)
         inbox: dict[tuple[int, str], list[Record]] = {}
         for pkey, rec in records:
             if rec[0] == self.level:
@@ -275,8 +288,12 @@ def stage_function(plan: BatchPlan, level: int) -> Any:
 
     def run(part: int, records: Iterable[tuple[int, Record]]) -> Iterator[tuple[int, Record]]:
         if level == 0:
+            for _ in records:  # the (empty) input, consumed so the Python worker is reused
+                pass
             yield from source_stage(plan, part)
             return
+        if level == 1 and plan.fused:
+            records = itertools.chain(records, source_stage(plan, part))
         yield from _Stage(plan, level, part).run(records)
 
     return run
