@@ -22,6 +22,7 @@ One engine call runs a batch of cases as **one live query** (job ``i`` = case ``
 from __future__ import annotations
 
 import json
+import logging
 import math
 import os
 import shutil
@@ -111,6 +112,9 @@ def run_live(spark: Any, cases: Sequence[DgsCase], root: str, crashes: bool = Tr
                 run = start(point)
             _land(inbox, number, rows)
             if point is not None:
+                quiet = logging.getLogger("py4j.clientserver")  # it logs the handler's traceback
+                level = quiet.level
+                quiet.setLevel(logging.CRITICAL)
                 try:
                     run.process_all()
                 except Exception as error:  # noqa: BLE001 - Py4J wraps the handler's exception
@@ -118,6 +122,8 @@ def run_live(spark: Any, cases: Sequence[DgsCase], root: str, crashes: bool = Tr
                         raise
                 else:
                     raise RuntimeError(f"the simulated driver kill at {point} did not happen")
+                finally:
+                    quiet.setLevel(level)
                 run.query.stop()
                 run = start()
             run.process_all()

@@ -155,3 +155,48 @@ def test_live_user_error_is_reported_as_the_programs(spark: Any, tmp_path: Any) 
     with pytest.raises(InputError, match=r"FailingCounter.update.*ZeroDivisionError: eve cannot be counted"):
         run.process_all()
     run.query.stop()
+
+
+@pytest.mark.slow
+def test_real_driver_kill_mid_stream_then_restart_is_exactly_once(spark: Any, tmp_path: Any) -> None:
+    """The recipe's driver in its own process (tests/dgs_live_driver.py), killed with SIGKILL
+    (JVM included) once it has committed a batch, wherever it is then; a new driver process
+    finishes the stream; Parquet holds spec(sort(u)) exactly once."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from spark_impl.dgs.streaming_store import Store
+
+    root = str(tmp_path)
+    os.makedirs(os.path.join(root, "in"))
+    program = load_program(COUNTER)
+    streams = _streams(11, 60)
+    rows = _rows(streams)
+    chunks = [rows[i: i + 6] for i in range(0, len(rows), 6)]
+    for number, chunk in enumerate(chunks):
+        _land(os.path.join(root, "in"), number, chunk)
+    command = [sys.executable, os.path.join(HERE, "dgs_live_driver.py"), root, COUNTER, str(len(chunks))]
+    first = subprocess.Popen(command, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    store = Store(os.path.join(root, "ckpt", "dgs"))
+
+    def committed() -> int:
+        commit = store.read()
+        return -2 if commit is None else commit.batch
+
+    try:
+        deadline = time.monotonic() + 600
+        while time.monotonic() < deadline and committed() < 2:
+            time.sleep(0.05)
+        killed_at = committed()
+    finally:
+        os.killpg(first.pid, signal.SIGKILL)
+        first.wait()
+    assert 2 <= killed_at < len(chunks) - 1, "the kill came too late to test a restart"
+    second = subprocess.run(command, start_new_session=True, capture_output=True, text=True, timeout=900)
+    assert second.returncode == 0, second.stderr[-2000:]
+    table = spark.read.parquet(os.path.join(root, "out")).collect()
+    got = Counter(json.dumps(json.loads(r["value"])) for r in table)
+    _, expected = spec_run(program, sort_streams(streams))
+    assert got == Counter(json.dumps(value_to_json(x)) for x in expected)
