@@ -76,7 +76,7 @@ def test_the_fraud_job_passes_60_cases(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("fault, cases", [("double-transform", 12), ("missing-alignment", 40)])
+@pytest.mark.parametrize("fault, cases", [("double-transform", 12), ("missing-alignment", 60)])
 def test_seeded_faults_fail_with_a_shrunk_replayable_case(tmp_path: Path, fault: str, cases: int) -> None:
     done = _cli("--job", FRAUD, "--cases", str(cases), "--inject-fault", fault, "--json", "--save-dir", str(tmp_path),
                 cwd=tmp_path)

@@ -9,7 +9,7 @@ functions (``streamproof conformance --job FILE.py:NAME``; docs/conformance.md).
 2. Run them in batches (:mod:`conformance.userjob.engine`: the reference first, then one
    Spark run per batch) and judge each (:mod:`conformance.userjob.judge`).
 3. Shrink the first failing case with :func:`conformance.shrink.shrink` while it keeps
-   failing one of the oracles it first failed, and save it with
+   failing one of the oracles it first failed - in its batch and on its own - and save it with
    :func:`conformance.regression.save_case` (suite ``userjob``; the case JSON names the job
    file), so ``--replay FILE`` and the generated pytest file run it again.
 """
@@ -147,8 +147,16 @@ def _shrink_and_save(config: UserJobConfig, under: JobUnderTest, engine: UserJob
     wanted = set(judgement.failed_oracles)
 
     def still_fails(batch: Sequence[dict[str, Any]]) -> list[bool]:
-        judged = judge_batch(engine, [case_from_json(under, value) for value in batch])
-        return [bool(wanted & set(j.failed_oracles)) for j, _ in judged]
+        # a candidate counts only if it also fails on its own: every shrink step (and so the
+        # saved case) then reproduces with --replay, also for a race that needs its batch
+        cases = [case_from_json(under, value) for value in batch]
+        judged = judge_batch(engine, cases)
+        for i, (judgement, _) in enumerate(judged):
+            if wanted & set(judgement.failed_oracles):
+                alone = judge_batch(engine, [cases[i]])[0][0]
+                if wanted & set(alone.failed_oracles):
+                    return [k == i for k in range(len(batch))]
+        return [False] * len(batch)
 
     shrunk, stats = shrink(original, partial(candidates, under), still_fails, batch=8,
                            max_evaluations=config.shrink_evaluations, deadline_s=config.shrink_deadline_s)
