@@ -42,27 +42,26 @@ class CaseRun:
     printed: str = ""
 
 
+@dataclass
 class UserJobEngine:
-    """Runs cases of one user job on Spark (module docstring)."""
+    """Runs cases of one user job on Spark (module docstring). ``timeout_s`` bounds a Spark
+    batch, ``call_limit_s`` the reference run of one case."""
 
-    def __init__(self, under: JobUnderTest, *, scheduler: str = "fries", faults: frozenset[str] = frozenset(),
-                 spark: Any = None, timeout_s: float = 900.0, call_limit_s: float = 60.0) -> None:
-        self.under = under
-        self.scheduler = scheduler
-        self.faults = faults
-        self._spark = spark
-        self.timeout_s = timeout_s
-        self.call_limit_s = call_limit_s
-        self.hung: str | None = None
+    under: JobUnderTest
+    scheduler: str = "fries"
+    faults: frozenset[str] = frozenset()
+    session: Any = None
+    timeout_s: float = 900.0
+    call_limit_s: float = 60.0
+    hung: str | None = None
 
     @property
     def spark(self) -> Any:
         """The shared SparkSession (created on first use)."""
-        if self._spark is None:
-            from spark_impl.session import get_or_create_session
+        from spark_impl.session import get_or_create_session
 
-            self._spark = get_or_create_session(app_name="streamproof-conformance")
-        return self._spark
+        self.session = self.session or get_or_create_session(app_name="streamproof-userjob")
+        return self.session
 
     def run(self, cases: Sequence[Case]) -> list[CaseRun]:
         """Every case of the batch: reference check, then one Spark run of the rest."""

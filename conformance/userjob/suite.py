@@ -9,7 +9,7 @@ functions (``streamproof conformance --job FILE.py:NAME``; docs/conformance.md).
 2. Run them in batches (:mod:`conformance.userjob.engine`: the reference first, then one
    Spark run per batch) and judge each (:mod:`conformance.userjob.judge`).
 3. Shrink the first failing case with :func:`conformance.shrink.shrink` while it keeps
-   failing one of the oracles it first failed - in its batch and on its own - and save it with
+   failing one of the oracles it first failed - in its batch and on its own (:func:`fails_alone`) - and save it with
    :func:`conformance.regression.save_case` (suite ``userjob``; the case JSON names the job
    file), so ``--replay FILE`` and the generated pytest file run it again.
 """
@@ -51,7 +51,7 @@ class UserJobConfig:
     race_batch_size: int = 8
     save_dir: str | None = None
     shrink_evaluations: int = 400
-    shrink_deadline_s: float = 240.0
+    shrink_deadline_s: float = 420.0
     call_limit_s: float = 60.0
 
 
@@ -73,7 +73,7 @@ def run_userjob_suite(config: UserJobConfig, *, progress: Progress | None = None
     result = SuiteResult("userjob", "spark", config.seed, faults=tuple(sorted(config.faults)), delay_unit="ms")
     check = CheckResult(f"spark vs reference ({config.ref})")
     result.checks.append(check)
-    engine = UserJobEngine(under, scheduler=config.scheduler, faults=config.faults, spark=spark,
+    engine = UserJobEngine(under, scheduler=config.scheduler, faults=config.faults, session=spark,
                            call_limit_s=config.call_limit_s)
     races = round(config.cases * config.race_fraction) if config.cases >= 10 else 0
     usual = config.cases - races
@@ -126,20 +126,33 @@ def judge_batch(engine: UserJobEngine, cases: Sequence[Case]) -> list[tuple[Judg
     return out
 
 
-#: Runs of one case alone before it counts as passing alone (a race may need more than one).
-ATTEMPTS = 3
+#: Rounds, and copies of the case per round (one Spark run each), before a case counts as
+#: passing on its own: a race may not show on every run.
+ATTEMPTS, COPIES = 3, 6
 
 
-def judge_alone(engine: UserJobEngine, case: Case, attempts: int = ATTEMPTS) -> Judgement:
-    """Run ``case`` on its own up to ``attempts`` times; the first failing judgement, else the
-    last passing one. A failure in any attempt is a real one (the oracles accept every correct
-    run), so retrying only makes a timing-dependent failure (an alignment race) reproducible."""
-    judgement = judge_batch(engine, [case])[0][0]
-    for _ in range(attempts - 1):
-        if not judgement.ok:
-            break
-        judgement = judge_batch(engine, [case])[0][0]
+def judge_alone(engine: UserJobEngine, case: Case, attempts: int = ATTEMPTS, copies: int = COPIES) -> Judgement:
+    """Run ``case`` without the rest of its batch: ``attempts`` rounds of ``copies`` identical
+    copies in one Spark run; the first failing judgement, else a passing one. A failure of any
+    copy is a real one (the oracles accept every correct run), so the copies only make a
+    timing-dependent failure (an alignment race) reproducible."""
+    judgement: Judgement | None = None
+    for _ in range(max(1, attempts)):
+        for judgement, _ in judge_batch(engine, [case] * max(1, copies)):
+            if not judgement.ok:
+                return judgement
+    assert judgement is not None
     return judgement
+
+
+def fails_alone(engine: UserJobEngine, case: Case, wanted: set[str], rounds: int = 2) -> bool:
+    """``case`` fails one of the ``wanted`` oracles on its own in *every* one of ``rounds``
+    rounds of :data:`COPIES` copies: shrinking keeps only candidates that fail reliably, so the
+    saved case stays reproducible when the failure is a race."""
+    for _ in range(rounds):
+        if not any(wanted & set(j.failed_oracles) for j, _ in judge_batch(engine, [case] * COPIES)):
+            return False
+    return True
 
 
 def _shrink_and_save(config: UserJobConfig, under: JobUnderTest, engine: UserJobEngine, check: str, index: int,
@@ -152,10 +165,8 @@ def _shrink_and_save(config: UserJobConfig, under: JobUnderTest, engine: UserJob
         cases = [case_from_json(under, value) for value in batch]
         judged = judge_batch(engine, cases)
         for i, (judgement, _) in enumerate(judged):
-            if wanted & set(judgement.failed_oracles):
-                alone = judge_batch(engine, [cases[i]])[0][0]
-                if wanted & set(alone.failed_oracles):
-                    return [k == i for k in range(len(batch))]
+            if wanted & set(judgement.failed_oracles) and fails_alone(engine, cases[i], wanted):
+                return [k == i for k in range(len(batch))]
         return [False] * len(batch)
 
     shrunk, stats = shrink(original, partial(candidates, under), still_fails, batch=8,
@@ -168,8 +179,8 @@ def _shrink_and_save(config: UserJobConfig, under: JobUnderTest, engine: UserJob
         shrunk, final = original, alone if not alone.ok else judgement
     explanation = explain(final)
     if not reproduced:
-        explanation += (f"\n(timing-dependent: this case failed inside its batch but passed {ATTEMPTS} runs on "
-                        "its own, so --replay may pass; the failure above is from the batch run)")
+        explanation += (f"\n(timing-dependent: this case failed inside its batch but passed {ATTEMPTS * COPIES} "
+                        "runs on its own, so --replay may pass; the failure above is from the batch run)")
     case_data = {"job": _absolute(under.ref), **shrunk}
     report = FailureReport(check, index, final.failed_oracles, explanation, size(original), size(shrunk),
                            stats.steps, case_data, reproduced=reproduced)
