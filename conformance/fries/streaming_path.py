@@ -24,7 +24,7 @@ from spec.fries.scenario import Scenario, ingestion_order
 from conformance.fries.frontends import PathFailure
 
 _ROWS_PER_FILE = 3
-_DEADLINE_S = 120.0
+_DEADLINE_S = 600.0
 
 
 def run_streaming(spark: Any, scenario: Scenario, index: int, scheduler: str, *, faults: frozenset[str],
@@ -74,6 +74,10 @@ def run_streaming(spark: Any, scenario: Scenario, index: int, scheduler: str, *,
                 if ready or (run.source.count() >= len(rows) and not run.in_progress()):
                     break
                 time.sleep(0.005)
+            else:  # submitting now would be refused or land elsewhere: say why instead
+                return PathFailure(index, f"the query did not reach request at={planned.at} within "
+                                          f"{_DEADLINE_S:.0f} s (ingested {run.executor.state[0].live.offset} "
+                                          f"of {len(rows)} tuples; an overloaded machine?)")
             run.submit(planned.request)
         run.query.processAllAvailable()
         behind = (run.executor.state[0].live.offset, run.source.count())
