@@ -3,8 +3,8 @@ bounded storage and a driver crash between a delivery and its record (issue 14's
 
 Every case of the batch runs in one ``Executor`` with
 
-* **keys of other types** (:mod:`spark_impl.keys`): the scenario's integer key ``k`` becomes
-  (:func:`family_of`) a string ``"k<k>.<i>"``, a nested tuple ``(b"k", (k, None), i)`` or a numeric form
+* **keys of other types** (:mod:`spark_impl.keys`): the scenario's integer key ``k`` becomes,
+  by ``k mod 3``, a string ``"k<k>.<i>"``, a nested tuple ``(b"k", (k, None), i)`` or a numeric form
   that Python deems equal to ``k`` (``k``, ``float(k)``, ``True``/``False`` for 1/0, varying
   by tuple). ``i`` is the first index whose :func:`~spark_impl.keys.stable_hash` routes like
   the integer (``stable_hash mod 60 == k mod 60``: every worker count and fan-out of the
@@ -35,13 +35,11 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, Sequence
 
-from spec.fries.dataflow import OperatorKind
 from spec.fries.scenario import Scenario
 from spec.fries.schedule import Operation, Schedule
 
-#: Key families: ``mixed`` draws the family of each key from the key (``k mod 3``: string,
-#: tuple, numeric); a job with a blocking operator uses ``FAMILIES[s % 3]`` instead (one
-#: family per job: a blocking operator sorts its keys at the end of input).
+#: Key families: every job uses ``mixed``, the family of each key drawn from the key
+#: (``k mod 3``: string, tuple, numeric), so one object holds strings, tuples and numbers.
 FAMILIES = ("string", "tuple", "numeric")
 #: Source tuples per micro-batch (every batch is a sink delivery per job: kept few).
 BATCH_SIZE = 8
@@ -108,14 +106,6 @@ class KeyedLogic:
         return [(r, encode(k, self.family, int(v)), v) for r, k, v in self.inner.flush(state, decode(key))]
 
 
-def family_of(scenario: Scenario, s: int) -> str:
-    """The key family of job ``s`` (:data:`FAMILIES`)."""
-    flow = scenario.dataflow
-    if any(flow.kind(name) is OperatorKind.BLOCKING for name in flow.names):
-        return FAMILIES[s % len(FAMILIES)]
-    return "mixed"
-
-
 def keyed_job(scenario: Scenario, family: str) -> Any:
     """The scenario's executor job with keys of ``family`` (module docstring)."""
     from spark_impl.reconfig import ListSource, PlannedRequest, Request, Update, scenario_job
@@ -167,7 +157,7 @@ def run_sink_path(spark: Any, scenarios: Sequence[Scenario], scheduler: str, *, 
     from spark_impl.reconfig.retention import Retention
     from spark_impl.reconfig.sinks import CallbackSink
 
-    jobs = [keyed_job(sc, family_of(sc, s)) for s, sc in enumerate(scenarios)]
+    jobs = [keyed_job(sc, "mixed") for sc in scenarios]
     table = os.path.join(checkpoint_dir, "table")
     delivery = Delivery(table)
     sink = CallbackSink(delivery, key_type="string", value_type="long")
