@@ -186,10 +186,14 @@ def test_releases_open_one_head_every_gap_batches_and_catch_an_early_switch() ->
     snapshot = fresh.advance(ex)
     active.switched = {first: 0.0}
     fresh.check(ex, snapshot)
-    assert fresh.early == {}
+    assert fresh.problems == {}  # the probe's MCS: X, Y, Z with heads X#i (spec.fries.mcs)
     active.switched[late] = 0.0
     fresh.check(ex, snapshot)
-    assert late in fresh.early[0] and "before its control message" in fresh.early[0]
+    assert late in fresh.problems[0] and "before its control message" in fresh.problems[0]
+    wrong = Releases()
+    ex.state[0].live.active = Active(1, 2, time.time(), 0, objs, objs, ["X", "Y", "Z"])  # naive roles
+    wrong.advance(ex)
+    assert "Fries Alg. 1-4 name ['X', 'Y', 'Z'] with heads ['X']" in wrong.problems[0]
 
 
 # --- the sink path (conformance.fries.sink_path): keys of other types ---
@@ -200,13 +204,15 @@ def test_encoded_keys_route_like_the_integers_and_decode_back() -> None:
     from conformance.fries.sink_path import FAMILIES, decode, encode
     from spark_impl.reconfig.sinks import _convert
 
-    for family in (*FAMILIES, "mixed"):
+    for family in (*FAMILIES, "mixed", "json"):
         for k in range(-7, 40):
             for form in range(3):
                 key = encode(k, family, form)
                 assert decode(key) == k and decode(_convert("string")(key)) == k
                 assert all(route(key, n) == k % n for n in range(1, 6)), (family, k, key)
-    assert {type(encode(1, f, form)) for f in FAMILIES for form in range(3)} == {str, tuple, int, float, bool}
+    assert {type(encode(k, f, form)) for k in (1, 61) for f in FAMILIES for form in range(3)} == \
+        {str, tuple, int, float, bool}
+    assert encode(5, "numeric", 0) < 0  # negative keys (routed by k mod p, not |k| mod p)
 
 
 def test_keyed_jobs_compute_like_the_scenario_on_decoded_keys() -> None:

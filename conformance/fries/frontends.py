@@ -19,7 +19,8 @@ returns spark_impl ``RunResult`` s, judged by the same oracles as every other ca
 ``resume``     two micro-batches by one ``Executor``, the rest by ``Executor(resume=True)`` on
                the same checkpoint directory (a driver restart)
 ``directory``  the source is a ``DirectorySource``: one JSON-lines file lands before each step
-               (a growing stream)
+               (a growing stream); keys are nested JSON arrays ``["k", [k, null], i]``
+               (:mod:`conformance.fries.sink_path`, family ``json``)
 ``generated``  the source is a ``GeneratedSource`` (tuples computed from their index)
 ``unbounded``  ``Job(unbounded=True)``: stepped until every tuple is in and every request is
                done, then once more to commit (no end-of-input flush, so no blocking operators)
@@ -197,8 +198,11 @@ def run_path(spark: Any, path: str, scenarios: Sequence[Scenario], scheduler: st
     if path in ("submit", "rollback"):
         return _drive_submits(executor, jobs, scenarios, rollback=path == "rollback")
     if path == "directory":
+        from conformance.fries.sink_path import decoded
+
         _drive_directory(executor, scenarios, checkpoint_dir)
-    elif path == "unbounded":
+        return [decoded(result) for result in collect_results(executor)]
+    if path == "unbounded":
         _drive_unbounded(executor)
     else:
         executor.run()
@@ -209,7 +213,10 @@ def _job(path: str, scenario: Scenario, index: int, directory: str) -> Any:
     from spark_impl.reconfig import DirectorySource, GeneratedSource, scenario_job
 
     job = scenario_job(scenario)
-    if path == "directory":
+    if path == "directory":  # keys as nested JSON arrays: tuples once read (spark_impl.keys.key_from_json)
+        from conformance.fries.sink_path import keyed_job
+
+        job = keyed_job(scenario, "json")
         inbox = os.path.join(directory, f"inbox{index}")
         os.makedirs(inbox, exist_ok=True)
         return replace(job, source=DirectorySource(_sources(scenario)[0], inbox))
@@ -295,7 +302,10 @@ def _drive_submits(executor: Any, jobs: Sequence[Any], scenarios: Sequence[Scena
 
 def _drive_directory(executor: Any, scenarios: Sequence[Scenario], directory: str) -> None:
     """Land one small JSON-lines file per job before each step until every tuple is there."""
-    pending = {s: [(t.key, t.value) for t in ingestion_order(sc)] for s, sc in enumerate(scenarios)}
+    from conformance.fries.sink_path import encode
+
+    pending = {s: [(encode(t.key, "json", i), t.value) for i, t in enumerate(ingestion_order(sc))]
+               for s, sc in enumerate(scenarios)}
     landed = {s: 0 for s in pending}
     for _ in range(_MAX_STEPS):
         for s, rows in pending.items():

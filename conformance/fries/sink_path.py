@@ -4,9 +4,9 @@ bounded storage and a driver crash between a delivery and its record (issue 14's
 Every case of the batch runs in one ``Executor`` with
 
 * **keys of other types** (:mod:`spark_impl.keys`): the scenario's integer key ``k`` becomes,
-  by ``k mod 3``, a string ``"k<k>.<i>"``, a nested tuple ``(b"k", (k, None), i)`` or a numeric form
-  that Python deems equal to ``k`` (``k``, ``float(k)``, ``True``/``False`` for 1/0, varying
-  by tuple). ``i`` is the first index whose :func:`~spark_impl.keys.stable_hash` routes like
+  by ``k mod 3``, a string ``"k<k>.<i>"``, a nested tuple ``(b"k", (k, None), i)`` or a number
+  ``k - 60`` (negative: an integer or an equal float, varying by tuple; ``True``/``False``
+  for 1/0). ``i`` is the first index whose :func:`~spark_impl.keys.stable_hash` routes like
   the integer (``stable_hash mod 60 == k mod 60``: every worker count and fan-out of the
   generators, 1-5), so the objects are the scenario's and the schedule is judged unchanged.
   The operators (:class:`KeyedLogic`) see the integer and emit encoded keys, so every record
@@ -59,7 +59,8 @@ def _hashed(k: int, family: str) -> Any:
 
     i = 0
     while True:
-        key: Any = f"k{k}.{i}" if family == "string" else (b"k", (k, None), i)
+        key: Any = f"k{k}.{i}" if family == "string" else ("k", (k, None), i) if family == "json" else \
+            (b"k", (k, None), i)
         if stable_hash(key) % PERIOD == k % PERIOD:
             return key
         i += 1
@@ -69,13 +70,14 @@ def encode(k: int, family: str, form: int) -> Any:
     """The key standing for integer ``k`` in ``family``; ``form`` varies the numeric form."""
     if family == "mixed":
         family = FAMILIES[k % len(FAMILIES)]
-    if family != "numeric":
+    if family != "numeric":  # string, tuple, json (a tuple without bytes: JSON arrays once written)
         return _hashed(k, family)
+    shifted = k - PERIOD  # negative for the generators' keys, routed like k (a multiple of PERIOD apart)
     if form % 3 == 1:
-        return float(k)
-    if form % 3 == 2 and k in (0, 1):
-        return bool(k)
-    return k
+        return float(shifted)
+    if form % 3 == 2 and shifted in (0, 1):
+        return bool(shifted)
+    return shifted
 
 
 def decode(key: Any) -> int:
@@ -86,7 +88,7 @@ def decode(key: Any) -> int:
         return decode(json.loads(key))
     if isinstance(key, (tuple, list)):
         return int(key[1][0])
-    return int(key)
+    return int(key) + PERIOD
 
 
 @dataclass(frozen=True)
@@ -150,6 +152,12 @@ class Delivery:
             raise DriverCrash("driver crash after a sink write, before its record")
 
 
+def decoded(result: Any) -> Any:
+    """A ``RunResult`` of keyed jobs with its outputs' and states' keys decoded."""
+    return replace(result, outputs=[(op, txn, decode(k), v) for op, txn, k, v in result.outputs],
+                   states={(op, decode(k)): v for (op, k), v in result.states.items()})
+
+
 def run_sink_path(spark: Any, scenarios: Sequence[Scenario], scheduler: str, *, faults: frozenset[str],
                   checkpoint_dir: str) -> list[Any]:
     """Run ``scenarios`` as the module docstring says; one ``RunResult`` per scenario."""
@@ -182,5 +190,5 @@ def run_sink_path(spark: Any, scenarios: Sequence[Scenario], scheduler: str, *, 
             outputs=[(r["operator"], r["txn"], decode(r["key"]), r["value"]) for r in rows if r["job"] == s],
             schedule=Schedule({obj: tuple(Operation(op[0], op[1]) for op in ops) for obj, ops in logs.items()}),
             senders={obj: tuple(op[2] if len(op) > 2 else None for op in ops) for obj, ops in logs.items()},
-            states={(op, decode(k)): v for (op, k), v in result.states.items()}))
+            states=decoded(result).states))
     return out

@@ -22,7 +22,10 @@ harness owns the clock of each request instead:
 * per-tuple costs and stragglers are dropped (they only served the timing); restarts stay,
   and a request re-made after a restart (attempt + 1) is released from the start again;
 * after every batch the harness checks that no head switched before its release (the FCM
-  delivery hook itself): an early switch is an ``engine`` failure.
+  delivery hook itself), and for every request (fries) that the executor synchronises exactly
+  the operators and heads Fries Alg. 1-4 name (``spec.fries.mcs.fries_mcs_definition``: a
+  larger MCS is still serializable, so no other oracle sees a lost pruning rule; a smaller
+  one is usually seen by ``serializable`` too): either is an ``engine`` failure.
 
 Reported delays are meaningless here (``issued`` was moved) and are dropped from the results.
 """
@@ -99,7 +102,7 @@ class Releases:
     def __init__(self) -> None:
         self.seen: dict[tuple[int, int, int], int] = {}
         self.released: dict[tuple[int, int, int], set[str]] = {}
-        self.early: dict[int, str] = {}
+        self.problems: dict[int, str] = {}
 
     def advance(self, executor: Any) -> dict[int, Any]:
         """Release the next heads of every active request (module docstring); return the
@@ -112,6 +115,8 @@ class Releases:
                 continue
             active[s] = a
             key = (s, a.j, a.attempt)
+            if key not in self.seen and executor.scheduler == "fries":
+                self._check_mcs(s, st.job, a)
             step = self.seen[key] = self.seen.get(key, -1) + 1
             t = st.job.timing
             entry = _entry(s, a.j, a.attempt, t.seed)
@@ -126,6 +131,21 @@ class Releases:
         executor._publish()  # noqa: SLF001 - the harness owns the FCM clock (module docstring)
         return active
 
+    def _check_mcs(self, s: int, job: Any, a: Any) -> None:
+        """The request's objects and heads against the spec's MCS (module docstring)."""
+        from spec.fries.mcs import fries_mcs_definition
+        from spec.fries.scenario import operator_of
+
+        if a.j > len(job.planned):
+            return
+        targets = job.planned[a.j - 1].request.operators
+        vertices, edges, _, _ = fries_mcs_definition(job.dataflow, targets)
+        heads = {v for v in vertices if not any(b == v for _, b in edges)}
+        got = ({operator_of(o) for o in a.required}, {operator_of(o) for o in a.heads})
+        if got != (set(vertices), heads) and s not in self.problems:
+            self.problems[s] = (f"R{a.j} synchronises operators {sorted(got[0])} with heads {sorted(got[1])}; "
+                                f"Fries Alg. 1-4 name {sorted(vertices)} with heads {sorted(heads)}")
+
     def check(self, executor: Any, active: dict[int, Any]) -> None:
         """Record a head that switched before its release (the first one per job): the requests
         active before the batch, and those made during it (nothing of them was released)."""
@@ -134,8 +154,8 @@ class Releases:
         for s, a in [*active.items(), *made.items()]:
             released = self.released.get((s, a.j, a.attempt), set())
             for obj in sorted(set(a.heads) & set(a.switched)):
-                if obj not in released and s not in self.early:
-                    self.early[s] = (f"head {obj} switched for R{a.j} (attempt {a.attempt}) before its control "
+                if obj not in released and s not in self.problems:
+                    self.problems[s] = (f"head {obj} switched for R{a.j} (attempt {a.attempt}) before its control "
                                      "message was delivered")
 
 
@@ -161,6 +181,6 @@ def run_stepped(spark: Any, scenarios: Sequence[Scenario], scheduler: str, *, fa
         raise RuntimeError(f"stepped jobs not finished after {_MAX_STEPS} batches")
     out: list[Any] = []
     for result in collect_results(executor):
-        early = releases.early.get(result.scenario_index)
-        out.append(PathFailure(result.scenario_index, early) if early else replace(result, delays_ms=()))
+        problem = releases.problems.get(result.scenario_index)
+        out.append(PathFailure(result.scenario_index, problem) if problem else replace(result, delays_ms=()))
     return out
