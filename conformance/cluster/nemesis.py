@@ -166,7 +166,8 @@ class Nemesis:
             fault = self.plan.next_fault(self.applicable())
             if fault is None:
                 continue
-            target = {"reconfiguration": "reconfiguring", "rescale": "rescaling"}.get(self.plan.moment())
+            job = self.events.current["job"] if self.events.current is not None else "dgs"
+            target = {"reconfiguration": "reconfiguring", "rescale": "rescaling"}.get(self.plan.moment(job))
             if target is not None:
                 self.wait_for(lambda: self.events.phase() == target, min(MOMENT_WAIT_S, deadline - time.monotonic()))
             if fault in self.applicable():
@@ -183,18 +184,19 @@ class Nemesis:
             proc.reap(self.driver)
 
     def applicable(self) -> list[str]:
-        """Faults that can hit something now (a round of a registered driver must be running;
-        at most :data:`MAX_OPEN_OUTAGES` unrecovered JVM outages, one driver kill at a time;
-        one damaged state file per Fries round, before its results are read)."""
+        """Faults that can hit something now: a driver must be running; while a new one starts
+        after a driver kill only JVM outages (its executors start meanwhile); at most
+        :data:`MAX_OPEN_OUTAGES` unrecovered JVM outages; one damaged state file per Fries
+        round, before its results are read. Faults between two rounds are allowed (the next
+        round meets them)."""
         current = self.events.current
-        if current is None or self.driver is None or self.driver.poll() is not None:
+        if self.driver is None or self.driver.poll() is not None or not self.events.drivers:
             return []
-        found = ["python-kill"]
+        starting = any(w.record["fault"] == "driver-kill" for w in self.watches)
+        found = [] if starting else ["python-kill"]
         if sum(w.record["fault"] in OUTAGES for w in self.watches) < MAX_OPEN_OUTAGES:
-            found += ["executor-kill", "executor-pause", "worker-restart"]
-            if not any(w.record["fault"] == "driver-kill" for w in self.watches):
-                found.append("driver-kill")
-        if current["job"] == "fries" and int(current["round"]) not in self.events.collecting \
+            found += ["executor-kill", "executor-pause", "worker-restart"] + ([] if starting else ["driver-kill"])
+        if not starting and current is not None and current["job"] == "fries" and int(current["round"]) not in self.events.collecting \
                 and not any(r["fault"] in STATE_FAULTS and r["round"] == current["round"] for r in self.injections) \
                 and inject.committed_state_files(current["dir"]):
             found += sorted(STATE_FAULTS)

@@ -75,9 +75,11 @@ class FaultPlan:
                 return name
         return self.rng.choices(possible, weights=[WEIGHTS[name] for name in possible])[0]
 
-    def moment(self) -> str:
-        """When to inject the next fault (one of :data:`MOMENTS`)."""
-        return self.rng.choice(MOMENTS)
+    def moment(self, job: str | None = None) -> str:
+        """When to inject the next fault (one of :data:`MOMENTS`); during a round of ``job``
+        only the moments that job has (a Fries round reconfigures, an O+ round rescales)."""
+        own = {"fries": ("any", "reconfiguration"), "oplus": ("any", "rescale")}
+        return self.rng.choice(MOMENTS if job is None else own.get(job, ("any",)))
 
     def gap_s(self) -> float:
         """Seconds to wait before arming the next fault."""

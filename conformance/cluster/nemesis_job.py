@@ -59,6 +59,8 @@ def heartbeat(spark: Any, emit: Emit, stop: threading.Event, every_s: float = 0.
         try:
             executors = int(sc._jsc.sc().getExecutorMemoryStatus().size()) - 1
             for job_id in tracker.getJobIdsForGroup():
+                if job_id in succeeded:
+                    continue
                 info = tracker.getJobInfo(job_id)
                 if info is not None and info.status == "SUCCEEDED":
                     succeeded.add(job_id)
