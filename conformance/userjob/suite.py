@@ -126,6 +126,9 @@ def judge_batch(engine: UserJobEngine, cases: Sequence[Case]) -> list[tuple[Judg
     return out
 
 
+#: The oracles a race fails (an unaligned switch, a reordered channel): their cases keep their pacing.
+RACE_ORACLES = frozenset({"serializable", "fifo"})
+
 #: Rounds, and copies of the case per round (one Spark run each), before a case counts as
 #: passing on its own: a race may not show on every run.
 ATTEMPTS, COPIES = 3, 6
@@ -169,7 +172,8 @@ def _shrink_and_save(config: UserJobConfig, under: JobUnderTest, engine: UserJob
                 return [k == i for k in range(len(batch))]
         return [False] * len(batch)
 
-    shrunk, stats = shrink(original, partial(candidates, under), still_fails, batch=8,
+    races = bool(wanted & RACE_ORACLES)
+    shrunk, stats = shrink(original, partial(candidates, under, keep_pacing=races), still_fails, batch=8,
                            max_evaluations=config.shrink_evaluations, deadline_s=config.shrink_deadline_s)
     final = judge_alone(engine, case_from_json(under, shrunk))
     reproduced = not final.ok
