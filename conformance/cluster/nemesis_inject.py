@@ -32,24 +32,25 @@ def python_workers(cluster: Any) -> list[int]:
     return found
 
 
-def kill_executor(cluster: Any, plan: FaultPlan) -> str | None:
-    """``kill -9`` of one executor JVM."""
-    pids = executor_pids(cluster)
+def _kill_one(pids: list[int], plan: FaultPlan) -> int | None:
+    """``kill -9`` of one of ``pids`` (None when there is none)."""
     if not pids:
         return None
     pid = plan.pick(sorted(pids))
     os.kill(pid, signal.SIGKILL)
-    return f"executor JVM {pid}"
+    return pid
+
+
+def kill_executor(cluster: Any, plan: FaultPlan) -> str | None:
+    """``kill -9`` of one executor JVM."""
+    pid = _kill_one(executor_pids(cluster), plan)
+    return None if pid is None else f"executor JVM {pid}"
 
 
 def kill_python_worker(cluster: Any, plan: FaultPlan) -> str | None:
     """``kill -9`` of one PySpark worker."""
-    pids = python_workers(cluster)
-    if not pids:
-        return None
-    pid = plan.pick(sorted(pids))
-    os.kill(pid, signal.SIGKILL)
-    return f"Python worker {pid} (of PySpark daemon {proc.parent_of(pid)})"
+    pid = _kill_one(python_workers(cluster), plan)
+    return None if pid is None else f"Python worker {pid}"
 
 
 def restart_worker(cluster: Any, plan: FaultPlan) -> str | None:
