@@ -12,7 +12,9 @@ choice with the ``Random``, so cases are uniform rather than hypothesis's small-
 (session 1: at seed 5, 7 of the first 8 cases had no event and 4 a one-worker plan), and
 *non-trivial by construction*:
 
-* the plan has at least two leaves (so forks and joins): built top-down like
+* the plan has at least two leaves (so forks and joins): 20 % of the cases of programs whose
+  initial state type forks into itself use ``spark_impl.dgs.plans.balanced_plan`` (the plans
+  ``dgs-plan`` and the live front end build), the others are built top-down like
   ``reference.dgs.strategies.valid_plans`` (split the non-kept tags along the dependence
   graph's components, V1 and V2 hold by construction), forking with high probability;
 * the events are 5-20 leaf events and 1-4 synchronizing events (routed to a worker with
@@ -54,6 +56,8 @@ POOL = 16
 TICKS = (1, 3, 8, 20, 1_000_000)
 INLINE = (0, 0, 2, 5)
 SYNCS = 4
+BALANCED = 0.2
+"""Share of the (non-dense) cases of programs with a one-type fork that use a balanced plan."""
 
 
 @dataclass(frozen=True)
@@ -100,7 +104,7 @@ def build(name: str, rng: random.Random, pool: Sequence[Any], dense: bool = Fals
     """A non-trivial case of program ``name``; ``dense``: a dense one (module docstring)."""
     program = program_of(name)
     for _ in range(50):
-        plan = random_plan(program, rng)
+        plan = (balanced(program, rng) if not dense and rng.random() < BALANCED else None) or random_plan(program, rng)
         owners = {impl: w for w in plan.workers() for impl in w.impl_tags}
         kinds = {impl: bool(w.children) for impl, w in owners.items()}
         usable = [(e, s) for e in pool for s in STREAMS if (program.tag(e), s) in kinds]
@@ -114,6 +118,32 @@ def build(name: str, rng: random.Random, pool: Sequence[Any], dense: bool = Fals
                            max_jitter=rng.choice((0, 2, 5)), tick=rng.choice(TICKS),
                            inline_below=rng.choice(INLINE))
     raise InputError(f"no plan of {name} with forks and synchronizing events in 50 draws", "dgs cases")
+
+
+def balanced(program: Program, rng: random.Random) -> Plan | None:
+    """A plan of :func:`spark_impl.dgs.plans.balanced_plan` (what ``dgs-plan`` and the live
+    front end build): 30 % of the implementation tags at the root, the dependence components
+    of the rest spread over 2-4 leaves. None for a program whose initial state type does not
+    fork into itself (the multi-state-type examples) or when the plan is not P-valid."""
+    from spark_impl.dgs.plans import balanced_plan
+    from spark_impl.dgs.topology import check_valid_plan
+
+    pairs = [(f, j) for f, j in program.fork_join_pairs(program.initial)
+             if (f.left, f.right) == (program.initial, program.initial)]
+    if not pairs:
+        return None
+    fork, join = rng.choice(pairs)
+    impls = impl_universe(program, STREAMS)
+    root = [t for t in impls if rng.random() < 0.3]
+    leaves: list[list[tuple[Hashable, str]]] = [[] for _ in range(rng.randint(2, 4))]
+    for part in components(program, [t for t in impls if t not in root]):
+        rng.choice(leaves).extend(part)
+    plan = balanced_plan(root, leaves, root_type=program.initial, root_prims=(fork.name, join.name))
+    try:
+        check_valid_plan(program, plan)
+    except InputError:
+        return None
+    return plan
 
 
 def random_plan(program: Program, rng: random.Random, max_depth: int = 3) -> Plan:

@@ -152,10 +152,25 @@ def edge_case(kind: str, rng: random.Random) -> tuple[dict[str, Any], int]:
     return _BUILDERS[kind](rng)
 
 
+def shifted(case: dict[str, Any], by: int) -> dict[str, Any]:
+    """``case`` with every timestamp, explicit watermark and reconfiguration watermark moved by
+    ``by`` (a multiple of WA keeps every window edge an edge)."""
+    def move(item: dict[str, Any]) -> dict[str, Any]:
+        return {**item, "ts": item["ts"] + by} if "ts" in item else {"watermark": item["watermark"] + by}
+
+    return {**case, "inputs": [[move(i) for i in items] for items in case["inputs"]],
+            "reconfigurations": [{**r, "watermark": r["watermark"] + by} for r in case["reconfigurations"]]}
+
+
 def with_edges(drawn: list[tuple[dict[str, Any], int]], seed: int) -> list[tuple[dict[str, Any], int]]:
     """``drawn`` with every :data:`EVERY`-th case replaced by a targeted one (kinds in turn,
-    each from its own ``Random(seed, index)``: reproducible)."""
+    each from its own ``Random(seed, index)``: reproducible); every other one of them moved to
+    negative event times (``-WA * WS * 8``: floor division and "no bound yet" = -inf must hold
+    below 0 too)."""
     result = list(drawn)
     for number, index in enumerate(range(EVERY - 1, len(result), EVERY)):
-        result[index] = edge_case(KINDS[number % len(KINDS)], random.Random(f"{seed}:{index}"))
+        case, per_round = edge_case(KINDS[number % len(KINDS)], random.Random(f"{seed}:{index}"))
+        if (number // len(KINDS)) % 2 == 1:
+            case = shifted(case, -case["WA"] * case["WS"] * 8)
+        result[index] = (case, per_round)
     return result

@@ -208,8 +208,8 @@ def _identity(instance: int) -> int:
 
 def _read_sink(sink: str, rows: list[list[dict[str, Any]]], emitted: list[list[tuple[int, int]]]) -> None:
     for name, outputs in read_parts(sink):  # name: r<round>-p<instance> (as _round writes it)
-        parts = name.split("-")
-        where = (int(parts[0][1:]), int(parts[1][1:])) if len(parts) == 2 else (-1, -1)
+        round_part, instance_part = name.split("-")
+        where = (int(round_part[1:]), int(instance_part[1:]))
         for scenario, ts, key, value in outputs:
             rows[scenario].append({"ts": ts, "key": key, "value": value})
             emitted[scenario].append(where)
