@@ -146,8 +146,13 @@ def check(run: Path, commit: str, name: str, patch: str, with_tests: bool,
     if tree.exists():
         subprocess.run(["rm", "-rf", str(tree)], check=True)
     snapshot(commit, tree)
-    subprocess.run(["git", "apply", "--unidiff-zero", "-"], cwd=tree, input=patch.encode(), check=True)
     suite = suite_of(patch)
+    applied = subprocess.run(["git", "apply", "--unidiff-zero", "-"], cwd=tree, input=patch,
+                             capture_output=True, text=True)
+    if applied.returncode != 0:  # the patched code changed since the patch was written
+        return {"bug": name, "suite": suite, "commit": commit, "exit": None, "seconds": 0.0, "caught": False,
+                "cases": None, "failed": None, "line": changed_line(patch),
+                "note": "patch does not apply: " + applied.stderr.strip().splitlines()[0]}
     if fail_fast:  # the same default suite, stopping at its first failing batch
         argv = [sys.executable, "benchmarks/mutation.py", "child-check", "--suite", suite]
         code, seconds = run_process(argv, tree, base / "suite.log", TIMEOUT_S, stdout=base / "suite.out")
