@@ -176,18 +176,29 @@ def size(value: Json) -> int:
 
 #: The timing hooks that pace a race (which object switches when, how slow a head is).
 PACING = ("fcm_delay", "operator_cost", "stragglers")
+#: Tuples a race keeps after its last request: the stream must outlast the control messages'
+#: spread (seconds) whatever the machine's speed, or the race needs a machine as loaded as the
+#: one that found it.
+RACE_TAIL = 16
+
+
+def _tail(value: Json) -> int:
+    return len(value["tuples"]) - max((at for _, at in value.get("requests", [])), default=0)
 
 
 def candidates(under: JobUnderTest, value: Json, keep_pacing: bool = False) -> Iterator[Json]:
     """Valid simplifications of a case, most aggressive first (for :func:`conformance.shrink.shrink`).
-    ``keep_pacing``: never change the :data:`PACING` hooks - a race shrunk without the pacing
-    that made it likely would only reproduce on a machine as loaded as the one that found it."""
+    ``keep_pacing`` (a race): never change the :data:`PACING` hooks and keep :data:`RACE_TAIL`
+    tuples after the last request - a race shrunk without the pacing and the stream that made it
+    likely would only reproduce on a machine as loaded as the one that found it."""
     seen = {repr(value)}
     pacing = {key: value.get("timing", {}).get(key) for key in PACING}
+    after = min(RACE_TAIL, _tail(value))
     for candidate in _moves(value):
         if repr(candidate) in seen:
             continue
-        if keep_pacing and any(candidate.get("timing", {}).get(k) != v for k, v in pacing.items()):
+        if keep_pacing and (any(candidate.get("timing", {}).get(k) != v for k, v in pacing.items())
+                            or _tail(candidate) < after):
             continue
         seen.add(repr(candidate))
         try:
