@@ -13,7 +13,9 @@ Checks, on the same cases:
   (simulated workers, mailboxes, heartbeats; Theorem 3.5);
 * ``spark vs spec(sort(u))`` - spark_impl's DGS executor (:func:`spark_impl.dgs.run_dgs_many`),
   every case, :data:`SPARK_BATCH` cases per batch of Spark jobs (tick ``t`` of every case of a
-  batch is one Spark job); NOT RUN unless the engine is spark.
+  batch is one Spark job); NOT RUN unless the engine is spark;
+* ``spark balanced_plan vs its definition`` (with the spark check) - the plan builder of
+  ``dgs-plan`` and the live front end against its promise (:mod:`conformance.dgs_plans_check`).
 
 Oracles (:func:`judge`), in order: ``engine`` (the run raised or never ended:
 :mod:`conformance.crashes`), ``outputs`` (the outputs equal ``spec(sort(u))`` as multisets,
@@ -169,7 +171,25 @@ def run_dgs_suite(*, cases: int, seed: int, progress: Progress | None = None, sa
         return result
     result.checks.append(_run_check(SPARK, drawn, spark_engine(spark), batch, result, tick, seed, save_dir,
                                     "spark"))
+    result.checks.append(_plans_check(len(drawn), seed, result))
     return result
+
+
+PLANS = "spark balanced_plan vs its definition"
+
+
+def _plans_check(n: int, seed: int, result: SuiteResult) -> CheckResult:
+    """``spark_impl.dgs.plans.balanced_plan`` on ``n`` random requests (:mod:`conformance.dgs_plans_check`:
+    a wrong plan would be wrong for the reference and Spark alike)."""
+    from conformance.dgs_plans_check import check
+
+    start = time.monotonic()
+    found = check(n, seed)
+    checked = CheckResult(PLANS, cases=n, failed=len(found), elapsed_s=time.monotonic() - start)
+    if found:
+        checked.oracle_failures["plan"] += len(found)
+        result.failures.append(FailureReport(PLANS, 0, ("plan",), found[0], 1, 1, 0, {"problems": found[:5]}))
+    return checked
 
 
 class _Ticker:
