@@ -8,6 +8,9 @@ Structured Streaming baseline that cannot start instead of crashing.
   restarts both are serializable and equal the spec's serial execution.
 * ``bench latency`` when every Structured Streaming attempt misses Spark's connect-back
   timeout: one stderr line per attempt, a final line saying no ratio was measured, exit 3.
+* ``prefer_installed_pyspark``: a worker started through its wrapper imports the installed
+  pyspark although ``pyspark.zip`` is first on its ``PYTHONPATH``; a user's
+  ``PYSPARK_PYTHON`` is left alone.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import random
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -72,3 +76,21 @@ def test_bench_reports_a_baseline_that_cannot_start(spark: Any, monkeypatch: pyt
     attempts = [line for line in lines if f"/{bench.ATTEMPTS} failed" in line]
     assert len(attempts) == bench.ATTEMPTS and all("connect-back timeout" in line for line in attempts)
     assert f"failed {bench.ATTEMPTS} times in a row" in lines[-1] and "no ratio measured" in lines[-1]
+
+
+def test_workers_import_the_installed_pyspark(monkeypatch: pytest.MonkeyPatch) -> None:
+    import pyspark
+
+    from spark_impl.session import prefer_installed_pyspark
+
+    monkeypatch.setenv("PYSPARK_PYTHON", "/somewhere/python")
+    assert prefer_installed_pyspark() is None
+    monkeypatch.delenv("PYSPARK_PYTHON")
+    wrapper = prefer_installed_pyspark()
+    assert wrapper is not None and os.environ["PYSPARK_PYTHON"] == wrapper
+    package = os.path.dirname(os.path.abspath(pyspark.__file__))
+    archive = os.path.join(package, "python", "lib", "pyspark.zip")
+    env = dict(os.environ, PYTHONPATH=f"{archive}{os.pathsep}/elsewhere")
+    shown = subprocess.run([wrapper, "-c", "import pyspark, sys; print(pyspark.__file__); print(sys.path)"],
+                           env=env, capture_output=True, text=True, check=True).stdout.splitlines()
+    assert shown[0] == pyspark.__file__ and "pyspark.zip" not in shown[1] and "/elsewhere" in shown[1]

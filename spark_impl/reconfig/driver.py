@@ -38,7 +38,7 @@ from spark_impl.reconfig.model import Job, Request
 from spark_impl.reconfig.progress import Active, Progress, read_progress, write_progress
 from spark_impl.reconfig.retention import Retention, collect_garbage
 from spark_impl.reconfig.sinks import Sink, deliver
-from spark_impl.reconfig.task import STATS, BatchPlan, ensure_dirs, stage_function, started_path
+from spark_impl.reconfig.task import STATS, BatchPlan, ensure_dirs, stage_function, started_path, write_plan
 from spark_impl.reconfig.validate import validate_request
 
 SCHEDULERS = ("fries", "epoch", "naive")
@@ -92,6 +92,7 @@ class Executor:
         self._user_made: set[int] = set()
         self._published: list[ControlEntry] | None = None  # last control.json written
         self._empty: Any = None
+        self._next: tuple[int, Any] | None = None  # (batch, its Spark job) built ahead
         self.fuse_source = self.partitions <= FUSE_MAX_PARTITIONS if fuse_source is None else fuse_source
         self.state: list[_Job] = []
         restored = read_progress(self.directory) if resume else None
@@ -174,22 +175,15 @@ class Executor:
         with self.lock:
             plan, make_now = self._plan()
         ensure_dirs(plan)
-        if self._empty is None:  # P empty partitions, the first stage's input (built once)
-            self._empty = self.sc.parallelize([], self.partitions)
-        rdd = self._empty
-        first = 1 if plan.fused else 0
-        for level in range(first, self.depth + 1):
-            fn = stage_function(plan, level)
-            if level == first:
-                rdd = rdd.mapPartitionsWithIndex(fn)
-            else:
-                rdd = rdd.partitionBy(self.partitions, lambda k: k).mapPartitionsWithIndex(fn)
+        write_plan(plan)
+        ready, self._next = self._next, None
+        rdd = ready[1] if ready is not None and ready[0] == plan.g else self._job(plan.g)
         result: list[Any] = []
         error: list[BaseException] = []
 
         def run() -> None:
             try:
-                result.extend(rdd.values().filter(lambda r: r[3] == STATS).collect())
+                result.extend(rdd.collect())
             except BaseException as exc:  # noqa: BLE001 - re-raised in the driver thread
                 error.append(exc)
 
@@ -204,6 +198,8 @@ class Executor:
                 self._make(s, request, plan.g, user=s in self._user_made)
             self._user_made.clear()
             self._publish()
+        if worker.is_alive():  # build the next batch's job while this one runs
+            self._next = (plan.g + 1, self._job(plan.g + 1))
         worker.join()
         with self.lock:
             self.running = False
@@ -212,6 +208,28 @@ class Executor:
             self._absorb(plan, result)
             self.g += 1
         self._maintain()
+
+    def _job(self, g: int) -> Any:
+        """The RDD whose ``collect`` runs batch ``g`` (its tasks read ``plan.pkl``): one stage
+        per operator level, the source read by the first (fused) or by a stage of its own. A
+        new RDD every batch: Spark would skip the stages of an RDD's shuffles that already
+        ran."""
+        if self._empty is None:  # P empty partitions, the first stage's input (built once)
+            self._empty = self.sc.parallelize([], self.partitions)
+        rdd = self._empty
+        first = 1 if self._fused() else 0
+        for level in range(first, self.depth + 1):
+            fn = stage_function(self.directory, g, level)
+            if level == first:
+                rdd = rdd.mapPartitionsWithIndex(fn)
+            else:
+                rdd = rdd.partitionBy(self.partitions, lambda k: k).mapPartitionsWithIndex(fn)
+        final = rdd.values().filter(lambda r: r[3] == STATS)
+        getattr(final, "_jrdd", None)  # PySpark creates the JVM side lazily: create it now
+        return final
+
+    def _fused(self) -> bool:
+        return self.fuse_source and self.depth >= 1
 
     def _maintain(self) -> None:
         """After a batch: deliver newly committed outputs to the sink, then delete what no
@@ -280,7 +298,7 @@ class Executor:
         base, self._base = self._base, {}
         plan = BatchPlan(self.g, self.directory, self.jobs_path, self.jobs_stamp, self.partitions, self.scheduler,
                          self.faults, ranges, frozenset(active), frozenset(flush), base,
-                         fused=self.fuse_source and self.depth >= 1, announce=bool(make_now))
+                         fused=self._fused(), announce=bool(make_now))
         return plan, make_now
 
     def _absorb(self, plan: BatchPlan, stats: list[Any]) -> None:

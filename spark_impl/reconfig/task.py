@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import pickle
 import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
@@ -32,6 +33,7 @@ from typing import Any, Iterable, Iterator
 from spec.fries.dataflow import OperatorKind
 from spec.fries.scenario import operator_of
 from spark_impl.keys import route, stable_hash
+from spark_impl.lru import LRU
 from spark_impl.reconfig.control import ControlEntry, ControlReader
 from spark_impl.reconfig.layout import (
     STATS_LEVEL, JobLayout, load_jobs, load_request, partition_of, roles,
@@ -46,7 +48,8 @@ Record = tuple[int, int, str, int, int, str, str, Any, Any]
 
 @dataclass(frozen=True)
 class BatchPlan:
-    """What the driver tells every task of global batch ``g`` (small: no data)."""
+    """What the driver tells every task of global batch ``g`` (small: no data; in the batch's
+    ``plan.pkl``, :func:`write_plan`)."""
 
     g: int
     directory: str
@@ -283,6 +286,38 @@ class _Stage:
                              (lay.level[receiver], s, dest, DATA, st.switched, obj, txn, key, value)))
 
 
+def plan_path(directory: str, g: int) -> str:
+    """Where the driver puts batch ``g``'s plan for its tasks."""
+    return os.path.join(directory, "batches", f"g{g:07d}", "plan.pkl")
+
+
+def write_plan(plan: BatchPlan) -> None:
+    """Driver side: persist the plan (atomically) before the batch's Spark job starts."""
+    path = plan_path(plan.directory, plan.g)
+    tmp = f"{path}.tmp"
+    with open(tmp, "wb") as handle:
+        pickle.dump(plan, handle, protocol=pickle.HIGHEST_PROTOCOL)
+    os.replace(tmp, path)
+
+
+_PLANS: LRU[tuple[str, int, int, int], BatchPlan] = LRU(4)
+
+
+def load_plan(directory: str, g: int) -> BatchPlan:
+    """Task side: batch ``g``'s plan (read once per Python worker and file version: a batch
+    planned again after a failed attempt, or a checkpoint directory used afresh, rewrites
+    the file)."""
+    path = plan_path(directory, g)
+    info = os.stat(path)
+
+    def load() -> BatchPlan:
+        with open(path, "rb") as handle:
+            plan: BatchPlan = pickle.load(handle)
+            return plan
+
+    return _PLANS.get_or_load((path, info.st_ino, info.st_mtime_ns, info.st_size), load)
+
+
 def _flush_order(key: Any) -> tuple[int, Any]:
     """The order a blocking operator flushes its keys in: numbers numerically, then every other
     key by :func:`~spark_impl.keys.stable_hash` (a plain ``sorted`` raised TypeError on a
@@ -290,10 +325,13 @@ def _flush_order(key: Any) -> tuple[int, Any]:
     return (0, key) if isinstance(key, (int, float)) else (1, stable_hash(key))
 
 
-def stage_function(plan: BatchPlan, level: int) -> Any:
-    """The ``mapPartitionsWithIndex`` function of stage ``level``."""
+def stage_function(directory: str, g: int, level: int) -> Any:
+    """The ``mapPartitionsWithIndex`` function of stage ``level`` of batch ``g``. The plan is
+    read from the batch's ``plan.pkl``, not captured, so the driver can build a batch's Spark
+    job before the batch is planned (while the previous batch runs)."""
 
     def run(part: int, records: Iterable[tuple[int, Record]]) -> Iterator[tuple[int, Record]]:
+        plan = load_plan(directory, g)
         if level == 0:
             for _ in records:  # the (empty) input, consumed so the Python worker is reused
                 pass

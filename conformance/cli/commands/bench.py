@@ -55,7 +55,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 def run(args: argparse.Namespace) -> int:
     """Run one benchmark and print it."""
     from spec.errors import InputError
-    from spark_impl.session import get_or_create_session
+    from spark_impl.session import get_or_create_session, prefer_installed_pyspark
 
     for name in ("events", "batch_size", "cost_ms"):
         value = getattr(args, name)
@@ -67,6 +67,9 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"need --events >= 2 * --batch-size (the swap happens in the second "
                          f"batch), got {args.events} events in batches of {args.batch_size or 2000}",
                          "--events")
+    # the stateful streaming baseline starts fresh Python workers with a fixed 10 s to
+    # connect back: let them import the installed pyspark, not recompile pyspark.zip
+    prefer_installed_pyspark()
     spark = get_or_create_session(app_name="streamproof-bench")
     bench = {"reconfiguration": _reconfiguration, "throughput": _throughput,
              "latency": _latency}[args.what]
@@ -139,8 +142,10 @@ def _timed_structured(spark: Any, events: int, cost: float, batch: int) -> float
     ``transformWithStateInPandas`` starts fresh Python processes (not the forked daemon's
     workers) that must import pyspark, pandas and pyarrow and connect back to the JVM within
     a timeout Spark 4.3 fixes at 10 s (``PythonWorkerFactory.createSimpleWorker``; no
-    configuration changes it). On a heavily loaded machine that import can take longer and
-    the query fails; such a run is started again from scratch after a pause (up to
+    configuration changes it). The bench lets them import the installed pyspark rather than
+    recompile ``pyspark.zip`` (:func:`spark_impl.session.prefer_installed_pyspark`, ~3x
+    faster), but on a heavily loaded machine the start can still take longer and the query
+    fails; such a run is started again from scratch after a pause (up to
     :data:`ATTEMPTS` times; one stderr line per failed attempt), timing only the run that
     completes. Spark's own stack traces of a failed attempt are silenced (log level OFF
     while the query runs); if every attempt fails, :class:`BaselineFailed` says so."""
