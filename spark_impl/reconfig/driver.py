@@ -196,6 +196,8 @@ class Executor:
         with self.lock:
             for s, request in make_now:
                 self._make(s, request, plan.g, user=s in self._user_made)
+                if self.state[s].queued is request:
+                    self.state[s].queued = None  # only now: it was queued until made (see _plan)
             self._user_made.clear()
             self._publish()
         if worker.is_alive():  # build the next batch's job while this one runs
@@ -286,9 +288,11 @@ class Executor:
             ranges[s] = (lo, hi)
             prog.offset = hi
             if st.queued is not None and prog.active is None:
+                # st.queued stays set until step() has made it: in between (up to
+                # _wait_for_tasks) the request must still count as in progress, or submit()
+                # accepts a second one that takes its number (Fries live case 4: R1 ran as R2)
                 make_now.append((s, st.queued))
                 self._user_made.add(s)
-                st.queued = None
             elif planned is not None and hi >= limit and prog.active is None:
                 make_now.append((s, planned.request))
             elif (planned is None and prog.active is None and st.queued is None and lo >= count
