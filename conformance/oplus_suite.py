@@ -89,7 +89,7 @@ SparkSeen = tuple[list[Row], list[tuple[int, int]], int | None]
 the number of reconfigurations it applied (None: not reported, not judged)."""
 
 
-def spark_engine(faults: frozenset[str], spark: Any = None, timeout_s: float = 900.0
+def spark_engine(faults: frozenset[str], spark: Any = None, timeout_s: float = 1800.0
                  ) -> Guard[SparkCase, SparkSeen]:
     """spark_impl.oplus on a batch of ``(scenario, items per round)`` (one batch of Spark jobs)
     under the watchdog and crash isolation of :class:`conformance.crashes.Guard`."""

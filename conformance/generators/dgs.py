@@ -22,8 +22,8 @@ choice with the ``Random``, so cases are uniform rather than hypothesis's small-
   tag of the pool is redrawn;
 * timestamps may tie across streams (order key ``(ts, stream)``), heartbeats are sprinkled,
   every stream ends with a heartbeat (Def. 3.3 progress);
-* *dense* cases (``build(..., dense=True)``; the suite makes every third case one): 4-8
-  synchronizing events of one worker alternating with short runs of 1-3 leaf events, in one
+* *dense* cases (``build(..., dense=True)``; the suite makes every third round of the
+  programs dense): 3-5 synchronizing events of one worker alternating with short runs of 1-3 leaf events, in one
   driver tick, ``inline_below`` 2 or 5, little delay - so consecutive synchronizing groups,
   short leaf segments between two groups of the same worker (the inlining optimization),
   and synchronizing events between dependent leaf events occur in every such case.
@@ -225,7 +225,7 @@ def _dense_streams(program: Program, rng: random.Random, usable: Sequence[tuple[
     leaves = [(e, s) for e, s in everywhere if worker(e, s).id in below]
     leaves = leaves if leaves and rng.random() < 0.7 else everywhere  # also leaves outside the subtree
     chosen: list[tuple[Any, str]] = []
-    for _ in range(rng.randint(4, 8)):
+    for _ in range(rng.randint(3, 5)):
         chosen.append(rng.choice(syncs))
         chosen += [rng.choice(leaves) for _ in range(rng.randint(1, 3))]
     return _place(rng, chosen)
