@@ -237,7 +237,9 @@ def stepped_section(config: FriesConfig) -> list[Scenario]:
     race = race_strategy()
     drawn: list[Scenario] = []
     for number, (kind, n) in enumerate(STEPPED_KINDS.items()):
-        strategy = alignment_probes() if kind == "alignment" else pruning_probes(kind) if kind != "race" else race
+        # the one-to-many probe nested (S -> E -> F -> {A, B}): the earliest ancestor is synchronised
+        strategy = alignment_probes() if kind == "alignment" else pruning_probes(kind, nested=True) \
+            if kind != "race" else race
         if isinstance(strategy, str):
             continue
         cases = draw_cases(strategy, n + 1, config.seed * 1009 + 31 * number + 5)[1:]

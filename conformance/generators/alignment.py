@@ -100,13 +100,15 @@ PRUNING_SHAPES = ("one-to-many", "replicate", "uniqueness")
 
 
 @st.composite
-def pruning_probes(draw: st.DrawFn, shape: str) -> Scenario:
+def pruning_probes(draw: st.DrawFn, shape: str, nested: bool | None = None) -> Scenario:
     """A case whose MCS depends on Alg. 4's pruning rules (``shape`` in :data:`PRUNING_SHAPES`),
     timed like an alignment probe (wide FCM delays, a per-tuple cost at the shared ancestor,
     a long stream on 2-3 workers), one request reconfiguring ``A`` and ``B``:
 
     * ``one-to-many``: ``S -> F -> {A, B}``, ``F`` a non-unique fan-out of 2 copies (one to
-      each of ``A``, ``B``): ``F`` must be synchronised (a transaction reaches both);
+      each of ``A``, ``B``): ``F`` must be synchronised (a transaction reaches both); with
+      ``nested`` (drawn when None) ``S -> E -> F -> ...``, ``E`` one-to-many by kind (a map):
+      the EARLIEST one-to-many ancestor ``E`` is the one synchronised (Alg. 3);
     * ``replicate``: ``S -> P -> {A, B}``, ``P`` replicates to both: both out-edges lead to a
       reconfigured operator, so the edge-wise rule must NOT prune ``P``;
     * ``uniqueness``: ``S -> X -> U -> {A, B}`` (``X`` one-to-many by kind but emitting one
@@ -126,6 +128,10 @@ def pruning_probes(draw: st.DrawFn, shape: str) -> Scenario:
         operators.append({"name": "F", "kind": "one-to-many"})
         functions["F"] = {"op": "fanout", "copies": 2}
         edges, shared = [["S", "F"], ["F", "A"], ["F", "B"]], "F"
+        if draw(st.booleans()) if nested is None else nested:
+            operators.append({"name": "E", "kind": "one-to-many"})
+            functions["E"] = {"op": "map", **_linear(draw)}
+            edges = [["S", "E"], ["E", "F"], *edges[1:]]
     elif shape == "replicate":
         operators.append({"name": "P", "kind": "replicate"})
         functions["P"] = {"op": "replicate"}
