@@ -103,6 +103,10 @@ def prepare(path: str, scenario: Scenario) -> Scenario:
         timing = replace(timing, restarts=())
     if path in ("directory", "generated", "streaming"):
         timing = replace(timing, reorder_bound=0)
+    if path == "sink":  # 3 workers everywhere: a negative key routed by |k| mod p lands elsewhere
+        flow = scenario.dataflow
+        return replace(scenario, timing=timing, parallelism={n: 3 for n in flow.names
+                                                             if flow.kind(n) is not OperatorKind.SOURCE})
     return replace(scenario, timing=timing)
 
 
