@@ -27,6 +27,7 @@ Usage::
     python benchmarks/independent_bugs.py --run /tmp/ib              # every patch, HEAD
     python benchmarks/independent_bugs.py --run /tmp/ib --only 02 14 --jobs 2 [--tests]
     python benchmarks/independent_bugs.py --run /tmp/ib --verify     # the import check
+    python benchmarks/independent_bugs.py --run /tmp/ib --summary    # the table of every run so far
 """
 
 from __future__ import annotations
@@ -181,13 +182,14 @@ def check(run: Path, commit: str, name: str, patch: str, with_tests: bool,
 
 def table(records: list[dict[str, Any]]) -> str:
     """Markdown table of the results."""
-    rows = ["| bug | suite | caught | cases failed | seconds |", "|---|---|---|---|---|"]
+    rows = ["| bug | suite | caught | cases failed | seconds | commit |", "|---|---|---|---|---|---|"]
     for r in records:
         caught = "yes" if r["caught"] else ("no" + (f" ({r['note']})" if r.get("note") else ""))
         if "tests_caught" in r:
             caught += f"; tests: {'yes' if r['tests_caught'] else 'no'}"
         cases = f"{r['failed']} of {r['cases']}" if r.get("cases") is not None else str(r.get("failed"))
-        rows.append(f"| {r['bug']} | {r['suite']} | {caught} | {cases} | {r['seconds']:.0f} |")
+        mode = " (fail-fast)" if r.get("fail_fast") else ""
+        rows.append(f"| {r['bug']} | {r['suite']} | {caught} | {cases}{mode} | {r['seconds']:.0f} | {r['commit'][:7]} |")
     total = sum(1 for r in records if r["caught"])
     rows.append(f"\n{total} of {len(records)} caught by the default suite")
     return "\n".join(rows)
@@ -203,12 +205,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tests", action="store_true", help="also run the relevant pytest files on survivors")
     parser.add_argument("--fail-fast", action="store_true",
                         help="stop each suite at its first failing batch (benchmarks/mutation.py child-check)")
+    parser.add_argument("--summary", action="store_true",
+                        help="print the table of RUN/results.jsonl (latest run of each bug) and exit")
     parser.add_argument("--verify", action="store_true", help="check that the snapshot is what Spark runs")
     args = parser.parse_args(argv)
     run = Path(args.run).resolve()
     run.mkdir(parents=True, exist_ok=True)
     commit = subprocess.run(["git", "rev-parse", args.commit], cwd=ROOT, check=True, capture_output=True,
                             text=True).stdout.strip()
+    if args.summary:  # the latest record per bug in RUN/results.jsonl
+        latest: dict[str, dict[str, Any]] = {}
+        if (run / "results.jsonl").exists():
+            for line in (run / "results.jsonl").read_text(encoding="utf-8").splitlines():
+                record = json.loads(line)
+                latest[record["bug"]] = record
+        print(table([latest[name] for name in sorted(latest)]))
+        return 0
     if args.verify:
         record = check(run, commit, "verify-every-output-wrong", VERIFY_PATCH, False)
         print(table([record]))
