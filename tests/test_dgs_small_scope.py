@@ -131,7 +131,7 @@ def test_enumeration_alone_finds_every_shipped_violation(name: str) -> None:
 def test_no_false_alarm_on_consistent_examples(name: str) -> None:
     program = example(name)
     for condition in ("C1", "C2", "C3"):
-        found, scope = search(program, condition, 0.7)
+        found, scope = search(program, condition, 2.0)  # wall time: 0.7 s failed at load 40+
         assert found is None, (condition, found)
         assert scope.depth >= 0 and scope.instances > 0
 
