@@ -20,7 +20,8 @@ def test_small_spark_conformance_run(spark: Any, tmp_path: Path) -> None:
     config = FriesConfig(cases=24, seed=1, engine="spark", save_dir=str(tmp_path), race_fraction=0.0)
     result = run_fries_suite(config, spark=spark)
     check = result.checks[0]
-    assert check.status == "ran" and check.cases == 24
+    # 20-59 cases: the fixed sections (entry paths, stepped probes) are always run, so more than 24
+    assert check.status == "ran" and check.cases >= 24
     assert result.failed == 0, "\n\n".join(f.explanation for f in result.failures)
     assert result.delays and all(d >= 0 for d in result.delays)
 
