@@ -43,7 +43,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Sequence
 
 from spec.fries.consistency import replay
-from spec.fries.scenario import Output, Scenario, SerialResult, ingestion_order
+from spec.fries.scenario import Output, Scenario, SerialResult, ingestion_order, operator_of
 from spec.fries.schedule import Operation, Schedule
 
 from conformance.fries.outcome import RunOutcome
@@ -108,6 +108,7 @@ def judge(
     failures: list[OracleFailure] = []
     effective, renumber = effective_scenario(scenario, run.rejected)
     failures.extend(_schedule_complete(effective, renumber, run.schedule))
+    failures.extend(_placement(scenario, run.schedule))
     verdict = (checker or default_checker())(run.schedule)
     if not verdict.serializable:
         cycle = " -> ".join(verdict.cycle or [])
@@ -160,6 +161,27 @@ def complete_order(scenario: Scenario, witness: Sequence[str]) -> list[str]:
             seen.add(txn)
     order.extend(t for t in known if t not in seen)
     return order
+
+
+def _placement(scenario: Scenario, schedule: Schedule) -> list[OracleFailure]:
+    """Every data operation ran on the object that holds its key (Fries §7.2: ``O#(k mod p)``).
+
+    Catalogue functions never change a tuple's key (:mod:`spec.fries.catalogue`), so a data
+    transaction's key at every operator is its source tuple's. A routing bug that is consistent
+    (the same key always on the same wrong object) changes no output, state or schedule
+    property: only this oracle sees it. Sources are skipped (their tuples are not routed)."""
+    key_of = {t.txn: t.key for t in ingestion_order(scenario)}
+    for obj, _, op in schedule.operations():
+        operator = operator_of(obj)
+        if op.update or op.txn not in key_of or operator in scenario.sources:
+            continue
+        expected = scenario.object_of(operator, key_of[op.txn])
+        if obj != expected:
+            return [OracleFailure(
+                "placement", f"object {obj} processed {op.txn} (key {key_of[op.txn]}), whose key belongs to {expected}",
+                f"{operator} has {scenario.workers(operator)} workers; key {key_of[op.txn]} lives on {expected} "
+                "(key mod workers)")]
+    return []
 
 
 def _schedule_complete(scenario: Scenario, renumber: dict[str, str], schedule: Schedule) -> list[OracleFailure]:

@@ -20,7 +20,7 @@ from spec.fries.schedule import Schedule
 #: Names of the oracles, in the order they are checked (issue 8 (a)-(c), plus the sharper
 #: checks the traces allow: the schedule is complete, every channel is FIFO (issue 12,
 #: spec.fries.consistency (C2)), the final states match).
-ORACLES = ("engine", "schedule", "serializable", "fifo", "outputs", "exactly-once", "states")
+ORACLES = ("engine", "schedule", "placement", "serializable", "fifo", "outputs", "exactly-once", "states")
 
 
 @dataclass(frozen=True)
