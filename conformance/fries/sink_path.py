@@ -39,7 +39,7 @@ from spec.fries.scenario import Scenario
 from spec.fries.schedule import Operation, Schedule
 
 #: Key families: every job uses ``mixed``, the family of each key drawn from the key
-#: (``k mod 3``: string, tuple, numeric), so one object holds strings, tuples and numbers.
+#: (``(k + k // 3) mod 3``: string, tuple, numeric), so one object holds strings, tuples and numbers.
 FAMILIES = ("string", "tuple", "numeric")
 #: Source tuples per micro-batch (every batch is a sink delivery per job: kept few).
 BATCH_SIZE = 8
@@ -69,7 +69,9 @@ def _hashed(k: int, family: str) -> Any:
 def encode(k: int, family: str, form: int) -> Any:
     """The key standing for integer ``k`` in ``family``; ``form`` varies the numeric form."""
     if family == "mixed":
-        family = FAMILIES[k % len(FAMILIES)]
+        # k + k // 3, not k: on 3 workers k mod 3 == 0 was always numeric, where |k - 60| and
+        # k - 60 route alike (a |k| mod p routing bug survived); now every residue gets every family
+        family = FAMILIES[(k + k // len(FAMILIES)) % len(FAMILIES)]
     if family != "numeric":  # string, tuple, json (a tuple without bytes: JSON arrays once written)
         return _hashed(k, family)
     shifted = k - PERIOD  # negative for the generators' keys, routed like k (a multiple of PERIOD apart)
