@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import importlib
+from collections import Counter
 import time
 from dataclasses import dataclass, replace
 from functools import partial
@@ -24,7 +25,7 @@ from typing import Any, Sequence
 from hypothesis import strategies as st
 
 from spec.fries.dataflow import Dataflow
-from spec.fries.scenario import Scenario, scenario_from_json
+from spec.fries.scenario import Scenario, Timing, scenario_from_json
 
 from conformance.cases import draw_cases
 from conformance.fries.engines import FriesEngine, engine_status, make_engine
@@ -351,18 +352,24 @@ def replay(record: dict[str, Any], faults: frozenset[str] | None) -> tuple[bool,
     return judgement.ok, explain(judgement) if not judgement.ok else "all oracles pass"
 
 
+def count_timing(features: Counter[str], timing: Timing) -> None:
+    """Count the timing hooks a case uses (restarts, delayed FCMs, stragglers) in ``features``:
+    shared by every suite whose cases carry a :class:`~spec.fries.scenario.Timing`."""
+    if timing.restarts:
+        features["with restarts"] += 1
+    if timing.fcm_delay != (0.0, 0.0):
+        features["delayed control messages"] += 1
+    if timing.stragglers:
+        features["stragglers"] += 1
+
+
 def _count_features(result: SuiteResult, scenario: Scenario) -> None:
     features = result.features
     features["cases"] += 1
     features[f"reconfigurations={len(scenario.reconfigurations)}"] += 1
-    if scenario.timing.restarts:
-        features["with restarts"] += 1
+    count_timing(features, scenario.timing)
     if any(p > 1 for p in scenario.parallelism.values()):
         features["parallel workers"] += 1
-    if scenario.timing.fcm_delay != (0.0, 0.0):
-        features["delayed control messages"] += 1
-    if scenario.timing.stragglers:
-        features["stragglers"] += 1
     if is_probe_shaped(scenario):
         features["reconfigured member after a parallel reconfigured parent"] += 1
     shape = pruning_shape(scenario)

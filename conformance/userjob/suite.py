@@ -27,7 +27,7 @@ from spec.jsonio import expect_str
 
 from conformance.cases import draw_cases
 from conformance.fries.oracles import Judgement
-from conformance.fries.suite import explain
+from conformance.fries.suite import count_timing, explain
 from conformance.regression import save_case
 from conformance.shrink import shrink
 from conformance.suite import CheckResult, FailureReport, Progress, SuiteResult
@@ -221,11 +221,6 @@ def _count(result: SuiteResult, case: Case) -> None:
     features = result.features
     features["cases"] += 1
     features[f"requests={len(case.requests)}"] += 1
-    if case.timing.restarts:
-        features["with restarts"] += 1
-    if case.timing.fcm_delay != (0.0, 0.0):
-        features["delayed control messages"] += 1
-    if case.timing.stragglers:
-        features["stragglers"] += 1
+    count_timing(features, case.timing)
     if case.timing.reorder_bound:
         features["reordered source"] += 1
