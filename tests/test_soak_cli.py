@@ -52,3 +52,50 @@ def test_the_soak_check_counts_lost_and_duplicated_rows(spark: Any, tmp_path: An
     assert check_table(spark, table("good", [(i, i) for i in range(10)]), 10) == (0, 0)
     assert check_table(spark, table("gap", [(i, i) for i in range(10) if i != 5] + [(3, 3)]), 10) == (1, 1)
     assert check_table(spark, table("repeat", [(i, i) for i in range(10)] + [(10, 4)]), 11) == (1, 1)
+
+
+class _FakeRun:
+    """A front end's run as the soak sees it: ``batch_ms`` keeps only the last REMEMBERED
+    batches (as spark_impl.reconfig.streaming does); one batch finishes per poll."""
+
+    def __init__(self, total: int) -> None:
+        from spark_impl.reconfig.streaming import REMEMBERED, _remember
+
+        self.remembered, self.remember = REMEMBERED, _remember
+        self.total, self.next = total, 0
+        self.batch_ms: dict[int, float] = {}
+        self.requests: list[int] = []
+        outer = self
+
+        class Query:
+            @staticmethod
+            def exception() -> None:
+                if outer.next < outer.total:  # a batch ends between two polls
+                    outer.remember(outer.batch_ms, outer.next, float(outer.next))
+                    outer.next += 1
+
+        self.query = Query()
+
+    def in_progress(self) -> bool:
+        return False
+
+    def submit(self, request: int) -> None:
+        self.requests.append(request)
+
+
+def test_a_soak_longer_than_the_front_ends_memory_counts_every_batch() -> None:
+    """Regression: the soak counted the entries of the front end's ``batch_ms``, which keeps
+    only the last 1000 batches, so a 2,000-batch soak never ended; and its latency figures
+    came from the batches still remembered, not from the second and the last 10%."""
+    from spark_impl.workloads.soak import measure, summarize
+
+    run = _FakeRun(2500)
+    assert run.remembered < 2000
+    seen = measure(run, 2000, "", every=5, request=lambda version: version, stall_s=2.0,
+                   sample=lambda: (run.next, 0))
+    assert len(seen.durations) == 2000 and seen.durations[:3] == [0.0, 1.0, 2.0]
+    assert seen.requests == len(run.requests) == 399 and run.requests[:2] == [1, 2]
+    figures = summarize(2000, seen, 0, 0)
+    # the median of batches 200..399 and of 1800..1999 (each batch's time = its id here)
+    assert figures.batch_ms_p50_start == 299.5 and figures.batch_ms_p50_end == 1899.5
+    assert figures.disk_bytes_start == 200 and figures.disk_bytes_end == 2000

@@ -121,58 +121,117 @@ def _median(values: list[float]) -> float:
     return round(statistics.median(values), 1) if values else 0.0
 
 
-def run_soak(spark: Any, batches: int, directory: str, *, rows_per_batch: int = 200, keys: int = 50,
-             every: int = 5, scheduler: str = "fries", timeout_s: float = 7200.0,
-             on_batch: Callable[[int], None] | None = None) -> SoakResult:
-    """Run the soak for ``batches`` Structured Streaming batches under ``directory``
-    (``ckpt/``: the measured checkpoint; ``table/``: the Parquet sink)."""
-    from pyspark.sql import functions as F
+class BatchTimes:
+    """Every Structured Streaming batch's ``foreachBatch`` time (ms) below ``limit``, copied
+    from the front end's ``batch_ms`` as batches finish. That map keeps only the last
+    ``spark_impl.reconfig.streaming.REMEMBERED`` (1000) batches, so a longer soak keeps its own
+    copy (counting that map's entries, a 2,000-batch soak never got past 1000 batches)."""
 
-    # Structured Streaming keeps the metadata of this many batches in its own checkpoint
-    # (offsets/, commits/; Spark's default is 100): bounded either way, 10 keeps it small.
-    spark.conf.set("spark.sql.streaming.minBatchesToRetain", "10")
-    ckpt, table = os.path.join(directory, "ckpt"), os.path.join(directory, "table")
-    stream = (spark.readStream.format("rate-micro-batch").option("rowsPerBatch", rows_per_batch)
-              .option("numPartitions", 2).load()
-              .select(F.concat(F.lit("k"), (F.col("value") % keys).cast("string")).alias("key"), "value"))
-    sink = ParquetSink(table)
-    run = start_query(spark, soak_job(), stream, scheduler=scheduler, checkpoint_dir=ckpt, sink=sink,
-                      retention=Retention(batches=2))
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.ms: dict[int, float] = {}
+
+    def poll(self, table: dict[int, float]) -> int:
+        """Copy the new entries of ``table``; the number of batches seen so far."""
+        for batch, ms in dict(table).items():
+            if batch < self.limit:
+                self.ms.setdefault(batch, ms)
+        return len(self.ms)
+
+    def durations(self) -> list[float]:
+        """The times in batch order."""
+        return [self.ms[b] for b in sorted(self.ms)]
+
+
+@dataclass
+class Measured:
+    """What :func:`measure` saw: ``start`` = (disk, RSS) after the first 10% of the batches,
+    ``end`` = the samples over the last 10%, every batch's time, the requests made."""
+
+    start: tuple[int, int]
+    end: list[tuple[int, int]]
+    durations: list[float]
+    requests: int
+
+
+def measure(run: Any, batches: int, ckpt: str, *, every: int, request: Callable[[int], Any],
+            stall_s: float = 900.0, on_batch: Callable[[int], None] | None = None,
+            sample: Callable[[], tuple[int, int]] | None = None) -> Measured:
+    """Watch a running query until ``batches`` batches are done (``run``: a front end's run
+    with ``query``, ``batch_ms``, ``in_progress()`` and ``submit``), sampling disk and RSS and
+    making ``request(version)`` every ``every`` batches while no request is in progress.
+    RuntimeError if the query fails or no batch finishes for ``stall_s`` seconds."""
+    def footprint() -> tuple[int, int]:
+        return (disk_bytes(ckpt), tree_rss_bytes())
+
+    sample = sample or footprint
     window = max(1, math.ceil(batches * 0.1))
+    times = BatchTimes(batches)
     start: tuple[int, int] | None = None
     end: list[tuple[int, int]] = []
     version = 0
     seen = 0
-    deadline = time.monotonic() + timeout_s
+    last_progress = time.monotonic()
+    while seen < batches:
+        if run.query.exception() is not None:
+            raise RuntimeError(f"the soak query failed: {run.query.exception()}")
+        done = times.poll(run.batch_ms)
+        if done == seen:
+            if time.monotonic() - last_progress > stall_s:
+                raise RuntimeError(f"no batch finished for {stall_s:.0f} s (at batch {seen} of {batches})")
+            time.sleep(0.02)
+            continue
+        seen, last_progress = done, time.monotonic()
+        if on_batch is not None:
+            on_batch(seen)
+        if start is None and seen >= window:
+            start = sample()
+        if seen > batches - window:
+            end.append(sample())
+        if seen // every > version and not run.in_progress() and seen < batches:
+            if run.submit(request(version + 1)) is None:
+                version += 1
+    assert start is not None and end
+    return Measured(start, end, times.durations(), version)
+
+
+def rate_stream(spark: Any, rows_per_batch: int, keys: int) -> Any:
+    """Spark's ``rate-micro-batch`` source as ``key`` (``k<value mod keys>``), ``value``."""
+    from pyspark.sql import functions as F
+
+    return (spark.readStream.format("rate-micro-batch").option("rowsPerBatch", rows_per_batch)
+            .option("numPartitions", 2).load()
+            .select(F.concat(F.lit("k"), (F.col("value") % keys).cast("string")).alias("key"), "value"))
+
+
+def run_soak(spark: Any, batches: int, directory: str, *, rows_per_batch: int = 200, keys: int = 50,
+             every: int = 5, scheduler: str = "fries", stall_s: float = 900.0,
+             on_batch: Callable[[int], None] | None = None) -> SoakResult:
+    """Run the soak for ``batches`` Structured Streaming batches under ``directory``
+    (``ckpt/``: the measured checkpoint; ``table/``: the Parquet sink)."""
+    # Structured Streaming keeps the metadata of this many batches in its own checkpoint
+    # (offsets/, commits/; Spark's default is 100): bounded either way, 10 keeps it small.
+    spark.conf.set("spark.sql.streaming.minBatchesToRetain", "10")
+    ckpt, table = os.path.join(directory, "ckpt"), os.path.join(directory, "table")
+    sink = ParquetSink(table)
+    run = start_query(spark, soak_job(), rate_stream(spark, rows_per_batch, keys), scheduler=scheduler,
+                      checkpoint_dir=ckpt, sink=sink, retention=Retention(batches=2))
     try:
-        while seen < batches:
-            if run.query.exception() is not None:
-                raise RuntimeError(f"the soak query failed: {run.query.exception()}")
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"the soak did not reach {batches} batches in {timeout_s:.0f} s")
-            done = len([b for b in run.batch_ms if b < batches])
-            if done == seen:
-                time.sleep(0.02)
-                continue
-            seen = done
-            if on_batch is not None:
-                on_batch(seen)
-            if start is None and seen >= window:
-                start = (disk_bytes(ckpt), tree_rss_bytes())
-            if seen > batches - window:
-                end.append((disk_bytes(ckpt), tree_rss_bytes()))
-            if seen // every > version and not run.in_progress() and seen < batches:
-                if run.submit(swap(version + 1)) is None:
-                    version += 1
+        seen = measure(run, batches, ckpt, every=every, request=swap, stall_s=stall_s, on_batch=on_batch)
     finally:
         run.stop()
     deliver(run.executor, sink)  # what a restart does first: committed batches reach the sink
-    durations = [run.batch_ms[b] for b in sorted(run.batch_ms) if b < batches]
     lost, duplicated = check_table(spark, table, run.executor.state[0].committed.offset)
-    assert start is not None
+    return summarize(batches, seen, lost, duplicated)
+
+
+def summarize(batches: int, seen: Measured, lost: int, duplicated: int) -> SoakResult:
+    """The contract's figures (module docstring) from what :func:`measure` saw."""
+    window = max(1, math.ceil(batches * 0.1))
+    durations = seen.durations
     return SoakResult(
-        batches, start[0], max(d for d, _ in end), start[1], max(r for _, r in end),
-        _median(durations[window:2 * window]), _median(durations[-window:]), lost, duplicated, version)
+        batches, seen.start[0], max(d for d, _ in seen.end), seen.start[1], max(r for _, r in seen.end),
+        _median(durations[window:2 * window]), _median(durations[-window:]), lost, duplicated, seen.requests)
 
 
 def check_table(spark: Any, table: str, committed: int) -> tuple[int, int]:
