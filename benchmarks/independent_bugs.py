@@ -28,6 +28,10 @@ Usage::
     python benchmarks/independent_bugs.py --run /tmp/ib --only 02 14 --jobs 2 [--tests]
     python benchmarks/independent_bugs.py --run /tmp/ib --verify     # the import check
     python benchmarks/independent_bugs.py --run /tmp/ib --summary    # the table of every run so far
+    python benchmarks/independent_bugs.py --run /tmp/ib2 --set set-b  # another set (a sub-directory)
+
+``--set NAME`` runs the patches of ``benchmarks/independent_bugs/NAME/`` (set B, session 4:
+``set-b``, written independently of set A; its ``generate.py`` makes the patches).
 """
 
 from __future__ import annotations
@@ -208,6 +212,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--summary", action="store_true",
                         help="print the table of RUN/results.jsonl (latest run of each bug) and exit")
     parser.add_argument("--verify", action="store_true", help="check that the snapshot is what Spark runs")
+    parser.add_argument("--set", default="", help="a set of patches: sub-directory of benchmarks/independent_bugs "
+                                                  "(default: set A, the top directory)")
     args = parser.parse_args(argv)
     run = Path(args.run).resolve()
     run.mkdir(parents=True, exist_ok=True)
@@ -225,7 +231,10 @@ def main(argv: list[str] | None = None) -> int:
         record = check(run, commit, "verify-every-output-wrong", VERIFY_PATCH, False)
         print(table([record]))
         return 0 if record["caught"] else 1
-    patches = sorted(PATCHES.glob("*.patch"))
+    folder = PATCHES / args.set if args.set else PATCHES
+    if not folder.is_dir():
+        parser.error(f"no patch set {args.set!r} ({folder} is not a directory)")
+    patches = sorted(folder.glob("*.patch"))
     if args.only:  # in the order given (the likely survivors first, say)
         patches = [p for o in args.only for p in patches if p.name.startswith(o)]
     print(f"{len(patches)} bugs against {commit[:10]}", flush=True)
