@@ -29,6 +29,13 @@ Usage::
     python benchmarks/mutation.py summary --run /work/mutation-run
     python benchmarks/mutation.py refresh --run /work/mutation-run    # the suite of HEAD, same mutants
     python benchmarks/mutation.py one --run /work/mutation-run --id 'spark_impl/x.py:core/AddNot:3'
+    python benchmarks/mutation.py run --run /work/mut4 --sample 110 --seed 4 --stratify   # session 4
+    python benchmarks/mutation.py one --run /work/mut4 --id ID --tests tests/test_x.py::test_y  # a new check only
+    python benchmarks/mutation.py coverage --run /work/mut4   # branch coverage of the three suites combined
+
+``--stratify`` draws per part of the scope (:func:`stratified_sample`); ``summary`` then also
+prints the score weighted by part size and a 95 % (Wilson) interval, the suite's kills and the
+kills of checks written for survivors (``one --tests``) apart.
 """
 
 from __future__ import annotations
@@ -99,8 +106,8 @@ def enumerate_mutants(tree: Path) -> list[dict[str, Any]]:
     """Every cosmic-ray mutant of the scope: id, module, operator, occurrence, line."""
     import tempfile
 
-    from cosmic_ray.commands.init import init
-    from cosmic_ray.work_db import WorkDB
+    from cosmic_ray.commands.init import init  # type: ignore[import-untyped]
+    from cosmic_ray.work_db import WorkDB  # type: ignore[import-untyped]
 
     modules = sorted(p for p in (tree / "spark_impl").rglob("*.py") if in_scope(str(p.relative_to(tree))))
     db = WorkDB(tempfile.mktemp(suffix=".sqlite"), WorkDB.Mode.create)
@@ -157,8 +164,8 @@ def statement_lines(source: str) -> dict[int, int]:
 
 def apply(tree: Path, mutant: dict[str, Any]) -> tuple[str, str] | None:
     """Write the mutant into the snapshot; (original, mutated) source, None if impossible."""
-    import cosmic_ray.plugins
-    from cosmic_ray.mutating import mutate_code
+    import cosmic_ray.plugins  # type: ignore[import-untyped]
+    from cosmic_ray.mutating import mutate_code  # type: ignore[import-untyped]
 
     path = tree / mutant["module"]
     original = path.read_text(encoding="utf-8")
@@ -247,7 +254,7 @@ def child_tests(files: list[str]) -> int:
     """Child mode: pytest on ``files``, stopping at the first failure."""
     import pytest
 
-    return int(pytest.main(["-x", "-q", "-p", "no:cacheprovider", *files]))
+    return int(pytest.main(["-x", "-q", "--tb=line", "-p", "no:cacheprovider", *files]))
 
 
 # --- campaign ------------------------------------------------------------------------------------
@@ -273,6 +280,39 @@ def prepare(run: Path, measure: bool = True) -> None:
             raise SystemExit(f"the unmutated {suite} check does not pass ({status}); fix that first:\n{tail}")
         covered[suite] = json.loads(out.read_text(encoding="utf-8"))
     (run / "coverage.json").write_text(json.dumps(covered), encoding="utf-8")
+
+
+def combined_coverage(run: Path) -> str:
+    """Branch coverage of the scope under the whole default run: the three suites' data
+    (``prepare``'s ``RUN/cov-<suite>``, driver and Spark workers) combined; Markdown rows
+    per stratum (:func:`stratum`) and the total."""
+    import shutil
+
+    from conformance.branch_coverage import figure_from, write_rc
+
+    where = run / "cov-all"
+    shutil.rmtree(where, ignore_errors=True)
+    rc = write_rc(where)
+    for suite in CHECKS:
+        for data in (run / f"cov-{suite}").glob(".coverage.*"):
+            shutil.copy(data, where / f".coverage.{suite}.{data.name.removeprefix('.coverage.')}")
+    figure = figure_from(rc)
+    rows: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
+    for f in figure.files:
+        if in_scope(f.path):
+            for key in (stratum(f.path), "scope"):
+                counts = rows[key]
+                counts[0] += f.covered_branches
+                counts[1] += f.branches
+                counts[2] += f.covered_statements
+                counts[3] += f.statements
+    lines = [f"worker data files: {figure.worker_data_files}", "",
+             "| part | branches | statements |", "| --- | ---: | ---: |"]
+    for key in sorted(rows, key=lambda k: (k == "scope", k)):
+        b, bt, st, stt = rows[key]
+        lines.append(f"| {key} | {b} / {bt} ({100 * b / bt if bt else 100:.1f} %) | "
+                     f"{st} / {stt} ({100 * st / stt if stt else 100:.1f} %) |")
+    return "\n".join(lines)
 
 
 def refresh(run: Path) -> str:
@@ -308,16 +348,21 @@ def covering_checks(run: Path, mutant: dict[str, Any], covered: dict[str, dict[s
 
 
 def run_one(run: Path, mutant: dict[str, Any], checks: list[str], with_tests: bool,
-            cases: int | None = None) -> dict[str, Any]:
+            cases: int | None = None, tests: list[str] | None = None) -> dict[str, Any]:
     """Apply one mutant, run its checks (first kill wins; ``cases``: per suite, default the
-    suite's), restore the file."""
+    suite's), restore the file. ``tests``: run only these pytest node ids (a check written
+    for a survivor; the record says ``tests_only`` and the summary keeps it apart from the
+    suite's verdict)."""
     tree = run / "tree"
     suite_commit = run / "suite-commit.txt"
     record: dict[str, Any] = dict(mutant, checks=checks, started=time.strftime("%H:%M:%S", time.gmtime()), cases=cases,
                                   suite=suite_commit.read_text().strip()[:10] if suite_commit.exists() else "snapshot")
+    if tests:
+        record.update(checks=[], tests_only=tests)
+        checks, with_tests = [], True
     if mutant.get("annotation"):
         return dict(record, outcome="equivalent (annotation)", seconds=0.0)
-    if not checks:
+    if not checks and not tests:
         return dict(record, outcome="not covered", seconds=0.0)
     applied = apply(tree, mutant)
     if applied is None:
@@ -334,7 +379,7 @@ def run_one(run: Path, mutant: dict[str, Any], checks: list[str], with_tests: bo
                 return dict(record, outcome="killed" if status == "fail" else "killed (timeout)", killed_by=check,
                             seconds=round(total, 1), tail=tail[-600:])
         if with_tests:
-            files = next(v for k, v in TESTS.items() if mutant["module"].startswith(k))
+            files = tests or next(v for k, v in TESTS.items() if mutant["module"].startswith(k))
             status, seconds, tail = run_child(run, ["child-tests", *files], CHECK_TIMEOUT_S)
             total += seconds
             if status != "pass":
@@ -352,16 +397,70 @@ def sample(mutants: list[dict[str, Any]], n: int, seed: int) -> list[dict[str, A
     return chosen[:n] if n < len(chosen) else chosen
 
 
+def stratum(module: str) -> str:
+    """The stratum of a module: its part of :data:`SCOPE` (``reconfig``, ``dgs``, ``oplus``,
+    ``keys``, ``lru``, ``sink``, ``faults``), with the live front ends of DGS and O+
+    (``streaming*.py``, issue 14: ``--engine spark-streaming``, not the default suites'
+    engine) apart as ``dgs-live`` and ``oplus-live``."""
+    part = module.split("/")[1] if module.count("/") >= 1 else module
+    part = part[:-3] if part.endswith(".py") else part
+    live = part in ("dgs", "oplus") and Path(module).name.startswith("streaming")
+    return f"{part}-live" if live else part
+
+
+def allocate(sizes: dict[str, int], n: int, least: int) -> dict[str, int]:
+    """``n`` draws over strata of ``sizes`` proportionally (largest remainder), at least
+    ``least`` per stratum (never more than it holds)."""
+    floor = {k: min(least, v) for k, v in sizes.items()}
+    rest = max(0, n - sum(floor.values()))
+    spare = {k: v - floor[k] for k, v in sizes.items()}
+    total = sum(spare.values())
+    if total == 0 or rest == 0:
+        return floor
+    quota = {k: rest * v / total for k, v in spare.items()}
+    out = {k: floor[k] + min(spare[k], int(q)) for k, q in quota.items()}
+    left = min(n, sum(sizes.values())) - sum(out.values())
+    for k in sorted(quota, key=lambda k: (int(quota[k]) - quota[k], k)):
+        if left <= 0:
+            break
+        if out[k] < sizes[k]:
+            out[k] += 1
+            left -= 1
+    return out
+
+
+def stratified_sample(mutants: list[dict[str, Any]], n: int, seed: int, least: int = 2) -> list[dict[str, Any]]:
+    """A seeded sample of ``n`` mutants stratified by :func:`stratum`, proportional to each
+    stratum's size with at least ``least`` per stratum; mutants inside annotations (equivalent
+    by construction, no run) are not drawn. The order interleaves the strata (draw ``i`` of a
+    stratum with ``m`` draws sits at ``(i + 0.5) / m``), so a run stopped early is still a
+    stratified sample of a smaller size."""
+    rng = random.Random(seed)
+    by: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for m in mutants:
+        if not m.get("annotation"):
+            by[stratum(str(m["module"]))].append(m)
+    counts = allocate({k: len(v) for k, v in by.items()}, n, least)
+    keyed = []
+    for k in sorted(by):
+        picked = rng.sample(by[k], counts[k])
+        keyed += [((i + 0.5) / len(picked), k, m) for i, m in enumerate(picked)]
+    return [m for _, _, m in sorted(keyed, key=lambda t: (t[0], t[1]))]
+
+
 def own_check(module: str) -> str:
     """The suite of a module's package (dgs, oplus; fries for the rest)."""
     return {"spark_impl/dgs": "dgs", "spark_impl/oplus": "oplus"}.get(str(Path(module).parent), "fries")
 
 
 def campaign(run: Path, n: int, seed: int, with_tests: bool, ids: Iterable[str] = (), force: bool = False,
-             only: Iterable[str] = (), cases: int | None = None) -> None:
+             only: Iterable[str] = (), cases: int | None = None, stratify: bool = False,
+             tests: list[str] | None = None) -> None:
     """Step 2 (module docstring); skips mutants already in results.jsonl, except those named
     in ``ids`` (run again: the summary keeps each mutant's last result). ``only``: sample among
-    the mutants of modules under these prefixes; ``cases``: per suite (default the suite's)."""
+    the mutants of modules under these prefixes; ``cases``: per suite (default the suite's);
+    ``stratify``: :func:`stratified_sample` instead of a uniform one; ``tests``: run only
+    these pytest node ids (:func:`run_one`)."""
     catalogue = json.loads((run / "mutants.json").read_text(encoding="utf-8"))["mutants"]
     prefixes = tuple(only)
     if prefixes:
@@ -369,7 +468,8 @@ def campaign(run: Path, n: int, seed: int, with_tests: bool, ids: Iterable[str] 
     measured = run / "coverage.json"
     covered = json.loads(measured.read_text(encoding="utf-8")) if measured.exists() else None
     wanted = list(ids)
-    chosen = [m for m in catalogue if m["id"] in wanted] if wanted else sample(catalogue, n, seed)
+    draw = stratified_sample if stratify else sample
+    chosen = [m for m in catalogue if m["id"] in wanted] if wanted else draw(catalogue, n, seed)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so the mutated file is restored
     results = run / "results.jsonl"
     done = {json.loads(line)["id"] for line in results.read_text().splitlines()} if results.exists() else set()
@@ -377,10 +477,12 @@ def campaign(run: Path, n: int, seed: int, with_tests: bool, ids: Iterable[str] 
     for number, mutant in enumerate(chosen, 1):
         if mutant["id"] in done and not wanted:
             continue
+        while (run / "pause").exists():  # ``touch RUN/pause``: the machine is free between mutants
+            time.sleep(5)
         checks = covering_checks(run, mutant, covered, cache) if covered is not None else [own_check(mutant["module"])]
         if force and not checks:  # the refreshed suite may reach what prepare's suite did not
             checks = [own_check(mutant["module"])]
-        record = run_one(run, mutant, checks, with_tests, cases)
+        record = run_one(run, mutant, checks, with_tests, cases, tests)
         with open(results, "a", encoding="utf-8") as out:
             out.write(json.dumps(record) + "\n")
         print(f"[{number}/{len(chosen)}] {record['outcome']:<17} {record.get('seconds', 0):>6.0f} s  {mutant['id']}  "
@@ -390,12 +492,7 @@ def campaign(run: Path, n: int, seed: int, with_tests: bool, ids: Iterable[str] 
 def summary(run: Path) -> str:
     """Step 3: the Markdown score table."""
     catalogue = json.loads((run / "mutants.json").read_text(encoding="utf-8"))
-    last = {}
-    for line in (run / "results.jsonl").read_text().splitlines():
-        if line.strip():
-            record = json.loads(line)
-            last[record["id"]] = record  # a mutant run again: its last result counts
-    records = list(last.values())
+    records = latest(run / "results.jsonl")
     equivalent = _equivalent(run)
     outcome = Counter(r["outcome"] for r in records)
     killed = sum(v for k, v in outcome.items() if k.startswith("killed"))
@@ -405,9 +502,14 @@ def summary(run: Path) -> str:
              f"sample {len(records)}.", "",
              "| outcome | mutants |", "| --- | ---: |"]
     lines += [f"| {k} | {v} |" for k, v in sorted(outcome.items())]
+    by_suite = sum(v for k, v in outcome.items() if k.startswith("killed") and k != "killed by tests")
+    low, high = wilson(killed, judged)
     lines += [f"| equivalent (annotations, and survivors argued in docs/conformance.md) | {eq} |", "",
               f"**Score: {killed}/{judged} non-equivalent mutants killed "
               f"({100.0 * killed / judged if judged else 0:.1f}%).**", "",
+              f"Suite alone: {by_suite}/{judged} ({100.0 * by_suite / judged if judged else 0:.1f}%); "
+              f"suite + tests: {killed}/{judged}, 95% interval (Wilson) {100 * low:.1f}-{100 * high:.1f}%.",
+              weighted_line(records, catalogue["mutants"], equivalent), "",
               "| module | sampled | killed | survived | not covered | equivalent |",
               "| --- | ---: | ---: | ---: | ---: | ---: |"]
     per: dict[str, Counter[str]] = defaultdict(Counter)
@@ -419,12 +521,66 @@ def summary(run: Path) -> str:
     for module, c in sorted(per.items()):
         lines.append(f"| {module} | {c['sampled']} | {c['killed']} | {c['survived']} | {c['not covered']} | "
                      f"{c['equivalent']} |")
+    lines += ["", "Killed by a check written for a survivor (not by the suite):", ""]
+    lines += [f"* `{r['id']}` line {r['line']}: {r.get('killed_by', '')} `{r.get('diff', '')}`"
+              for r in records if r["outcome"] == "killed by tests"]
     lines += ["", "Survivors:", ""]
     for r in records:
         if not r["outcome"].startswith(("killed", "equivalent")) and r["outcome"] != "no mutation":
             tag = " (equivalent)" if r["id"] in equivalent else ""
             lines.append(f"* `{r['id']}` line {r['line']}: {r['outcome']}{tag} `{r.get('diff', '')}`")
     return "\n".join(lines)
+
+
+def latest(results: Path) -> list[dict[str, Any]]:
+    """One record per mutant: its last suite run (a mutant run again: its last result counts),
+    with the outcome ``killed by tests`` if its last ``tests_only`` run (checks written for
+    survivors) killed a mutant the suite left alive. Suite verdicts stay in ``suite_outcome``."""
+    suite: dict[str, dict[str, Any]] = {}
+    tests: dict[str, dict[str, Any]] = {}
+    for line in results.read_text().splitlines():
+        if line.strip():
+            record = json.loads(line)
+            (tests if record.get("tests_only") else suite)[record["id"]] = record
+    out = []
+    for key in dict.fromkeys([*suite, *tests]):
+        base = suite.get(key) or dict(tests[key], outcome="survived")  # never run by the suite: no suite kill
+        record = dict(base, suite_outcome=base["outcome"])
+        extra = tests.get(key)
+        if extra is not None and extra["outcome"] == "killed by tests" and not base["outcome"].startswith(
+                ("killed", "equivalent")):
+            record.update(outcome="killed by tests", killed_by=extra.get("killed_by"))
+        out.append(record)
+    return out
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a proportion ``k / n`` (95 % at ``z`` = 1.96)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def weighted_line(records: list[dict[str, Any]], population: list[dict[str, Any]], argued: set[str]) -> str:
+    """The score with each stratum (:func:`stratum`) weighted by its share of the population's
+    non-annotation mutants: a stratified sample over-represents small strata (>= 2 draws)."""
+    size = Counter(stratum(str(m.get("module", ""))) for m in population if not m.get("annotation"))
+    judged: Counter[str] = Counter()
+    killed: Counter[str] = Counter()
+    for r in records:
+        if r["outcome"] == "no mutation" or _is_equivalent(r, argued):
+            continue
+        judged[stratum(str(r["module"]))] += 1
+        killed[stratum(str(r["module"]))] += r["outcome"].startswith("killed")
+    weight = sum(size[k] for k in judged)
+    if not weight or any(not size[k] for k in judged):
+        return ""
+    score = sum(size[k] * killed[k] / judged[k] for k in judged) / weight
+    parts = ", ".join(f"{k} {killed[k]}/{judged[k]} of {size[k]}" for k in sorted(judged))
+    return f"Weighted by stratum size ({parts}): {100 * score:.1f}%."
 
 
 def _is_equivalent(record: dict[str, Any], argued: set[str]) -> bool:
@@ -446,7 +602,7 @@ def main(argv: list[str] | None = None) -> int:
     """Command line (module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="mode", required=True)
-    for mode in ("prepare", "refresh", "run", "summary", "one"):
+    for mode in ("prepare", "refresh", "run", "summary", "one", "coverage"):
         p = sub.add_parser(mode)
         p.add_argument("--run", type=Path, default=Path("/work/mutation-run"))
         if mode == "prepare":
@@ -457,11 +613,18 @@ def main(argv: list[str] | None = None) -> int:
             p.add_argument("--seed", type=int, default=0)
             p.add_argument("--only", action="append", default=[],
                            help="sample among the mutants of modules under this prefix (repeatable)")
+            p.add_argument("--stratify", action="store_true",
+                           help="stratified by part of the scope (reconfig, dgs, oplus, dgs-live, oplus-live, keys, "
+                                "lru, sink, faults), proportional, >= 2 each, annotations not drawn")
         if mode in ("run", "one"):
             p.add_argument("--with-tests", action="store_true")
             p.add_argument("--cases", type=int, help="cases per suite (default: the suite's default)")
+            p.add_argument("--timeout", type=float, default=CHECK_TIMEOUT_S,
+                           help="seconds per check before it is killed and counts as `killed (timeout)`")
         if mode == "one":
             p.add_argument("--id", action="append", required=True)
+            p.add_argument("--tests", action="append",
+                           help="run only this pytest node id on the mutant, no suite (repeatable)")
             p.add_argument("--force", action="store_true",
                            help="run the module's own suite on a mutant prepare's coverage did not reach")
     c = sub.add_parser("child-check")
@@ -475,14 +638,19 @@ def main(argv: list[str] | None = None) -> int:
         return child_check(args.suite, args.coverage_out, args.cases)
     if args.mode == "child-tests":
         return child_tests(args.files)
+    if args.mode in ("run", "one"):
+        globals()["CHECK_TIMEOUT_S"] = args.timeout
     if args.mode == "prepare":
         prepare(args.run, measure=not args.no_coverage)
     elif args.mode == "refresh":
         print(f"suite and tests of the snapshot are now those of {refresh(args.run)[:10]}")
+    elif args.mode == "coverage":
+        print(combined_coverage(args.run))
     elif args.mode == "run":
-        campaign(args.run, args.sample, args.seed, args.with_tests, only=args.only, cases=args.cases)
+        campaign(args.run, args.sample, args.seed, args.with_tests, only=args.only, cases=args.cases,
+                 stratify=args.stratify)
     elif args.mode == "one":
-        campaign(args.run, 0, 0, args.with_tests, ids=args.id, force=args.force, cases=args.cases)
+        campaign(args.run, 0, 0, args.with_tests, ids=args.id, force=args.force, cases=args.cases, tests=args.tests)
     else:
         print(summary(args.run))
     return 0

@@ -52,6 +52,20 @@ def test_oplus_scenario_without_items_and_a_request_after_the_last_item(spark: A
     assert rows(result.rows[0]) == rows(expected) and len(expected) == 4
 
 
+def _probe(tuples: int, at: int = 2, fcm_delay: tuple[float, float] = (0.0, 0.0)) -> dict[str, Any]:
+    """A probe-shaped scenario ``S -> X (2 workers) -> Y``, one request at ``at`` updating X
+    and Y (X's objects are the component's heads, Y's object a member)."""
+    return {
+        "dataflow": {"operators": [{"name": "S", "kind": "source"}, {"name": "X", "kind": "one-to-one"},
+                                   {"name": "Y", "kind": "one-to-one"}], "edges": [["S", "X"], ["X", "Y"]]},
+        "functions": {"X": {"op": "map", "mul": 1, "add": 1}, "Y": {"op": "map", "mul": 2, "add": 0}},
+        "parallelism": {"X": 2},
+        "sources": {"S": [{"key": k, "value": k} for k in range(tuples)]},
+        "reconfigurations": [{"at": at, "updates": {o: {"function": {"op": "map", "mul": 3, "add": 0},
+                                                       "state": {"mul": 1, "add": 0}} for o in ("X", "Y")}}],
+        "timing": {"fcm_delay": list(fcm_delay)}}
+
+
 @pytest.mark.spark
 def test_fries_requests_synchronise_the_mcs_objects_only(spark: Any, tmp_path: Path) -> None:
     """Kills driver.py:core/ReplaceComparisonOperator_Eq_NotEq:2 (``fries = self.scheduler ==
@@ -66,15 +80,7 @@ def test_fries_requests_synchronise_the_mcs_objects_only(spark: Any, tmp_path: P
     from spark_impl.reconfig.layout import roles
     from spark_impl.reconfig.mcs import object_components
 
-    scenario = scenario_from_json({
-        "dataflow": {"operators": [{"name": "S", "kind": "source"}, {"name": "X", "kind": "one-to-one"},
-                                   {"name": "Y", "kind": "one-to-one"}], "edges": [["S", "X"], ["X", "Y"]]},
-        "functions": {"X": {"op": "map", "mul": 1, "add": 1}, "Y": {"op": "map", "mul": 2, "add": 0}},
-        "parallelism": {"X": 2},
-        "sources": {"S": [{"key": k, "value": k} for k in range(4)]},
-        "reconfigurations": [{"at": 2, "updates": {o: {"function": {"op": "map", "mul": 3, "add": 0},
-                                                      "state": {"mul": 1, "add": 0}} for o in ("X", "Y")}}]})
-    job = scenario_job(scenario)
+    job = scenario_job(scenario_from_json(_probe(4)))
     request = job.planned[0].request
     workers = {name: job.objects(name) for name in job.dataflow.names}
     mcs = object_components(job.dataflow, workers, request.operators)
@@ -91,3 +97,62 @@ def test_fries_requests_synchronise_the_mcs_objects_only(spark: Any, tmp_path: P
     assert made["fries"] == (mcs_heads, sorted(mcs))
     assert made["epoch"] == ([], sorted(roles(job, 0, request, False)))
     assert sorted(roles(job, 0, request, False)) == everyone
+
+
+@pytest.mark.spark
+def test_no_commit_before_every_head_has_its_fcm_and_requests_land_mid_batch(spark: Any, tmp_path: Path) -> None:
+    """Kills two driver.py mutants of session 3's sample (no timing luck involved: no FCM
+    is ever delivered, its delays are 10^8-10^9 ms):
+
+    * ``core/AddNot:43`` (line 348, ``if a is not None and prog.active ...`` -> ``if not a is
+      not None ...``: the condition can then never hold - ``a`` None means ``prog.active``
+      None - so the job commits while its request still has heads without their FCM, against
+      Fries §7.3). The suite's batch-synchronous commits are consistent cuts anyway, so no
+      oracle of a correct-looking run sees the early commit; the committed view does.
+    * ``core/AddNot:26`` (line 249, ``while worker.is_alive()`` -> ``while not ...``: the
+      driver makes the batch's request at once instead of after the first operator task
+      started). Every run of the mutant is a possible run of the original (a task that started
+      and was descheduled), so no conformance oracle can see it; but the executor's documented
+      contract - the request lands *while* the batch's tuples are processed, which is what
+      makes the suite's mid-batch races exist - is broken: the request is older than every
+      task start marker of its batch.
+    """
+    from spark_impl.reconfig import Executor, scenario_job
+    from spark_impl.reconfig.progress import read_progress
+
+    job = scenario_job(scenario_from_json(_probe(12, at=2, fcm_delay=(1e8, 1e9))), batch_size=2)
+    executor = Executor(spark, [job], "fries", str(tmp_path / "run"))
+    executor.step()  # ingests tuples 0-1 = ``at``: makes R1 while the batch runs
+    active = executor.state[0].live.active
+    assert active is not None and active.heads == ["X#0", "X#1"] and not active.switched
+    made_in = active.epoch_batch - 1
+    # the first level's start markers (spark_impl.reconfig.task.mark_started) of that batch
+    starts = [m.stat().st_mtime for m in (tmp_path / "run" / "batches" / f"g{made_in:07d}").glob("started-L1-p*")]
+    assert starts and min(starts) <= active.issued  # coarse file clocks only round mtimes down
+    for _ in range(2):
+        executor.step()
+    assert executor.state[0].live.active is not None and executor.state[0].live.offset == 6
+    assert executor.state[0].committed.active is None and executor.state[0].committed.made == 0
+    restored = read_progress(executor.directory)
+    assert restored is not None and restored[1][0].active is None
+
+
+@pytest.mark.spark
+def test_reported_reconfiguration_delay_is_a_duration_of_the_run(spark: Any, tmp_path: Path) -> None:
+    """Kills driver.py:core/NumberReplacer:77 (line 318, ``a.switched[obj] = rec[8]`` ->
+    ``rec[7]``: the switch record's ``reconfigured`` flag (1) is stored as the switch time, so
+    the request's delay ``max(switch times) - issued`` becomes about -1.7e12 ms). No oracle
+    reads delays (the report's histogram only shows them); the delay of a completed request is
+    a duration between its issue and the last switch, so within [0, the run's wall time]."""
+    import time
+
+    from spark_impl.reconfig import Executor, scenario_job
+    from spark_impl.reconfig.api import collect_results
+
+    job = scenario_job(scenario_from_json(_probe(8, at=2, fcm_delay=(0.0, 5.0))), batch_size=2)
+    executor = Executor(spark, [job], "fries", str(tmp_path / "run"))
+    start = time.time()
+    executor.run(max_batches=40)
+    wall_ms = (time.time() - start) * 1000.0
+    (result,) = collect_results(executor)
+    assert len(result.delays_ms) == 1 and 0.0 <= result.delays_ms[0] <= wall_ms

@@ -62,3 +62,55 @@ def test_scope_and_summary(tmp_path: Path) -> None:
     table = m.summary(tmp_path)
     assert "**Score: 2/3 non-equivalent mutants killed (66.7%).**" in table
     assert "`b` line 2: survived `" in table and "`c` line 3: survived (equivalent)" in table
+
+
+def test_stratified_sample_is_proportional_interleaved_and_skips_annotations() -> None:
+    m = _script()
+    assert m.stratum("spark_impl/reconfig/driver.py") == "reconfig" and m.stratum("spark_impl/lru.py") == "lru"
+    assert m.stratum("spark_impl/oplus/streaming_log.py") == "oplus-live" != m.stratum("spark_impl/oplus/feed.py")
+    assert m.stratum("spark_impl/reconfig/streaming.py") == "reconfig"
+    assert m.allocate({"a": 90, "b": 8, "c": 2}, 20, 2) == {"a": 15, "b": 3, "c": 2}  # 2 each, then 14 by largest remainder
+    assert sum(m.allocate({"a": 51, "b": 30, "c": 19}, 10, 0).values()) == 10
+    assert m.allocate({"a": 1, "b": 3}, 50, 2) == {"a": 1, "b": 3}  # never more than a stratum holds
+    population = [{"id": f"{d}{i}", "module": f"spark_impl/{d}/x.py", "annotation": i % 10 == 0}
+                  for d, n in (("reconfig", 300), ("dgs", 60), ("oplus", 40)) for i in range(n)]
+    population += [{"id": "lru0", "module": "spark_impl/lru.py"}, {"id": "lru1", "module": "spark_impl/lru.py"},
+                   {"id": "lru2", "module": "spark_impl/lru.py"}]
+    drawn = m.stratified_sample(population, 40, seed=1)
+    assert drawn == m.stratified_sample(population, 40, seed=1) and len({d["id"] for d in drawn}) == 40
+    assert not any(d.get("annotation") for d in drawn)
+    counts = {k: sum(1 for d in drawn if m.stratum(d["module"]) == k) for k in ("reconfig", "dgs", "oplus", "lru")}
+    assert counts["lru"] == 2 and counts["reconfig"] > counts["dgs"] > counts["oplus"] >= 2
+    first = {m.stratum(d["module"]) for d in drawn[:20]}
+    assert first == {"reconfig", "dgs", "oplus", "lru"}  # interleaved: the first half holds every stratum
+
+
+def test_wilson_interval_and_weighted_score() -> None:
+    m = _script()
+    low, high = m.wilson(76, 80)
+    assert 0.87 < low < 0.88 and 0.98 < high < 0.99
+    assert m.wilson(0, 0) == (0.0, 1.0)
+    population = [{"module": "spark_impl/reconfig/a.py"}] * 90 + [{"module": "spark_impl/lru.py"}] * 10
+    records = [{"id": "r1", "module": "spark_impl/reconfig/a.py", "outcome": "killed"},
+               {"id": "r2", "module": "spark_impl/reconfig/a.py", "outcome": "killed"},
+               {"id": "l1", "module": "spark_impl/lru.py", "outcome": "survived"},
+               {"id": "l2", "module": "spark_impl/lru.py", "outcome": "survived"}]
+    assert m.weighted_line(records, population, set()).endswith(": 90.0%.")
+    assert m.weighted_line(records, population, {"l1", "l2"}).endswith(": 100.0%.")
+
+
+def test_tests_only_runs_are_kept_apart_from_the_suite_verdict(tmp_path: Path) -> None:
+    m = _script()
+    (tmp_path / "mutants.json").write_text(json.dumps({"commit": "0" * 40, "mutants": [{"id": "a"}] * 3}))
+    records = [{"id": "a", "module": "spark_impl/x.py", "line": 1, "outcome": "survived"},
+               {"id": "a", "module": "spark_impl/x.py", "line": 1, "outcome": "killed by tests", "tests_only": ["t"],
+                "killed_by": "t"},
+               {"id": "b", "module": "spark_impl/x.py", "line": 2, "outcome": "killed"},
+               {"id": "b", "module": "spark_impl/x.py", "line": 2, "outcome": "survived", "tests_only": ["t"]},
+               {"id": "c", "module": "spark_impl/x.py", "line": 3, "outcome": "survived"},
+               {"id": "c", "module": "spark_impl/x.py", "line": 3, "outcome": "survived"}]
+    (tmp_path / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    found = {r["id"]: (r["outcome"], r["suite_outcome"]) for r in m.latest(tmp_path / "results.jsonl")}
+    assert found == {"a": ("killed by tests", "survived"), "b": ("killed", "killed"), "c": ("survived", "survived")}
+    table = m.summary(tmp_path)
+    assert "Suite alone: 1/3 (33.3%); suite + tests: 2/3" in table and "* `a` line 1: t `" in table
