@@ -29,6 +29,7 @@ Usage::
     python benchmarks/independent_bugs.py --run /tmp/ib --verify     # the import check
     python benchmarks/independent_bugs.py --run /tmp/ib --summary    # the table of every run so far
     python benchmarks/independent_bugs.py --run /tmp/ib2 --set set-b  # another set (a sub-directory)
+    python benchmarks/independent_bugs.py --run /tmp/ib2 --set set-b --tests-only  # pytest column only
 
 ``--set NAME`` runs the patches of ``benchmarks/independent_bugs/NAME/`` (set B, session 4:
 ``set-b``, written independently of set A; its ``generate.py`` makes the patches).
@@ -58,6 +59,15 @@ TESTS = {"dgs": ["tests/test_spark_dgs_executor.py", "tests/test_conformance_dgs
          "fries": ["tests/test_spark_reconfig.py", "tests/test_spark_mcs.py", "tests/test_spark_reorder.py",
                    "tests/test_spark_layout_roles.py", "tests/test_spark_keys.py",
                    "tests/test_spark_streaming_query.py", "tests/test_conformance_spark.py"]}
+#: Extra test files for a patch of a module (prefix) whose own tests are not in :data:`TESTS`
+#: (the live front ends, sinks, bounded storage; set B).
+MODULE_TESTS = {"spark_impl/dgs/streaming": ["tests/test_spark_dgs_streaming.py"],
+                "spark_impl/oplus/streaming": ["tests/test_spark_oplus_streaming.py",
+                                               "tests/test_spark_oplus_streaming_conformance.py"],
+                "spark_impl/reconfig/sinks.py": ["tests/test_spark_streaming_sink.py"],
+                "spark_impl/reconfig/objectstore.py": ["tests/test_spark_objectstore_sink.py"],
+                "spark_impl/reconfig/retention.py": ["tests/test_spark_bounded_storage.py"],
+                "spark_impl/reconfig/streaming.py": ["tests/test_spark_streaming_request_ids.py"]}
 #: ``--verify``: every Fries case fails if (and only if) the snapshot is what Spark's workers run.
 VERIFY_PATCH = """diff --git a/spark_impl/reconfig/task.py b/spark_impl/reconfig/task.py
 --- a/spark_impl/reconfig/task.py
@@ -174,12 +184,39 @@ def check(run: Path, commit: str, name: str, patch: str, with_tests: bool,
     if code not in (0, 1):
         record["note"] = "timeout" if code is None else f"exit {code} (not a verdict)"
     if with_tests and code != 1:
-        files = [f for f in TESTS[suite] if (tree / f).exists()]
-        tcode, tseconds = run_process([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *files],
-                                      tree, base / "tests.log", TIMEOUT_S)
-        record["tests_caught"] = tcode not in (0, None) and tcode != 5
-        record["tests_seconds"] = round(tseconds, 1)
+        record.update(run_tests(tree, base, patch, suite))
     with open(run / "results.jsonl", "a", encoding="utf-8") as out:
+        out.write(json.dumps(record) + "\n")
+    return record
+
+
+def run_tests(tree: Path, base: Path, patch: str, suite: str) -> dict[str, Any]:
+    """The relevant pytest files (:data:`TESTS` of the suite, :data:`MODULE_TESTS` of the
+    patched modules) on the patched snapshot ``tree``: ``tests_caught``, ``tests_seconds``."""
+    extra = [t for f in patched_files(patch) for m, ts in MODULE_TESTS.items() if f.startswith(m) for t in ts]
+    files = [f for f in dict.fromkeys(extra + TESTS[suite]) if (tree / f).exists()]
+    tcode, tseconds = run_process([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *files],
+                                  tree, base / "tests.log", TIMEOUT_S)
+    return {"tests_caught": tcode not in (0, None) and tcode != 5, "tests_seconds": round(tseconds, 1),
+            "tests": files}
+
+
+def check_tests_only(run: Path, commit: str, name: str, patch: str) -> dict[str, Any]:
+    """``--tests-only``: snapshot, apply, run only the relevant tests (to ``RUN/tests.jsonl``,
+    so the suite verdicts of ``results.jsonl`` stay as they are)."""
+    base = run / name
+    tree = base / "tree"
+    if tree.exists():
+        subprocess.run(["rm", "-rf", str(tree)], check=True)
+    snapshot(commit, tree)
+    applied = subprocess.run(["git", "apply", "--unidiff-zero", "-"], cwd=tree, input=patch,
+                             capture_output=True, text=True)
+    record: dict[str, Any] = {"bug": name, "commit": commit}
+    if applied.returncode != 0:
+        record["note"] = "patch does not apply"
+    else:
+        record.update(run_tests(tree, base, patch, suite_of(patch)))
+    with open(run / "tests.jsonl", "a", encoding="utf-8") as out:
         out.write(json.dumps(record) + "\n")
     return record
 
@@ -212,6 +249,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--summary", action="store_true",
                         help="print the table of RUN/results.jsonl (latest run of each bug) and exit")
     parser.add_argument("--verify", action="store_true", help="check that the snapshot is what Spark runs")
+    parser.add_argument("--tests-only", action="store_true",
+                        help="run only the relevant pytest files on each patch (RUN/tests.jsonl), no suite")
     parser.add_argument("--set", default="", help="a set of patches: sub-directory of benchmarks/independent_bugs "
                                                   "(default: set A, the top directory)")
     args = parser.parse_args(argv)
@@ -240,6 +279,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(patches)} bugs against {commit[:10]}", flush=True)
 
     def one(path: Path) -> dict[str, Any]:
+        if args.tests_only:
+            found = check_tests_only(run, commit, path.stem, path.read_text(encoding="utf-8"))
+            print(f"{found['bug']}: tests caught={found.get('tests_caught')} in {found.get('tests_seconds')} s",
+                  flush=True)
+            return found
         record = check(run, commit, path.stem, path.read_text(encoding="utf-8"), args.tests, args.fail_fast)
         print(f"{record['bug']}: caught={record['caught']} failed={record['failed']} "
               f"in {record['seconds']:.0f} s", flush=True)
@@ -247,7 +291,8 @@ def main(argv: list[str] | None = None) -> int:
 
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         records = list(pool.map(one, patches))
-    print(table(records))
+    if not args.tests_only:
+        print(table(records))
     return 0
 
 

@@ -15,7 +15,12 @@ Checks, on the same cases:
   every case, :data:`SPARK_BATCH` cases per batch of Spark jobs (tick ``t`` of every case of a
   batch is one Spark job); NOT RUN unless the engine is spark;
 * ``spark balanced_plan vs its definition`` (with the spark check) - the plan builder of
-  ``dgs-plan`` and the live front end against its promise (:mod:`conformance.dgs_plans_check`).
+  ``dgs-plan`` and the live front end against its promise (:mod:`conformance.dgs_plans_check`);
+* ``spark driver plan vs dependence order`` (with the spark check, no Spark job) - the order in
+  which spark_impl's driver releases and plans every case's events (mailbox ticks, steps,
+  inlining): each event once, on its worker or an ancestor, dependent events in key order
+  (:mod:`conformance.dgs_release_check`; oracle ``order``: a wrong order is seen even when the
+  two events happen to commute on the case's state).
 
 Oracles (:func:`judge`), in order: ``engine`` (the run raised or never ended:
 :mod:`conformance.crashes`), ``outputs`` (the outputs equal ``spec(sort(u))`` as multisets,
@@ -177,7 +182,36 @@ def run_dgs_suite(*, cases: int, seed: int, progress: Progress | None = None, sa
     result.checks.append(_run_check(SPARK, drawn, spark_engine(spark), batch, result, tick, seed, save_dir,
                                     "spark"))
     result.checks.append(_plans_check(len(drawn), seed, result))
+    result.checks.append(_order_check(drawn, seed, result, save_dir))
     return result
+
+
+ORDER = "spark driver plan vs dependence order"
+
+
+def _order_check(drawn: Sequence[DgsCase], seed: int, result: SuiteResult, save_dir: str | None) -> CheckResult:
+    """:mod:`conformance.dgs_release_check` on every case; the first failure is shrunk and saved."""
+    from conformance.dgs_release_check import check, problem
+
+    start = time.monotonic()
+    found = check(list(drawn))
+    checked = CheckResult(ORDER, cases=len(drawn), failed=len(found))
+    if found:
+        checked.oracle_failures["order"] += len(found)
+        index, _ = found[0]
+        shrunk, stats = shrink(drawn[index], candidates, lambda batch: [problem(c) is not None for c in batch],
+                               max_evaluations=300, deadline_s=30.0)
+        explanation = problem(shrunk) or found[0][1]
+        report = FailureReport(ORDER, index, ("order",), explanation, _size(drawn[index]), _size(shrunk),
+                               stats.steps, case_to_json(shrunk))
+        if save_dir is not None:
+            json_path, test_path = save_case(save_dir, suite="dgs", engine="driver-plan", scheduler="plan",
+                                             faults=(), seed=seed, case=index, oracles=("order",),
+                                             explanation=explanation, case_data=case_to_json(shrunk))
+            report.replay_file, report.pytest_file = str(json_path), str(test_path)
+        result.failures.append(report)
+    checked.elapsed_s = time.monotonic() - start
+    return checked
 
 
 PLANS = "spark balanced_plan vs its definition"
@@ -297,11 +331,19 @@ def _count_features(result: SuiteResult, drawn: Sequence[DgsCase]) -> None:
             features["several driver ticks"] += 1
         if case.inline_below:
             features["inline_below > 0"] += 1
+        impls = {impl for w in workers for impl in w.impl_tags}
+        if len(impls) < len({t for t, _ in impls}) * len(STREAMS):
+            features["streams carrying some tags only"] += 1
 
 
 def replay(record: dict[str, Any], faults: frozenset[str] | None) -> tuple[bool, str]:
     """Run a saved DGS case again on its engine; (passes, explanation)."""
     case = case_from_json(record["case_data"])
+    if record.get("engine") == "driver-plan":
+        from conformance.dgs_release_check import problem
+
+        found = problem(case)
+        return found is None, found or "the driver plans every event once, dependent events in key order"
     engine = spark_engine() if record.get("engine") == "spark" else reference_engine()
     failed = judge(case, engine([case])[0])
     if not failed:

@@ -58,6 +58,9 @@ INLINE = (0, 0, 2, 5)
 SYNCS = 4
 BALANCED = 0.2
 """Share of the (non-dense) cases of programs with a one-type fork that use a balanced plan."""
+RESTRICTED = 0.4
+"""Share of the other non-dense cases whose plan handles only some implementation tags
+(:func:`restricted_universe`)."""
 
 
 @dataclass(frozen=True)
@@ -104,7 +107,10 @@ def build(name: str, rng: random.Random, pool: Sequence[Any], dense: bool = Fals
     """A non-trivial case of program ``name``; ``dense``: a dense one (module docstring)."""
     program = program_of(name)
     for _ in range(50):
-        plan = (balanced(program, rng) if not dense and rng.random() < BALANCED else None) or random_plan(program, rng)
+        restricted = not dense and rng.random() < RESTRICTED
+        universe = restricted_universe(program, rng) if restricted else impl_universe(program, STREAMS)
+        plan = (balanced(program, rng) if not dense and rng.random() < BALANCED else None) or random_plan(
+            program, rng, universe=universe)
         owners = {impl: w for w in plan.workers() for impl in w.impl_tags}
         kinds = {impl: bool(w.children) for impl, w in owners.items()}
         usable = [(e, s) for e in pool for s in STREAMS if (program.tag(e), s) in kinds]
@@ -113,7 +119,12 @@ def build(name: str, rng: random.Random, pool: Sequence[Any], dense: bool = Fals
                 return DgsCase(name, plan, _dense_streams(program, rng, usable, owners), rng.randint(0, 10_000),
                                max_delay=rng.choice((0, 3)), max_jitter=rng.choice((0, 2)), tick=1_000_000,
                                inline_below=5)
-            streams = _streams(program, rng, usable, kinds)
+            held = _held_behind(program, rng, usable, universe) if restricted else None
+            streams = _streams(program, rng, usable, kinds, held)
+            if held is not None:  # the late stream must lag in arrival too: small delays, several ticks
+                return DgsCase(name, plan, streams, rng.randint(0, 10_000), max_delay=rng.choice((0, 1)),
+                               max_jitter=rng.choice((0, 1)), tick=rng.choice((1, 3)),
+                               inline_below=rng.choice(INLINE))
             return DgsCase(name, plan, streams, rng.randint(0, 10_000), max_delay=rng.choice((0, 3, 10, 25)),
                            max_jitter=rng.choice((0, 2, 5)), tick=rng.choice(TICKS),
                            inline_below=rng.choice(INLINE))
@@ -146,9 +157,25 @@ def balanced(program: Program, rng: random.Random) -> Plan | None:
     return plan
 
 
-def random_plan(program: Program, rng: random.Random, max_depth: int = 3) -> Plan:
-    """A P-valid plan handling every implementation tag of :data:`STREAMS`, forking at each
-    worker with probability 0.85 (0.5 below depth 1) and keeping each tag with probability 0.3."""
+def restricted_universe(program: Program, rng: random.Random) -> list[tuple[Hashable, str]]:
+    """Implementation tags of streams that each carry only some of the program's tags (each
+    pair kept with probability 1/2, every tag on at least one stream), as a user's streams do
+    (one carries views, another updates): the mailbox's release streams ``D(tag, stream)``
+    then differ between dependent tags, so an event can wait for a stream its dependent
+    neighbour does not wait for - the release rule's fixpoint (an event stays held behind an
+    earlier held dependent one) only matters in such plans."""
+    kept = {(tag, s) for tag, s in impl_universe(program, STREAMS) if rng.random() < 0.5}
+    for tag in program.sorted_tags:
+        if not any(t == tag for t, _ in kept):
+            kept.add((tag, rng.choice(STREAMS)))
+    return [impl for impl in impl_universe(program, STREAMS) if impl in kept]
+
+
+def random_plan(program: Program, rng: random.Random, max_depth: int = 3,
+                universe: Sequence[tuple[Hashable, str]] | None = None) -> Plan:
+    """A P-valid plan handling every implementation tag of ``universe`` (default: every tag on
+    every one of :data:`STREAMS`), forking at each worker with probability 0.85 (0.5 below
+    depth 1) and keeping each tag with probability 0.3."""
     ids = count()
 
     def make(impls: list[tuple[Hashable, str]], state_type: str, depth: int) -> Worker:
@@ -174,22 +201,56 @@ def random_plan(program: Program, rng: random.Random, max_depth: int = 3) -> Pla
         children = (make(left, fork.left, depth - 1), make(right, fork.right, depth - 1))
         return Worker(worker_id, state_type, frozenset(keep), fork.name, join.name, children)
 
-    return Plan(make(impl_universe(program, STREAMS), program.initial, max_depth))
+    return Plan(make(list(universe) if universe is not None else impl_universe(program, STREAMS), program.initial,
+                     max_depth))
+
+
+Held = tuple[str, list[tuple[Any, str]]]
+"""A late stream and the events that open the case (:func:`_held_behind`)."""
+
+
+def _held_behind(program: Program, rng: random.Random, usable: Sequence[tuple[Any, str]],
+                 universe: Sequence[tuple[Hashable, str]]) -> Held | None:
+    """The release rule's fixpoint, on purpose: events ``d1 < e < d2`` where ``d1, d2`` have a
+    tag ``T`` dependent on ``e``'s tag ``σ``, on streams other than a *late* one that carries a
+    tag ``U`` dependent on ``T`` but nothing dependent on ``σ``. Until the late stream's first
+    item (``u``, after ``d2``) ``d1`` and ``d2`` are held, ``e``'s release streams are all
+    past it, and only the held ``d1`` keeps ``e`` back. None when ``usable`` has no such shape."""
+    def release_streams(tag: Hashable, stream: str) -> set[str]:
+        return {stream} | {y for t, y in universe if program.depends(tag, t)}
+
+    by_impl: dict[tuple[Hashable, str], list[tuple[Any, str]]] = {}
+    for pair in usable:
+        by_impl.setdefault((program.tag(pair[0]), pair[1]), []).append(pair)
+    impls = sorted(by_impl, key=repr)
+    shapes = [(late, d, e, u) for late in STREAMS for d in impls for e in impls for u in impls
+              if late not in (d[1], e[1]) and u[1] == late and late not in release_streams(*e)
+              and program.depends(e[0], d[0]) and program.depends(u[0], d[0])]
+    if not shapes:
+        return None
+    late, d, e, u = rng.choice(shapes)
+    first, middle, last = (rng.choice(by_impl[impl]) for impl in (d, e, u))
+    return late, [first, middle, rng.choice(by_impl[d]), last]
 
 
 def _streams(program: Program, rng: random.Random, usable: Sequence[tuple[Any, str]],
-             kinds: dict[tuple[Hashable, str], bool]) -> Streams:
+             kinds: dict[tuple[Hashable, str], bool], held: Held | None = None) -> Streams:
     """1-:data:`SYNCS` synchronizing events and 5-20 leaf events, heartbeats, ties across
     streams. (Each synchronizing group costs two shuffles per tick on Spark: more would make
-    the suite slow without covering more of the executor.)"""
+    the suite slow without covering more of the executor.) ``held``: the case opens with
+    :func:`_held_behind`'s events and its late stream is silent until ``u``."""
     by_kind = {k: [(e, s) for e, s in usable if kinds[(program.tag(e), s)] == k] for k in (True, False)}
     chosen = [rng.choice(by_kind[True]) for _ in range(rng.randint(1, SYNCS))]
     chosen += [rng.choice(by_kind[False]) for _ in range(rng.randint(5, 20))]
     rng.shuffle(chosen)
-    return _place(rng, chosen)
+    if held is None:
+        return _place(rng, chosen)
+    late, opening = held
+    early = [pair for pair in chosen if pair[1] != late]
+    return _place(rng, opening[:3] + early + opening[3:] + [pair for pair in chosen if pair[1] == late], late)
 
 
-def _place(rng: random.Random, chosen: Sequence[tuple[Any, str]]) -> Streams:
+def _place(rng: random.Random, chosen: Sequence[tuple[Any, str]], late: str | None = None) -> Streams:
     """Timestamp ``chosen`` in order (steps 0-3: ties across streams), with heartbeats."""
     items: dict[str, list[Item]] = {s: [] for s in STREAMS}
     last = {s: -1 for s in STREAMS}
@@ -198,7 +259,7 @@ def _place(rng: random.Random, chosen: Sequence[tuple[Any, str]]) -> Streams:
         ts += rng.choice((0, 1, 1, 2, 3))
         if rng.random() < 0.15:
             beat = rng.choice(STREAMS)
-            if last[beat] < ts:
+            if last[beat] < ts and not (beat == late and last[beat] < 0):  # ``late``: silent until its first event
                 items[beat].append(Heartbeat(ts))
                 last[beat] = ts
         if last[stream] >= ts:

@@ -1,0 +1,124 @@
+"""The DGS suite's driver-side check of spark_impl's mailbox and step plan (issue 12).
+
+The Spark DGS executor is consistent by one argument (``spark_impl.dgs.release``'s docstring,
+Theorem 3.5): of two *dependent* events the one with the smaller order key ``(ts, stream)`` is
+processed first. The driver decides that order before any Spark job runs - which tick
+releases each event (:func:`~spark_impl.dgs.release.release_schedule`), how a tick's events
+become steps (:func:`~spark_impl.dgs.driver.steps_of`: a leaf segment, then a synchronizing
+group) and which short segments are inlined into a group
+(:func:`~spark_impl.dgs.driver.inline_short_segments`). The outputs oracle sees a wrong order
+only when the two events happen not to commute on that case's state; this check sees every
+wrong order, without Spark, on every drawn case:
+
+* every input event is released, and planned, exactly once, on its responsible worker (a leaf
+  segment's leaf, a synchronizing group's worker) or, inlined, on an ancestor of it;
+* for every dependent pair ``a`` < ``b`` (order keys), ``a`` is processed before ``b``: an
+  earlier tick, or the same tick and an earlier step, or the same step with ``a`` in the leaf
+  segment and ``b`` in the synchronizing group, or both in the same list with ``a`` first.
+  (Events of one step's leaf segment on different leaves run in parallel; V2 makes them
+  independent, so such a dependent pair is itself a finding.)
+"""
+
+from __future__ import annotations
+
+from typing import Any, Hashable
+
+from spec.dgs.streams import StreamEvent
+
+from conformance.generators.dgs import DgsCase, program_of
+
+Position = tuple[int, int, int, int, int]
+"""``(tick, step, 0 = leaf segment / 1 = synchronizing group, leaf or -1, index in its list)``."""
+
+
+Plan = tuple[dict[tuple[int, str], list[Position]], dict[tuple[int, str], Hashable], dict[tuple[int, str], str]]
+"""Per order key: where the driver plans the event, its tag as released, the worker that runs it."""
+
+
+def planned_positions(case: DgsCase) -> Plan:
+    """Where spark_impl's driver plans each event (by order key), each released event's tag
+    and the worker that processes it (a leaf, or the synchronizing group's worker)."""
+    from spark_impl.dgs.driver import inline_short_segments, steps_of
+    from spark_impl.dgs.release import Arrival, release_schedule
+    from spark_impl.dgs.topology import topology
+
+    program = program_of(case.name)
+    topo = topology(program, case.plan)
+    ticks = release_schedule(program, topo, case.streams, Arrival(case.max_delay, case.max_jitter, case.seed),
+                             case.tick)
+    positions: dict[tuple[int, str], list[Position]] = {}
+    tags: dict[tuple[int, str], Hashable] = {}
+    by: dict[tuple[int, str], str] = {}
+    for t, released in enumerate(ticks):
+        for event in released:
+            tags[event.key] = event.tag
+        steps = inline_short_segments(topo, steps_of(topo, released), case.inline_below)
+        for s, (segment, sync) in enumerate(steps):
+            for leaf, events in enumerate(segment):
+                for i, (key, _) in enumerate(events):
+                    positions.setdefault(key, []).append((t, s, 0, leaf, i))
+                    by[key] = topo.leaves[leaf]
+            for i, (key, _) in enumerate(sync[1] if sync is not None else ()):
+                positions.setdefault(key, []).append((t, s, 1, -1, i))
+                by[key] = sync[0] if sync is not None else ""
+    return positions, tags, by
+
+
+def problem(case: DgsCase) -> str | None:
+    """None when the driver plans every event once and dependent events in key order."""
+    program = program_of(case.name)
+    try:
+        positions, tags, by = planned_positions(case)
+    except Exception as error:  # noqa: BLE001 - a crash of the driver's planning is a finding
+        return f"planning the case raised {type(error).__name__}: {error}"
+    wanted = {(item.ts, stream): program.tag(item.payload) for stream, items in case.streams.items()
+              for item in items if isinstance(item, StreamEvent)}
+    lost = sorted(set(wanted) - set(positions))
+    twice = sorted(k for k, p in positions.items() if len(p) > 1)
+    extra = sorted(set(positions) - set(wanted))
+    if lost or twice or extra:
+        return (f"the driver's plan does not hold every event once: never planned {lost[:5]}, planned "
+                f"twice {twice[:5]}, not in the input {extra[:5]}")
+    unreleased = sorted(set(wanted) - set(tags))
+    if unreleased:
+        return f"events planned but never released by the mailbox: {unreleased[:5]}"
+    owner = {impl: w for w in case.plan.workers() for impl in w.impl_tags}
+    for key, worker in sorted(by.items()):
+        responsible = owner.get((wanted[key], key[1]))
+        if responsible is None or not any(w.id == worker for w in case.plan.workers() if responsible in w.walk()):
+            return (f"event {_show(key, wanted)} is planned on worker {worker}, neither its responsible worker "
+                    f"{responsible.id if responsible else None} nor an ancestor of it")
+    order = sorted(positions)
+    for i, a in enumerate(order):
+        for b in order[i + 1:]:
+            if not program.depends(wanted[a], wanted[b]):
+                continue
+            pa, pb = positions[a][0], positions[b][0]
+            if not _before(pa, pb):
+                return (f"dependent events {_show(a, wanted)} and {_show(b, wanted)} are planned out of key order: "
+                        f"{_where(pa)} vs {_where(pb)} (max delay {case.max_delay}, jitter {case.max_jitter}, "
+                        f"tick {case.tick}, inline_below {case.inline_below})")
+    return None
+
+
+def _before(a: Position, b: Position) -> bool:
+    """``a`` is processed strictly before ``b`` (module docstring)."""
+    if a[:2] != b[:2]:
+        return a[:2] < b[:2]
+    if a[2] != b[2]:
+        return a[2] < b[2]
+    return a[3] == b[3] and a[4] < b[4]
+
+
+def _show(key: tuple[int, str], tags: dict[tuple[int, str], Any]) -> str:
+    return f"(ts {key[0]}, {key[1]}, tag {tags[key]!r})"
+
+
+def _where(p: Position) -> str:
+    part = "the synchronizing group" if p[2] else f"the leaf segment (leaf {p[3]})"
+    return f"tick {p[0]}, step {p[1]}, {part}, #{p[4]}"
+
+
+def check(cases: list[DgsCase]) -> list[tuple[int, str]]:
+    """``(case index, problem)`` of every case whose plan breaks the module's promise."""
+    return [(i, found) for i, case in enumerate(cases) for found in [problem(case)] if found is not None]
