@@ -23,14 +23,13 @@ requests: a request made after that commit is made again, as attempt + 1).
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Sequence
 
 from spec.errors import InputError
-from spark_impl.reconfig.control import ControlEntry, control_path, write_control
+from spark_impl.reconfig.control import ControlEntry, control_log, write_control
 from spark_impl.reconfig.layout import (
     layout, partition_of, roles, save_jobs, save_request,
 )
@@ -38,7 +37,9 @@ from spark_impl.reconfig.model import Job, Request
 from spark_impl.reconfig.progress import Active, Progress, read_progress, write_progress
 from spark_impl.reconfig.retention import Retention, collect_garbage
 from spark_impl.reconfig.sinks import Sink, deliver
-from spark_impl.reconfig.task import STATS, BatchPlan, ensure_dirs, stage_function, started_path, write_plan
+from spark_impl.reconfig.storage import batches_on
+from spark_impl.reconfig.task import STATS, BatchPlan, ensure_dirs, stage_function, started_name, write_plan
+from spark_impl.store import open_store
 from spark_impl.reconfig.validate import validate_request
 
 SCHEDULERS = ("fries", "epoch", "naive")
@@ -78,19 +79,23 @@ class Executor:
         self.retention = retention  # bounded storage (spark_impl.reconfig.retention); None: keep all
         self.scheduler = "naive" if scheduler == "fries" and "naive" in faults else scheduler
         self.faults = frozenset(faults)
-        self.directory = os.path.abspath(checkpoint_dir)
-        os.makedirs(self.directory, exist_ok=True)
+        # a local path or a filesystem URI, e.g. s3://key:secret@bucket/ckpt?endpoint_override=...
+        # (spark_impl.store; docs/spark.md "Checkpoints on an object store")
+        self.store = open_store(checkpoint_dir)
+        self.directory = self.store.location
+        self.store.make_root()
         self.partitions = partitions or max(1, int(self.sc.defaultParallelism))
         self.layouts = [layout(job) for job in self.jobs]
         self.depth = max((lay.depth for lay in self.layouts), default=0)
         self.jobs_path = save_jobs(self.directory, self.jobs)
-        self.jobs_stamp = os.stat(self.jobs_path).st_mtime
+        self.jobs_stamp = self._jobs_stamp()
         self.lock = threading.RLock()
         self.g = 0
         self.running = False
         self._step_error: list[BaseException] = []
         self._user_made: set[int] = set()
-        self._published: list[ControlEntry] | None = None  # last control.json written
+        self._published: list[ControlEntry] | None = None  # last control record written
+        self.control = control_log(self.directory)
         self._empty: Any = None
         self._next: tuple[int, Any] | None = None  # (batch, its Spark job) built ahead
         self.fuse_source = self.partitions <= FUSE_MAX_PARTITIONS if fuse_source is None else fuse_source
@@ -159,9 +164,9 @@ class Executor:
                 continue
             t = st.job.timing
             entries.append(ControlEntry(s, a.j, a.attempt, a.issued, a.epoch_batch, t.fcm_delay[0], t.fcm_delay[1], t.seed))
-        if entries == self._published and os.path.exists(control_path(self.directory)):
+        if entries == self._published:
             return  # unchanged: tasks would re-read the same entries (most batches have none)
-        write_control(self.directory, entries)
+        write_control(self.control, entries)
         self._published = entries
 
     # --- one micro-batch -------------------------------------------------------------------
@@ -244,12 +249,12 @@ class Executor:
     def _wait_for_tasks(self, plan: BatchPlan, worker: threading.Thread, timeout_s: float = 30.0) -> None:
         """Block until a task of the first operator level started (or the job ended): the
         batch's requests are then made while its tuples are being processed."""
-        paths = [started_path(self.directory, plan.g, 1, part) for part in range(self.partitions)]
+        names = [started_name(plan.g, 1, part) for part in range(self.partitions)]
         deadline = time.monotonic() + timeout_s
         while worker.is_alive() and time.monotonic() < deadline:
-            if any(os.path.exists(path) for path in paths):
+            if any(self.store.exists(name) for name in names):
                 return
-            time.sleep(0.005)
+            time.sleep(0.005 if self.store.local else 0.02)
 
     def step_with_request(self, delay_s: float, s: int, request: Request) -> str | None:
         """Run one micro-batch and, ``delay_s`` seconds after it started, submit ``request``
@@ -302,7 +307,7 @@ class Executor:
         base, self._base = self._base, {}
         plan = BatchPlan(self.g, self.directory, self.jobs_path, self.jobs_stamp, self.partitions, self.scheduler,
                          self.faults, ranges, frozenset(active), frozenset(flush), base,
-                         fused=self._fused(), announce=bool(make_now))
+                         fused=self._fused(), announce=bool(make_now), control=self.control.last or 0)
         return plan, make_now
 
     def _absorb(self, plan: BatchPlan, stats: list[Any]) -> None:
@@ -364,9 +369,16 @@ class Executor:
     # --- helpers ---------------------------------------------------------------------------
 
     def _last_batch_on_disk(self) -> int:
-        root = os.path.join(self.directory, "batches")
-        names = [n for n in os.listdir(root) if n.startswith("g")] if os.path.isdir(root) else []
-        return max((int(n[1:]) for n in names), default=0)
+        return max(batches_on(self.store), default=0)
+
+    def _jobs_stamp(self) -> float:
+        """Changes when ``jobs.pkl`` is rewritten (an object store's jobs file is named by its
+        digest: no stamp needed)."""
+        if not self.store.local:
+            return 0.0
+        import os
+
+        return os.stat(self.jobs_path).st_mtime
 
     def _committed_states(self, s: int, request: Request) -> dict[tuple[str, int], Any]:
         from spark_impl.reconfig.results import read_states_for

@@ -10,7 +10,8 @@ of its stage, so the workers of one operator run in parallel.
 
 from __future__ import annotations
 
-import os
+import hashlib
+import pickle
 import zlib
 from dataclasses import dataclass
 from functools import lru_cache
@@ -22,6 +23,8 @@ from spec.fries.dataflow import OperatorKind
 from spark_impl.lru import LRU
 from spark_impl.reconfig.mcs import ObjectRole, object_components
 from spark_impl.reconfig.model import Job, Request
+from spark_impl.records import frame, unframe
+from spark_impl.store import display, join, open_store, read_bytes
 
 STATS_LEVEL = 1 << 30
 
@@ -69,50 +72,57 @@ def layout(job: Job) -> JobLayout:
 
 
 def save_jobs(directory: str, jobs: Sequence[Job]) -> str:
-    """Pickle the jobs (cloudpickle: user functions included) next to the checkpoint."""
-    path = os.path.join(directory, "jobs.pkl")
-    tmp = path + ".tmp"
-    with open(tmp, "wb") as handle:
-        handle.write(_dumps(list(jobs)))
-    os.replace(tmp, path)
-    return path
+    """Pickle the jobs (cloudpickle: user functions included) next to the checkpoint; returns
+    the file's location. On an object store the name carries the content's digest, so a task
+    never serves a stale cached copy (:func:`load_jobs` caches by location)."""
+    store = open_store(directory)
+    data = _dumps(list(jobs))
+    name = "jobs.pkl" if store.local else f"jobs-{hashlib.blake2b(data, digest_size=8).hexdigest()}.pkl"
+    store.write_once(name, data)
+    return store.path(name)
 
 
 @lru_cache(maxsize=8)
 def load_jobs(path: str, stamp: float) -> tuple[tuple[Job, ...], tuple[JobLayout, ...]]:
     """Task side: the jobs and their layouts (cached per process; ``stamp`` = file mtime)."""
-    with open(path, "rb") as handle:
-        jobs = tuple(cloudpickle.load(handle))
+    data = read_bytes(path)
+    if data is None:
+        raise FileNotFoundError(f"no jobs file {display(path)}")
+    jobs = tuple(pickle.loads(data))
     return jobs, tuple(layout(job) for job in jobs)
+
+
+def request_name(s: int, j: int) -> str:
+    """Request ``j`` of job ``s`` inside the checkpoint store."""
+    return f"requests/s{s}-r{j}.pkl"
 
 
 def request_path(directory: str, s: int, j: int) -> str:
     """File holding request ``j`` of job ``s`` (written by the driver when it is made)."""
-    return os.path.join(directory, "requests", f"s{s}-r{j}.pkl")
+    return join(directory, request_name(s, j))
 
 
 def save_request(directory: str, s: int, j: int, request: Request) -> None:
-    """Driver side: persist a request so tasks (and restarts) can load its functions."""
-    path = request_path(directory, s, j)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    tmp = path + ".tmp"
-    with open(tmp, "wb") as handle:
-        handle.write(_dumps(request))
-    os.replace(tmp, path)
+    """Driver side: persist a request (framed: length + digest, :mod:`spark_impl.records`) so
+    tasks (and restarts) can load its functions."""
+    open_store(directory).write_once(request_name(s, j), frame(_dumps(request)))
 
 
-_REQUESTS: LRU[tuple[str, int, int, float], Request] = LRU(64)  # bounded: a month-long stream
+_REQUESTS: LRU[tuple[Any, ...], Request] = LRU(64)  # bounded: a month-long stream
 
 
 def load_request(directory: str, s: int, j: int) -> Request:
-    """Task side: request ``j`` of job ``s`` (cached per process and file version)."""
+    """Task side: request ``j`` of job ``s`` (cached per process and file version); a damaged
+    file is refused (:class:`~spark_impl.records.CorruptStateError`)."""
     path = request_path(directory, s, j)
-    key = (directory, s, j, os.stat(path).st_mtime)
-    found = _REQUESTS.get(key)
+
+    def decode(data: bytes) -> Request:
+        request: Request = pickle.loads(unframe(path, data))
+        return request
+
+    found = open_store(directory).load(request_name(s, j), decode, _REQUESTS)
     if found is None:
-        with open(path, "rb") as handle:
-            found = cloudpickle.load(handle)
-        _REQUESTS.put(key, found)
+        raise FileNotFoundError(f"no request file {display(path)}")
     return found
 
 

@@ -3,19 +3,23 @@
 ``Progress`` is what the controller knows about one job: source offset, requests made, the
 active request and which objects switched for it, measured delays, rejections, and the job's
 *history*: the batches committed for it (their task files are the job's visible sink output,
-schedule and state). A commit snapshots it into ``progress.json`` (atomically, with the
-batch files already on disk), so a restarted driver - or a simulated crash of one job -
-resumes from exactly the committed view.
+schedule and state). A commit snapshots every job's view into the next record of the
+progress log ``progress/<seq>.rec`` (:class:`spark_impl.records.RecordLog`: write-once,
+checksummed, written after the batch's task files; the two newest records are kept), so a
+restarted driver - or a simulated crash of one job - resumes from exactly the committed view,
+on a local disk or an object store alike. A torn or altered newest record is refused
+(:class:`~spark_impl.records.CorruptStateError`).
 """
 
 from __future__ import annotations
 
 import copy
-import os
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from spec.jsonio import load_json, write_json_atomic
+from spark_impl.lru import LRU
+from spark_impl.records import RecordLog
+from spark_impl.store import join, open_store
 
 
 @dataclass
@@ -64,19 +68,43 @@ class Progress:
                         list(raw["rejected"]), list(raw["history"]), list(raw["pending"]), raw["phase"])
 
 
+PROGRESS = "progress"
+KEEP = 2
+_LOGS: LRU[str, RecordLog] = LRU(16)
+
+
+def progress_log(directory: str) -> RecordLog:
+    """The progress log of a checkpoint directory (one per process and directory: it
+    remembers the newest sequence number, so a commit lists nothing)."""
+    found = _LOGS.get(directory)
+    if found is None:
+        found = RecordLog(open_store(directory), PROGRESS)
+        _LOGS.put(directory, found)
+    return found
+
+
 def progress_path(directory: str) -> str:
-    """Where commits are recorded."""
-    return os.path.join(directory, "progress.json")
+    """Where commits are recorded (the progress log's prefix: on a local disk it exists once
+    something was committed, as ``progress.json`` did)."""
+    return join(directory, PROGRESS)
+
+
+def has_progress(directory: str) -> bool:
+    """Has anything been committed in this checkpoint directory (a driver resumes then)?"""
+    return bool(progress_log(directory).sequences())
 
 
 def write_progress(directory: str, committed: list[Progress], g: int) -> None:
-    """Record the committed view of every job after batch ``g``."""
-    write_json_atomic(progress_path(directory), {"batch": g, "jobs": [p.to_json() for p in committed]}, indent=None)
+    """Record the committed view of every job after batch ``g`` (the commit)."""
+    progress_log(directory).append({"batch": g, "jobs": [p.to_json() for p in committed]}, keep=KEEP)
 
 
 def read_progress(directory: str) -> tuple[int, list[Progress]] | None:
     """The last commit, or None for a fresh checkpoint directory."""
-    if not os.path.exists(progress_path(directory)):
+    log = progress_log(directory)
+    log.last = None  # another driver may have written since: look at the store
+    found = log.latest()
+    if found is None:
         return None
-    raw = load_json(progress_path(directory))
+    raw = found[1]
     return int(raw["batch"]), [Progress.from_json(p) for p in raw["jobs"]]

@@ -8,14 +8,14 @@ not part of it, and a replayed batch appears once (idempotent by batch id). The 
 
 from __future__ import annotations
 
-import os
 from typing import Any, Iterable
 
 from spec.fries.schedule import Operation, Schedule
 from spec.fries.scenario import operator_of
 from spark_impl.reconfig.layout import JobLayout, partition_of
 from spark_impl.reconfig.model import Job
-from spark_impl.reconfig.storage import TaskFile, read_task_file, task_path
+from spark_impl.reconfig.storage import TaskFile, batches_on, read_task_file, task_path
+from spark_impl.store import open_store
 
 
 class FileCache:
@@ -110,5 +110,4 @@ def read_states_for(directory: str, g: int, s: int, lay: JobLayout, partitions: 
 
 def ran_batches(directory: str) -> list[int]:
     """Every batch that ran (for the appending-sink fault)."""
-    root = os.path.join(directory, "batches")
-    return sorted(int(n[1:]) for n in os.listdir(root) if n.startswith("g"))
+    return batches_on(open_store(directory))

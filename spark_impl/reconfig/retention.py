@@ -16,7 +16,12 @@ micro-batch (and after the sink got the newly committed batches) it deletes:
 * **request files** no object can need again: request ``j`` of a job is kept while it is not
   yet completed and committed, or while it is the latest completed request that updated one of
   the job's operators (that operator's current logic is loaded from it; ``requests/current.json``
-  records the latest request per operator so deleted files are never read again).
+  - framed and checksummed like every record - records the latest request per operator so
+  deleted files are never read again);
+* on an object store, the jobs files of earlier drivers (``jobs-<digest>.pkl``).
+
+Everything goes through the checkpoint's :class:`~spark_impl.store.Store`, so the same
+collection runs on a local disk and on an object store (deletes, no rename).
 
 The Structured Streaming front end adds the input log's files below the committed offset
 (:mod:`spark_impl.reconfig.streaming`). Steady-state disk use is then a constant number of
@@ -25,17 +30,19 @@ batches of state and outputs (docs/spark.md, "Bounded storage").
 
 from __future__ import annotations
 
-import os
-import shutil
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from spec.jsonio import load_json, write_json_atomic
-from spark_impl.reconfig.layout import load_request, request_path
+from spark_impl.reconfig.layout import load_request, request_name
 from spark_impl.reconfig.progress import Progress, write_progress
+from spark_impl.reconfig.storage import batch_name, batches_on
+from spark_impl.records import read_json_record, write_json_record
 
 if TYPE_CHECKING:
     from spark_impl.reconfig.driver import Executor
+
+
+CURRENT = "requests/current.json"
 
 
 @dataclass(frozen=True)
@@ -82,17 +89,20 @@ def collect_garbage(ex: "Executor", retention: Retention, delivered: dict[int, i
         _trim(st.committed, needed, retention.delays)
         _trim(st.live, needed, retention.delays)
     write_progress(ex.directory, [st.committed for st in ex.state], last_ran)
-    root = os.path.join(ex.directory, "batches")
-    for name in os.listdir(root) if os.path.isdir(root) else []:
+    for g in batches_on(ex.store):
         # only older batches: a directory above the last one that ran is a batch being planned
-        if name.startswith("g") and name[1:].isdigit() and int(name[1:]) < last_ran and int(name[1:]) not in needed:
-            shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+        if g < last_ran and g not in needed:
+            ex.store.delete(batch_name(g))
+    if not ex.store.local:
+        current = ex.jobs_path.partition("?")[0].rsplit("/", 1)[-1]
+        for name in ex.store.list(""):
+            if name.startswith("jobs-") and name.endswith(".pkl") and name != current:
+                ex.store.delete(name)
     return needed
 
 
 def _collect_requests(ex: "Executor") -> None:
-    path = os.path.join(ex.directory, "requests", "current.json")
-    raw = load_json(path) if os.path.exists(path) else {"jobs": {}}
+    raw = read_json_record(ex.store, CURRENT) or {"jobs": {}}
     jobs: dict[str, dict[str, int]] = raw["jobs"]
     changed = False
     keep: dict[int, set[int]] = {}
@@ -108,9 +118,8 @@ def _collect_requests(ex: "Executor") -> None:
         done = current.get("", 0)
         keep[s] = {j for op, j in current.items() if op}
     if changed:
-        write_json_atomic(path, {"jobs": jobs}, indent=None)
-    folder = os.path.dirname(path)
-    for name in os.listdir(folder) if os.path.isdir(folder) else []:
+        write_json_record(ex.store, CURRENT, {"jobs": jobs})
+    for name in ex.store.list("requests"):
         s_part, _, rest = name.partition("-r")
         if not (name.startswith("s") and name.endswith(".pkl") and s_part[1:].isdigit()):
             continue
@@ -119,4 +128,4 @@ def _collect_requests(ex: "Executor") -> None:
         if digits.isdigit() and s in keep:
             j = int(digits)
             if j <= jobs[str(s)].get("", 0) and j not in keep[s]:
-                os.unlink(request_path(ex.directory, s, j))
+                ex.store.delete(request_name(s, j))

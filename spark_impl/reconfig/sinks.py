@@ -24,13 +24,13 @@ else as JSON text; ``"long"``, ``"double"`` and ``"boolean"`` columns convert.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol
 
 from spec.errors import InputError
-from spec.jsonio import load_json, write_json_atomic
 from spark_impl.reconfig.storage import read_task_file, task_path
+from spark_impl.records import read_json_record, write_json_record
+from spark_impl.store import open_store
 
 if TYPE_CHECKING:
     from spark_impl.reconfig.driver import Executor
@@ -106,16 +106,13 @@ def check_types(*kinds: str) -> None:
             raise InputError(f"unknown sink column type {kind!r} (expected one of {', '.join(COLUMN_TYPES)})")
 
 
-def _sink_state_path(directory: str) -> str:
-    return os.path.join(directory, "sink.json")
+SINK_STATE = "sink.json"  # framed and checksummed (spark_impl.records), on the checkpoint's store
 
 
 def read_delivered(directory: str) -> dict[int, int]:
     """Job -> the last batch delivered to the sink (absent: none)."""
-    path = _sink_state_path(directory)
-    if not os.path.exists(path):
-        return {}
-    return {int(s): int(g) for s, g in load_json(path)["delivered"].items()}
+    raw = read_json_record(open_store(directory), SINK_STATE)
+    return {} if raw is None else {int(s): int(g) for s, g in raw["delivered"].items()}
 
 
 def _rows(directory: str, depth: int, partitions: int, s: int, batch_id: int, key_type: str,
@@ -152,6 +149,5 @@ def deliver(ex: "Executor", sink: Sink) -> dict[int, int]:
         delivered[s] = batch_id
         changed = True
     if changed:
-        write_json_atomic(_sink_state_path(ex.directory), {"delivered": {str(s): g for s, g in delivered.items()}},
-                          indent=None)
+        write_json_record(open_store(ex.directory), SINK_STATE, {"delivered": {str(s): g for s, g in delivered.items()}})
     return delivered

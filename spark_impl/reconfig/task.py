@@ -24,7 +24,6 @@ Per object and batch (Fries Alg. 2-4 in micro-batch form):
 from __future__ import annotations
 
 import itertools
-import os
 import pickle
 import time
 from dataclasses import dataclass, field
@@ -40,7 +39,9 @@ from spark_impl.reconfig.layout import (
 )
 from spark_impl.reconfig.mcs import ObjectRole
 from spark_impl.reconfig.model import Job, OperatorLogic
-from spark_impl.reconfig.storage import ObjState, TaskFile, read_task_file, task_path, write_task_file
+from spark_impl.reconfig.storage import ObjState, TaskFile, batch_name, read_task_file, task_path, write_task_file
+from spark_impl.records import frame, unframe
+from spark_impl.store import join, open_store
 
 DATA, MARKER, STATS = 0, 1, 2
 Record = tuple[int, int, str, int, int, str, str, Any, Any]
@@ -64,6 +65,7 @@ class BatchPlan:
     base: dict[int, int] = field(default_factory=dict)  # job -> batch to load state from (restart)
     fused: bool = False      # no source stage: level-1 tasks read the source (see source_stage)
     announce: bool = True    # level-1 tasks create their start markers (the driver waits for one)
+    control: int = 0         # the newest control record when the batch was planned (control.py)
 
 
 _READERS: dict[str, ControlReader] = {}
@@ -109,7 +111,7 @@ class _Stage:
         self.plan, self.level, self.part = plan, level, part
         self.jobs, self.layouts = load_jobs(plan.jobs_path, plan.jobs_stamp)
         self.reader = _reader(plan.directory)
-        self.reader.poll(force=True)
+        self.reader.start(plan.control)
         self.out: list[tuple[int, Record]] = []
         self.file = TaskFile()
         self.fries = plan.scheduler == "fries" and "naive" not in plan.faults
@@ -286,36 +288,39 @@ class _Stage:
                              (lay.level[receiver], s, dest, DATA, st.switched, obj, txn, key, value)))
 
 
+def plan_name(g: int) -> str:
+    """Batch ``g``'s plan inside the checkpoint store."""
+    return f"{batch_name(g)}/plan.pkl"
+
+
 def plan_path(directory: str, g: int) -> str:
     """Where the driver puts batch ``g``'s plan for its tasks."""
-    return os.path.join(directory, "batches", f"g{g:07d}", "plan.pkl")
+    return join(directory, plan_name(g))
 
 
 def write_plan(plan: BatchPlan) -> None:
-    """Driver side: persist the plan (atomically) before the batch's Spark job starts."""
-    path = plan_path(plan.directory, plan.g)
-    tmp = f"{path}.tmp"
-    with open(tmp, "wb") as handle:
-        pickle.dump(plan, handle, protocol=pickle.HIGHEST_PROTOCOL)
-    os.replace(tmp, path)
+    """Driver side: persist the plan (framed, whole or not at all) before the batch's Spark
+    job starts."""
+    open_store(plan.directory).write_once(plan_name(plan.g), frame(pickle.dumps(plan, protocol=pickle.HIGHEST_PROTOCOL)))
 
 
-_PLANS: LRU[tuple[str, int, int, int], BatchPlan] = LRU(4)
+_PLANS: LRU[tuple[object, ...], BatchPlan] = LRU(4)
 
 
 def load_plan(directory: str, g: int) -> BatchPlan:
     """Task side: batch ``g``'s plan (read once per Python worker and file version: a batch
     planned again after a failed attempt, or a checkpoint directory used afresh, rewrites
-    the file)."""
+    the file; :meth:`spark_impl.store.Store.load`)."""
     path = plan_path(directory, g)
-    info = os.stat(path)
 
-    def load() -> BatchPlan:
-        with open(path, "rb") as handle:
-            plan: BatchPlan = pickle.load(handle)
-            return plan
+    def decode(data: bytes) -> BatchPlan:
+        plan: BatchPlan = pickle.loads(unframe(path, data))
+        return plan
 
-    return _PLANS.get_or_load((path, info.st_ino, info.st_mtime_ns, info.st_size), load)
+    plan = open_store(directory).load(plan_name(g), decode, _PLANS)
+    if plan is None:
+        raise FileNotFoundError(f"no plan for batch {g} in {path}")
+    return plan
 
 
 def _flush_order(key: Any) -> tuple[int, Any]:
@@ -344,18 +349,22 @@ def stage_function(directory: str, g: int, level: int) -> Any:
     return run
 
 
-def started_path(directory: str, g: int, level: int, part: int) -> str:
+def started_name(g: int, level: int, part: int) -> str:
     """Marker a task of stage ``level`` creates when it starts (the driver waits for the first
     one before making the batch's scenario requests, so they land while tasks work)."""
-    return os.path.join(directory, "batches", f"g{g:07d}", f"started-L{level}-p{part}")
+    return f"{batch_name(g)}/started-L{level}-p{part}"
 
 
 def mark_started(plan: BatchPlan, level: int, part: int) -> None:
     """Create the start marker (idempotent for task retries)."""
-    with open(started_path(plan.directory, plan.g, level, part), "a", encoding="utf-8"):
-        pass
+    open_store(plan.directory).write_once(started_name(plan.g, level, part), b"")
 
 
 def ensure_dirs(plan: BatchPlan) -> None:
-    """Driver side: create the batch directory before the job runs."""
-    os.makedirs(os.path.join(plan.directory, "batches", f"g{plan.g:07d}"), exist_ok=True)
+    """Driver side: create the batch directory before the job runs (local disks only: an
+    object store has no directories)."""
+    store = open_store(plan.directory)
+    if store.local:
+        import os
+
+        os.makedirs(store.path(batch_name(plan.g)), exist_ok=True)

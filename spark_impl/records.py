@@ -1,0 +1,158 @@
+"""Checksummed objects and the commit protocol without rename (issue 14, item 5).
+
+**Framing.** Every object the executor reads back is ``magic`` + the payload's length (8 bytes,
+big endian) + its BLAKE2b-128 digest + the payload. :func:`unframe` checks all three, so a
+truncated (torn), extended or altered object raises :class:`CorruptStateError` naming it and
+what is wrong: it is refused, never used (a flipped byte inside a pickled number or a JSON
+digit still parses). Task files (:mod:`spark_impl.reconfig.storage`) use their own magic.
+
+**Commit protocol (:class:`RecordLog`).** A log is a prefix of write-once, sequence-numbered,
+framed JSON records ``<prefix>/<seq:020d>.rec``. A writer first writes its data objects
+(write-once: a batch's task files, a request), then appends a record that names them: the
+commit. The newest record is the current one; it must be complete and its digest must match,
+otherwise :meth:`RecordLog.latest` refuses it (CorruptStateError) instead of silently going
+back to an older commit that the sink may already have overtaken. Nothing is ever renamed or
+rewritten in place, so the protocol holds on object stores (S3, GCS, ABFS), where a PUT makes
+a whole object visible at once, and readers never read an object no record names (an
+uncommitted batch is ignored, and a restart never reuses its batch number). The executor's
+progress (commits) and its control messages (FCMs) are logs; old records are pruned.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from spark_impl.store import Store, display
+
+RECORD_MAGIC = b"streamproof-record/1\n"
+_LENGTH = 8
+_DIGEST = 16
+
+
+class CorruptStateError(RuntimeError):
+    """A checkpoint object exists but is not exactly what was written (module docstring)."""
+
+    def __init__(self, path: str, why: str) -> None:
+        self.path = display(path)
+        self.why = why
+        super().__init__(f"corrupt checkpoint state file {self.path}: {why}; refusing to use it "
+                         "(restore the file or restart from an older checkpoint directory)")
+
+
+def header_size(magic: bytes) -> int:
+    """Bytes before the payload."""
+    return len(magic) + _LENGTH + _DIGEST
+
+
+def _digest(payload: bytes) -> bytes:
+    return hashlib.blake2b(payload, digest_size=_DIGEST).digest()
+
+
+def frame(payload: bytes, magic: bytes = RECORD_MAGIC) -> bytes:
+    """``payload`` with the header of the module docstring."""
+    return magic + len(payload).to_bytes(_LENGTH, "big") + _digest(payload) + payload
+
+
+def unframe(path: str, data: bytes, magic: bytes = RECORD_MAGIC, kind: str = "record") -> bytes:
+    """The payload of framed bytes ``data`` read from ``path``; :class:`CorruptStateError`
+    when the header is missing or the length or digest does not match."""
+    header = header_size(magic)
+    if not data.startswith(magic):
+        if len(data) < len(magic) and magic.startswith(data):
+            raise CorruptStateError(path, f"truncated to {len(data)} bytes, inside its header")
+        raise CorruptStateError(path, f"no streamproof {kind} header (not written by this executor, "
+                                      "or its first bytes were overwritten)")
+    if len(data) < header:
+        raise CorruptStateError(path, f"truncated to {len(data)} bytes, inside its header")
+    length = int.from_bytes(data[len(magic):len(magic) + _LENGTH], "big")
+    payload = data[header:]
+    if len(payload) != length:
+        state = "truncated" if len(payload) < length else "longer than written"
+        raise CorruptStateError(path, f"{state}: {len(payload)} payload bytes, the header says {length}")
+    if _digest(payload) != data[len(magic) + _LENGTH:header]:
+        raise CorruptStateError(path, "checksum mismatch (its content changed after it was written)")
+    return payload
+
+
+def write_json_record(store: Store, name: str, value: Any) -> None:
+    """Write ``value`` as one framed JSON object."""
+    store.write_once(name, frame(json.dumps(value, separators=(",", ":")).encode("utf-8")))
+
+
+def parse_json_record(path: str, data: bytes) -> Any:
+    """The JSON value of a framed object's bytes (CorruptStateError if damaged)."""
+    payload = unframe(path, data)
+    try:
+        return json.loads(payload.decode("utf-8"))
+    except ValueError as error:  # the digest matched: a writer wrote this, not a disk
+        raise CorruptStateError(path, f"its JSON does not parse ({error})") from None
+
+
+def read_json_record(store: Store, name: str) -> Any | None:
+    """The JSON value of a framed object, or None if absent (CorruptStateError if damaged)."""
+    data = store.read(name)
+    return None if data is None else parse_json_record(store.path(name), data)
+
+
+class RecordLog:
+    """Sequence-numbered write-once records under ``prefix`` (module docstring)."""
+
+    def __init__(self, store: Store, prefix: str) -> None:
+        self.store, self.prefix = store, prefix
+        self.last: int | None = None  # the newest sequence number written or read here
+        self._floor: int | None = None  # every record below it was deleted here
+
+    def name(self, seq: int) -> str:
+        """The object of record ``seq``."""
+        return f"{self.prefix}/{seq:020d}.rec"
+
+    def sequences(self) -> list[int]:
+        """Sequence numbers of the records on the store, ascending."""
+        return sorted(int(n[:-4]) for n in self.store.list(self.prefix) if n.endswith(".rec") and n[:-4].isdigit())
+
+    def read(self, seq: int) -> Any | None:
+        """Record ``seq``'s value, or None if it is absent (CorruptStateError if damaged)."""
+        return read_json_record(self.store, self.name(seq))
+
+    def exists(self, seq: int) -> bool:
+        """Is record ``seq`` on the store (a cheap check: a stat or a HEAD request)?"""
+        return self.store.exists(self.name(seq))
+
+    def latest(self) -> tuple[int, Any] | None:
+        """``(seq, value)`` of the newest record, None for an empty log; the newest record is
+        refused (CorruptStateError) if it is torn or altered."""
+        seqs = self.sequences()
+        if not seqs:
+            self.last = 0
+            return None
+        value = self.read(seqs[-1])
+        if value is None:  # deleted between the listing and the read: someone else writes here
+            raise CorruptStateError(self.store.path(self.name(seqs[-1])), "vanished while it was read")
+        self.last = seqs[-1]
+        return seqs[-1], value
+
+    def append(self, value: Any, keep: int | None = None) -> int:
+        """Write the next record (after the newest on the store); with ``keep``, delete the
+        records older than the newest ``keep``. Returns its sequence number."""
+        if self.last is None:
+            seqs = self.sequences()
+            self.last = seqs[-1] if seqs else 0
+        seq = self.last + 1
+        write_json_record(self.store, self.name(seq), value)
+        self.last = seq
+        if keep is not None:
+            self.prune(seq - keep + 1)
+        return seq
+
+    def prune(self, below: int) -> None:
+        """Delete the records numbered below ``below`` (the newest is never deleted)."""
+        if self.last is not None:
+            below = min(below, self.last)
+        # the first prune lists the log (records a crashed writer left); later ones delete
+        # only the records that fell below since (no listing per commit)
+        doomed = [s for s in self.sequences() if s < below] if self._floor is None else range(self._floor, below)
+        for seq in doomed:
+            self.store.delete(self.name(seq))
+        self._floor = max(below, self._floor or 0)
