@@ -42,7 +42,8 @@ def _chain(sources: int = 1, blocking: bool = False, restarts: tuple[int, ...] =
 
 def test_applicability_and_preparation_of_each_path() -> None:
     one, two, blocking = _chain(), _chain(sources=2), _chain(blocking=True)
-    assert all(applicable(p, one) for p in PATHS)
+    assert all(applicable(p, one) for p in PATHS if p != "sink")
+    assert not applicable("sink", one)  # keys 0-2 only: the sink path wants >= 4 routed keys (sink_path.worthy)
     assert not applicable("directory", two) and not applicable("streaming", two) and applicable("resume", two)
     assert not applicable("unbounded", blocking) and not applicable("streaming", blocking)
     assert failing_target(one) == "A" == failing_target(two)
@@ -150,7 +151,7 @@ class _FakeExecutor:
         from types import SimpleNamespace
 
         self.scheduler = "fries"
-        self.state = [SimpleNamespace(job=job, live=SimpleNamespace(active=active))]
+        self.state = [SimpleNamespace(job=job, live=SimpleNamespace(active=active), committed=SimpleNamespace(active=None))]
         self.published = 0
 
     def _publish(self) -> None:

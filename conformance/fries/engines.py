@@ -18,6 +18,7 @@ from __future__ import annotations
 import importlib
 import shutil
 import tempfile
+import time
 from typing import Any, Mapping, Protocol, Sequence
 
 from spec.errors import InputError
@@ -143,14 +144,17 @@ class SparkEngine:
         from conformance.fries.frontends import run_path
 
         scratch = tempfile.mkdtemp(prefix="streamproof-conformance-")
+        began = time.monotonic()
         results = run_path(self.spark, self.path, list(scenarios), self.scheduler, faults=self.faults,
                            checkpoint_dir=self._checkpoint_dir or scratch)
+        elapsed_ms = (time.monotonic() - began) * 1000.0
         shutil.rmtree(scratch, ignore_errors=True)
         outcomes: list[RunOutcome] = [RunOutcome.failed("no result reported for this scenario")] * len(scenarios)
         for result in results:
             index = result.scenario_index
             scenario = scenarios[index]
-            error = getattr(result, "error", None)
+            error = (getattr(result, "error", None) or delay_problem(getattr(result, "delays_ms", ()), elapsed_ms)
+                     or self._mcs_problem(scenario))
             if error:
                 outcomes[index] = RunOutcome.failed(str(error))
                 continue
@@ -158,6 +162,29 @@ class SparkEngine:
                                        getattr(result, "delays_ms", ()), getattr(result, "rejected", ()),
                                        getattr(result, "senders", None))
         return outcomes
+
+
+    def _mcs_problem(self, scenario: Scenario) -> str | None:
+        """spark_impl's MCS for every request of ``scenario`` against the spec's (driver side,
+        no Spark: :mod:`conformance.fries.mcs_check`); only where the fries scheduler runs."""
+        if self.scheduler != "fries" or self.path == "epoch":
+            return None
+        from conformance.fries.mcs_check import mcs_problem
+
+        return mcs_problem(scenario)
+
+
+def delay_problem(delays_ms: Any, elapsed_ms: float) -> str | None:
+    """A reported reconfiguration delay that is not a duration inside the run, in words: a
+    delay runs from a request's issue to its last reconfigured object's switch, both inside
+    the engine call that took ``elapsed_ms`` (so 0 <= delay <= elapsed, 1 ms of slack for the
+    clocks' rounding). No other oracle reads the delays."""
+    values = list(delays_ms.values() if isinstance(delays_ms, Mapping) else delays_ms or ())
+    for number, delay in enumerate(values, start=1):
+        if not -1.0 <= float(delay) <= elapsed_ms + 1.0:
+            return (f"reconfiguration delay #{number} reported as {float(delay):.1f} ms, not a duration inside "
+                    f"the run (0 to {elapsed_ms:.0f} ms)")
+    return None
 
 
 def _outcome(scenario: Scenario, outputs: Any, schedule: Any, states: Any, delays: Any,

@@ -93,6 +93,10 @@ def applicable(path: str, scenario: Scenario) -> bool:
         return _no_blocking(scenario)
     if path == "streaming":
         return single and _no_blocking(scenario)
+    if path == "sink":
+        from conformance.fries.sink_path import worthy
+
+        return worthy(scenario)
     return True
 
 
@@ -238,11 +242,15 @@ def _unplanned(job: Any) -> Any:
 
 def _drive_submits(executor: Any, jobs: Sequence[Any], scenarios: Sequence[Scenario], *, rollback: bool) -> list[Any]:
     """Submit each job's requests once it ingested ``at`` tuples (rollback: a failing request
-    first, after the first batch); check the failing ones were rejected. Along the way, every
+    first, after the first batch); check the failing ones were rejected, and that no job was
+    committed while one of its (user) requests was in progress (Fries §7.3, checked after
+    every batch). Along the way, every
     request of :func:`bad_requests` (once the job has committed state), a second request while
     one is in progress, and one after the end of input must be rejected by ``submit`` at once;
     their messages are then removed from the result (they name no scenario request)."""
     from spark_impl.reconfig import Request, Update, collect_results
+
+    from conformance.fries.stepped import commit_rule_violations
 
     queues = {s: list(job.planned) for s, job in enumerate(jobs)}
     failing: dict[int, Any] = {}
@@ -255,6 +263,7 @@ def _drive_submits(executor: Any, jobs: Sequence[Any], scenarios: Sequence[Scena
     provoked: dict[int, list[str]] = {s: [] for s in range(len(jobs))}
     accepted: dict[int, list[str]] = {s: [] for s in range(len(jobs))}
     pending_bad = {s: bad_requests(job, scenario) for s, (job, scenario) in enumerate(zip(jobs, scenarios))}
+    broken: dict[int, str] = {}  # a commit during a user's request (stepped.commit_rule_violations)
 
     def must_reject(s: int, request: Any, what: str) -> None:
         answer = executor.submit(s, request)
@@ -280,6 +289,8 @@ def _drive_submits(executor: Any, jobs: Sequence[Any], scenarios: Sequence[Scena
                 executor.submit(s, request)
                 must_reject(s, request, "a second request while one was in progress")
         executor.step()
+        for s, problem in commit_rule_violations(executor).items():
+            broken.setdefault(s, problem)
     for s, st in enumerate(executor.state):
         if st.live.phase == "done":
             must_reject(s, jobs[s].planned[0].request if jobs[s].planned else bad_requests(jobs[s], scenarios[s])[0],
@@ -287,6 +298,9 @@ def _drive_submits(executor: Any, jobs: Sequence[Any], scenarios: Sequence[Scena
     results: list[Any] = []
     for result in collect_results(executor):
         s = result.scenario_index
+        if s in broken:
+            results.append(PathFailure(s, broken[s]))
+            continue
         if accepted[s]:
             results.append(PathFailure(s, f"Executor.submit accepted {accepted[s][0]}"))
             continue

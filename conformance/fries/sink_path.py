@@ -5,8 +5,8 @@ Every case of the batch runs in one ``Executor`` with
 
 * **keys of other types** (:mod:`spark_impl.keys`): the scenario's integer key ``k`` becomes,
   by ``k mod 3``, a string ``"k<k>.<i>"``, a nested tuple ``(b"k", (k, None), i)`` or a number
-  ``k - 60`` (negative: an integer or an equal float, varying by tuple; ``True``/``False``
-  for 1/0). ``i`` is the first index whose :func:`~spark_impl.keys.stable_hash` routes like
+  ``k - 60`` (negative: an integer or an equal float, varying by tuple - the first tuple of
+  every key an integer; ``True``/``False`` for 1/0). ``i`` is the first index whose :func:`~spark_impl.keys.stable_hash` routes like
   the integer (``stable_hash mod 60 == k mod 60``: every worker count and fan-out of the
   generators, 1-5), so the objects are the scenario's and the schedule is judged unchanged.
   The operators (:class:`KeyedLogic`) see the integer and emit encoded keys, so every record
@@ -47,6 +47,8 @@ BATCH_SIZE = 8
 PERIOD = 60
 #: The delivery after which the driver "crashes" (1-based).
 CRASH_AT = 2
+#: Distinct keys a sink case routes at least (:func:`worthy`).
+MIN_KEYS = 4
 
 
 class DriverCrash(RuntimeError):
@@ -119,9 +121,26 @@ def keyed_job(scenario: Scenario, family: str) -> Any:
     planned = tuple(PlannedRequest(p.at, Request({op: Update(KeyedLogic(u.logic, family), u.transform)
                                                   for op, u in p.request.updates.items()}))
                     for p in job.planned)
-    tuples = tuple((src, txn, encode(int(key), family, i), value)
-                   for i, (src, txn, key, value) in enumerate(map(job.source.get, range(job.source.count()))))
+    seen: dict[int, int] = {}
+
+    def occurrence(key: int) -> int:  # the n-th tuple of a key: its first one is an int
+        seen[key] = seen.get(key, -1) + 1
+        return seen[key]
+
+    tuples = tuple((src, txn, encode(int(key), family, occurrence(int(key))), value)
+                   for src, txn, key, value in map(job.source.get, range(job.source.count())))
     return replace(job, logic=logic, planned=planned, source=ListSource(tuples))
+
+
+def worthy(scenario: Scenario) -> bool:
+    """A case the sink path can judge something on: source tuples of at least :data:`MIN_KEYS`
+    distinct keys reach an operator (the generators' keys are 0-4, so every key family and a
+    negative integer of a non-zero residue mod 3 - where ``|k| mod 3`` and ``k mod 3`` differ -
+    are among them). Drawn cases are small first: at seed 0 the two sink cases held 4 and 2
+    tuples, one source fed nothing, and no negative integer key was ever routed."""
+    flow = scenario.dataflow
+    keys = {t.key for name, tuples in scenario.sources.items() if flow.children(name) for t in tuples}
+    return len(keys) >= MIN_KEYS
 
 
 class Delivery:

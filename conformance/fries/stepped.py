@@ -148,7 +148,10 @@ class Releases:
 
     def check(self, executor: Any, active: dict[int, Any]) -> None:
         """Record a head that switched before its release (the first one per job): the requests
-        active before the batch, and those made during it (nothing of them was released)."""
+        active before the batch, and those made during it (nothing of them was released); and
+        a commit that broke the Fries §7.3 rule (:func:`commit_rule_violations`)."""
+        for s, problem in commit_rule_violations(executor).items():
+            self.problems.setdefault(s, problem)
         made = {s: st.live.active for s, st in enumerate(executor.state)
                 if st.live.active is not None and s not in active and executor.scheduler != "epoch"}
         for s, a in [*active.items(), *made.items()]:
@@ -157,6 +160,26 @@ class Releases:
                 if obj not in released and s not in self.problems:
                     self.problems[s] = (f"head {obj} switched for R{a.j} (attempt {a.attempt}) before its control "
                                      "message was delivered")
+
+
+def commit_rule_violations(executor: Any) -> dict[int, str]:
+    """Jobs whose last commit broke Fries §7.3, in words: a job is committed while its request
+    has a head without its FCM (no checkpoint between a request and the moment every head has
+    it), or while a user's request is in progress (it blocks commits until done, so a failing
+    transformation rolls back to a state before it). The committed view is a snapshot of the
+    driver's bookkeeping, so its ``active`` request is what the commit covered. Batch-wise
+    commits are consistent cuts either way, so no output or state oracle sees such a commit
+    unless the job crashes right then."""
+    found: dict[int, str] = {}
+    for s, st in enumerate(executor.state):
+        c = st.committed.active
+        if c is None:
+            continue
+        missing = sorted(set(c.heads) - set(c.switched))
+        if c.user or missing:
+            why = "a user's request was still in progress" if c.user else f"heads {missing} had no FCM yet"
+            found[s] = f"job committed during R{c.j} (attempt {c.attempt}) while {why} (Fries §7.3)"
+    return found
 
 
 def run_stepped(spark: Any, scenarios: Sequence[Scenario], scheduler: str, *, faults: frozenset[str],

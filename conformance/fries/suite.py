@@ -142,6 +142,12 @@ def run_fries_suite(config: FriesConfig, *, progress: Progress | None = None, sp
         return engines[path]
 
     engine_for("planned")  # bad faults are bad input before anything runs
+    if config.engine == "spark" and config.scheduler == "fries":
+        # Spark-free and first: a fail-fast run (mutation testing) stops here on an MCS bug
+        from conformance.fries.mcs_check import run_mcs_check
+
+        if run_mcs_check(config, result) and config.fail_fast:
+            return result
     start = time.monotonic()
     races = round(config.cases * config.race_fraction)
     paths = path_section(strategy, config)
@@ -207,15 +213,17 @@ PATH_CASES = {"submit": 2, "rollback": 2, "resume": 2, "directory": 2, "generate
 PATHS_FROM = 20
 
 
-def path_section(strategy: st.SearchStrategy[Scenario], config: FriesConfig) -> list[tuple[str, list[Scenario]]]:
+def path_section(strategy: st.SearchStrategy[Scenario], config: FriesConfig,
+                 only: tuple[str, ...] | None = None) -> list[tuple[str, list[Scenario]]]:
     """The cases of every non-default entry path (:mod:`conformance.fries.frontends`), each
-    list run as one batch: none below :data:`PATHS_FROM` cases."""
+    list run as one batch: none below :data:`PATHS_FROM` cases (``only``: just these paths,
+    drawn as in a full run)."""
     if config.cases < PATHS_FROM:
         return []
     wanted = {"epoch": max(2, config.cases // 10), **PATH_CASES}
     out = []
     for number, (path, n) in enumerate(wanted.items()):
-        if path == "epoch" and config.scheduler == "epoch":
+        if path == "epoch" and config.scheduler == "epoch" or only is not None and path not in only:
             continue  # the whole run is epoch already
         fitting = strategy.filter(partial(applicable, path)).map(partial(prepare, path))
         out.append((path, [honest_claims(s) for s in draw_cases(fitting, n, config.seed + 7919 * (number + 1))]))

@@ -75,20 +75,22 @@ def functions_for(kind: OperatorKind, order_sensitive: bool = True) -> st.Search
 
 
 @st.composite
-def dataflows(draw: st.DrawFn, max_operators: int = 6) -> Dataflow:
-    """A random DAG (see the module docstring)."""
+def dataflows(draw: st.DrawFn, max_operators: int = 6, *, min_inner: int = 1,
+              kinds: tuple[OperatorKind, ...] = _KINDS, max_parents: int = 2) -> Dataflow:
+    """A random DAG (see the module docstring); ``min_inner`` non-source operators at least,
+    their kinds drawn from ``kinds``, each with 1 to ``max_parents`` parents."""
     n_sources = draw(st.integers(1, 2))
-    n_inner = draw(st.integers(1, max(1, max_operators - n_sources)))
+    n_inner = draw(st.integers(min(min_inner, max(1, max_operators - n_sources)), max(1, max_operators - n_sources)))
     operators = [Operator(f"S{i}", OperatorKind.SOURCE) for i in range(n_sources)]
     edges: list[tuple[str, str]] = []
     for i in range(n_inner):
         name = chr(ord("A") + i)
-        kind = draw(st.sampled_from(_KINDS))
+        kind = draw(st.sampled_from(kinds))
         unique = draw(st.integers(0, 5)) == 0
         earlier = [op.name for op in operators if op.kind is not OperatorKind.BLOCKING or draw(st.booleans())]
         if not earlier:
             earlier = [operators[0].name]
-        parents = draw(st.lists(st.sampled_from(earlier), min_size=1, max_size=2, unique=True))
+        parents = draw(st.lists(st.sampled_from(earlier), min_size=1, max_size=max_parents, unique=True))
         operators.append(Operator(name, kind, unique))
         edges.extend((parent, name) for parent in parents)
     return Dataflow(tuple(operators), tuple(edges))
@@ -110,9 +112,11 @@ def reconfigurations(draw: st.DrawFn, flow: Dataflow, total: int, order_sensitiv
 
 @st.composite
 def scenarios(draw: st.DrawFn, max_operators: int = 6, max_tuples: int = 6,
-              max_reconfigurations: int = 2, workers: bool = True, order_sensitive: bool = True) -> Scenario:
-    """A random scenario with calm timing (see the module docstring)."""
-    flow = draw(dataflows(max_operators))
+              max_reconfigurations: int = 2, workers: bool = True, order_sensitive: bool = True,
+              flows: st.SearchStrategy[Dataflow] | None = None) -> Scenario:
+    """A random scenario with calm timing (see the module docstring); ``flows`` draws the
+    dataflow (default :func:`dataflows` of ``max_operators``)."""
+    flow = draw(flows if flows is not None else dataflows(max_operators))
     functions = {n: draw(functions_for(flow.kind(n), order_sensitive))
                  for n in flow.names if flow.kind(n) is not OperatorKind.SOURCE}
     sources = {}
@@ -130,3 +134,17 @@ def scenarios(draw: st.DrawFn, max_operators: int = 6, max_tuples: int = 6,
             if draw(st.integers(0, 3)) == 0:
                 parallelism[name] = draw(st.integers(2, 3))
     return Scenario(flow, functions, sources, reconfigs, parallelism)
+
+
+#: Kinds of :func:`mcs_shapes`: one-to-many and replicate operators as often as the others, so
+#: chains of several one-to-many ancestors (Alg. 3's "earliest") and every pruning rule occur.
+MCS_KINDS = (OperatorKind.ONE_TO_MANY, OperatorKind.REPLICATE, OperatorKind.ONE_TO_ONE, OperatorKind.ONE_TO_MANY,
+             OperatorKind.REPLICATE, OperatorKind.ONE_TO_ONE, OperatorKind.BLOCKING)
+
+
+def mcs_shapes() -> st.SearchStrategy[Scenario]:
+    """Scenarios for the Spark-free MCS check (``conformance.fries.mcs_check``): 4-8 non-source
+    operators with 1-3 parents each, one-to-many and replicate operators drawn as often as the
+    rest; no source tuples (the shapes are never run, only their requests' MCS compared)."""
+    flows = dataflows(10, min_inner=4, kinds=MCS_KINDS, max_parents=3)
+    return scenarios(max_tuples=0, flows=flows)

@@ -1,0 +1,122 @@
+"""The Fries suite's driver-side checks (issue 12, session 4), without Spark: the executor's MCS
+against the spec's for every case and for the MCS shapes, the sink path's cases (every one
+routes a negative integer key where ``|k| mod 3`` differs), the reported delays, the Fries §7.3
+commit rule."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.cases import draw_cases
+from conformance.fries.engines import delay_problem
+from conformance.fries.mcs_check import CHECK, mcs_problem, run_mcs_check
+from conformance.fries.suite import FriesConfig, path_section, scenario_strategy, stepped_section
+from conformance.generators.fries import mcs_shapes
+from conformance.suite import SuiteResult
+
+
+def _drawn(seed: int) -> list[Any]:
+    config = FriesConfig(cases=60, seed=seed)
+    cases = [c for _, cs in path_section(scenario_strategy(), config) for c in cs]
+    return cases + stepped_section(config) + draw_cases(mcs_shapes(), 40, seed)
+
+
+def test_the_executors_mcs_agrees_with_the_spec_on_drawn_cases_and_shapes() -> None:
+    problems = [p for p in map(mcs_problem, _drawn(0)) if p]
+    assert problems == []
+
+
+def _latest_one_to_many(flow: Any, reconfigured: Any, *, pruning: bool = True) -> frozenset[str]:
+    """Independent bug 09 as a function: the *latest* unpruned one-to-many ancestors."""
+    from spark_impl.reconfig import mcs
+    from spec.fries.dataflow import reachable
+
+    targets = frozenset(reconfigured)
+    children, parents = mcs._adjacency(flow, mcs.pipelined_edges(flow))  # noqa: SLF001
+    chosen = set(targets)
+    for target in targets:
+        many = {a for a in reachable(target, parents) if flow.kind(a).is_one_to_many}
+        many = {a for a in many if not pruning or not mcs._prunable(flow, a, targets, children)}  # noqa: SLF001
+        chosen |= {a for a in many if not (reachable(a, children) & many)}
+    return frozenset(chosen)
+
+
+@pytest.mark.parametrize("bug", ["no pruning", "latest one-to-many ancestor"])
+def test_an_mcs_bug_is_named_on_several_shapes_shrunk_and_saved(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                               bug: str) -> None:
+    from spark_impl.reconfig import mcs
+
+    if bug == "no pruning":
+        monkeypatch.setattr(mcs, "_prunable", lambda *args: False)
+    else:
+        monkeypatch.setattr(mcs, "sync_operators", _latest_one_to_many)
+    result = SuiteResult("fries", "spark", 0)
+    assert run_mcs_check(FriesConfig(cases=100, save_dir=str(tmp_path), shrink_evaluations=200), result)
+    (check,) = result.checks
+    assert check.name == CHECK and check.failed >= 2, check
+    (failure,) = result.failures
+    assert "Fries Alg. 1-4 name" in failure.explanation and failure.shrunk_size <= failure.original_size
+    assert failure.replay_file is not None and Path(failure.replay_file).exists()
+
+
+def test_every_sink_case_routes_a_negative_int_where_abs_mod_3_differs() -> None:
+    """Bug 12 (``|k| mod p`` for negative integers) survived because the drawn sink cases routed
+    no negative integer key at all (4 and 2 tuples at seed 0, one source feeding nothing)."""
+    from spark_impl.keys import route
+
+    from conformance.fries.sink_path import keyed_job, worthy
+
+    for seed in range(5):
+        ((_, sink),) = path_section(scenario_strategy(), FriesConfig(seed=seed), only=("sink",))
+        assert len(sink) == 2
+        for scenario in sink:
+            assert worthy(scenario) and set(scenario.parallelism.values()) == {3}
+            job = keyed_job(scenario, "mixed")
+            routed = [job.source.get(i)[2] for i in range(job.source.count())
+                      if scenario.dataflow.children(job.source.get(i)[0])]
+            assert any(type(k) is int and k < 0 and route(k, 3) != abs(k) % 3 for k in routed), (seed, routed)
+
+
+def test_reported_delays_must_be_durations_inside_the_run() -> None:
+    assert delay_problem((0.0, 120.5), 1000.0) is None and delay_problem({1: 3.0}, 10.0) is None
+    assert "-1795488738824.1 ms" in (delay_problem((5.0, -1795488738824.1), 9000.0) or "")
+    assert "not a duration inside the run" in (delay_problem((20_000.0,), 9000.0) or "")
+
+
+@dataclass
+class _Active:
+    j: int = 1
+    attempt: int = 1
+    heads: list[str] = field(default_factory=lambda: ["A#0", "A#1"])
+    switched: dict[str, float] = field(default_factory=dict)
+    user: bool = False
+
+
+@dataclass
+class _Prog:
+    active: _Active | None = None
+
+
+@dataclass
+class _Job:
+    committed: _Prog
+
+
+@dataclass
+class _Executor:
+    state: list[_Job]
+
+
+def test_a_commit_before_every_head_has_its_fcm_is_named() -> None:
+    from conformance.fries.stepped import commit_rule_violations
+
+    ok = _Executor([_Job(_Prog()), _Job(_Prog(_Active(switched={"A#0": 1.0, "A#1": 2.0})))])
+    assert commit_rule_violations(ok) == {}
+    early = _Executor([_Job(_Prog(_Active(j=2, switched={"A#0": 1.0}))), _Job(_Prog(_Active(heads=[], user=True)))])
+    found = commit_rule_violations(early)
+    assert "R2" in found[0] and "['A#1'] had no FCM" in found[0]
+    assert "user's request" in found[1]
