@@ -99,3 +99,37 @@ def test_a_soak_longer_than_the_front_ends_memory_counts_every_batch() -> None:
     # the median of batches 200..399 and of 1800..1999 (each batch's time = its id here)
     assert figures.batch_ms_p50_start == 299.5 and figures.batch_ms_p50_end == 1899.5
     assert figures.disk_bytes_start == 200 and figures.disk_bytes_end == 2000
+
+
+def test_a_child_in_its_parents_memory_is_counted_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Regression: a posix_spawn child of the JVM (Hadoop's chmod) shows the JVM's whole RSS
+    until it execs; summing it made the soak's RSS at the end a second copy of the JVM."""
+    from spark_impl.workloads import footprint
+
+    table = {100: 1, 101: 100, 102: 100, 103: 102}  # 101 shares 100's memory; 102 forked; 103 its child
+    monkeypatch.setattr(footprint, "_parents", lambda: table)
+    monkeypatch.setattr(footprint, "_rss", lambda pid: {100: 600, 101: 600, 102: 50, 103: 7}[pid])
+    monkeypatch.setattr(footprint, "_shares_memory", lambda a, b: (a, b) == (101, 100), raising=False)
+    assert footprint.tree_rss_bytes(100) == 657
+
+
+def test_shared_memory_is_asked_of_the_kernel() -> None:
+    import os
+    import signal
+    import time
+
+    from spark_impl.workloads import footprint
+
+    if footprint._KCMP is None:
+        pytest.skip("kcmp: no syscall number for this machine")
+    assert footprint._shares_memory(os.getpid(), os.getpid())
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child only waits
+        time.sleep(30)
+        os._exit(0)
+    try:
+        assert not footprint._shares_memory(os.getpid(), child)
+        assert footprint.tree_rss_bytes() > footprint._rss(os.getpid())  # the forked child is counted
+    finally:
+        os.kill(child, signal.SIGKILL)
+        os.waitpid(child, 0)
