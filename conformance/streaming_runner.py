@@ -28,6 +28,12 @@ ENGINE = "spark-streaming"
 LIVE_OPLUS = "spark-streaming vs sequential"
 LIVE_DGS = "spark-streaming vs spec(sort(u))"
 
+LIVE_CASES = {"fries": 40, "dgs": 100, "oplus": 100}
+"""Cases per suite when ``--cases`` is not given. Fries: one live query per case (the front end
+runs one job), about 8 s each even 4 at a time, so the batch suite's 200 would take half an
+hour; 40 = the stepped section (8-10 cases, where every Fries fault is caught) plus about 30
+random cases. DGS and O+ run a whole batch as one query: the batch suite's counts."""
+
 
 def streaming_faults() -> dict[str, str]:
     """The seeded faults the live engines can inject (Fries and O+ executors)."""
@@ -39,8 +45,6 @@ def streaming_faults() -> dict[str, str]:
 def run_streaming_suites(config: Any, progress_for: Callable[[str], Progress | None]) -> list[SuiteResult]:
     """Every selected suite on the live path (``config``: :class:`conformance.runner.RunConfig`)."""
     from spark_impl.faults import OPLUS_FAULTS
-
-    from conformance.runner import DEFAULT_CASES
 
     known = streaming_faults()
     unknown = sorted(config.faults - set(known))
@@ -55,18 +59,19 @@ def run_streaming_suites(config: Any, progress_for: Callable[[str], Progress | N
                              f"select --suite {suite} or all", "--inject-fault")
     results: list[SuiteResult] = []
     for suite in config.suites:
-        cases = config.cases if config.cases is not None else DEFAULT_CASES[suite]
+        cases = config.cases if config.cases is not None else LIVE_CASES[suite]
         progress = progress_for(suite)
         if suite == "fries":
             from conformance.fries.streaming_engine import run_fries_streaming
 
             results.append(run_fries_streaming(cases=cases, seed=config.seed, scheduler=config.scheduler,
                                                faults=fries_faults, batch=config.batch_size, progress=progress,
-                                               spark=config.spark))
+                                               spark=config.spark, save_dir=config.save_dir,
+                                               shrink_budget=config.shrink_budget))
         elif suite == "dgs":
             results.append(run_dgs_live(cases, config.seed, progress, config.save_dir, config.spark))
         else:
-            results.append(run_oplus_live(cases, config.seed, oplus_faults, progress, config.spark))
+            results.append(run_oplus_live(cases, config.seed, oplus_faults, progress, config.spark, config.save_dir))
     return results
 
 
@@ -91,8 +96,9 @@ def run_dgs_live(cases: int, seed: int, progress: Progress | None, save_dir: str
 
 
 def run_oplus_live(cases: int, seed: int, faults: frozenset[str], progress: Progress | None,
-                   spark: Any) -> SuiteResult:
-    """The O+ suite's Spark check with the live engine (the whole batch one live query)."""
+                   spark: Any, save_dir: str | None = None) -> SuiteResult:
+    """The O+ suite's Spark check with the live engine (the whole batch one live query); the
+    first failure is shrunk (each candidate batch one live query) and saved (:func:`shrink_oplus_live`)."""
     import time
 
     from conformance.cases import draw_cases
@@ -107,7 +113,8 @@ def run_oplus_live(cases: int, seed: int, faults: frozenset[str], progress: Prog
     check = CheckResult(LIVE_OPLUS)
     result.checks.append(check)
     start = time.monotonic()
-    problems = spark_discrepancies(drawn, streaming_engine(faults, spark))
+    engine = streaming_engine(faults, spark)
+    problems = spark_discrepancies(drawn, engine)
     check.cases = len(problems)
     check.failed = sum(p is not None for p in problems)
     check.oracle_failures.update(_oracle(p) for p in problems if p is not None)
@@ -116,14 +123,23 @@ def run_oplus_live(cases: int, seed: int, faults: frozenset[str], progress: Prog
         progress(len(drawn), len(drawn))
     failing = next((i for i, p in enumerate(problems) if p is not None), None)
     if failing is not None:
-        problem = problems[failing]
-        assert problem is not None
-        result.failures.append(_unshrunk(LIVE_OPLUS, failing, _oracle(problem), problem, drawn[failing][0]))
+        result.failures.append(shrink_oplus_live(seed, failing, drawn[failing], engine, faults, save_dir))
     return result
 
 
-def _unshrunk(check: str, index: int, oracle: str, explanation: str, case: dict[str, Any]) -> Any:
-    from conformance.suite import FailureReport
+def shrink_oplus_live(seed: int, index: int, case: Any, engine: Any, faults: frozenset[str],
+                      save_dir: str | None) -> Any:
+    """The O+ suite's Spark shrinker (:func:`conformance.oplus_suite._shrink_spark`) with the
+    live engine; the case is saved with ``"engine"``/``"scheduler"`` ``spark-streaming``."""
+    from conformance.oplus_suite import _shrink_spark
+    from conformance.regression import save_case
 
-    size = sum(len(items) for items in case.get("inputs", []))
-    return FailureReport(check, index, (oracle,), explanation, size, size, 0, case)
+    report = _shrink_spark(seed, index, case, engine, faults, None)
+    report.check = LIVE_OPLUS
+    if save_dir is not None:
+        json_path, test_path = save_case(save_dir, suite="oplus", engine=ENGINE, scheduler=ENGINE,
+                                         faults=tuple(sorted(faults)), seed=seed + index, case=index,
+                                         oracles=report.oracles, explanation=report.explanation,
+                                         case_data=report.shrunk_case)
+        report.replay_file, report.pytest_file = str(json_path), str(test_path)
+    return report

@@ -1,6 +1,8 @@
 """``streamproof conformance --engine spark-streaming`` (conformance.streaming_runner): the
-suites through the live front ends. Fast tests: the CLI's contract (faults, bad input) and how
-a DGS case is cut into files. Slow ones: live runs judged clean, and seeded faults caught."""
+suites through the live front ends. Fast tests: the CLI's contract (faults, bad input), how a
+DGS case is cut into files, which Fries cases the live path runs, and one crashing alignment
+probe through the live front end that must pass clean and fail under each Fries fault. Slow
+ones: live runs judged clean, and seeded faults caught through the CLI."""
 
 from __future__ import annotations
 
@@ -15,6 +17,8 @@ from spec.dgs.streams import StreamEvent, value_to_json
 from conformance.cli.main import main
 from conformance.dgs_streaming import FILES, case_chunks
 from conformance.dgs_suite import draw_dgs_cases, judge
+from conformance.fries.frontends import applicable
+from conformance.fries.streaming_engine import stepped_cases, streaming_cases
 
 
 def test_list_faults_of_the_live_engine(capsys: Any) -> None:
@@ -57,7 +61,7 @@ def test_live_dgs_engine_judged_clean_and_a_duplicated_output_is_caught(spark: A
     observed = streaming_engine(spark)(cases)
     assert [judge(c, o) for c, o in zip(cases, observed)] == [[]] * len(cases)
     # the judge has teeth on this path: an output seen twice is an outputs failure
-    outputs, state, processed = observed[0]  # type: ignore[misc]
+    outputs, state, processed = observed[0]
     if outputs:
         assert [o for o, _ in judge(cases[0], (outputs + outputs[:1], state, processed))] == ["outputs"]
     assert Counter(len(case_chunks(c)) > 1 for c in cases)[True] >= 1
@@ -73,3 +77,39 @@ def test_live_fries_engine_catches_double_transform_on_cases_that_pass_without_i
     for faults, wanted in ((frozenset(), [True, True]), (frozenset({"double-transform"}), [False, False])):
         outcomes = StreamingEngine("fries", faults, spark=spark).run(cases)
         assert [judge_fries(prepare("streaming", c), o).ok for c, o in zip(cases, outcomes)] == wanted
+
+
+def test_live_fries_cases_keep_their_crash_points_and_the_stepped_section_fits_the_front_end() -> None:
+    stepped = stepped_cases(0)
+    assert len(stepped) >= 8 and all(applicable("streaming", c) for c in stepped)
+    assert sum(bool(c.timing.restarts) for c in stepped) >= 3  # crashes while heads are released
+    assert any(len(c.reconfigurations) == 2 for c in stepped)  # a second request: align afresh
+    random = streaming_cases(30, 0)
+    assert any(c.timing.restarts for c in random)
+    assert all(c.timing.reorder_bound == 0 and applicable("streaming", c) for c in stepped + random)
+
+
+def test_live_path_catches_every_fries_fault_on_one_crashing_alignment_probe(spark: Any) -> None:
+    """One alignment probe with a second request and a driver crash while the first request's
+    heads are released, through the live front end with the harness owning the FCM clock
+    (mode live-stepped): clean without a fault, caught by the right oracle under each."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from conformance.fries.oracles import judge as judge_fries
+    from conformance.fries.streaming_engine import StreamingEngine
+    from conformance.fries.suite import explain
+
+    (case,) = [c for c in stepped_cases(0) if c.timing.restarts and len(c.reconfigurations) == 2][:1]
+    wanted = {"": None, "missing-alignment": "serializable", "naive": "serializable",
+              "duplicate-after-restart": "exactly-once", "double-transform": "states"}
+
+    def run(fault: str) -> Any:
+        engine = StreamingEngine("fries", frozenset({fault} - {""}), spark=spark, mode="live-stepped")
+        return judge_fries(case, engine.run([case])[0])
+
+    with ThreadPoolExecutor(len(wanted)) as pool:
+        judged = dict(zip(wanted, pool.map(run, wanted)))
+    assert judged[""].ok, explain(judged[""])
+    for fault, oracle in wanted.items():
+        if fault:
+            assert oracle in judged[fault].failed_oracles, (fault, judged[fault].failed_oracles)

@@ -126,3 +126,52 @@ def test_restart_from_checkpoint_loses_and_duplicates_nothing(spark: Any, tmp_pa
     assert len(tuples) == 20
     assert sorted(t[1] for t in result.outputs) == sorted(f"S:{i}" for i in range(20))
     assert problems(_scenario(tuples, reconfigure=False), result) == []
+
+
+class _FakeExecutor:
+    """Just enough of an Executor for StreamingRun.step: batches of 4 tuples, a commit per batch."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.lock = threading.RLock()
+        self.g, self.offset = 1, 0
+        self.committed: list[int] = []
+
+    def _absorb(self, plan: Any, stats: list[Any]) -> None:
+        self.committed.append(plan.g)
+
+    def step(self) -> None:
+        from types import SimpleNamespace
+
+        plan = SimpleNamespace(g=self.g, ranges={0: (self.offset, self.offset + 4)})
+        self.offset += 4
+        self._absorb(plan, [])  # the driver's seam: tasks ran, now the commit
+        self.g += 1
+
+
+def test_crash_before_commit_fires_once_between_tasks_and_commit_and_the_hook_runs_around_steps() -> None:
+    from spark_impl.reconfig.streaming import DriverCrash
+
+    fake = _FakeExecutor()
+    calls: list[tuple[str, int, bool]] = []
+
+    class Hook:
+        def before(self, executor: Any) -> Any:
+            calls.append(("before", executor.g, executor.lock._is_owned()))
+            return executor.g
+
+        def after(self, executor: Any, token: Any) -> None:
+            calls.append(("after", token, executor.lock._is_owned()))
+
+    run = StreamingRun(None, fake, None, hook=Hook())  # type: ignore[arg-type]
+    run.crash_before_commit(6)
+    run.step()  # tuples 0-4: below the crash point, committed
+    with pytest.raises(DriverCrash, match="executor batch 2's tasks .tuples up to 8. and before its commit"):
+        run.step()
+    assert fake.committed == [1] and fake.g == 2  # batch 2 ran its tasks, never committed
+    assert run.crashed is not None and run.crash_offset is None and "_absorb" not in vars(fake)
+    run.step()  # one-shot: the next step commits again (the fake reuses the number 2)
+    assert fake.committed == [1, 2]
+    assert calls == [("before", 1, True), ("after", 1, False), ("before", 2, True), ("before", 2, True),
+                     ("after", 2, False)]

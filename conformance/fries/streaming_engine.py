@@ -4,17 +4,26 @@ spark-streaming --suite fries``.
 Every case goes through the Structured Streaming front end
 (:func:`conformance.fries.streaming_path.run_streaming`: the case's source tuples in several
 files of a file-source query, ``foreachBatch`` into the executor, requests submitted while the
-query runs) and is judged by the Fries oracles (:func:`conformance.fries.suite.judge_batch`).
-The cases are the suite's random scenarios (:func:`conformance.fries.suite.scenario_strategy`)
-that the front end can run: one source operator (``start_query`` reads one stream) and no
-blocking operator (a live stream has no end-of-input flush) - filtered by
-:func:`conformance.fries.frontends.applicable` and made runnable by ``prepare``.
+query runs) and is judged by the Fries oracles. Two sections, each run by its own *mode*:
 
-A case whose timing has a restart point keeps it as a **driver restart**: the query is stopped
-once that many tuples are in and started again on the same checkpoint (``restart_at``), so the
-``duplicate-after-restart`` fault can show. The front end runs one job per query, so a batch
-cannot share Spark jobs; instead :data:`PARALLEL` queries run at once (threads), which hides
-the driver's latency.
+``live-stepped`` (first)
+    the batch suite's ``stepped`` cases (:func:`conformance.fries.suite.stepped_section`:
+    alignment probes - two with a second request -, one probe per MCS pruning shape, race
+    cases; every other one crashing while its request's heads are released) that the front
+    end can run, with the harness owning the control-message clock through the front end's
+    step hook: heads switch micro-batches apart on every run, so ``missing-alignment`` and
+    ``naive`` are cycles on the alignment probes, not timing luck.
+``live``
+    the suite's random scenarios (:func:`conformance.fries.suite.scenario_strategy`) the front
+    end can run, with wall-clock control messages and requests submitted while batches run.
+
+The front end takes one source operator and no blocking operator (a live stream has no
+end-of-input flush): cases are filtered by :func:`conformance.fries.frontends.applicable`.
+A case's first restart point is a **driver crash** after a batch's tasks wrote and before its
+commit, then a new query on the same checkpoint (``crash_at``), so ``duplicate-after-restart``
+shows. The front end runs one job per query, so a batch cannot share Spark jobs; instead
+:data:`PARALLEL` queries run at once (threads). The first failure is shrunk (each candidate
+batch runs through the same mode) and saved with ``"scheduler": "<scheduler>:<mode>"``.
 """
 
 from __future__ import annotations
@@ -24,6 +33,7 @@ import shutil
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from functools import partial
 from typing import Any, Sequence
 
@@ -33,32 +43,51 @@ from conformance.cases import draw_cases
 from conformance.fries.engines import SparkEngine, _outcome
 from conformance.fries.frontends import PathFailure, applicable, prepare
 from conformance.fries.outcome import RunOutcome
-from conformance.suite import CheckResult, FailureReport, Progress, SuiteResult
+from conformance.suite import CheckResult, Progress, SuiteResult
 
 PARALLEL = 4
 """Queries running at once."""
 
 CHECK = "spark-streaming vs spec serial execution"
+MODES = ("live-stepped", "live")
+
+
+def live_case(scenario: Scenario) -> Scenario:
+    """``scenario`` as the live path runs and judges it: no source reordering (the files fix
+    the order); restarts kept (the first one is the driver crash)."""
+    return replace(scenario, timing=replace(scenario.timing, reorder_bound=0))
 
 
 def streaming_cases(n: int, seed: int) -> list[Scenario]:
-    """``n`` random scenarios the front end can run, each with at most one restart point."""
+    """``n`` random scenarios the front end can run (the ``live`` mode's cases)."""
     from conformance.fries.suite import honest_claims, scenario_strategy
 
     strategy = scenario_strategy()
     assert not isinstance(strategy, str)
     fitting = strategy.filter(partial(applicable, "streaming"))
-    return [honest_claims(s) for s in draw_cases(fitting, n, seed)]
+    return [live_case(honest_claims(s)) for s in draw_cases(fitting, n, seed)]
+
+
+def stepped_cases(seed: int) -> list[Scenario]:
+    """The batch suite's stepped cases for ``seed`` that the front end can run (the
+    ``live-stepped`` mode's cases; 8-10 of 11)."""
+    from conformance.fries.suite import FriesConfig, stepped_section
+
+    return [live_case(s) for s in stepped_section(FriesConfig(seed=seed)) if applicable("streaming", s)]
 
 
 class StreamingEngine(SparkEngine):
     """:class:`~conformance.fries.engines.SparkEngine` whose batch runs through the streaming
-    front end, :data:`PARALLEL` scenarios at a time, each case's first restart point a driver
-    restart (module docstring)."""
+    front end in ``mode`` (:data:`MODES`; ``"planned"`` means ``"live"``), :data:`PARALLEL`
+    scenarios at a time, each case's first restart point a driver crash (module docstring)."""
 
-    def __init__(self, scheduler: str, faults: frozenset[str], *, spark: Any = None) -> None:
+    def __init__(self, scheduler: str, faults: frozenset[str], *, spark: Any = None, mode: str = "live") -> None:
+        mode = "live" if mode == "planned" else mode
+        if mode not in MODES:
+            raise ValueError(f"unknown live mode {mode!r} (expected one of {MODES})")
         super().__init__(scheduler, faults, spark=spark, path="streaming")
         self.name = "spark-streaming"
+        self.mode = mode
 
     def _run_batch(self, scenarios: Sequence[Scenario]) -> list[RunOutcome]:
         from conformance.fries.streaming_path import run_streaming
@@ -67,10 +96,11 @@ class StreamingEngine(SparkEngine):
 
         def one(index: int) -> RunOutcome:
             original = scenarios[index]
-            restart = original.timing.restarts[0] if original.timing.restarts else None
+            crash = original.timing.restarts[0] if original.timing.restarts else None
             scenario = prepare("streaming", original)
             result = run_streaming(self.spark, scenario, index, self.scheduler, faults=self.faults,
-                                   checkpoint_dir=os.path.join(scratch, f"q{index}"), restart_at=restart)
+                                   checkpoint_dir=os.path.join(scratch, f"q{index}"), crash_at=crash,
+                                   stepped=self.mode == "live-stepped")
             if isinstance(result, PathFailure):
                 return RunOutcome.failed(result.error)
             return _outcome(scenario, result.outputs, result.schedule, getattr(result, "states", None),
@@ -85,39 +115,46 @@ class StreamingEngine(SparkEngine):
 
 
 def run_fries_streaming(*, cases: int, seed: int, scheduler: str, faults: frozenset[str], batch: int,
-                        progress: Progress | None = None, spark: Any = None) -> SuiteResult:
-    """The Fries suite's check on the live path (module docstring); no shrinking: the first
-    failing case is reported as drawn (its JSON form, oracles and explanation)."""
-    from conformance.fries.oracles import judge
-    from conformance.fries.reductions import size
-    from conformance.fries.scenario_json import scenario_to_json
-    from conformance.fries.suite import explain
+                        progress: Progress | None = None, spark: Any = None, save_dir: str | None = None,
+                        shrink_budget: int = 2000) -> SuiteResult:
+    """The Fries suite's check on the live path (module docstring): ``cases`` in all, the
+    stepped section first (when ``cases`` >= its size), the rest random; the first failing
+    case is shrunk and saved to ``save_dir``."""
+    from conformance.fries.suite import FriesConfig, _shrink_and_save, judge_batch
 
     result = SuiteResult("fries", "spark-streaming", seed, faults=tuple(sorted(faults)), delay_unit="ms")
     check = CheckResult(CHECK)
     result.checks.append(check)
-    engine = StreamingEngine(scheduler, faults, spark=spark)
-    drawn = streaming_cases(cases, seed)
+    stepped = stepped_cases(seed)
+    stepped = stepped if cases >= len(stepped) else []
+    sections = [("live-stepped", stepped), ("live", streaming_cases(cases - len(stepped), seed))]
+    engines = {mode: StreamingEngine(scheduler, faults, spark=spark, mode=mode) for mode in MODES}
+    first: tuple[int, Any, Scenario, str] | None = None
     start = time.monotonic()
-    for offset in range(0, len(drawn), max(1, batch)):
-        chunk = drawn[offset: offset + batch]
-        for position, (scenario, outcome) in enumerate(zip(chunk, engine.run(chunk))):
-            judgement = judge(prepare("streaming", scenario), outcome)
-            check.cases += 1
-            result.delays.extend(outcome.delays)
-            result.features["path: streaming"] += 1
-            if scenario.timing.restarts:
-                result.features["driver restart"] += 1
-            if not judgement.ok:
-                check.failed += 1
-                check.oracle_failures.update(judgement.failed_oracles)
-                if not result.failures:
-                    shown = scenario_to_json(scenario)
-                    result.failures.append(FailureReport(
-                        CHECK, offset + position, tuple(judgement.failed_oracles), explain(judgement),
-                        size(shown), size(shown), 0, shown))
-        if progress is not None:
-            progress(offset + len(chunk), len(drawn))
+    done, total = 0, sum(len(drawn) for _, drawn in sections)
+    for mode, drawn in sections:
+        for offset in range(0, len(drawn), max(1, batch)):
+            chunk = drawn[offset: offset + batch]
+            began = time.monotonic()
+            for position, (scenario, judgement, delays) in enumerate(judge_batch(engines[mode], chunk)):
+                check.cases += 1
+                result.delays.extend(delays)
+                result.features[f"path: {mode}"] += 1
+                if scenario.timing.restarts:
+                    result.features["driver crash"] += 1
+                if not judgement.ok:
+                    check.failed += 1
+                    check.oracle_failures.update(judgement.failed_oracles)
+                    if first is None:
+                        first = (done + position, judgement, scenario, mode)
+            done += len(chunk)
+            result.seconds[f"path: {mode}"] = result.seconds.get(f"path: {mode}", 0.0) + time.monotonic() - began
+            if progress is not None:
+                progress(done, total)
     check.elapsed_s = time.monotonic() - start
+    if first is not None:
+        index, judgement, scenario, mode = first
+        config = FriesConfig(cases=cases, seed=seed, engine="spark-streaming", scheduler=scheduler, faults=faults,
+                             save_dir=save_dir, shrink_evaluations=shrink_budget)
+        result.failures.append(_shrink_and_save(config, engines[mode], CHECK, index, scenario, judgement, mode))
     return result
-

@@ -33,6 +33,14 @@ by :func:`spark_impl.keys.route`. With a ``retention`` the input log is bounded 
 Structured Streaming batch, files wholly below the executor's committed offset are deleted and
 the index keeps ``base`` (tuples before its first file) and ``last`` (the last batch id
 indexed), so tuple positions never change.
+
+Two hooks for a test harness (``conformance.fries.streaming_path``; docs/spark.md): a
+:class:`StepHook` (``start_query(step_hook=...)``) runs around every executor step the front
+end makes - the conformance harness owns the control-message clock with it and releases a
+request's heads micro-batches apart -, and :meth:`StreamingRun.crash_before_commit` makes one
+executor batch run its tasks and then "crash" the driver before the commit (:class:`DriverCrash`
+leaves ``foreachBatch``, the query fails, nothing of that batch is committed; the next
+``start_query`` on the same directory recovers).
 """
 
 from __future__ import annotations
@@ -43,7 +51,7 @@ import os
 import threading
 import time
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterator
+from typing import Any, Iterator, Protocol
 
 from spec.errors import InputError
 from spec.fries.dataflow import OperatorKind
@@ -60,6 +68,23 @@ _INDEX_CACHE: LRU[str, tuple[list[int], list[str]]] = LRU(16)  # per Python work
 _FILE_CACHE: LRU[str, list[Any]] = LRU(16)
 REMEMBERED = 1000
 """``StreamingRun.batches`` / ``batch_ms`` keep the last this many batches (bounded memory)."""
+
+
+class DriverCrash(RuntimeError):
+    """A simulated driver crash (:meth:`StreamingRun.crash_before_commit`): raised after an
+    executor batch's tasks wrote their files and before the executor commits it."""
+
+
+class StepHook(Protocol):
+    """Called around every executor step the front end (or :meth:`StreamingRun.step`) makes:
+    ``before`` with the executor's lock held, ``after`` with ``before``'s result once the step
+    returned (not after a :class:`DriverCrash`)."""
+
+    def before(self, executor: Executor) -> Any:
+        """Before the step (the executor's lock is held)."""
+
+    def after(self, executor: Executor, token: Any) -> None:
+        """After the step."""
 
 
 class StreamStopped(RuntimeError):
@@ -202,6 +227,9 @@ class StreamingRun:
     replayed: list[int] = field(default_factory=list)
     busy: threading.Lock = field(default_factory=threading.Lock)
     stopping: threading.Event = field(default_factory=threading.Event)
+    hook: StepHook | None = None
+    crash_offset: int | None = None
+    crashed: str | None = None
 
     def submit(self, request: Request) -> str | None:
         """Reconfigure the job now (see :meth:`Executor.submit`): None if accepted, else why not."""
@@ -222,6 +250,50 @@ class StreamingRun:
         with self.busy:
             pass
         self.query.stop()
+
+    def crash_before_commit(self, offset: int) -> None:
+        """Arm a one-shot simulated driver crash (a test hook): the first executor batch whose
+        input reaches ``offset`` tuples runs its tasks (outputs, state, switches are written),
+        then :class:`DriverCrash` is raised instead of the executor's commit. It leaves
+        ``foreachBatch``, so the query fails and Structured Streaming does not commit its batch
+        either; ``crashed`` says what happened. Start again with :func:`start_query` on the same
+        ``checkpoint_dir``: it recovers from the last commits, as after a real crash."""
+        self.crash_offset = offset
+
+    def step(self) -> None:
+        """One executor step with the :class:`StepHook` around it and the armed crash, if any
+        (the ``foreachBatch`` handler's steps; a harness may step a stopped query's executor)."""
+        ex = self.executor
+        token = None
+        if self.hook is not None:
+            with ex.lock:
+                token = self.hook.before(ex)
+        if self.crash_offset is None:
+            ex.step()
+        else:
+            self._step_then_crash(self.crash_offset)
+        if self.hook is not None:
+            self.hook.after(ex, token)
+
+    def _step_then_crash(self, offset: int) -> None:
+        ex = self.executor
+        commit = ex._absorb  # noqa: SLF001 - the seam between a batch's tasks and its commit
+
+        def crash(plan: Any, stats: list[Any]) -> None:
+            reached = plan.ranges.get(0, (0, 0))[1]
+            if reached < offset:
+                commit(plan, stats)
+                return
+            self.crash_offset = None
+            self.crashed = (f"simulated driver crash after executor batch {plan.g}'s tasks (tuples up to {reached}) "
+                            "and before its commit")
+            raise DriverCrash(self.crashed)
+
+        setattr(ex, "_absorb", crash)
+        try:
+            ex.step()
+        finally:
+            delattr(ex, "_absorb")
 
 
 class _BatchHandler:
@@ -271,7 +343,7 @@ class _BatchHandler:
                     return
                 settle += 1
             ran.append(ex.g)
-            ex.step()
+            run.step()
             budget -= 1
 
 
@@ -285,7 +357,7 @@ def start_query(spark: Any, job: Job, source: Any, *, scheduler: str, checkpoint
                 key_column: str = "key", value_column: str = "value", faults: frozenset[str] = frozenset(),
                 partitions: int | None = None, batch_size: int | None = None, settle_steps: int = 4,
                 trigger: dict[str, Any] | None = None, sink: Sink | None = None,
-                retention: Retention | None = None) -> StreamingRun:
+                retention: Retention | None = None, step_hook: StepHook | None = None) -> StreamingRun:
     """Start a Structured Streaming query over ``source`` (a streaming DataFrame with JSON-able
     ``key_column`` and ``value_column``) that runs ``job`` on the executor.
 
@@ -296,7 +368,8 @@ def start_query(spark: Any, job: Job, source: Any, *, scheduler: str, checkpoint
     checkpoint), ``input/`` (the input log) and ``executor/``; starting again on the same
     directory resumes both (exactly-once, see the module docstring). ``sink`` receives the
     committed outputs (:mod:`spark_impl.reconfig.sinks`); ``retention`` bounds the executor's
-    storage and the input log (:mod:`spark_impl.reconfig.retention`)."""
+    storage and the input log (:mod:`spark_impl.reconfig.retention`). ``step_hook`` runs
+    around every executor step (:class:`StepHook`; a test harness's)."""
     if not getattr(source, "isStreaming", False):
         raise InputError("start_query needs a streaming DataFrame (spark.readStream...)")
     missing = [c for c in (key_column, value_column) if c not in source.columns]
@@ -323,7 +396,7 @@ def start_query(spark: Any, job: Job, source: Any, *, scheduler: str, checkpoint
               .option("checkpointLocation", os.path.join(root, "query")))
     if trigger:
         writer = writer.trigger(**trigger)
-    run = StreamingRun(None, ex, log)
+    run = StreamingRun(None, ex, log, hook=step_hook)
     ref.append(run)
     run.query = writer.start()
     return run
