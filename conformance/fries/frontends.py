@@ -25,7 +25,8 @@ returns spark_impl ``RunResult`` s, judged by the same oracles as every other ca
 ``unbounded``  ``Job(unbounded=True)``: stepped until every tuple is in and every request is
                done, then once more to commit (no end-of-input flush, so no blocking operators)
 ``streaming``  the Structured Streaming front end (``spark_impl.reconfig.streaming``): a
-               file-source query, requests ``submit`` ted mid-stream
+               file-source query, requests ``submit`` ted mid-stream; every other case stops
+               its query half-way and starts it again on the same checkpoint
 ``stepped``    ``Executor.step`` driven by the harness, which releases each request's control
                messages head by head, :data:`~conformance.fries.stepped.GAP` batches apart
                (:mod:`conformance.fries.stepped`: alignment without timing luck)
@@ -190,7 +191,10 @@ def run_path(spark: Any, path: str, scenarios: Sequence[Scenario], scheduler: st
     if path == "streaming":
         from conformance.fries.streaming_path import run_streaming
 
-        return [run_streaming(spark, s, i, scheduler, faults=faults, checkpoint_dir=os.path.join(checkpoint_dir, f"q{i}"))
+        # every other case restarts its query half-way (a driver restart: the input log is
+        # read again from the checkpoint, its file index across the restart)
+        return [run_streaming(spark, s, i, scheduler, faults=faults, checkpoint_dir=os.path.join(checkpoint_dir, f"q{i}"),
+                              restart_at=_half(s) if i % 2 else None)
                 for i, s in enumerate(scenarios)]
     jobs = [_job(path, s, i, checkpoint_dir) for i, s in enumerate(scenarios)]
     if path == "resume":
@@ -215,6 +219,12 @@ def run_path(spark: Any, path: str, scenarios: Sequence[Scenario], scheduler: st
     else:
         executor.run()
     return list(collect_results(executor))
+
+
+def _half(scenario: Scenario) -> int | None:
+    """Half of ``scenario``'s source tuples (None below 2: nothing to restart between)."""
+    total = sum(len(t) for t in scenario.sources.values())
+    return total // 2 if total >= 2 else None
 
 
 def _job(path: str, scenario: Scenario, index: int, directory: str) -> Any:
