@@ -68,9 +68,16 @@ def scenario_strategy() -> st.SearchStrategy[Scenario] | str:
         generators = importlib.import_module("conformance.generators.fries")
     except ImportError as error:
         return f"scenario generator not available (conformance.generators.fries: {error})"
-    # a scenario without source tuples tests nothing: no data transaction can conflict
-    scenarios: st.SearchStrategy[Scenario] = generators.scenarios().filter(lambda s: any(s.sources.values()))
+    # a scenario whose source tuples reach no operator tests nothing: no data transaction can
+    # conflict (a source without children drops its tuples; 10 of 120 drawn cases at seed 0)
+    scenarios: st.SearchStrategy[Scenario] = generators.scenarios().filter(routes_data)
     return stretched(with_timing(scenarios))
+
+
+def routes_data(scenario: Scenario) -> bool:
+    """Some source tuple of ``scenario`` reaches an operator."""
+    flow = scenario.dataflow
+    return any(tuples and flow.children(name) for name, tuples in scenario.sources.items())
 
 
 def race_strategy() -> st.SearchStrategy[Scenario] | str:
