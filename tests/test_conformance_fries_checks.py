@@ -120,3 +120,15 @@ def test_a_commit_before_every_head_has_its_fcm_is_named() -> None:
     found = commit_rule_violations(early)
     assert "R2" in found[0] and "['A#1'] had no FCM" in found[0]
     assert "user's request" in found[1]
+
+
+def test_a_saved_live_case_gets_the_live_engine_back() -> None:
+    """``--replay`` of a case the live path saved (``"engine": "spark-streaming"``,
+    ``"scheduler": "fries:live-stepped"``) runs it through the same mode."""
+    from conformance.fries.engines import engine_status, make_engine
+    from conformance.fries.streaming_engine import StreamingEngine
+
+    assert engine_status("spark-streaming") is None
+    for path, mode in (("live-stepped", "live-stepped"), ("live", "live"), ("planned", "live")):
+        engine = make_engine("spark-streaming", scheduler="fries", faults=frozenset({"naive"}), path=path)
+        assert isinstance(engine, StreamingEngine) and engine.mode == mode and engine.faults == {"naive"}

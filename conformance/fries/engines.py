@@ -28,7 +28,7 @@ from spec.fries.schedule import Schedule
 from conformance.fries.outcome import RunOutcome, expand_outputs, rejected_ids
 from conformance.crashes import Crash, Guard
 
-ENGINES = ("spark", "reference")
+ENGINES = ("spark", "reference", "spark-streaming")
 
 
 class FriesEngine(Protocol):
@@ -43,7 +43,8 @@ class FriesEngine(Protocol):
 
 def engine_status(name: str) -> str | None:
     """None when engine ``name`` can run here, else the reason it cannot."""
-    module = {"spark": "spark_impl.reconfig", "reference": "reference.fries.simulator"}.get(name)
+    module = {"spark": "spark_impl.reconfig", "spark-streaming": "spark_impl.reconfig",
+              "reference": "reference.fries.simulator"}.get(name)
     if module is None:
         raise InputError(f"unknown engine {name!r} (expected one of {list(ENGINES)})", "--engine")
     try:
@@ -67,7 +68,9 @@ def make_engine(name: str, *, scheduler: str = "fries", faults: frozenset[str] =
                 spark: Any = None, checkpoint_dir: str | None = None, path: str = "planned") -> FriesEngine:
     """The engine called ``name`` with the given scheduler and injected faults (InputError on
     an unknown fault). ``path``: the Spark executor's entry path
-    (:mod:`conformance.fries.frontends`; the reference simulator has one path only)."""
+    (:mod:`conformance.fries.frontends`; the reference simulator has one path only; for
+    ``spark-streaming``, the live mode of :mod:`conformance.fries.streaming_engine`, which
+    ``--replay`` of a saved live case passes as ``"fries:live"`` or ``"fries:live-stepped"``)."""
     known = available_faults(name)
     for fault in sorted(faults):
         if fault not in known:
@@ -78,6 +81,10 @@ def make_engine(name: str, *, scheduler: str = "fries", faults: frozenset[str] =
         return ReferenceEngine("naive" if "naive" in faults else "epoch" if path == "epoch" else scheduler)
     if name == "spark":
         return SparkEngine(scheduler, faults, spark=spark, checkpoint_dir=checkpoint_dir, path=path)
+    if name == "spark-streaming":
+        from conformance.fries.streaming_engine import StreamingEngine
+
+        return StreamingEngine(scheduler, faults, spark=spark, mode=path)
     raise InputError(f"unknown engine {name!r} (expected one of {list(ENGINES)})", "--engine")
 
 
