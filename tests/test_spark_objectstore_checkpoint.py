@@ -21,12 +21,11 @@ from typing import Any, Iterator
 
 import pytest
 
-import spark_impl.reconfig.driver as driver_module
 from spark_impl.reconfig import Executor, collect_results
-from spark_impl.reconfig.progress import write_progress
 from spark_impl.reconfig.objectstore import ObjectStoreSink, read_committed
 from spark_impl.reconfig.retention import Retention
 from spark_impl.reconfig.sinks import CallbackSink, Sink
+from spark_impl.reconfig.storage import batch_name
 from spark_impl.records import RecordLog
 from spark_impl.store import open_store
 from spark_impl.workloads.soak import generated_job, swap
@@ -50,7 +49,7 @@ def endpoint() -> Iterator[str]:
         yield where
 
 
-def _run(spark: Any, ckpt: str, sink: Sink, crash: bool, monkeypatch: pytest.MonkeyPatch) -> Executor:
+def _run(spark: Any, ckpt: str, sink: Sink, crash: bool) -> Executor:
     def executor(resume: bool) -> Executor:
         return Executor(spark, [generated_job(BATCHES * SIZE, SIZE)], "fries", ckpt, resume=resume, sink=sink,
                         retention=Retention(batches=2))
@@ -61,16 +60,16 @@ def _run(spark: Any, ckpt: str, sink: Sink, crash: bool, monkeypatch: pytest.Mon
             assert ex.submit(0, swap(REQUESTS[step])) is None
         if crash and step == CRASH:
             assert ex.state[0].committed.delays, "request 1 must be committed before the crash"
-            real = write_progress
 
-            def crash_before_commit(*args: Any) -> None:
-                raise DriverCrash("killed after the batch's task writes, before its commit")
+            def crash_before_commit(plan: Any) -> None:
+                raise DriverCrash(f"killed after batch {plan.g}'s task writes, before its commit")
 
-            monkeypatch.setattr(driver_module, "write_progress", crash_before_commit)
+            ex.before_commit = crash_before_commit
             with pytest.raises(DriverCrash):
                 ex.step()
-            monkeypatch.setattr(driver_module, "write_progress", real)
             crashed = ex.g
+            # the crashed batch's task files are on the store, its progress record is not
+            assert any(n.startswith("L") for n in open_store(ckpt).list(batch_name(crashed)))
             ex = executor(True)
             assert ex.g == crashed + 1  # the crashed batch's number is never reused
             continue
@@ -101,9 +100,9 @@ def test_fries_checkpoint_on_s3_with_a_restart_equals_the_local_run(spark: Any, 
     def collect(df: Any, batch_id: int) -> None:
         delivered[batch_id] = [r.asDict() for r in df.collect()]  # idempotent by batch id
 
-    local = _run(spark, str(tmp_path / "local"), CallbackSink(collect), False, monkeypatch)
+    local = _run(spark, str(tmp_path / "local"), CallbackSink(collect), False)
     ckpt, table = s3_uri(endpoint, "ckpt", "fries"), s3_uri(endpoint, "results", "table")
-    remote = _run(spark, ckpt, ObjectStoreSink(table), True, monkeypatch)
+    remote = _run(spark, ckpt, ObjectStoreSink(table), True)
 
     local_rows = [r for rows in delivered.values() for r in rows]
     s3_rows = read_committed(table).to_pylist()

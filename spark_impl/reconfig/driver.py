@@ -26,7 +26,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from spec.errors import InputError
 from spark_impl.reconfig.control import ControlEntry, control_log, write_control
@@ -98,6 +98,9 @@ class Executor:
         self.control = control_log(self.directory)
         self._empty: Any = None
         self._next: tuple[int, Any] | None = None  # (batch, its Spark job) built ahead
+        # test seam: called with the plan after a batch's tasks ran, right before its commit;
+        # an exception it raises propagates and nothing of the batch is committed (a driver crash)
+        self.before_commit: Callable[[BatchPlan], None] | None = None
         self.fuse_source = self.partitions <= FUSE_MAX_PARTITIONS if fuse_source is None else fuse_source
         self.state: list[_Job] = []
         restored = read_progress(self.directory) if resume else None
@@ -212,6 +215,8 @@ class Executor:
             self.running = False
             if error:
                 raise error[0]
+            if self.before_commit is not None:
+                self.before_commit(plan)
             self._absorb(plan, result)
             self.g += 1
         self._maintain()
