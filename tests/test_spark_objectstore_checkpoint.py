@@ -3,13 +3,14 @@ and stopped here): task files, plans, start markers, progress and control record
 retention's deletes, the sink's marks and the sink itself, with no rename and no local path.
 
 One job ``S -> M (2 workers) -> T`` with string keys runs twice: on a local directory without
-interruption, and on ``s3://`` with two live reconfigurations and a driver crash between a
-batch's task writes and its commit (the batch's objects are on S3, its progress record is
-not), followed by a new driver with ``resume=True``. The S3 run's committed sink rows equal
-the local run's (every tuple once; the version a request tags is timing-dependent under
-Fries, so it is compared as a property: per key, versions rise in request order, and the
-last request's version is emitted), and so do the final states; the S3 checkpoint stays bounded and nothing is written to
-a local path."""
+interruption, and on ``s3://`` with two live reconfigurations and two driver crashes between
+a batch's task writes and its commit (the batch's objects are on S3, its progress record is
+not) - before the first commit and in the middle -, each followed by a new driver with
+``resume=True``. The S3 run's committed sink rows equal the local run's (every tuple once;
+the version a request tags is timing-dependent under Fries, so it is compared as a property:
+per key, versions rise in request order, and the last request's version is emitted), and so
+do the final states; the S3 checkpoint stays bounded and nothing is written to a local
+path."""
 
 from __future__ import annotations
 
@@ -35,8 +36,8 @@ from s3_server import s3_server, s3_uri  # noqa: E402
 
 pytestmark = pytest.mark.spark
 BATCHES, SIZE = 6, 4
-REQUESTS = {1: 1, 4: 2}  # step -> version (the crash is after request 1 completed)
-CRASH = 3
+REQUESTS = {1: 1, 4: 2}  # step -> version (the crash at 3 is after request 1 completed)
+CRASHES = (0, 3)  # before the first commit, and in the middle
 
 
 class DriverCrash(RuntimeError):
@@ -58,8 +59,8 @@ def _run(spark: Any, ckpt: str, sink: Sink, crash: bool) -> Executor:
     for step in range(BATCHES + 8):
         if step in REQUESTS:
             assert ex.submit(0, swap(REQUESTS[step])) is None
-        if crash and step == CRASH:
-            assert ex.state[0].committed.delays, "request 1 must be committed before the crash"
+        if crash and step in CRASHES:
+            assert step == 0 or ex.state[0].committed.delays, "request 1 must be committed before the crash"
 
             def crash_before_commit(plan: Any) -> None:
                 raise DriverCrash(f"killed after batch {plan.g}'s task writes, before its commit")

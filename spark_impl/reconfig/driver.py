@@ -112,7 +112,10 @@ class Executor:
                 self.state.append(_Job(job, prog.snapshot(), prog, set(), {}))
                 base[s] = prog.history[-1] if prog.history else -1
         else:
-            self.g = 1
+            # a resume with nothing committed (a crash before the first commit) still never
+            # reuses a batch number that ran, and loads no state from those batches
+            self.g = self._last_batch_on_disk() + 1 if resume else 1
+            base = {s: -1 for s in range(len(self.jobs))} if self.g > 1 else {}
             self.state = [_Job(job, Progress(), Progress(), set(), {}) for job in self.jobs]
         self._base = base
         self._publish()
