@@ -123,15 +123,17 @@ class RecordLog:
     def latest(self) -> tuple[int, Any] | None:
         """``(seq, value)`` of the newest record, None for an empty log; the newest record is
         refused (CorruptStateError) if it is torn or altered."""
-        seqs = self.sequences()
-        if not seqs:
-            self.last = 0
-            return None
-        value = self.read(seqs[-1])
-        if value is None:  # deleted between the listing and the read: someone else writes here
-            raise CorruptStateError(self.store.path(self.name(seqs[-1])), "vanished while it was read")
-        self.last = seqs[-1]
-        return seqs[-1], value
+        for _ in range(5):
+            seqs = self.sequences()
+            if not seqs:
+                self.last = 0
+                return None
+            value = self.read(seqs[-1])
+            if value is not None:
+                self.last = seqs[-1]
+                return seqs[-1], value
+            # pruned between the listing and the read (a reader beside the writer): list again
+        raise CorruptStateError(self.store.path(self.prefix), "its newest record vanished five times while it was read")
 
     def append(self, value: Any, keep: int | None = None) -> int:
         """Write the next record (after the newest on the store); with ``keep``, delete the

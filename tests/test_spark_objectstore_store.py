@@ -142,3 +142,24 @@ def test_a_request_file_is_checksummed(location: str) -> None:
     store.write_once("requests/s0-r1.pkl", bytes(data))
     with pytest.raises(CorruptStateError, match="checksum mismatch"):
         load_request(location, 0, 1)
+
+
+def test_a_reader_beside_the_writer_lists_again_when_the_newest_was_pruned(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    writer = RecordLog(open_store(str(tmp_path)), "log")
+    for i in range(3):
+        writer.append({"i": i}, keep=2)
+    reader = RecordLog(open_store(str(tmp_path)), "log")
+    listing = reader.sequences
+    raced: list[bool] = []
+
+    def racing() -> list[int]:
+        seqs = listing()
+        if not raced:  # right after this listing the writer commits twice and prunes what was listed
+            raced.append(True)
+            writer.append({"i": 3}, keep=2)
+            writer.append({"i": 4}, keep=2)
+        return seqs
+
+    monkeypatch.setattr(reader, "sequences", racing)
+    assert reader.latest() == (5, {"i": 4}) and raced
