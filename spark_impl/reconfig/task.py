@@ -41,7 +41,7 @@ from spark_impl.reconfig.mcs import ObjectRole
 from spark_impl.reconfig.model import Job, OperatorLogic
 from spark_impl.reconfig.storage import ObjState, TaskFile, batch_name, read_task_file, task_path, write_task_file
 from spark_impl.records import frame, unframe
-from spark_impl.store import join, open_store
+from spark_impl.store import display, join, open_store
 
 DATA, MARKER, STATS = 0, 1, 2
 Record = tuple[int, int, str, int, int, str, str, Any, Any]
@@ -319,7 +319,7 @@ def load_plan(directory: str, g: int) -> BatchPlan:
 
     plan = open_store(directory).load(plan_name(g), decode, _PLANS)
     if plan is None:
-        raise FileNotFoundError(f"no plan for batch {g} in {path}")
+        raise FileNotFoundError(f"no plan for batch {g} in {display(path)}")
     return plan
 
 
