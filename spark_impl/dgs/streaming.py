@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import os
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 from spec.dgs.loader import load_program
@@ -40,6 +40,7 @@ from spec.errors import InputError
 
 from spark_impl.dgs.driver import DgsRun, _identity, _step, _user_error, inline_short_segments, steps_of
 from spark_impl.dgs.streaming_input import Mailbox, group_rows, receive
+from spark_impl.dgs.streaming_replan import fresh_name, migrate, remap_mailbox
 from spark_impl.dgs.streaming_sink import deliver_batch
 from spark_impl.dgs.streaming_store import INITIAL, Commit, Store, load_states, save_states
 from spark_impl.dgs.tasks import Layout, collect_slots, final_states, gather, initial_states
@@ -86,7 +87,24 @@ class DgsStreamingRun:
     batches: list[int] = field(default_factory=list)
     replayed: list[int] = field(default_factory=list)
     busy: threading.Lock = field(default_factory=threading.Lock)
+    lock: threading.Lock = field(default_factory=threading.Lock)
     stopping: threading.Event = field(default_factory=threading.Event)
+    pending: dict[int, Plan] = field(default_factory=dict)
+    replanned: list[tuple[int, int]] = field(default_factory=list)
+
+    def replan(self, plan: Plan | Mapping[str, Any], *, job: int = 0) -> None:
+        """Run ``job`` under another plan (object or JSON) from the next micro-batch on, while
+        the query runs (any thread). The plan is checked P-valid now (InputError); at the start
+        of the next batch the job's leaf states are joined by the old plan and forked by the
+        new one (:mod:`spark_impl.dgs.streaming_replan`) and a commit records the new plan
+        (``replanned`` lists ``(batch, job)``). Not durable until then: a driver killed
+        before it resumes on the committed plan."""
+        if not 0 <= job < len(self.jobs):
+            raise InputError(f"no job {job} (the query has {len(self.jobs)})", "job")
+        parsed = plan if isinstance(plan, Plan) else plan_from_json(plan)
+        topology(self.programs[job], parsed)  # P-valid for the program, else InputError
+        with self.lock:
+            self.pending[job] = parsed
 
     def process_all(self) -> None:
         """``processAllAvailable()``; a user error that stopped the query is raised as the
@@ -165,6 +183,11 @@ class DgsStreamingRun:
             self.deliver(commit)
             return
         grouped = group_rows([row[0] for row in df.select(column).collect()], len(self.jobs), batch_id)
+        with self.lock:
+            wanted, self.pending = self.pending, {}
+        if wanted:
+            commit = self.switch_plans(commit, wanted)
+            self.replanned.extend((batch_id, j) for j in sorted(wanted))
         mailboxes = commit.mailboxes
         plans = {}
         for j, items in enumerate(grouped):
@@ -188,6 +211,28 @@ class DgsStreamingRun:
         self.batches.append(batch_id)
         self._crash("after-commit")
         self.deliver(commit)
+
+    def switch_plans(self, commit: Commit, plans: Mapping[int, Plan]) -> Commit:
+        """Re-plan the committed state (:mod:`spark_impl.dgs.streaming_replan`) and commit it
+        under the new plans; the run goes on with the new layout."""
+        old = self.layout
+        topos = list(old.topos)
+        for job, plan in plans.items():
+            topos[job] = topology(self.programs[job], plan)
+        new = Layout(old.targets, tuple(topos))
+        name = fresh_name()
+        target = self.store.fresh(self.store.states_dir(name))
+        _user_action(lambda: migrate(self.spark, load_states(self.store.states_dir(commit.states)),
+                                     save_states(target), old, new, self.programs, frozenset(plans)))
+        jobs = [replace(job, plan=plans[j]) if j in plans else job for j, job in enumerate(self.jobs)]
+        mailboxes = [remap_mailbox(box, new.topos[j]) if j in plans else box
+                     for j, box in enumerate(commit.mailboxes)]
+        switched = Commit([_signature(j, t) for j, t in zip(jobs, new.topos)], commit.batch, name, mailboxes,
+                          commit.delivered)
+        self.store.write(switched)
+        self.layout, self.jobs = new, jobs
+        self.store.prune(switched, self.keep_records)
+        return switched
 
     def deliver(self, commit: Commit) -> None:
         """Deliver the committed batch if not yet recorded as delivered, record it, prune."""
@@ -250,11 +295,16 @@ def start_dgs_query(spark: Any, jobs: Sequence[LiveJob], source: Any, *, checkpo
     if commit is None:
         _initial(run)
         run.store.write(Commit(signature, mailboxes=[Mailbox() for _ in jobs]))
-    elif commit.jobs != signature:
-        raise InputError("the checkpoint directory belongs to a query with other jobs (programs, plans or "
+    elif [(t, i) for t, _, i in commit.jobs] != [(t, i) for t, _, i in signature]:
+        raise InputError("the checkpoint directory belongs to a query with other jobs (programs or "
                          "inline_below differ)", checkpoint_dir)
     else:
         run.deliver(commit)  # a kill between the commit and the recorded delivery
+        if commit.jobs != signature:  # restarted with other plans: re-plan the committed state
+            run.layout = Layout(layout.targets, tuple(topology(p, plan_from_json(j[1]))
+                                                      for p, j in zip(programs, commit.jobs)))
+            run.jobs = [replace(job, plan=plan_from_json(j[1])) for job, j in zip(jobs, commit.jobs)]
+            run.switch_plans(commit, {i: t.plan for i, t in enumerate(topos) if commit.jobs[i] != signature[i]})
     writer = (source.writeStream.foreachBatch(lambda df, batch_id: run.handle(df, batch_id, column))
               .option("checkpointLocation", os.path.join(root, "query")))
     if trigger:
