@@ -19,9 +19,15 @@ from conformance.generators.fries import mcs_shapes
 from conformance.suite import SuiteResult
 
 
+def _strategy() -> Any:
+    strategy = scenario_strategy()
+    assert not isinstance(strategy, str)
+    return strategy
+
+
 def _drawn(seed: int) -> list[Any]:
     config = FriesConfig(cases=60, seed=seed)
-    cases = [c for _, cs in path_section(scenario_strategy(), config) for c in cs]
+    cases = [c for _, cs in path_section(_strategy(), config) for c in cs]
     return cases + stepped_section(config) + draw_cases(mcs_shapes(), 40, seed)
 
 
@@ -71,7 +77,7 @@ def test_every_sink_case_routes_a_negative_int_where_abs_mod_3_differs() -> None
     from conformance.fries.sink_path import keyed_job, worthy
 
     for seed in range(5):
-        ((_, sink),) = path_section(scenario_strategy(), FriesConfig(seed=seed), only=("sink",))
+        ((_, sink),) = path_section(_strategy(), FriesConfig(seed=seed), only=("sink",))
         assert len(sink) == 2
         for scenario in sink:
             assert worthy(scenario) and set(scenario.parallelism.values()) == {3}
@@ -132,3 +138,32 @@ def test_a_saved_live_case_gets_the_live_engine_back() -> None:
     for path, mode in (("live-stepped", "live-stepped"), ("live", "live"), ("planned", "live")):
         engine = make_engine("spark-streaming", scheduler="fries", faults=frozenset({"naive"}), path=path)
         assert isinstance(engine, StreamingEngine) and engine.mode == mode and engine.faults == {"naive"}
+
+
+def test_a_committed_view_that_changes_without_a_commit_is_named() -> None:
+    """Set B's bug 03 (after a crash the live bookkeeping IS the committed record): every
+    batch then writes its uncommitted offset into what a second crash would resume from."""
+    from spark_impl.reconfig.progress import Progress
+
+    from conformance.fries.stepped import CommitWatch
+
+    job = _Job(Progress(offset=4, history=[1, 2]))  # type: ignore[arg-type]
+    executor = _Executor([job])
+    watch = CommitWatch()
+    assert watch.after_batch(executor) == {}
+    job.committed = Progress(offset=8, history=[1, 2, 3])  # type: ignore[assignment]  # a commit
+    assert watch.after_batch(executor) == {}
+    job.committed.offset, job.committed.pending = 12, [4]  # type: ignore[attr-defined]  # no commit
+    found = watch.after_batch(executor)
+    assert "changed without a commit" in found[0] and "['offset', 'pending']" in found[0]
+
+
+def test_object_store_parts_are_written_on_a_filesystem_with_directories(tmp_path: Path) -> None:
+    """Found by the suite's ``objstore`` path: ``ObjectStoreSink`` promises ``file://`` and
+    ``hdfs://`` URIs, but its part writer wrote ``data/b<id>/part-<i>.parquet`` without the
+    directory (S3 has none): FileNotFoundError in every Spark task (before the fix)."""
+    from spark_impl.reconfig.objectstore import _part_writer
+
+    write = _part_writer(f"file://{tmp_path}/table", 3, "string", "long")
+    (name, count), = write(0, iter([(0, 3, "A", "S0:1", "k1.0", 5), (0, 3, "A", "S0:2", "-58", 7)]))
+    assert count == 2 and (tmp_path / "table" / name).is_file()

@@ -33,6 +33,8 @@ returns spark_impl ``RunResult`` s, judged by the same oracles as every other ca
 ``sink``       keys of other types, a ``CallbackSink`` writing Parquet, ``Retention(1)``, a driver
                crash after a sink write and ``Executor(resume=True)``; outputs read back from
                the table (:mod:`conformance.fries.sink_path`)
+``objstore``   ``sink``, but the checkpoint and the table on pyarrow's ``file://`` filesystem (the
+               executor's no-rename commit protocol, as on S3) and an ``ObjectStoreSink``
 =============  ===============================================================================
 
 :func:`applicable` says which scenarios a path can run as they are; :func:`prepare` removes
@@ -52,7 +54,7 @@ from spec.fries.dataflow import OperatorKind
 from spec.fries.scenario import Scenario, ingestion_order
 
 PATHS = ("planned", "epoch", "submit", "rollback", "resume", "directory", "generated", "unbounded", "streaming",
-         "stepped", "sink")
+         "stepped", "sink", "objstore")
 
 #: The text a planned failure raises with (how its rejection is recognised).
 FAILURE_MARK = "streamproof-conformance: state transformation failing inside a Spark task"
@@ -94,7 +96,7 @@ def applicable(path: str, scenario: Scenario) -> bool:
         return _no_blocking(scenario)
     if path == "streaming":
         return single and _no_blocking(scenario)
-    if path == "sink":
+    if path in ("sink", "objstore"):
         from conformance.fries.sink_path import worthy
 
         return worthy(scenario)
@@ -108,7 +110,7 @@ def prepare(path: str, scenario: Scenario) -> Scenario:
         timing = replace(timing, restarts=())
     if path in ("directory", "generated", "streaming"):
         timing = replace(timing, reorder_bound=0)
-    if path == "sink":  # 3 workers everywhere: a negative key routed by |k| mod p lands elsewhere
+    if path in ("sink", "objstore"):  # 3 workers everywhere: a negative key routed by |k| mod p lands elsewhere
         flow = scenario.dataflow
         return replace(scenario, timing=timing, parallelism={n: 3 for n in flow.names
                                                              if flow.kind(n) is not OperatorKind.SOURCE})
@@ -184,10 +186,11 @@ def run_path(spark: Any, path: str, scenarios: Sequence[Scenario], scheduler: st
         from conformance.fries.stepped import run_stepped
 
         return run_stepped(spark, scenarios, scheduler, faults=faults, checkpoint_dir=checkpoint_dir)
-    if path == "sink":
+    if path in ("sink", "objstore"):
         from conformance.fries.sink_path import run_sink_path
 
-        return run_sink_path(spark, scenarios, scheduler, faults=faults, checkpoint_dir=checkpoint_dir)
+        return run_sink_path(spark, scenarios, scheduler, faults=faults, checkpoint_dir=checkpoint_dir,
+                             object_store=path == "objstore")
     if path == "streaming":
         from conformance.fries.streaming_path import run_streaming
 
@@ -260,7 +263,7 @@ def _drive_submits(executor: Any, jobs: Sequence[Any], scenarios: Sequence[Scena
     their messages are then removed from the result (they name no scenario request)."""
     from spark_impl.reconfig import Request, Update, collect_results
 
-    from conformance.fries.stepped import commit_rule_violations
+    from conformance.fries.stepped import CommitWatch
 
     queues = {s: list(job.planned) for s, job in enumerate(jobs)}
     failing: dict[int, Any] = {}
@@ -273,7 +276,8 @@ def _drive_submits(executor: Any, jobs: Sequence[Any], scenarios: Sequence[Scena
     provoked: dict[int, list[str]] = {s: [] for s in range(len(jobs))}
     accepted: dict[int, list[str]] = {s: [] for s in range(len(jobs))}
     pending_bad = {s: bad_requests(job, scenario) for s, (job, scenario) in enumerate(zip(jobs, scenarios))}
-    broken: dict[int, str] = {}  # a commit during a user's request (stepped.commit_rule_violations)
+    broken: dict[int, str] = {}  # a commit during a user's request, or a changed committed view (stepped.CommitWatch)
+    commits = CommitWatch()
 
     def must_reject(s: int, request: Any, what: str) -> None:
         answer = executor.submit(s, request)
@@ -299,7 +303,7 @@ def _drive_submits(executor: Any, jobs: Sequence[Any], scenarios: Sequence[Scena
                 executor.submit(s, request)
                 must_reject(s, request, "a second request while one was in progress")
         executor.step()
-        for s, problem in commit_rule_violations(executor).items():
+        for s, problem in commits.after_batch(executor).items():
             broken.setdefault(s, problem)
     for s, st in enumerate(executor.state):
         if st.live.phase == "done":

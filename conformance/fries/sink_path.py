@@ -145,12 +145,11 @@ def worthy(scenario: Scenario) -> bool:
 
 class Delivery:
     """The ``CallbackSink`` function: trace the newly committed batches of every job (their
-    files are deleted after the delivery), write to the Parquet table, crash once."""
+    files are deleted after the delivery), write to the table (``sink``: a ``ParquetSink`` or
+    an ``ObjectStoreSink``), crash once."""
 
-    def __init__(self, table: str) -> None:
-        from spark_impl.reconfig.sinks import ParquetSink
-
-        self.parquet = ParquetSink(table, key_type="string", value_type="long")
+    def __init__(self, sink: Any) -> None:
+        self.parquet = sink
         self.executor: Any = None
         self.calls = 0
         self.traced: dict[int, list[int]] = {}
@@ -180,15 +179,26 @@ def decoded(result: Any) -> Any:
 
 
 def run_sink_path(spark: Any, scenarios: Sequence[Scenario], scheduler: str, *, faults: frozenset[str],
-                  checkpoint_dir: str) -> list[Any]:
-    """Run ``scenarios`` as the module docstring says; one ``RunResult`` per scenario."""
+                  checkpoint_dir: str, object_store: bool = False) -> list[Any]:
+    """Run ``scenarios`` as the module docstring says; one ``RunResult`` per scenario.
+    ``object_store``: the ``objstore`` path - the checkpoint and the table on pyarrow's
+    ``file://`` filesystem (a URI: the executor's no-rename commit protocol, write-once
+    objects and record logs, as on S3) and the table written by an ``ObjectStoreSink``
+    (part files plus a manifest per batch id, read back with ``read_committed``)."""
     from spark_impl.reconfig import Executor, collect_results
     from spark_impl.reconfig.retention import Retention
-    from spark_impl.reconfig.sinks import CallbackSink
+    from spark_impl.reconfig.sinks import CallbackSink, ParquetSink
 
     jobs = [keyed_job(sc, "mixed") for sc in scenarios]
-    table = os.path.join(checkpoint_dir, "table")
-    delivery = Delivery(table)
+    if object_store:
+        from spark_impl.reconfig.objectstore import ObjectStoreSink
+
+        root = "file://" + os.path.abspath(checkpoint_dir)
+        table, checkpoint_dir = f"{root}/table", f"{root}/checkpoint"
+        delivery = Delivery(ObjectStoreSink(table, key_type="string", value_type="long"))
+    else:
+        table = os.path.join(checkpoint_dir, "table")
+        delivery = Delivery(ParquetSink(table, key_type="string", value_type="long"))
     sink = CallbackSink(delivery, key_type="string", value_type="long")
 
     def executor(resume: bool) -> Any:
@@ -201,7 +211,12 @@ def run_sink_path(spark: Any, scenarios: Sequence[Scenario], scheduler: str, *, 
     except DriverCrash:
         delivery.executor = executor(True)
         delivery.executor.run()
-    rows = spark.read.parquet(table).collect() if os.path.isdir(table) else []
+    if object_store:
+        from spark_impl.reconfig.objectstore import read_committed
+
+        rows = read_committed(table, "string", "long").to_pylist()
+    else:
+        rows = spark.read.parquet(table).collect() if os.path.isdir(table) else []
     out: list[Any] = []
     for result in collect_results(delivery.executor):
         s = result.scenario_index

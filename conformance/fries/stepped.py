@@ -32,6 +32,7 @@ Reported delays are meaningless here (``issued`` was moved) and are dropped from
 
 from __future__ import annotations
 
+import copy
 import time
 from dataclasses import replace
 from typing import Any, Sequence
@@ -103,6 +104,7 @@ class Releases:
         self.seen: dict[tuple[int, int, int], int] = {}
         self.released: dict[tuple[int, int, int], set[str]] = {}
         self.problems: dict[int, str] = {}
+        self.commits = CommitWatch()
 
     def advance(self, executor: Any) -> dict[int, Any]:
         """Release the next heads of every active request (module docstring); return the
@@ -149,8 +151,9 @@ class Releases:
     def check(self, executor: Any, active: dict[int, Any]) -> None:
         """Record a head that switched before its release (the first one per job): the requests
         active before the batch, and those made during it (nothing of them was released); and
-        a commit that broke the Fries §7.3 rule (:func:`commit_rule_violations`)."""
-        for s, problem in commit_rule_violations(executor).items():
+        a commit that broke the Fries §7.3 rule or a committed view that changed without a
+        commit (:class:`CommitWatch`)."""
+        for s, problem in self.commits.after_batch(executor).items():
             self.problems.setdefault(s, problem)
         made = {s: st.live.active for s, st in enumerate(executor.state)
                 if st.live.active is not None and s not in active and executor.scheduler != "epoch"}
@@ -180,6 +183,31 @@ def commit_rule_violations(executor: Any) -> dict[int, str]:
             why = "a user's request was still in progress" if c.user else f"heads {missing} had no FCM yet"
             found[s] = f"job committed during R{c.j} (attempt {c.attempt}) while {why} (Fries §7.3)"
     return found
+
+
+class CommitWatch:
+    """Checks after every batch that each job's committed view (what a crash or a restarted
+    driver resumes from) is only ever replaced by a commit: it either holds the same history
+    and is unchanged, or its history grew (a commit) - and that the commit obeyed Fries §7.3
+    (:func:`commit_rule_violations`). A committed view that changes between commits (e.g. the
+    driver's live bookkeeping aliasing the committed record after a crash, so every batch
+    writes its uncommitted offset and pending batches into it) is invisible to the oracles
+    until a second crash falls before the next commit; this sees it in the first batch."""
+
+    def __init__(self) -> None:
+        self.last: dict[int, Any] = {}
+
+    def after_batch(self, executor: Any) -> dict[int, str]:
+        """Problems by job (empty when every job's committed view is sound)."""
+        found = commit_rule_violations(executor)
+        for s, st in enumerate(executor.state):
+            before, now = self.last.get(s), st.committed
+            if before is not None and list(now.history) == list(before.history) and now != before and s not in found:
+                changed = sorted(k for k in vars(now) if getattr(now, k) != getattr(before, k))
+                found[s] = (f"the committed view of the job changed without a commit (fields {changed}; history "
+                            f"{list(now.history)}): a crash would resume from uncommitted bookkeeping")
+            self.last[s] = copy.deepcopy(now)
+        return found
 
 
 def run_stepped(spark: Any, scenarios: Sequence[Scenario], scheduler: str, *, faults: frozenset[str],

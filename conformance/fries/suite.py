@@ -216,7 +216,7 @@ def run_fries_suite(config: FriesConfig, *, progress: Progress | None = None, sp
 #: (``epoch``: a tenth of the cases, at least 2). Drawn for the path (filtered by
 #: :func:`~conformance.fries.frontends.applicable`), so every run of that size has them.
 PATH_CASES = {"submit": 2, "rollback": 2, "resume": 2, "directory": 2, "generated": 2, "unbounded": 2,
-              "streaming": 2, "sink": 2}
+              "streaming": 2, "sink": 2, "objstore": 1}
 PATHS_FROM = 20
 
 

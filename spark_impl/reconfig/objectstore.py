@@ -72,6 +72,7 @@ def _part_writer(uri: str, batch_id: int, key_type: str, value_type: str) -> Cal
             return iter(())
         fs, root = filesystem(uri)
         name = f"data/b{batch_id:020d}/part-{part:05d}.parquet"
+        fs.create_dir(f"{root}/data/b{batch_id:020d}", recursive=True)  # file://, HDFS: a file needs its directory
         pq.write_table(pa.table(columns, schema=_schema(key_type, value_type)), f"{root}/{name}", filesystem=fs)
         return iter([(name, len(columns["txn"]))])
 
