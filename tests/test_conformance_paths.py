@@ -42,7 +42,7 @@ def _chain(sources: int = 1, blocking: bool = False, restarts: tuple[int, ...] =
 
 def test_applicability_and_preparation_of_each_path() -> None:
     one, two, blocking = _chain(), _chain(sources=2), _chain(blocking=True)
-    assert all(applicable(p, one) for p in PATHS if p != "sink")
+    assert all(applicable(p, one) for p in PATHS if p not in ("sink", "objstore"))
     assert not applicable("sink", one)  # keys 0-2 only: the sink path wants >= 4 routed keys (sink_path.worthy)
     assert not applicable("directory", two) and not applicable("streaming", two) and applicable("resume", two)
     assert not applicable("unbounded", blocking) and not applicable("streaming", blocking)
@@ -150,8 +150,10 @@ class _FakeExecutor:
     def __init__(self, job: Any, active: Any) -> None:
         from types import SimpleNamespace
 
+        from spark_impl.reconfig.progress import Progress
+
         self.scheduler = "fries"
-        self.state = [SimpleNamespace(job=job, live=SimpleNamespace(active=active), committed=SimpleNamespace(active=None))]
+        self.state = [SimpleNamespace(job=job, live=SimpleNamespace(active=active), committed=Progress())]
         self.published = 0
 
     def _publish(self) -> None:
