@@ -163,3 +163,27 @@ def test_a_reader_beside_the_writer_lists_again_when_the_newest_was_pruned(tmp_p
 
     monkeypatch.setattr(reader, "sequences", racing)
     assert reader.latest() == (5, {"i": 4}) and raced
+
+
+def test_a_checkpoint_in_the_old_layout_is_refused_not_restarted(tmp_path: Path) -> None:
+    """Before the record logs a commit was ``progress.json``: resuming such a directory would
+    find no progress record and silently start from scratch (re-running the whole input)."""
+    from spec.errors import InputError
+    from spark_impl.reconfig import Executor
+
+    class _Conf:
+        def get(self, key: str, default: str) -> str:
+            return default
+
+    class _Context:
+        defaultParallelism = 2
+
+        def getConf(self) -> _Conf:  # noqa: N802 - PySpark's name
+            return _Conf()
+
+    class _Spark:
+        sparkContext = _Context()
+
+    (tmp_path / "progress.json").write_text('{"batch": 3, "jobs": []}')
+    with pytest.raises(InputError, match="layout before the record logs"):
+        Executor(_Spark(), [], "fries", str(tmp_path), resume=True)

@@ -39,7 +39,7 @@ from spark_impl.reconfig.retention import Retention, collect_garbage
 from spark_impl.reconfig.sinks import Sink, deliver
 from spark_impl.reconfig.storage import batches_on
 from spark_impl.reconfig.task import STATS, BatchPlan, ensure_dirs, stage_function, started_name, write_plan
-from spark_impl.store import open_store
+from spark_impl.store import display, open_store
 from spark_impl.reconfig.validate import validate_request
 
 SCHEDULERS = ("fries", "epoch", "naive")
@@ -83,6 +83,9 @@ class Executor:
         # (spark_impl.store; docs/spark.md "Checkpoints on an object store")
         self.store = open_store(checkpoint_dir)
         self.directory = self.store.location
+        if self.store.exists("progress.json"):  # resuming it would silently start from scratch
+            raise InputError("holds a checkpoint in the layout before the record logs (progress.json); finish "
+                             "it with the streamproof that wrote it, or use a new directory", display(self.directory))
         self.store.make_root()
         self.partitions = partitions or max(1, int(self.sc.defaultParallelism))
         self.layouts = [layout(job) for job in self.jobs]
