@@ -68,6 +68,10 @@ TESTS = {"spark_impl/dgs": ["tests/test_mutation_kills.py", "tests/test_spark_dg
          "spark_impl": ["tests/test_mutation_kills.py", "tests/test_spark_reconfig.py", "tests/test_spark_mcs.py", "tests/test_spark_reorder.py",
                         "tests/test_spark_streaming_query.py", "tests/test_conformance_spark.py"]}
 CHECK_TIMEOUT_S = 900.0  # the suite's own watchdog limit per batch; fries alone took up to 466 s under this session's load
+#: Per check (``--timeout`` overrides all): about 4x the unmutated suite under coverage at load
+#: 20-30 (session 4's prepare: dgs 96 s, oplus 44 s, fries 333 s). A mutant that makes a suite
+#: run that much longer is a liveness failure, counted ``killed (timeout)``.
+CHECK_TIMEOUTS = {"dgs": 420.0, "oplus": 300.0, "fries": 900.0}
 
 
 # --- snapshot and environment --------------------------------------------------------------
@@ -212,6 +216,50 @@ def run_child(run: Path, args: list[str], timeout_s: float) -> tuple[str, float,
     return status, time.monotonic() - start, tail
 
 
+def no_isolation() -> None:
+    """Fail fast on engine crashes too: :class:`conformance.crashes.Guard` re-runs a crashing
+    batch in halves down to the case that crashes (for the report; up to 2n engine calls,
+    minutes per mutant that crashes every O+ scenario of one operator). Here a batch that
+    crashes counts as a crash of each of its cases: the unmutated suite has none, so any crash
+    kills the mutant either way."""
+    from conformance import crashes
+
+    def isolate(self: Any, items: list[Any]) -> list[Any]:
+        if not items:
+            return []
+        outcome = self._call(items)
+        return [outcome] * len(items) if isinstance(outcome, crashes.Crash) else list(outcome)
+
+    setattr(crashes.Guard, "_isolate", isolate)
+
+
+def stop_at_first_failure() -> None:
+    """Fail fast in the DGS and O+ suites (the Fries suite has ``FriesConfig.fail_fast``): the
+    first failing DGS case, or the first shrink an O+ check starts (it only starts one on a
+    failure; shrinking re-runs cases, minutes per mutant under load), ends the child with exit
+    1. The unmutated suites reach neither (``prepare`` checks that they pass)."""
+    from conformance import dgs_suite, oplus_suite
+
+    def stop(where: str) -> Any:
+        def stopped(*args: Any, **kwargs: Any) -> Any:
+            print(f"fail-fast: {where} (a failure was found)", flush=True)
+            raise SystemExit(1)
+        return stopped
+
+    judge = getattr(dgs_suite, "judge", None)
+    if judge is not None:
+        def judged(case: Any, observed: Any) -> Any:
+            failed = judge(case, observed)
+            if failed:
+                print(f"fail-fast: dgs case failed {failed}"[:2000], flush=True)
+                raise SystemExit(1)
+            return failed
+        setattr(dgs_suite, "judge", judged)
+    for module, name in ((dgs_suite, "_shrink_and_save"), (oplus_suite, "_shrink_spark"), (oplus_suite, "_shrink")):
+        if hasattr(module, name):
+            setattr(module, name, stop(f"{module.__name__}.{name}"))
+
+
 def child_check(suite: str, coverage_out: str | None, cases: int | None = None) -> int:
     """Child mode: the default suite ``suite`` (seed 0, default cases unless ``cases``), stopping
     at the first failing batch; exit 1 on any failure. With ``coverage_out``: write executed
@@ -221,6 +269,9 @@ def child_check(suite: str, coverage_out: str | None, cases: int | None = None) 
     from conformance.runner import DEFAULT_CASES, RunConfig, run_suites
 
     measuring: Any = nullcontext(None)
+    if not coverage_out:  # prepare's coverage runs keep the suite as it is (nothing fails there)
+        no_isolation()
+        stop_at_first_failure()
     if coverage_out:
         from conformance.branch_coverage import measuring as measure
 
@@ -373,7 +424,8 @@ def run_one(run: Path, mutant: dict[str, Any], checks: list[str], with_tests: bo
     try:
         for check in checks:
             status, seconds, tail = run_child(run, ["child-check", "--suite", check,
-                                                    *(["--cases", str(cases)] if cases else [])], CHECK_TIMEOUT_S)
+                                                    *(["--cases", str(cases)] if cases else [])],
+                                              CHECK_TIMEOUTS.get(check, CHECK_TIMEOUT_S))
             total += seconds
             if status != "pass":
                 return dict(record, outcome="killed" if status == "fail" else "killed (timeout)", killed_by=check,
@@ -619,8 +671,9 @@ def main(argv: list[str] | None = None) -> int:
         if mode in ("run", "one"):
             p.add_argument("--with-tests", action="store_true")
             p.add_argument("--cases", type=int, help="cases per suite (default: the suite's default)")
-            p.add_argument("--timeout", type=float, default=CHECK_TIMEOUT_S,
-                           help="seconds per check before it is killed and counts as `killed (timeout)`")
+            p.add_argument("--timeout", type=float,
+                           help="seconds per check before it is killed and counts as `killed (timeout)` "
+                                "(default: CHECK_TIMEOUTS per suite)")
         if mode == "one":
             p.add_argument("--id", action="append", required=True)
             p.add_argument("--tests", action="append",
@@ -638,8 +691,9 @@ def main(argv: list[str] | None = None) -> int:
         return child_check(args.suite, args.coverage_out, args.cases)
     if args.mode == "child-tests":
         return child_tests(args.files)
-    if args.mode in ("run", "one"):
+    if args.mode in ("run", "one") and args.timeout:
         globals()["CHECK_TIMEOUT_S"] = args.timeout
+        CHECK_TIMEOUTS.clear()
     if args.mode == "prepare":
         prepare(args.run, measure=not args.no_coverage)
     elif args.mode == "refresh":

@@ -116,6 +116,14 @@ def test_no_commit_before_every_head_has_its_fcm_and_requests_land_mid_batch(spa
       contract - the request lands *while* the batch's tuples are processed, which is what
       makes the suite's mid-batch races exist - is broken: the request is older than every
       task start marker of its batch.
+
+    And ``core/NumberReplacer:21`` of the session 4 campaign (line 145, ``st.attempts.get(j, 0) + 1``
+    -> ``get(j, -1) + 1``: a request's first attempt is numbered 0). Attempts are labels
+    compared for equality, and one input of the seeded FCM delay draw, so every run stays a
+    legal run; but the stepped path picks its adversarial FCM seed for attempts 1 and 2
+    (``conformance.fries.stepped.adversarial_seed``, the documented "attempt + 1" after a
+    restart): with first attempts numbered 0 its release order is no longer downstream-first
+    and its probes lose their teeth without any failure.
     """
     from spark_impl.reconfig import Executor, scenario_job
     from spark_impl.reconfig.progress import read_progress
@@ -125,6 +133,7 @@ def test_no_commit_before_every_head_has_its_fcm_and_requests_land_mid_batch(spa
     executor.step()  # ingests tuples 0-1 = ``at``: makes R1 while the batch runs
     active = executor.state[0].live.active
     assert active is not None and active.heads == ["X#0", "X#1"] and not active.switched
+    assert active.attempt == 1 and active.j == 1
     made_in = active.epoch_batch - 1
     # the first level's start markers (spark_impl.reconfig.task.mark_started) of that batch
     starts = [m.stat().st_mtime for m in (tmp_path / "run" / "batches" / f"g{made_in:07d}").glob("started-L1-p*")]

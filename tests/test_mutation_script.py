@@ -9,6 +9,7 @@ import json
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Sequence
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -114,3 +115,34 @@ def test_tests_only_runs_are_kept_apart_from_the_suite_verdict(tmp_path: Path) -
     assert found == {"a": ("killed by tests", "survived"), "b": ("killed", "killed"), "c": ("survived", "survived")}
     table = m.summary(tmp_path)
     assert "Suite alone: 1/3 (33.3%); suite + tests: 2/3" in table and "* `a` line 1: t `" in table
+
+
+def test_child_fail_fast_patches_stop_at_the_first_failure() -> None:
+    import pytest
+
+    from conformance import crashes, dgs_suite, oplus_suite
+
+    m = _script()
+    saved = [(mod, name, getattr(mod, name)) for mod, name in (
+        (dgs_suite, "judge"), (dgs_suite, "_shrink_and_save"), (oplus_suite, "_shrink_spark"),
+        (oplus_suite, "_shrink"), (crashes.Guard, "_isolate"))]
+    try:
+        m.stop_at_first_failure()
+        m.no_isolation()
+        with pytest.raises(SystemExit):
+            getattr(oplus_suite, "_shrink_spark")()
+        calls: list[int] = []
+
+        def engine(items: Sequence[int]) -> list[int]:
+            calls.append(len(items))
+            if 3 in items:
+                raise ValueError("boom")
+            return list(items)
+
+        guard: crashes.Guard[int, int] = crashes.Guard(engine, timeout_s=30)
+        found = guard([1, 2, 3, 4])
+        assert calls == [4] and all(isinstance(r, crashes.Crash) for r in found)  # no bisection
+        assert crashes.Guard(engine, timeout_s=30)([1, 2]) == [1, 2]
+    finally:
+        for mod, name, value in saved:
+            setattr(mod, name, value)
