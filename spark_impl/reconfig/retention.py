@@ -11,7 +11,7 @@ micro-batch (and after the sink got the newly committed batches) it deletes:
   that just ran is always kept (the next batch carries its state forward).
   State snapshots therefore need no merge: the newest full snapshot a restart needs is kept and
   every older one is garbage. Rolled-back batches are older than the next commit and go too;
-* **history entries** of those batches in ``progress.json`` (``history`` keeps the needed
+* **history entries** of those batches in the progress record (``history`` keeps the needed
   entries, ``delays`` its last ``delays`` entries), so the commit record does not grow either;
 * **request files** no object can need again: request ``j`` of a job is kept while it is not
   yet completed and committed, or while it is the latest completed request that updated one of
