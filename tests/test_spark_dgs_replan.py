@@ -84,7 +84,6 @@ def _land(directory: str, number: int, items: list[tuple[int, str, Any]]) -> Non
     os.replace(tmp, os.path.join(directory, f"f{number:04d}.json"))
 
 
-@pytest.mark.slow
 def test_live_replan_and_restart_with_another_plan_exactly_once(spark: Any, tmp_path: Any) -> None:
     """A 2-leaf plan, re-planned to 3 leaves while the query runs (events waiting in the
     mailbox), then a driver stop and a restart with a 1-leaf plan (re-planned at start): the
