@@ -165,3 +165,25 @@ def test_reported_reconfiguration_delay_is_a_duration_of_the_run(spark: Any, tmp
     wall_ms = (time.time() - start) * 1000.0
     (result,) = collect_results(executor)
     assert len(result.delays_ms) == 1 and 0.0 <= result.delays_ms[0] <= wall_ms
+
+
+def test_user_operators_route_replicate_to_every_child_and_others_by_key() -> None:
+    """Kills reconfig/model.py:core/ReplaceComparisonOperator_Is_NotEq:0 of the session 4
+    campaign (line 97, ``if self.kind is OperatorKind.REPLICATE`` -> ``!=``: user replicate
+    operators route by key and every other user operator replicates). ``UserLogic`` is the
+    logic of user-written jobs (``streamproof conformance --job``, the Python API); the default
+    suite's scenarios use the catalogue's logic only, so no default run executes this line."""
+    from spec.fries.dataflow import OperatorKind
+    from spark_impl.keys import route
+    from spark_impl.reconfig.model import UserLogic
+
+    def double(state: Any, key: Any, value: Any) -> tuple[Any, list[tuple[Any, Any]]]:
+        return state + value, [(key, 2 * value), (key + 1, value)]
+
+    children = ("A", "B", "C")
+    replicate = UserLogic(double, OperatorKind.REPLICATE, children)
+    assert replicate.process(1, 4, 5) == (6, [(c, k, v) for k, v in ((4, 10), (5, 5)) for c in children])
+    for kind in (OperatorKind.ONE_TO_ONE, OperatorKind.ONE_TO_MANY):
+        keyed = UserLogic(double, kind, children)
+        assert keyed.process(1, 4, 5) == (6, [(children[route(4, 3)], 4, 10), (children[route(5, 3)], 5, 5)])
+    assert route(4, 3) != route(5, 3)  # the two outputs go to different children
