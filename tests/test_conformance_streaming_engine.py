@@ -113,3 +113,22 @@ def test_live_path_catches_every_fries_fault_on_one_crashing_alignment_probe(spa
     for fault, oracle in wanted.items():
         if fault:
             assert oracle in judged[fault].failed_oracles, (fault, judged[fault].failed_oracles)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fault", ["naive", "missing-alignment", "duplicate-after-restart"])
+def test_the_cli_catches_the_faults_the_live_path_used_to_miss(fault: str, spark: Any, tmp_path: Any,
+                                                               capsys: Any) -> None:
+    """Through the CLI at 10 cases (the stepped section and 2 random cases): exit 1, and the
+    failure is saved for a live replay."""
+    from conformance.runner import RunConfig
+    from conformance.streaming_runner import run_streaming_suites
+
+    config = RunConfig(suites=("fries",), cases=10, seed=0, engine="spark-streaming", faults=frozenset({fault}),
+                       save_dir=str(tmp_path), shrink_budget=0, spark=spark)
+    (result,) = run_streaming_suites(config, lambda suite: None)
+    assert result.failed >= 1
+    (failure,) = result.failures
+    assert failure.replay_file is not None
+    saved = json.loads(open(failure.replay_file, encoding="utf-8").read())
+    assert saved["engine"] == "spark-streaming" and saved["scheduler"].startswith("fries:live")

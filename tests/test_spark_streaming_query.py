@@ -137,16 +137,16 @@ class _FakeExecutor:
         self.lock = threading.RLock()
         self.g, self.offset = 1, 0
         self.committed: list[int] = []
-
-    def _absorb(self, plan: Any, stats: list[Any]) -> None:
-        self.committed.append(plan.g)
+        self.before_commit: Any = None
 
     def step(self) -> None:
         from types import SimpleNamespace
 
         plan = SimpleNamespace(g=self.g, ranges={0: (self.offset, self.offset + 4)})
         self.offset += 4
-        self._absorb(plan, [])  # the driver's seam: tasks ran, now the commit
+        if self.before_commit is not None:  # the driver's seam: tasks ran, now the commit
+            self.before_commit(plan)
+        self.committed.append(plan.g)
         self.g += 1
 
 
@@ -170,7 +170,7 @@ def test_crash_before_commit_fires_once_between_tasks_and_commit_and_the_hook_ru
     with pytest.raises(DriverCrash, match="executor batch 2's tasks .tuples up to 8. and before its commit"):
         run.step()
     assert fake.committed == [1] and fake.g == 2  # batch 2 ran its tasks, never committed
-    assert run.crashed is not None and run.crash_offset is None and "_absorb" not in vars(fake)
+    assert run.crashed is not None and run.crash_offset is None and fake.before_commit is None
     run.step()  # one-shot: the next step commits again (the fake reuses the number 2)
     assert fake.committed == [1, 2]
     assert calls == [("before", 1, True), ("after", 1, False), ("before", 2, True), ("before", 2, True),

@@ -254,46 +254,36 @@ class StreamingRun:
     def crash_before_commit(self, offset: int) -> None:
         """Arm a one-shot simulated driver crash (a test hook): the first executor batch whose
         input reaches ``offset`` tuples runs its tasks (outputs, state, switches are written),
-        then :class:`DriverCrash` is raised instead of the executor's commit. It leaves
-        ``foreachBatch``, so the query fails and Structured Streaming does not commit its batch
-        either; ``crashed`` says what happened. Start again with :func:`start_query` on the same
-        ``checkpoint_dir``: it recovers from the last commits, as after a real crash."""
+        then :class:`DriverCrash` is raised where the executor would commit
+        (``Executor.before_commit``). It leaves ``foreachBatch``, so the query fails and
+        Structured Streaming does not commit its batch either; ``crashed`` says what happened.
+        Start again with :func:`start_query` on the same ``checkpoint_dir``: it recovers from
+        the last commits, as after a real crash. ``crash_offset = None`` disarms it."""
         self.crash_offset = offset
+        self.executor.before_commit = self._crash_if_reached
+
+    def _crash_if_reached(self, plan: Any) -> None:
+        offset = self.crash_offset
+        reached = plan.ranges.get(0, (0, 0))[1]
+        if offset is None or reached < offset:
+            return
+        self.crash_offset = None
+        self.executor.before_commit = None
+        self.crashed = (f"simulated driver crash after executor batch {plan.g}'s tasks (tuples up to {reached}) "
+                        "and before its commit")
+        raise DriverCrash(self.crashed)
 
     def step(self) -> None:
-        """One executor step with the :class:`StepHook` around it and the armed crash, if any
-        (the ``foreachBatch`` handler's steps; a harness may step a stopped query's executor)."""
+        """One executor step with the :class:`StepHook` around it (the ``foreachBatch``
+        handler's steps; a harness may step a stopped query's executor)."""
         ex = self.executor
         token = None
         if self.hook is not None:
             with ex.lock:
                 token = self.hook.before(ex)
-        if self.crash_offset is None:
-            ex.step()
-        else:
-            self._step_then_crash(self.crash_offset)
+        ex.step()
         if self.hook is not None:
             self.hook.after(ex, token)
-
-    def _step_then_crash(self, offset: int) -> None:
-        ex = self.executor
-        commit = ex._absorb  # noqa: SLF001 - the seam between a batch's tasks and its commit
-
-        def crash(plan: Any, stats: list[Any]) -> None:
-            reached = plan.ranges.get(0, (0, 0))[1]
-            if reached < offset:
-                commit(plan, stats)
-                return
-            self.crash_offset = None
-            self.crashed = (f"simulated driver crash after executor batch {plan.g}'s tasks (tuples up to {reached}) "
-                            "and before its commit")
-            raise DriverCrash(self.crashed)
-
-        setattr(ex, "_absorb", crash)
-        try:
-            ex.step()
-        finally:
-            delattr(ex, "_absorb")
 
 
 class _BatchHandler:
