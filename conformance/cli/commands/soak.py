@@ -2,8 +2,9 @@
 through the reconfiguration executor (``spark_impl.workloads.soak``: string keys, a request
 every few batches made while the query runs, bounded storage, an exactly-once Parquet sink).
 
-``--json`` prints exactly ``{"batches", "disk_bytes_start", "disk_bytes_end",
-"rss_bytes_start", "rss_bytes_end", "batch_ms_p50_start", "batch_ms_p50_end", "lost",
+``--front-end oplus`` soaks the O+ live front end instead (``spark_impl.workloads.soak_oplus``:
+a sliding-sum rescaled every few batches while it runs). ``--json`` prints exactly
+``{"batches", "disk_bytes_start", "disk_bytes_end", "rss_bytes_start", "rss_bytes_end", "batch_ms_p50_start", "batch_ms_p50_end", "lost",
 "duplicated"}`` (``_start`` after the first 10% of batches, ``_end`` over the last 10%; disk =
 the checkpoint directory, RSS = the driver, its JVM and the Python workers). Exit 0 iff
 nothing was lost or duplicated, 1 otherwise.
@@ -30,6 +31,9 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     parser.add_argument("--keys", type=int, default=50, help="distinct string keys (default 50)")
     parser.add_argument("--every", type=int, default=5, help="a reconfiguration every this many batches (default 5)")
     parser.add_argument("--scheduler", default="fries", help="fries (default), epoch or naive")
+    parser.add_argument("--front-end", default="fries", choices=("fries", "oplus"),
+                        help="the live front end: fries (reconfigurations of a Fries job, default) or oplus "
+                        "(an O+ sliding-sum rescaled 2 <-> 3 while it runs)")
     parser.add_argument("--dir", default=None, help="keep the checkpoint and the Parquet table here "
                         "(default: a temporary directory, removed afterwards)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
@@ -50,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"unknown scheduler {args.scheduler!r} (expected fries, epoch or naive)", "--scheduler")
     from spark_impl.session import get_or_create_session
     from spark_impl.workloads.soak import LONG_RUNNING_CONF, run_soak
+    from spark_impl.workloads.soak_oplus import run_oplus_soak
 
     # glibc gives each JVM thread its own malloc arena; two keep native memory from creeping
     os.environ.setdefault("MALLOC_ARENA_MAX", "2")
@@ -61,8 +66,12 @@ def run(args: argparse.Namespace) -> int:
             print(f"\r{done}/{args.batches} batches", end="", file=sys.stderr, flush=True)
 
     try:
-        result = run_soak(spark, args.batches, directory, rows_per_batch=args.rows_per_batch, keys=args.keys,
-                          every=args.every, scheduler=args.scheduler, on_batch=progress)
+        if args.front_end == "oplus":
+            result = run_oplus_soak(spark, args.batches, directory, rows_per_batch=args.rows_per_batch,
+                                    keys=args.keys, every=args.every, on_batch=progress)
+        else:
+            result = run_soak(spark, args.batches, directory, rows_per_batch=args.rows_per_batch, keys=args.keys,
+                              every=args.every, scheduler=args.scheduler, on_batch=progress)
     finally:
         if args.dir is None:
             shutil.rmtree(directory, ignore_errors=True)
@@ -74,8 +83,9 @@ def run(args: argparse.Namespace) -> int:
         def ratio(a: float, b: float) -> str:
             return f"{b / a:.2f}x" if a else "n/a"
 
+        what = "rescales (O+)" if args.front_end == "oplus" else f"reconfigurations ({args.scheduler})"
         print(f"soak: {result.batches} batches of {args.rows_per_batch} rows, {args.keys} string keys, "
-              f"{result.requests} reconfigurations ({args.scheduler})")
+              f"{result.requests} {what}")
         print(f"{'':<14} {'start':>14} {'end':>14} {'end/start':>10}")
         for label, key, unit in (("disk", "disk_bytes", "B"), ("rss", "rss_bytes", "B"), ("batch p50", "batch_ms_p50", "ms")):
             a, b = figures[f"{key}_start"], figures[f"{key}_end"]
