@@ -6,6 +6,7 @@ refused with a message naming it (and never the credentials of its URI)."""
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -187,3 +188,32 @@ def test_a_checkpoint_in_the_old_layout_is_refused_not_restarted(tmp_path: Path)
     (tmp_path / "progress.json").write_text('{"batch": 3, "jobs": []}')
     with pytest.raises(InputError, match="layout before the record logs"):
         Executor(_Spark(), [], "fries", str(tmp_path), resume=True)
+
+
+def test_a_control_record_still_being_written_is_read_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On ``file://`` (and HDFS) a record is visible while the driver writes it: a task that
+    finds it truncated reads it again (up to SETTLE_S) instead of failing; one that stays torn
+    is refused."""
+    import threading
+
+    from spark_impl.reconfig import control
+    from spark_impl.records import frame
+
+    location = f"file://{tmp_path}/ckpt"
+    log = control_log(location)
+    first = write_control(log, [])
+    reader = ControlReader(location)
+    reader.start(first)
+    entry = ControlEntry(0, 1, 1, 12.5, 3, 0.0, 0.0, 7)
+    whole = frame(b'{"requests":[' + json.dumps(entry.to_json()).encode() + b"]}")
+    store = open_store(location)
+    store.write_once(log.name(first + 1), whole[:len(whole) - 10])  # the driver is mid-write
+    finish = threading.Timer(0.1, lambda: store.write_once(log.name(first + 1), whole))
+    finish.start()
+    reader.poll(force=True)
+    finish.join()
+    assert reader.entry(0) == entry
+    monkeypatch.setattr(control, "SETTLE_S", 0.05)
+    store.write_once(log.name(first + 2), whole[:len(whole) - 10])
+    with pytest.raises(CorruptStateError, match="truncated"):
+        reader.poll(force=True)

@@ -11,7 +11,9 @@ tuples* and reads it when it appears, so a control message reaches a task that i
 running, without waiting for the micro-batch to end - the same on ``local[*]`` and on a
 cluster, as long as ``checkpoint_dir`` is storage every executor sees (a shared file system,
 HDFS, or an object store through its URI). A torn or altered record is refused
-(:class:`~spark_impl.records.CorruptStateError`).
+(:class:`~spark_impl.records.CorruptStateError`); on HDFS and ``file://``, where a record is
+visible while the driver writes it, a truncated one is read again for up to ``SETTLE_S``
+seconds first.
 
 Each entry says: scenario/job index ``s``, request number ``j`` (1-based), ``attempt`` (bumped
 when the request is made again after a restart), ``issued`` (wall-clock seconds), the
@@ -29,10 +31,13 @@ import zlib
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from spark_impl.records import RecordLog
+from spark_impl.records import CorruptStateError, RecordLog
 from spark_impl.store import open_store
 
 CONTROL = "control"
+SETTLE_S = 2.0
+"""How long a task re-reads a control record it finds truncated (a write still in progress on
+a filesystem without whole-object visibility) before it refuses it."""
 
 
 @dataclass(frozen=True)
@@ -114,11 +119,24 @@ class ControlReader:
             return
         self._checked = now
         while self.log.exists(self.seq + 1):
-            raw = self.log.read(self.seq + 1)
+            raw = self._read_settled(self.seq + 1)
             if raw is None:  # pruned between the two calls: newer records exist
                 self.start(self.seq + 2)
                 return
             self._view(self.seq + 1, raw)
+
+    def _read_settled(self, seq: int) -> Any:
+        """Record ``seq``, which has just appeared. On HDFS and ``file://`` an object is visible
+        while it is written, so a *truncated* record is read again for up to ``SETTLE_S``
+        seconds before it is refused; any other damage is refused at once."""
+        deadline = time.monotonic() + SETTLE_S
+        while True:
+            try:
+                return self.log.read(seq)
+            except CorruptStateError as error:
+                if not error.why.startswith("truncated") or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.005)
 
     def entry(self, s: int) -> ControlEntry | None:
         """The active request of scenario/job ``s``, if any."""
