@@ -15,6 +15,12 @@ Every case of the batch runs in one ``Executor`` with
 * a **sink**: a ``CallbackSink`` (the ``foreachBatch`` contract) whose function writes with a
   ``ParquetSink`` (dynamic partition overwrite by job and batch id);
 * ``Retention(1)``: after each batch every batch no restart or delivery needs is deleted;
+* the **stepped clock** (:mod:`conformance.fries.stepped`: heads released
+  :data:`~conformance.fries.stepped.GAP` batches apart), so a job's commits wait for several
+  batches while its request's heads are released: batches pend behind one another, and the
+  retention must keep them (a retention that forgets the pending batches loses their outputs
+  at the commit); the harness's checks run after every batch (not for the ``objstore``
+  variant, which keeps the case's own control-message timing);
 * a **driver crash with a lost delivery mark**: the function raises right after the
   :data:`CRASH_AT`-th write (before ``sink.json`` records it and before the garbage
   collection); the run continues with ``Executor(resume=True)``, which must deliver the same
@@ -189,7 +195,12 @@ def run_sink_path(spark: Any, scenarios: Sequence[Scenario], scheduler: str, *, 
     from spark_impl.reconfig.retention import Retention
     from spark_impl.reconfig.sinks import CallbackSink, ParquetSink
 
+    from conformance.fries.stepped import CommitWatch, Releases, stepped_job
+
     jobs = [keyed_job(sc, "mixed") for sc in scenarios]
+    releases = None if object_store else Releases()
+    if releases is not None:  # the stepped clock: commits wait while heads are released
+        jobs = [stepped_job(sc, s, job) for s, (sc, job) in enumerate(zip(scenarios, jobs))]
     if object_store:
         from spark_impl.reconfig.objectstore import ObjectStoreSink
 
@@ -205,12 +216,20 @@ def run_sink_path(spark: Any, scenarios: Sequence[Scenario], scheduler: str, *, 
         return Executor(spark, jobs, scheduler, checkpoint_dir, faults=faults, sink=sink, retention=Retention(1),
                         resume=resume)
 
+    def drive(ex: Any) -> None:
+        if releases is None:
+            ex.run()
+        else:
+            releases.drive(ex)
+
     delivery.executor = executor(False)
     try:
-        delivery.executor.run()
+        drive(delivery.executor)
     except DriverCrash:
         delivery.executor = executor(True)
-        delivery.executor.run()
+        if releases is not None:
+            releases.commits = CommitWatch()  # the committed views are read back from the checkpoint
+        drive(delivery.executor)
     if object_store:
         from spark_impl.reconfig.objectstore import read_committed
 
@@ -218,7 +237,11 @@ def run_sink_path(spark: Any, scenarios: Sequence[Scenario], scheduler: str, *, 
     else:
         rows = spark.read.parquet(table).collect() if os.path.isdir(table) else []
     out: list[Any] = []
-    for result in collect_results(delivery.executor):
+    results = collect_results(delivery.executor)
+    for result in results if releases is None else releases.results(results):
+        if getattr(result, "error", None):
+            out.append(result)
+            continue
         s = result.scenario_index
         logs = {obj: delivery.logs.get(s, {}).get(obj, []) for obj in result.schedule.logs}
         out.append(replace(

@@ -87,11 +87,12 @@ def adversarial_seed(scenario: Scenario, s: int) -> int:
     return best
 
 
-def stepped_job(scenario: Scenario, s: int) -> Any:
-    """The executor job of ``scenario`` at job index ``s`` with the harness's FCM timing."""
+def stepped_job(scenario: Scenario, s: int, job: Any = None) -> Any:
+    """The executor job of ``scenario`` (or ``job``, built from it) at job index ``s`` with the
+    harness's FCM timing."""
     from spark_impl.reconfig import scenario_job
 
-    job = scenario_job(scenario)
+    job = scenario_job(scenario) if job is None else job
     timing = replace(job.timing, seed=adversarial_seed(scenario, s), fcm_delay=(FAR_MS / 10, FAR_MS),
                      operator_cost={}, stragglers={})
     return replace(job, timing=timing)
@@ -147,6 +148,26 @@ class Releases:
         if got != (set(vertices), heads) and s not in self.problems:
             self.problems[s] = (f"R{a.j} synchronises operators {sorted(got[0])} with heads {sorted(got[1])}; "
                                 f"Fries Alg. 1-4 name {sorted(vertices)} with heads {sorted(heads)}")
+
+    def drive(self, executor: Any) -> None:
+        """Step ``executor`` until every job is done, releasing heads before and checking after
+        every batch."""
+        for _ in range(_MAX_STEPS):
+            if executor.done():
+                return
+            with executor.lock:
+                active = self.advance(executor)
+            executor.step()
+            self.check(executor, active)
+        raise RuntimeError(f"stepped jobs not finished after {_MAX_STEPS} batches")
+
+    def results(self, results: Any) -> list[Any]:
+        """``results`` (``RunResult`` s) with delays dropped (``issued`` was moved), or a
+        ``PathFailure`` for a job with a problem."""
+        from conformance.fries.frontends import PathFailure
+
+        return [PathFailure(r.scenario_index, self.problems[r.scenario_index]) if r.scenario_index in self.problems
+                else replace(r, delays_ms=()) for r in results]
 
     def check(self, executor: Any, active: dict[int, Any]) -> None:
         """Record a head that switched before its release (the first one per job): the requests
@@ -216,22 +237,8 @@ def run_stepped(spark: Any, scenarios: Sequence[Scenario], scheduler: str, *, fa
     or ``PathFailure`` per scenario."""
     from spark_impl.reconfig import Executor, collect_results
 
-    from conformance.fries.frontends import PathFailure
-
     executor = Executor(spark, [stepped_job(sc, s) for s, sc in enumerate(scenarios)], scheduler, checkpoint_dir,
                         faults=faults)
     releases = Releases()
-    for _ in range(_MAX_STEPS):
-        if executor.done():
-            break
-        with executor.lock:
-            active = releases.advance(executor)
-        executor.step()
-        releases.check(executor, active)
-    else:
-        raise RuntimeError(f"stepped jobs not finished after {_MAX_STEPS} batches")
-    out: list[Any] = []
-    for result in collect_results(executor):
-        problem = releases.problems.get(result.scenario_index)
-        out.append(PathFailure(result.scenario_index, problem) if problem else replace(result, delays_ms=()))
-    return out
+    releases.drive(executor)
+    return releases.results(collect_results(executor))
