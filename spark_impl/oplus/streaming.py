@@ -96,7 +96,7 @@ class OplusStreamingRun:
             raise InputError(f"must be an integer event time or None, got {watermark!r}", "watermark")
         with self.lock:
             requests = self.log.requests()
-            ident = len(requests)
+            ident = max((int(r["id"]) for r in requests), default=-1) + 1  # compaction keeps the largest
             requests.append({"id": ident, "job": job, "parallelism": parallelism, "watermark": watermark})
             self.log.write_requests(requests)
         return ident
@@ -193,9 +193,9 @@ class _Handler:
                         watermark, list(prev.applied),
                         {j: prev.late.get(j, 0) + summary.late.get(j, 0) for j in plans},
                         sum(n for _, n in counts), list(prev.rescales[-99:]))
-        with run.lock:
-            self._apply_requests(run.log.requests(), record)
+        settle_requests(run, record)
         run.log.write_commit(record)
+        compact_requests(run, record)
         run._maybe_crash("after-commit")
 
     @staticmethod
@@ -212,6 +212,36 @@ class _Handler:
             record.parallelism[job] = int(request["parallelism"])
             record.applied.append(ident)
             done.add(ident)
+
+
+KEEP_APPLIED = 1000
+"""Applied rescale requests kept in ``requests.json`` (and so in a commit's ``applied``)."""
+
+
+def settle_requests(run: OplusStreamingRun, record: Commit) -> None:
+    """Before ``record`` is committed: its ``applied`` keeps the ids still listed in
+    ``requests.json`` (the others were compacted away, :func:`compact_requests`), and the
+    requests its watermark reached are applied (step 4)."""
+    with run.lock:
+        requests = run.log.requests()
+        listed = {int(r["id"]) for r in requests}
+        record.applied = [ident for ident in record.applied if ident in listed]
+        _Handler._apply_requests(requests, record)
+
+
+def compact_requests(run: OplusStreamingRun, record: Commit) -> None:
+    """After ``record`` is committed: ``requests.json`` keeps every request not applied and
+    the :data:`KEEP_APPLIED` applied ones with the largest ids (among them the largest id
+    issued, which the next id follows), so it and ``applied`` stay bounded however many
+    rescales a query makes. An applied request dropped here is no longer listed, so it can
+    never be applied again."""
+    with run.lock:
+        requests = run.log.requests()
+        done = set(record.applied)
+        kept = set(sorted(int(r["id"]) for r in requests if int(r["id"]) in done)[-KEEP_APPLIED:])
+        compacted = [r for r in requests if int(r["id"]) not in done or int(r["id"]) in kept]
+        if len(compacted) < len(requests):
+            run.log.write_requests(compacted)
 
 
 def start_oplus_query(spark: Any, stream: Any, jobs: Sequence[OplusJob], *, checkpoint_dir: str, sink: Sink,
