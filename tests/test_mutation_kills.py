@@ -201,3 +201,18 @@ def test_user_operators_route_replicate_to_every_child_and_others_by_key() -> No
         keyed = UserLogic(double, kind, children)
         assert keyed.process(1, 4, 5) == (6, [(children[route(4, 3)], 4, 10), (children[route(5, 3)], 5, 5)])
     assert route(4, 3) != route(5, 3)  # the two outputs go to different children
+
+
+def test_oplus_operator_config_has_the_seeded_fault_off_unless_asked() -> None:
+    """Kills oplus/operators.py:core/ReplaceFalseWithTrue:2 of the session 4 campaign (line 45,
+    ``def of(scenario, off_by_one: bool = False)`` -> ``= True``). Every caller in spark_impl
+    passes the flag, so no run changes (the suite cannot see it); but the default is the API a
+    new caller gets, and it would silently run the seeded fault ``window-off-by-one``."""
+    from spec.oplus.scenario import parse_scenario
+    from spark_impl.oplus.operators import OperatorConfig, in_window
+
+    scenario = parse_scenario({"operator": "sliding-sum", "WA": 2, "WS": 4, "WT": "multi", "parallelism": 1,
+                               "inputs": [[{"ts": 0, "key": "a", "value": 1}]], "reconfigurations": [], "params": {}})
+    config = OperatorConfig.of(scenario)
+    assert not config.off_by_one and OperatorConfig.of(scenario, True).off_by_one
+    assert not in_window(config, 0, 4) and in_window(OperatorConfig.of(scenario, True), 0, 4)  # ts = L + WS
