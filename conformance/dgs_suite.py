@@ -16,6 +16,9 @@ Checks, on the same cases:
   batch is one Spark job); NOT RUN unless the engine is spark;
 * ``spark balanced_plan vs its definition`` (with the spark check) - the plan builder of
   ``dgs-plan`` and the live front end against its promise (:mod:`conformance.dgs_plans_check`);
+* ``spark-streaming vs spec(sort(u))`` (with the spark check) - every 8th case through the live
+  front end ``spark_impl.dgs.streaming`` as one query with driver kills
+  (:mod:`conformance.dgs_oplus_live`; the same oracles);
 * ``spark driver plan vs dependence order`` (with the spark check, no Spark job) - the order in
   which spark_impl's driver releases and plans every case's events (mailbox ticks, steps,
   inlining): each event once, on its worker or an ancestor, dependent events in key order
@@ -164,9 +167,11 @@ def _trace_problem(case: DgsCase, processed: Sequence[tuple[str, tuple[int, str]
 
 
 def run_dgs_suite(*, cases: int, seed: int, progress: Progress | None = None, save_dir: str | None = None,
-                  engine: str = "reference", spark: Any = None, batch: int = SPARK_BATCH) -> SuiteResult:
-    """Run the reference check and, with ``engine == "spark"``, the Spark check, both on all
-    ``cases`` cases (module docstring)."""
+                  engine: str = "reference", spark: Any = None, batch: int = SPARK_BATCH,
+                  live: bool = True) -> SuiteResult:
+    """Run the reference check and, with ``engine == "spark"``, the Spark checks, on all
+    ``cases`` cases (module docstring); ``live``: also every 8th case through the live front
+    end (:mod:`conformance.dgs_oplus_live`)."""
     result = SuiteResult("dgs", engine, seed)
     drawn = draw_dgs_cases(cases, seed)
     _count_features(result, drawn)
@@ -183,6 +188,10 @@ def run_dgs_suite(*, cases: int, seed: int, progress: Progress | None = None, sa
                                     "spark"))
     result.checks.append(_plans_check(len(drawn), seed, result))
     result.checks.append(_order_check(drawn, seed, result, save_dir))
+    if live:
+        from conformance.dgs_oplus_live import dgs_live_check
+
+        result.checks.append(dgs_live_check(drawn, spark, seed, save_dir, result))
     return result
 
 
@@ -344,7 +353,12 @@ def replay(record: dict[str, Any], faults: frozenset[str] | None) -> tuple[bool,
 
         found = problem(case)
         return found is None, found or "the driver plans every event once, dependent events in key order"
-    engine = spark_engine() if record.get("engine") == "spark" else reference_engine()
+    if record.get("engine") == "spark-streaming":
+        from conformance.dgs_streaming import streaming_engine
+
+        engine: BatchEngine = streaming_engine()
+    else:
+        engine = spark_engine() if record.get("engine") == "spark" else reference_engine()
     failed = judge(case, engine([case])[0])
     if not failed:
         return True, "outputs, processed events and final state equal the sequential program's"

@@ -7,7 +7,10 @@ Checks, each on the same random scenarios (:mod:`conformance.generators.oplus`):
   reconfigurations (Alg. 3-6, Theorem 3);
 * ``spark vs sequential``                 spark_impl's O+ executor (``spark_impl.oplus``), every
   case in one batch of Spark jobs, with the injected O+ faults (``spark_impl.faults.OPLUS_FAULTS``);
-  reported NOT RUN when the engine is not spark or spark_impl.oplus is missing, never as a pass.
+  reported NOT RUN when the engine is not spark or spark_impl.oplus is missing, never as a pass;
+* ``spark-streaming vs sequential``       (with the spark check) every 8th case through the live
+  front end ``spark_impl.oplus.streaming`` as one query with driver crashes
+  (:mod:`conformance.dgs_oplus_live`), the same oracles.
 
 Outputs are compared as multisets of ``(ts, key, value)`` rows with the matcher, so a failure
 names the first missing and unexpected rows. An engine that raises (or, on Spark, never
@@ -131,8 +134,9 @@ def _oracle(problem: str) -> str:
 
 def run_oplus_suite(*, cases: int, seed: int, progress: Progress | None = None,
                     save_dir: str | None = None, engine: str = "reference",
-                    faults: frozenset[str] = frozenset(), spark: Any = None) -> SuiteResult:
-    """Run every available check on ``cases`` random scenarios (``faults`` go to Spark)."""
+                    faults: frozenset[str] = frozenset(), spark: Any = None, live: bool = True) -> SuiteResult:
+    """Run every available check on ``cases`` random scenarios (``faults`` go to Spark);
+    ``live``: also every 8th case through the live front end (:mod:`conformance.dgs_oplus_live`)."""
     result = SuiteResult("oplus", engine, seed, delay_unit="")
     drawn = with_edges(draw_cases(oplus_cases(), cases, seed), seed)
     scenarios = [case for case, _ in drawn]
@@ -174,6 +178,10 @@ def run_oplus_suite(*, cases: int, seed: int, progress: Progress | None = None,
     failing = next((i for i, p in enumerate(problems) if p is not None), None)
     if failing is not None:
         result.failures.append(_shrink_spark(seed, failing, drawn[failing], guard, faults, save_dir))
+    if live:
+        from conformance.dgs_oplus_live import oplus_live_check
+
+        result.checks.append(oplus_live_check(drawn, faults, spark, seed, save_dir, result))
     return result
 
 
@@ -238,11 +246,17 @@ def _shrink(check: str, mode: str, seed: int, index: int, case: dict[str, Any],
 
 def replay(record: dict[str, Any], faults: frozenset[str] | None) -> tuple[bool, str]:
     """Replay a saved O+ case (``scheduler`` holds the mode, or ``spark``)."""
-    if record.get("scheduler") == "spark":
+    if record.get("scheduler") in ("spark", "spark-streaming"):
         injected = frozenset(record.get("faults", ())) if faults is None else faults
         data = record["case_data"]
         case = (data["scenario"], int(data.get("items_per_round", 2))) if "scenario" in data else (data, 2)
-        spark_problem = spark_discrepancies([case], spark_engine(injected))[0]
+        if record["scheduler"] == "spark-streaming":
+            from conformance.oplus_streaming import streaming_engine
+
+            engine = streaming_engine(injected)
+        else:
+            engine = spark_engine(injected)
+        spark_problem = spark_discrepancies([case], engine)[0]
         return spark_problem is None, spark_problem or "spark outputs equal the sequential reference"
     problem = discrepancy(record["case_data"], record.get("scheduler", "vsn"), int(record.get("seed", 0)))
     return problem is None, problem or "outputs equal the sequential reference"

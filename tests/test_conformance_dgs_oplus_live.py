@@ -1,0 +1,90 @@
+"""The default DGS and O+ suites' live checks (conformance.dgs_oplus_live), without Spark: the
+live engines are replaced by the reference (a passing engine) and by a broken one; a failure
+is reported, saved as a ``spark-streaming`` case, and its replay goes to the live engine (it
+went to the reference before, which passed every saved live failure)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+import pytest
+
+from conformance.cases import draw_cases
+from conformance.crashes import Crash
+from conformance.dgs_oplus_live import STRIDE, dgs_live_check, oplus_live_check
+from conformance.dgs_suite import draw_dgs_cases, reference_engine
+from conformance.generators.oplus import oplus_cases
+from conformance.oplus_rounds import rows_of
+from conformance.regression import load_case
+from conformance.suite import SuiteResult
+
+DGS = draw_dgs_cases(20, 0)
+OPLUS = draw_cases(oplus_cases(), 20, 0)
+
+
+def _dgs_engine(broken: bool) -> Any:
+    def run(cases: Sequence[Any]) -> list[Any]:
+        seen = [o for o in reference_engine()(cases) if not isinstance(o, Crash)]  # (none crashes)
+        # broken: case DGS[STRIDE] loses its first processed event
+        return [(outputs, state, processed[1:] if broken and case == DGS[STRIDE] else processed)
+                for case, (outputs, state, processed) in zip(cases, seen)]
+    return lambda spark=None: run
+
+
+def test_the_dgs_live_check_runs_every_stride_th_case_and_saves_a_failure_for_the_live_replay(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import conformance.dgs_streaming as live
+
+    monkeypatch.setattr(live, "streaming_engine", _dgs_engine(False))
+    result = SuiteResult("dgs", "spark", 0)
+    check = dgs_live_check(DGS, None, 0, str(tmp_path), result)
+    assert (check.cases, check.failed, result.failures) == (len(range(0, 20, STRIDE)), 0, [])
+    monkeypatch.setattr(live, "streaming_engine", _dgs_engine(True))
+    check = dgs_live_check(DGS, None, 0, str(tmp_path), result)
+    assert check.failed == 1 and result.failures[0].case_index == STRIDE
+    assert result.failures[0].oracles == ("processed",) and result.failures[0].replay_file
+    record = load_case(result.failures[0].replay_file)
+    assert record["engine"] == "spark-streaming"
+
+    from conformance.dgs_suite import replay
+
+    assert replay(record, None)[0] is False  # the (broken) live engine, not the reference
+
+
+def test_the_oplus_live_check_judges_rows_rounds_and_instances_and_replays_live(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import conformance.oplus_streaming as live
+    from spec.oplus.emission import emission_rounds, emitting_instance
+    from spec.oplus.scenario import parse_scenario
+
+    def engine(broken: bool) -> Any:
+        def make(faults: frozenset[str], spark: Any = None) -> Any:
+            def run(cases: Sequence[tuple[dict[str, Any], int]]) -> list[Any]:
+                seen = []
+                for case, per_round in cases:
+                    scenario = parse_scenario(case)
+                    due = emission_rounds(scenario, per_round, lambda s: rows_of(s, "sequential"))
+                    rows = [row for (row, _), n in due.items() for _ in range(n)]
+                    rounds = [r for (_, r), n in due.items() for _ in range(n)]
+                    where = [(r + int(broken), emitting_instance(scenario, per_round, row[1], r) or 0)
+                             for row, r in zip(rows, rounds)]
+                    seen.append((rows, where, None))
+                return seen
+            return run
+        return make
+
+    monkeypatch.setattr(live, "streaming_engine", engine(False))
+    result = SuiteResult("oplus", "spark", 0)
+    check = oplus_live_check(OPLUS, frozenset(), None, 0, str(tmp_path), result)
+    assert (check.cases, check.failed) == (len(range(0, 20, STRIDE)), 0)
+    monkeypatch.setattr(live, "streaming_engine", engine(True))  # every row one round late
+    check = oplus_live_check(OPLUS, frozenset(), None, 0, str(tmp_path), result)
+    with_rows = [i for i in range(0, 20, STRIDE) if rows_of(parse_scenario(OPLUS[i][0]), "sequential")]
+    assert check.failed == len(with_rows) and check.oracle_failures["round"] == len(with_rows)
+    record = load_case(result.failures[0].replay_file or "")
+    assert record["scheduler"] == "spark-streaming"
+
+    from conformance.oplus_suite import replay
+
+    assert replay(record, None)[0] is False
