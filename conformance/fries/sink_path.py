@@ -6,7 +6,8 @@ Every case of the batch runs in one ``Executor`` with
 * **keys of other types** (:mod:`spark_impl.keys`): the scenario's integer key ``k`` becomes,
   by ``k mod 3``, a string ``"k<k>.<i>"``, a nested tuple ``(b"k", (k, None), i)`` or a number
   ``k - 60`` (negative: an integer or an equal float, varying by tuple - the first tuple of
-  every key an integer; ``True``/``False`` for 1/0). ``i`` is the first index whose :func:`~spark_impl.keys.stable_hash` routes like
+  every key an integer); in every other case (and the ``objstore`` case) keys 0 and 1 are
+  ``False``/``True``, ``0``/``1`` or ``0.0``/``1.0`` instead (family ``boolish``). ``i`` is the first index whose :func:`~spark_impl.keys.stable_hash` routes like
   the integer (``stable_hash mod 60 == k mod 60``: every worker count and fan-out of the
   generators, 1-5), so the objects are the scenario's and the schedule is judged unchanged.
   The operators (:class:`KeyedLogic`) see the integer and emit encoded keys, so every record
@@ -75,7 +76,13 @@ def _hashed(k: int, family: str) -> Any:
 
 
 def encode(k: int, family: str, form: int) -> Any:
-    """The key standing for integer ``k`` in ``family``; ``form`` varies the numeric form."""
+    """The key standing for integer ``k`` (``k < PERIOD``) in ``family``; ``form`` varies the
+    numeric form. ``boolish``: keys 0 and 1 as ``False``/``True``, ``0``/``1`` or
+    ``0.0``/``1.0`` (bool first: equal keys, one state, routed alike), the others as ``mixed``."""
+    if family == "boolish":
+        if k in (0, 1):
+            return (bool(k), k, float(k))[form % 3]
+        family = "mixed"
     if family == "mixed":
         # k + k // 3, not k: on 3 workers k mod 3 == 0 was always numeric, where |k - 60| and
         # k - 60 route alike (a |k| mod p routing bug survived); now every residue gets every family
@@ -83,11 +90,7 @@ def encode(k: int, family: str, form: int) -> Any:
     if family != "numeric":  # string, tuple, json (a tuple without bytes: JSON arrays once written)
         return _hashed(k, family)
     shifted = k - PERIOD  # negative for the generators' keys, routed like k (a multiple of PERIOD apart)
-    if form % 3 == 1:
-        return float(shifted)
-    if form % 3 == 2 and shifted in (0, 1):
-        return bool(shifted)
-    return shifted
+    return float(shifted) if form % 3 == 1 else shifted
 
 
 def decode(key: Any) -> int:
@@ -98,7 +101,7 @@ def decode(key: Any) -> int:
         return decode(json.loads(key))
     if isinstance(key, (tuple, list)):
         return int(key[1][0])
-    return int(key) + PERIOD
+    return int(key) if key >= 0 else int(key) + PERIOD  # boolish 0/1 as they are, numeric keys shifted
 
 
 @dataclass(frozen=True)
@@ -197,7 +200,8 @@ def run_sink_path(spark: Any, scenarios: Sequence[Scenario], scheduler: str, *, 
 
     from conformance.fries.stepped import CommitWatch, Releases, stepped_job
 
-    jobs = [keyed_job(sc, "mixed") for sc in scenarios]
+    # every other case (and the objstore case) with bool keys for 0 and 1 (True == 1: routed alike)
+    jobs = [keyed_job(sc, "boolish" if s % 2 or object_store else "mixed") for s, sc in enumerate(scenarios)]
     releases = None if object_store else Releases()
     if releases is not None:  # the stepped clock: commits wait while heads are released
         jobs = [stepped_job(sc, s, job) for s, (sc, job) in enumerate(zip(scenarios, jobs))]

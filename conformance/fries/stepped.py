@@ -117,6 +117,8 @@ class Releases:
             if a is None or executor.scheduler == "epoch":
                 continue
             active[s] = a
+            if a.attempt < 1 and s not in self.problems:  # the FCM draws (and adversarial_seed) key on it
+                self.problems[s] = f"R{a.j} was made as attempt {a.attempt}: attempts count from 1 (re-made: attempt + 1)"
             key = (s, a.j, a.attempt)
             if key not in self.seen and executor.scheduler == "fries":
                 self._check_mcs(s, st.job, a)
