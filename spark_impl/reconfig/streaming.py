@@ -60,7 +60,7 @@ from spark_impl.keys import key_from_json
 from spark_impl.lru import LRU
 from spark_impl.reconfig.driver import Executor
 from spark_impl.reconfig.model import Job, Request
-from spark_impl.reconfig.progress import progress_path
+from spark_impl.reconfig.progress import has_progress
 from spark_impl.reconfig.retention import Retention
 from spark_impl.reconfig.sinks import Sink
 
@@ -377,7 +377,7 @@ def start_query(spark: Any, job: Job, source: Any, *, scheduler: str, checkpoint
     log = BatchLogSource(sources[0], input_dir)
     timing = replace(job.timing, batch_size=batch_size or (1 << 30))
     streaming_job = replace(job, source=log, unbounded=True, timing=timing)
-    resume = os.path.exists(progress_path(executor_dir))
+    resume = has_progress(executor_dir)
     ex = Executor(spark, [streaming_job], scheduler, executor_dir, faults=faults, partitions=partitions,
                   resume=resume, sink=sink, retention=retention)
     ref: list[StreamingRun] = []
