@@ -60,14 +60,14 @@ def dgs_live_check(drawn: Sequence[Any], spark: Any, seed: int, save_dir: str | 
 
 def oplus_live_check(drawn: Sequence[tuple[dict[str, Any], int]], faults: frozenset[str], spark: Any, seed: int,
                      save_dir: str | None, result: SuiteResult) -> CheckResult:
-    """Every :data:`STRIDE`-th O+ case through :func:`conformance.oplus_streaming.streaming_engine`
+    """The cases of :func:`oplus_live_indexes` through :func:`conformance.oplus_streaming.streaming_engine`
     (one live query: job ``i`` = case ``i``), judged by the Spark check's oracles."""
     from conformance.oplus_streaming import streaming_engine
     from conformance.oplus_suite import _oracle, spark_discrepancies
 
     check = CheckResult(OPLUS_LIVE)
     start = time.monotonic()
-    indexes = list(range(0, len(drawn), STRIDE))
+    indexes = oplus_live_indexes(len(drawn))
     problems = spark_discrepancies([drawn[i] for i in indexes], streaming_engine(faults, spark))
     check.cases = len(problems)
     check.failed = sum(p is not None for p in problems)
@@ -81,6 +81,18 @@ def oplus_live_check(drawn: Sequence[tuple[dict[str, Any], int]], faults: frozen
                                        {"scenario": scenario, "items_per_round": per_round}, seed,
                                        tuple(sorted(faults)), save_dir))
     return check
+
+
+def oplus_live_indexes(n: int) -> list[int]:
+    """Every :data:`STRIDE`-th case and every targeted ``rescale`` case
+    (:mod:`conformance.generators.oplus_edges`: many keys, rescales up and down at round
+    watermarks): in one live query the jobs then have different parallelisms while some of them
+    rescale, which a per-job mapping bug needs (a job's states re-read under another job's
+    parallelism)."""
+    from conformance.generators.oplus_edges import EVERY, KINDS
+
+    rescales = {index for number, index in enumerate(range(EVERY - 1, n, EVERY)) if KINDS[number % len(KINDS)] == "rescale"}
+    return sorted(set(range(0, n, STRIDE)) | rescales)
 
 
 def _report(check: str, suite: str, index: int, oracles: tuple[str, ...], explanation: str,
