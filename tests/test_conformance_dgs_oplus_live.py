@@ -12,7 +12,7 @@ import pytest
 
 from conformance.cases import draw_cases
 from conformance.crashes import Crash
-from conformance.dgs_oplus_live import STRIDE, dgs_live_check, oplus_live_check
+from conformance.dgs_oplus_live import STRIDE, dgs_live_check, oplus_live_check, oplus_live_indexes
 from conformance.dgs_suite import draw_dgs_cases, reference_engine
 from conformance.generators.oplus import oplus_cases
 from conformance.oplus_rounds import rows_of
@@ -77,10 +77,11 @@ def test_the_oplus_live_check_judges_rows_rounds_and_instances_and_replays_live(
     monkeypatch.setattr(live, "streaming_engine", engine(False))
     result = SuiteResult("oplus", "spark", 0)
     check = oplus_live_check(OPLUS, frozenset(), None, 0, str(tmp_path), result)
-    assert (check.cases, check.failed) == (len(range(0, 20, STRIDE)), 0)
+    assert oplus_live_indexes(20) == [0, 8, 14, 16]  # every 8th and the targeted rescale case (index 14)
+    assert (check.cases, check.failed) == (4, 0)
     monkeypatch.setattr(live, "streaming_engine", engine(True))  # every row one round late
     check = oplus_live_check(OPLUS, frozenset(), None, 0, str(tmp_path), result)
-    with_rows = [i for i in range(0, 20, STRIDE) if rows_of(parse_scenario(OPLUS[i][0]), "sequential")]
+    with_rows = [i for i in oplus_live_indexes(20) if rows_of(parse_scenario(OPLUS[i][0]), "sequential")]
     assert check.failed == len(with_rows) and check.oracle_failures["round"] == len(with_rows)
     record = load_case(result.failures[0].replay_file or "")
     assert record["scheduler"] == "spark-streaming"
