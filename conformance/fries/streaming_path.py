@@ -29,8 +29,10 @@ Two options make the live path's teeth (issue 14, session 4):
   is a cycle on every alignment probe. The files are then landed **one at a time** (each after
   the previous one was processed, :func:`stepped_rows` tuples each = one executor batch) and a
   request is submitted between two files once ``at`` tuples are in: every run makes the same
-  batches and requests at the same tuples. A head that switched before its release is a
-  :class:`PathFailure`; reported delays are dropped (the clock was moved).
+  batches and requests at the same tuples. ``Releases``' checks run after every step (a head
+  that switched before its release, the commit rule, and - given the scenario's requests - the
+  executor's MCS against Fries Alg. 1-4): a problem is a :class:`PathFailure`; reported delays
+  are dropped (the clock was moved).
 """
 
 from __future__ import annotations
@@ -54,14 +56,20 @@ class _Timeout(Exception):
 
 
 class _Clock:
-    """:class:`conformance.fries.stepped.Releases` as the front end's ``StepHook``."""
+    """:class:`conformance.fries.stepped.Releases` as the front end's ``StepHook``. The
+    streaming job has no planned requests (they come through ``submit``), so the MCS check of
+    ``Releases`` is given the scenario's job (``planned``: request ``j`` = the ``j``-th submitted)."""
 
-    def __init__(self) -> None:
+    def __init__(self, planned_job: Any) -> None:
         from conformance.fries.stepped import Releases
 
         self.releases = Releases()
+        self.planned_job = planned_job
 
     def before(self, executor: Any) -> Any:
+        a = executor.state[0].live.active
+        if a is not None and executor.scheduler == "fries" and (0, a.j, a.attempt) not in self.releases.seen:
+            self.releases._check_mcs(0, self.planned_job, a)  # noqa: SLF001 - see the class docstring
         return self.releases.advance(executor)
 
     def after(self, executor: Any, token: Any) -> None:
@@ -71,9 +79,10 @@ class _Clock:
 class _Live:
     """One scenario's query, its restarts after a crash and its requests."""
 
-    def __init__(self, spark: Any, job: Any, checkpoint_dir: str, scheduler: str, faults: frozenset[str],
+    def __init__(self, spark: Any, full: Any, checkpoint_dir: str, scheduler: str, faults: frozenset[str],
                  stepped: bool) -> None:
-        self.spark, self.job, self.scheduler, self.faults, self.stepped = spark, job, scheduler, faults, stepped
+        self.spark, self.full, self.scheduler, self.faults, self.stepped = spark, full, scheduler, faults, stepped
+        self.job = replace(full, planned=())
         self.data = os.path.join(checkpoint_dir, "data")
         self.query_dir = os.path.join(checkpoint_dir, "query")
         os.makedirs(self.data, exist_ok=True)
@@ -97,7 +106,7 @@ class _Live:
         from spark_impl.reconfig.streaming import start_query
 
         stream = self.spark.readStream.schema("key long, value long").option("maxFilesPerTrigger", 1).json(self.data)
-        clock = _Clock() if self.stepped else None
+        clock = _Clock(self.full) if self.stepped else None
         if clock is not None:
             self.clocks.append(clock)
         # settle_steps=0 and (unless stepped) one tuple per executor batch: the handler's step
@@ -181,7 +190,7 @@ def run_streaming(spark: Any, scenario: Scenario, index: int, scheduler: str, *,
     full = stepped_job(scenario, 0) if stepped else scenario_job(scenario)
     requests = [p.request for p in full.planned]
     points = [p.at for p in full.planned]
-    live = _Live(spark, replace(full, planned=()), checkpoint_dir, scheduler, faults, stepped)
+    live = _Live(spark, full, checkpoint_dir, scheduler, faults, stepped)
     per_file = stepped_rows(full) if stepped else _ROWS_PER_FILE
     files = [rows[o: o + per_file] for o in range(0, len(rows), per_file)]
     try:
