@@ -10,14 +10,18 @@ sink. ``foreachBatch(df, batch_id)`` on the driver (the DGS coordinator, paper 0
 2. runs the released events as one tick of the Spark DGS executor (:mod:`spark_impl.dgs.driver`:
    leaf segments in place, synchronizing events gathered, joined, processed and forked back)
    over the leaf states loaded from the last commit, and has the tasks save the new states;
-3. commits (``commit.pkl``: batch id, states, mailboxes), then delivers the batch's outputs to
+3. commits (a commit record: batch id, states, mailboxes), then delivers the batch's outputs to
    the sink under ``batch_id`` and records the delivery (:mod:`spark_impl.dgs.streaming_store`).
 
 Exactly once across a driver kill: Structured Streaming replays the batches it had not
 committed, with the same offsets. A replayed batch that was committed is skipped (its delivery
 is repeated if it was not recorded: idempotent by batch id); one that was not is computed
 again from the previous commit. State lives in files, not in Spark's memory, so it also
-survives the loss of an executor; every batch reads it back (no lineage grows).
+survives the loss of an executor; every batch reads it back (no lineage grows). Those files
+(``state_dir``) may be on a local disk or any filesystem :mod:`spark_impl.store` opens (S3,
+GCS, HDFS): no rename, write-once objects and commit records; Structured Streaming's own
+checkpoint (``<checkpoint_dir>/query``) stays on a path Spark's Hadoop filesystems reach
+(docs/spark.md, "DGS checkpoints on an object store").
 
 Several jobs (program, plan) can share one query: a row's ``"job"`` field picks one, leaf
 ``i`` of every job lives in partition ``i`` (:class:`spark_impl.dgs.tasks.Layout`), and a
@@ -28,6 +32,7 @@ raises it as the program's one-line :class:`~spec.errors.InputError`.
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 from dataclasses import dataclass, field, replace
@@ -42,11 +47,12 @@ from spark_impl.dgs.driver import DgsRun, _identity, _step, _user_error, inline_
 from spark_impl.dgs.streaming_input import Mailbox, group_rows, receive
 from spark_impl.dgs.streaming_replan import fresh_name, migrate, remap_mailbox
 from spark_impl.dgs.streaming_sink import deliver_batch
-from spark_impl.dgs.streaming_store import INITIAL, Commit, Store, load_states, save_states
+from spark_impl.dgs.streaming_store import INITIAL, Commit, Store, check_layout, load_states, save_states
 from spark_impl.dgs.tasks import Layout, collect_slots, final_states, gather, initial_states
 from spark_impl.dgs.topology import Topology, topology
 from spark_impl.reconfig.sinks import Sink
 from spark_impl.reconfig.streaming import StreamStopped
+from spark_impl.store import display, is_uri, join
 
 T = TypeVar("T")
 
@@ -91,6 +97,8 @@ class DgsStreamingRun:
     stopping: threading.Event = field(default_factory=threading.Event)
     pending: dict[int, Plan] = field(default_factory=dict)
     replanned: list[tuple[int, int]] = field(default_factory=list)
+    last: Commit | None = None
+    """The newest commit this process wrote or read (it is the only writer while it runs)."""
 
     def replan(self, plan: Plan | Mapping[str, Any], *, job: int = 0) -> None:
         """Run ``job`` under another plan (object or JSON) from the next micro-batch on, while
@@ -125,10 +133,16 @@ class DgsStreamingRun:
         self.query.stop()
 
     def committed(self) -> Commit:
-        """The last commit."""
-        commit = self.store.read()
-        assert commit is not None  # written by start_dgs_query
-        return commit
+        """The last commit (this process's; read from the store before the first)."""
+        if self.last is None:
+            self.last = self.store.read()
+        assert self.last is not None  # written by start_dgs_query
+        return self.last
+
+    def commit(self, commit: Commit) -> None:
+        """Write ``commit`` (the commit point) and remember it."""
+        self.store.write(commit)
+        self.last = commit
 
     def final_states(self) -> list[Any]:
         """Each job's state now: its committed leaf states joined back into the root."""
@@ -207,7 +221,7 @@ class DgsStreamingRun:
             _user_action(lambda: rdd.mapPartitionsWithIndex(save_states(target)).count())
         self._crash("before-commit")
         commit = Commit(commit.jobs, batch_id, states, mailboxes, commit.delivered)
-        self.store.write(commit)
+        self.commit(commit)
         self.batches.append(batch_id)
         self._crash("after-commit")
         self.deliver(commit)
@@ -229,7 +243,7 @@ class DgsStreamingRun:
                      for j, box in enumerate(commit.mailboxes)]
         switched = Commit([_signature(j, t) for j, t in zip(jobs, new.topos)], commit.batch, name, mailboxes,
                           commit.delivered)
-        self.store.write(switched)
+        self.commit(switched)
         self.layout, self.jobs = new, jobs
         self.store.prune(switched, self.keep_records)
         return switched
@@ -241,9 +255,8 @@ class DgsStreamingRun:
         if self.sink is not None:
             deliver_batch(self.spark, self.store.records_dir(commit.batch), commit.batch, self.sink)
         self._crash("after-deliver")
-        commit.delivered = commit.batch
-        self.store.write(commit)
-        self.store.prune(commit, self.keep_records)
+        self.commit(replace(commit, delivered=commit.batch))
+        self.store.prune(self.committed(), self.keep_records)
 
 
 def _user_action(action: Callable[[], T]) -> T:
@@ -258,18 +271,22 @@ def _user_action(action: Callable[[], T]) -> T:
 
 
 def _signature(job: LiveJob, topo: Topology) -> tuple[str, Any, int]:
-    return job.target, topo.plan.to_json(), job.inline_below
+    return job.target, json.loads(json.dumps(topo.plan.to_json())), job.inline_below
 
 
 def start_dgs_query(spark: Any, jobs: Sequence[LiveJob], source: Any, *, checkpoint_dir: str,
                     column: str = "value", sink: Sink | None = None, keep_records: bool = False,
-                    trigger: dict[str, Any] | None = None, crash_at: str | None = None) -> DgsStreamingRun:
+                    trigger: dict[str, Any] | None = None, crash_at: str | None = None,
+                    state_dir: str | None = None) -> DgsStreamingRun:
     """Start a query running ``jobs`` on ``source`` (a streaming DataFrame whose ``column``
     holds one JSON item per row, :mod:`spark_impl.dgs.streaming_input`); the outputs go to
     ``sink`` (:mod:`spark_impl.reconfig.sinks`). ``checkpoint_dir`` (storage every executor
-    sees) holds ``query/`` (Structured Streaming's checkpoint) and ``dgs/``
-    (:mod:`spark_impl.dgs.streaming_store`); starting again on it resumes exactly once. Every
-    job is validated (program, plan) first; InputError on bad input."""
+    sees, through Spark's Hadoop filesystems: a local or HDFS path, ``s3a://`` with the
+    hadoop-aws jars) holds ``query/`` (Structured Streaming's checkpoint); ``state_dir`` (default
+    ``<checkpoint_dir>/dgs``; a local path or a :mod:`spark_impl.store` URI such as ``s3://...``)
+    holds the DGS checkpoint (:mod:`spark_impl.dgs.streaming_store`). Starting again on both
+    resumes exactly once. Every job is validated (program, plan) first; InputError on bad
+    input."""
     if not getattr(source, "isStreaming", False):
         raise InputError("start_dgs_query needs a streaming DataFrame (spark.readStream...)")
     if column not in source.columns:
@@ -286,27 +303,34 @@ def start_dgs_query(spark: Any, jobs: Sequence[LiveJob], source: Any, *, checkpo
             topos.append(topology(programs[-1], job.plan if isinstance(job.plan, Plan) else plan_from_json(job.plan)))
         except InputError as error:
             raise (error if len(jobs) == 1 else error.located(f"jobs[{index}]")) from None
-    root = os.path.abspath(checkpoint_dir)
+    root = checkpoint_dir if is_uri(checkpoint_dir) else os.path.abspath(checkpoint_dir)
+    state = state_dir if state_dir is not None else join(root, "dgs")
+    try:
+        store = Store(state)
+        store.location.make_root()
+    except (OSError, ValueError) as error:  # pyarrow: an unknown scheme, a bad URI, no such bucket
+        raise InputError(f"cannot open {display(state)}: {str(error).splitlines()[0]}", "state_dir") from None
+    check_layout(state)
     layout = Layout(tuple(j.target for j in jobs), tuple(topos))
-    run = DgsStreamingRun(spark, Store(os.path.join(root, "dgs")), layout, programs, list(jobs), sink,
-                          keep_records, crash_at)
+    run = DgsStreamingRun(spark, store, layout, programs, list(jobs), sink, keep_records, crash_at)
     signature = [_signature(j, t) for j, t in zip(jobs, topos)]
     commit = run.store.read()
     if commit is None:
         _initial(run)
-        run.store.write(Commit(signature, mailboxes=[Mailbox() for _ in jobs]))
+        run.commit(Commit(signature, mailboxes=[Mailbox() for _ in jobs]))
     elif [(t, i) for t, _, i in commit.jobs] != [(t, i) for t, _, i in signature]:
         raise InputError("the checkpoint directory belongs to a query with other jobs (programs or "
                          "inline_below differ)", checkpoint_dir)
     else:
+        run.last = commit
         run.deliver(commit)  # a kill between the commit and the recorded delivery
         if commit.jobs != signature:  # restarted with other plans: re-plan the committed state
             run.layout = Layout(layout.targets, tuple(topology(p, plan_from_json(j[1]))
                                                       for p, j in zip(programs, commit.jobs)))
             run.jobs = [replace(job, plan=plan_from_json(j[1])) for job, j in zip(jobs, commit.jobs)]
-            run.switch_plans(commit, {i: t.plan for i, t in enumerate(topos) if commit.jobs[i] != signature[i]})
+            run.switch_plans(run.committed(), {i: t.plan for i, t in enumerate(topos) if commit.jobs[i] != signature[i]})
     writer = (source.writeStream.foreachBatch(lambda df, batch_id: run.handle(df, batch_id, column))
-              .option("checkpointLocation", os.path.join(root, "query")))
+              .option("checkpointLocation", join(root, "query")))
     if trigger:
         writer = writer.trigger(**trigger)
     run.query = writer.start()

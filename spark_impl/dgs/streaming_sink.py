@@ -7,27 +7,30 @@ outputs are one DataFrame with columns ``job int, batch long, value <sink.value_
 ``spec.dgs.streams.value_from_json(json.loads(text))`` gives a JSON-able output back), delivered under
 batch id ``b``; the Parquet table is partitioned by ``job`` and ``batch``, so a repeated
 delivery replaces its partition. Tasks read the records files (the driver ships file names,
-never data). An output's order within a batch is not kept: DGS outputs are a multiset (Def. 3.4).
+never data; the records location is a local path or a :mod:`spark_impl.store` URI, read
+through the store). An output's order within a batch is not kept: DGS outputs are a multiset (Def. 3.4).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import pickle
 from typing import Any, Callable, Iterator
 
 from spark_impl.reconfig.sinks import Sink, _convert
+from spark_impl.store import display, open_store
 
 
 def _rows(directory: str, batch: int, value_type: str) -> Callable[[str], Iterator[tuple[int, int, Any]]]:
     value_of = _json_text if value_type == "string" else _convert(value_type)
 
     def rows(name: str) -> Iterator[tuple[int, int, Any]]:
-        with open(os.path.join(directory, name), "rb") as handle:
-            for job, kind, value in pickle.load(handle):
-                if kind == "out":
-                    yield job, batch, value_of(value)
+        data = open_store(directory).read(name)
+        if data is None:
+            raise FileNotFoundError(f"missing DGS records file {display(directory)}/{name}")
+        for job, kind, value in pickle.loads(data):
+            if kind == "out":
+                yield job, batch, value_of(value)
     return rows
 
 
@@ -38,7 +41,7 @@ def _json_text(value: Any) -> str:
 def deliver_batch(spark: Any, records_dir: str, batch: int, sink: Sink) -> None:
     """Deliver micro-batch ``batch``'s outputs (module docstring); no call when no task of the
     batch processed an event."""
-    names = sorted(n for n in os.listdir(records_dir) if n.endswith(".pkl")) if os.path.isdir(records_dir) else []
+    names = [n for n in open_store(records_dir).list() if n.endswith(".pkl")]
     if not names:
         return
     rows = spark.sparkContext.parallelize(names, min(len(names), 8)).flatMap(

@@ -1,42 +1,62 @@
-"""The checkpoint of a live DGS query (``<checkpoint>/dgs/``): what survives a driver kill.
+"""The checkpoint of a live DGS query (``state_dir``, by default ``<checkpoint>/dgs/``): what
+survives a driver kill, on a local disk or any filesystem :mod:`spark_impl.store` opens (S3,
+GCS, HDFS, ``file://``), with no rename.
 
-Layout (storage the driver and every executor see)::
+Layout (storage the driver and every executor see; a location as :class:`spark_impl.store.Store`
+reads it)::
 
-    commit.pkl               the commit point (written atomically, last): Commit
-    states/<name>/p<i>.pkl   leaf states of partition i ({(job, leaf): state}), written by tasks
+    commits/<seq>.rec        the commit records (spark_impl.records.RecordLog: write-once,
+                             numbered, checksummed; the two newest kept): Commit
+    states/<name>/p<i>.pkl   leaf states of partition i ({(job, leaf): state}), written by
+                             tasks (framed and checksummed, spark_impl.records.frame)
     records/b<id>/*.pkl      what batch <id>'s tasks emitted: (job, "out", output) and
                              (job, "processed", (worker, key, payload)) (spark_impl.sink parts)
 
-A micro-batch ``b`` writes ``states/b<b>`` and ``records/b<b>`` first, then ``commit.pkl``
+A micro-batch ``b`` writes ``states/b<b>`` and ``records/b<b>`` first, then a commit record
 naming them with the jobs' mailboxes; a kill before that leaves the previous commit, and the
-replayed batch rewrites both directories from scratch. After the commit the outputs are
-delivered to the sink under batch id ``b`` and ``delivered`` is recorded; a kill in between
+replayed batch rewrites both prefixes from scratch. After the commit the outputs are delivered
+to the sink under batch id ``b`` and a record with ``delivered`` is appended; a kill in between
 makes the restarted query deliver ``b`` again under the same id (the sinks are idempotent by
-batch id, spark_impl.reconfig.sinks).
+batch id, spark_impl.reconfig.sinks). The newest commit record must verify: a torn or altered
+one is refused (:class:`~spark_impl.records.CorruptStateError`), never skipped for an older one.
 
-Retention: after a delivery every states directory but the committed one is deleted, and the
+A commit record is JSON: ``batch``, ``states``, ``delivered``, ``jobs`` (``[target, plan JSON,
+inline_below]``) and ``mailboxes``, the jobs' mailboxes pickled and base64-encoded (they hold
+the user's events and tags, of any type).
+
+Retention: after a delivery every states prefix but the committed one is deleted, and the
 records of delivered batches unless ``keep_records`` (the conformance suite reads the trace).
+A checkpoint of the session-4 layout (``commit.pkl`` rewritten in place) is refused
+(:func:`check_layout`): resuming it from scratch would skip the input Spark already consumed.
 """
 
 from __future__ import annotations
 
-import os
+import base64
 import pickle
-import shutil
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
+from spec.errors import InputError
+
 from spark_impl.dgs.streaming_input import Mailbox
 from spark_impl.dgs.tasks import PartitionStates
-from spark_impl.sink import read_parts, write_part
+from spark_impl.records import RecordLog, frame, unframe
+from spark_impl.sink import read_parts
+from spark_impl.store import display, join, open_store
+from spark_impl.store import Store as Location
 
 INITIAL = "init"
-"""The states directory of the initial states (``init()`` forked to the leaves)."""
+"""The states prefix of the initial states (``init()`` forked to the leaves)."""
+
+COMMITS = "commits"
+KEEP = 2
+STATE_MAGIC = b"streamproof-dgs-states/1\n"
 
 
 @dataclass
 class Commit:
-    """The last committed micro-batch (``-1``: none yet), its states directory, the mailboxes,
+    """The last committed micro-batch (``-1``: none yet), its states prefix, the mailboxes,
     the last batch delivered to the sink, and the jobs (``(target, plan JSON, inline_below)``,
     checked on restart)."""
 
@@ -46,85 +66,109 @@ class Commit:
     mailboxes: list[Mailbox] = field(default_factory=list)
     delivered: int = -1
 
+    def to_json(self) -> dict[str, Any]:
+        """The record's JSON (module docstring)."""
+        return {"batch": self.batch, "states": self.states, "delivered": self.delivered,
+                "jobs": [list(job) for job in self.jobs],
+                "mailboxes": base64.b64encode(pickle.dumps(self.mailboxes)).decode("ascii")}
 
-@dataclass(frozen=True)
+    @staticmethod
+    def from_json(raw: dict[str, Any]) -> "Commit":
+        """Inverse of :meth:`to_json`."""
+        mailboxes = pickle.loads(base64.b64decode(raw["mailboxes"]))
+        return Commit([(str(t), plan, int(i)) for t, plan, i in raw["jobs"]], int(raw["batch"]), str(raw["states"]),
+                      mailboxes, int(raw["delivered"]))
+
+
 class Store:
-    """Paths of one query's DGS checkpoint."""
+    """One query's DGS checkpoint at ``root`` (a local path or a URI). The commit log
+    remembers its newest record, so a running query lists nothing per commit."""
 
-    root: str
+    def __init__(self, root: str) -> None:
+        self.location: Location = open_store(root)
+        self.root = self.location.location
+        self.log = RecordLog(self.location, COMMITS)
 
-    def commit_path(self) -> str:
-        """``commit.pkl``."""
-        return os.path.join(self.root, "commit.pkl")
+    def __repr__(self) -> str:
+        return f"DgsStore({display(self.root)!r})"
 
     def read(self) -> Commit | None:
-        """The committed state, None before the first commit."""
-        try:
-            with open(self.commit_path(), "rb") as handle:
-                (commit,) = pickle.load(handle)
-        except FileNotFoundError:
-            return None
-        assert isinstance(commit, Commit)
-        return commit
+        """The committed state (newest record on the store), None before the first commit."""
+        self.log.last = None  # another driver may have written since: look at the store
+        found = self.log.latest()
+        return None if found is None else Commit.from_json(found[1])
 
     def write(self, commit: Commit) -> None:
-        """Replace the commit point atomically."""
-        os.makedirs(self.root, exist_ok=True)
-        write_part(self.root, "commit", [commit])
+        """Commit: append a record (write-once; the older ones but the newest :data:`KEEP`
+        are deleted)."""
+        if self.log.last is None:
+            self.location.make_root()
+        self.log.append(commit.to_json(), keep=KEEP)
 
     def states_dir(self, name: str) -> str:
-        """Directory of the leaf states named ``name``."""
-        return os.path.join(self.root, "states", name)
+        """Location of the leaf states named ``name``."""
+        return join(self.root, "states", name)
 
     def records_dir(self, batch: int) -> str:
-        """Directory of micro-batch ``batch``'s task records."""
-        return os.path.join(self.root, "records", f"b{batch:012d}")
+        """Location of micro-batch ``batch``'s task records."""
+        return join(self.root, "records", f"b{batch:012d}")
 
-    def fresh(self, path: str) -> str:
-        """``path`` emptied (a replayed batch starts from scratch) and created."""
-        shutil.rmtree(path, ignore_errors=True)
-        os.makedirs(path)
-        return path
+    def fresh(self, location: str) -> str:
+        """``location`` emptied (a replayed batch starts from scratch) and created."""
+        where = open_store(location)
+        where.delete("")
+        if where.local:  # task parts are written beside a temporary file (spark_impl.sink)
+            where.make_root()
+        return location
 
     def records(self, up_to: int) -> Iterator[tuple[int, list[Any]]]:
-        """``(batch, records)`` of every batch ``<= up_to`` still on disk, in batch order."""
-        base = os.path.join(self.root, "records")
-        if not os.path.isdir(base):
-            return
-        for entry in sorted(os.listdir(base)):
+        """``(batch, records)`` of every batch ``<= up_to`` still stored, in batch order."""
+        for entry in self.location.list("records"):
             batch = int(entry[1:])
             if batch <= up_to:
-                for _, records in read_parts(os.path.join(base, entry)):
+                for _, records in read_parts(join(self.root, "records", entry)):
                     yield batch, records
 
     def prune(self, commit: Commit, keep_records: bool) -> None:
         """Retention (module docstring)."""
-        states = os.path.join(self.root, "states")
-        for entry in os.listdir(states) if os.path.isdir(states) else []:
+        for entry in self.location.list("states"):
             if entry != commit.states:
-                shutil.rmtree(os.path.join(states, entry), ignore_errors=True)
-        records = os.path.join(self.root, "records")
-        if keep_records or not os.path.isdir(records):
+                self.location.delete(f"states/{entry}")
+        if keep_records:
             return
-        for entry in os.listdir(records):
+        for entry in self.location.list("records"):
             if int(entry[1:]) <= commit.delivered:
-                shutil.rmtree(os.path.join(records, entry), ignore_errors=True)
+                self.location.delete(f"records/{entry}")
 
 
-def save_states(directory: str) -> Any:
-    """Task function: write partition ``i``'s states to ``directory/p<i>.pkl``; yields 1."""
+def check_layout(root: str) -> None:
+    """Refuse a checkpoint written by the session-4 front end (module docstring)."""
+    where = open_store(root)
+    if where.exists("commit.pkl") and not where.list(COMMITS):
+        raise InputError(f"{display(root)} holds a live DGS checkpoint of an older layout (commit.pkl); "
+                         "this version cannot resume it: finish it with the version that wrote it, or start "
+                         "on a new checkpoint directory", "checkpoint_dir")
+
+
+def save_states(location: str) -> Any:
+    """Task function: write partition ``i``'s states to ``<location>/p<i>.pkl``; yields 1."""
     def task(index: int, parts: Iterator[PartitionStates]) -> Iterator[int]:
+        where = open_store(location)
         for states in parts:
-            write_part(directory, f"p{index:05d}", [states])
+            where.write_once(f"p{index:05d}.pkl", frame(pickle.dumps(states), STATE_MAGIC))
             yield 1
     return task
 
 
-def load_states(directory: str) -> Any:
+def load_states(location: str) -> Any:
     """Task function over ``parallelize(range(P), P)``: partition ``i``'s saved states."""
     def task(parts: Iterator[int]) -> Iterator[PartitionStates]:
+        where = open_store(location)
         for index in parts:
-            with open(os.path.join(directory, f"p{index:05d}.pkl"), "rb") as handle:
-                (states,) = pickle.load(handle)
+            name = f"p{index:05d}.pkl"
+            data = where.read(name)
+            if data is None:
+                raise FileNotFoundError(f"missing DGS state file {display(where.path(name))}")
+            states: PartitionStates = pickle.loads(unframe(where.path(name), data, STATE_MAGIC, "DGS states"))
             yield states
     return task

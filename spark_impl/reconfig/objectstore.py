@@ -21,21 +21,26 @@ committed rows as a ``pyarrow.Table`` (``.to_pandas()``, or ``spark.createDataFr
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 from spark_impl.reconfig.sinks import COLUMN_TYPES, check_types
+from spark_impl.store import is_uri, resolve
 
 _ARROW_TYPES = {"string": "string", "long": "int64", "double": "float64", "boolean": "bool"}
 COLUMNS = ("job", "batch", "operator", "txn", "key", "value")
 
 
 def filesystem(uri: str) -> tuple[Any, str]:
-    """``(pyarrow FileSystem, path inside it)`` of ``uri``."""
+    """``(pyarrow FileSystem, path inside it)`` of ``uri``: :func:`spark_impl.store.resolve`
+    (the checkpoint store's, one filesystem per process and endpoint); a plain local path is
+    pyarrow's local filesystem."""
+    if is_uri(uri):
+        return resolve(uri)
     import pyarrow.fs as pafs
 
-    fs, path = pafs.FileSystem.from_uri(uri)
-    return fs, path.rstrip("/")
+    return pafs.LocalFileSystem(), os.path.abspath(uri).rstrip("/")
 
 
 def _schema(key_type: str, value_type: str) -> Any:
