@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import pickle
 from typing import Any
 
 from spark_impl.store import Store, display
@@ -94,6 +95,20 @@ def read_json_record(store: Store, name: str) -> Any | None:
     """The JSON value of a framed object, or None if absent (CorruptStateError if damaged)."""
     data = store.read(name)
     return None if data is None else parse_json_record(store.path(name), data)
+
+
+PICKLE_MAGIC = b"streamproof-pickle/1\n"
+
+
+def write_pickle_record(store: Store, name: str, value: Any) -> None:
+    """Write ``value`` as one framed pickle (e.g. a task's part of a batch's state or outputs)."""
+    store.write_once(name, frame(pickle.dumps(value), PICKLE_MAGIC))
+
+
+def read_pickle_record(store: Store, name: str) -> Any | None:
+    """The value of a framed pickle, or None if absent (CorruptStateError if damaged)."""
+    data = store.read(name)
+    return None if data is None else pickle.loads(unframe(store.path(name), data, PICKLE_MAGIC, "pickled object"))
 
 
 class RecordLog:
