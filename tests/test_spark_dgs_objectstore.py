@@ -1,7 +1,8 @@
 """A live DGS query's checkpoint on a real S3 API (moto's server on 127.0.0.1, started and
 stopped by the fixture of tests/test_spark_objectstore_checkpoint.py): the commit records,
-the leaf states and the task records go through ``spark_impl.store`` (``state_dir=s3://...``);
-Structured Streaming's own checkpoint stays on a local path (s3a:// would need hadoop-aws).
+the leaf states and the task records go through ``spark_impl.store`` (``checkpoint_dir=s3://...``);
+Structured Streaming's own checkpoint (``query_checkpoint``) stays on a local path (s3a://
+would need the hadoop-aws jars).
 
 The key counter with string keys runs on a file source that grows while the query runs, with
 heartbeats, twice: on a local checkpoint without interruption, and on S3 with a re-plan
@@ -24,11 +25,12 @@ import pytest
 from spec.dgs.loader import load_program
 from spec.dgs.semantics import spec_run
 from spec.dgs.streams import sort_streams, value_to_json
+from spec.errors import InputError
 
 from spark_impl.dgs.streaming_plan import keyed_plan
 from spark_impl.dgs.streaming_store import Store
 from spark_impl.records import RecordLog
-from spark_impl.store import open_store
+from spark_impl.store import join, open_store
 
 sys.path.insert(0, os.path.dirname(__file__))
 from s3_server import s3_uri  # noqa: E402
@@ -54,7 +56,7 @@ class Deliveries:
         return Counter(json.dumps(json.loads(v)) for rows in self.rows.values() for v in rows)
 
 
-def _run(spark: Any, root: Path, state_dir: str | None, crashes: bool) -> tuple[Deliveries, Any]:
+def _run(spark: Any, root: Path, checkpoint: str | None, crashes: bool) -> tuple[Deliveries, Any]:
     """Run the stream's chunks through a query (module docstring); returns the sink and the
     final states."""
     from spark_impl.dgs.streaming import LiveJob, start_dgs_query
@@ -68,7 +70,8 @@ def _run(spark: Any, root: Path, state_dir: str | None, crashes: bool) -> tuple[
     def start(leaves: int, crash_at: str | None = None) -> Any:
         stream = spark.readStream.option("maxFilesPerTrigger", 1).text(str(source))
         return start_dgs_query(spark, [LiveJob(COUNTER, keyed_plan(program, STREAMS, leaves))], stream,
-                               checkpoint_dir=str(root / "query-ckpt"), state_dir=state_dir,
+                               checkpoint_dir=checkpoint or str(root / "ckpt"),
+                               query_checkpoint=str(root / "query-ckpt") if checkpoint else None,
                                sink=CallbackSink(sink), crash_at=crash_at)
 
     rows = _rows(_streams(5, 40))
@@ -104,8 +107,8 @@ def test_dgs_live_checkpoint_on_s3_with_replan_and_restarts_equals_the_local_run
     monkeypatch.chdir(tmp_path)  # a URI mistaken for a local path would land here
     program = load_program(COUNTER)
     local, local_state = _run(spark, tmp_path / "local", None, False)
-    state_dir = s3_uri(endpoint, "ckpt", "dgs")
-    remote, remote_state = _run(spark, tmp_path / "s3", state_dir, True)
+    checkpoint = s3_uri(endpoint, "ckpt", "run")
+    remote, remote_state = _run(spark, tmp_path / "s3", checkpoint, True)
 
     expected_state, expected = spec_run(program, sort_streams(_streams(5, 40)))
     want = Counter(json.dumps(value_to_json(x)) for x in expected)
@@ -115,6 +118,7 @@ def test_dgs_live_checkpoint_on_s3_with_replan_and_restarts_equals_the_local_run
     assert program.states_equal(program.initial, remote_state, expected_state)
 
     # the DGS checkpoint is on S3 and bounded; only Structured Streaming's is local
+    state_dir = join(checkpoint, "dgs")
     store = open_store(state_dir)
     assert set(store.list("")) <= {"commits", "states", "records"}, store.list("")
     assert len(RecordLog(store, "commits").sequences()) <= 2
@@ -123,3 +127,15 @@ def test_dgs_live_checkpoint_on_s3_with_replan_and_restarts_equals_the_local_run
     assert commit is not None and commit.delivered == commit.batch
     assert sorted(os.listdir(tmp_path / "s3")) == ["in", "query-ckpt"]
     assert sorted(os.listdir(tmp_path)) == ["local", "s3"]
+    assert open_store(checkpoint).list("") == ["dgs"]
+
+
+def test_a_uri_checkpoint_needs_query_checkpoint(spark: Any, tmp_path: Path) -> None:
+    from spark_impl.dgs.streaming import LiveJob, start_dgs_query
+
+    program = load_program(COUNTER)
+    stream = spark.readStream.text(str(tmp_path))
+    with pytest.raises(InputError, match="give query_checkpoint= too") as caught:
+        start_dgs_query(spark, [LiveJob(COUNTER, keyed_plan(program, STREAMS, 2))], stream,
+                        checkpoint_dir="s3://key:secret@bucket/ckpt?region=us-east-1")
+    assert "secret" not in str(caught.value)

@@ -18,10 +18,10 @@ committed, with the same offsets. A replayed batch that was committed is skipped
 is repeated if it was not recorded: idempotent by batch id); one that was not is computed
 again from the previous commit. State lives in files, not in Spark's memory, so it also
 survives the loss of an executor; every batch reads it back (no lineage grows). Those files
-(``state_dir``) may be on a local disk or any filesystem :mod:`spark_impl.store` opens (S3,
-GCS, HDFS): no rename, write-once objects and commit records; Structured Streaming's own
-checkpoint (``<checkpoint_dir>/query``) stays on a path Spark's Hadoop filesystems reach
-(docs/spark.md, "DGS checkpoints on an object store").
+(``<checkpoint_dir>/dgs``) may be on a local disk or any filesystem :mod:`spark_impl.store`
+opens (S3, GCS, HDFS): no rename, write-once objects and commit records; Structured
+Streaming's own checkpoint (``query_checkpoint``) stays on a path Spark's Hadoop filesystems
+reach (docs/spark.md, "Checkpoints on an object store: the live front ends").
 
 Several jobs (program, plan) can share one query: a row's ``"job"`` field picks one, leaf
 ``i`` of every job lives in partition ``i`` (:class:`spark_impl.dgs.tasks.Layout`), and a
@@ -277,16 +277,16 @@ def _signature(job: LiveJob, topo: Topology) -> tuple[str, Any, int]:
 def start_dgs_query(spark: Any, jobs: Sequence[LiveJob], source: Any, *, checkpoint_dir: str,
                     column: str = "value", sink: Sink | None = None, keep_records: bool = False,
                     trigger: dict[str, Any] | None = None, crash_at: str | None = None,
-                    state_dir: str | None = None) -> DgsStreamingRun:
+                    query_checkpoint: str | None = None) -> DgsStreamingRun:
     """Start a query running ``jobs`` on ``source`` (a streaming DataFrame whose ``column``
     holds one JSON item per row, :mod:`spark_impl.dgs.streaming_input`); the outputs go to
     ``sink`` (:mod:`spark_impl.reconfig.sinks`). ``checkpoint_dir`` (storage every executor
-    sees, through Spark's Hadoop filesystems: a local or HDFS path, ``s3a://`` with the
-    hadoop-aws jars) holds ``query/`` (Structured Streaming's checkpoint); ``state_dir`` (default
-    ``<checkpoint_dir>/dgs``; a local path or a :mod:`spark_impl.store` URI such as ``s3://...``)
-    holds the DGS checkpoint (:mod:`spark_impl.dgs.streaming_store`). Starting again on both
-    resumes exactly once. Every job is validated (program, plan) first; InputError on bad
-    input."""
+    sees: a local path or a :mod:`spark_impl.store` URI such as ``s3://...``) holds ``dgs/``,
+    the DGS checkpoint (:mod:`spark_impl.dgs.streaming_store`). ``query_checkpoint`` is
+    Structured Streaming's own checkpoint, a path Spark's Hadoop filesystems reach (local,
+    ``hdfs://``, ``s3a://`` with the hadoop-aws jars); default ``<checkpoint_dir>/query`` for a
+    local ``checkpoint_dir``, required for a URI. Starting again on both resumes exactly once.
+    Every job is validated (program, plan) first; InputError on bad input."""
     if not getattr(source, "isStreaming", False):
         raise InputError("start_dgs_query needs a streaming DataFrame (spark.readStream...)")
     if column not in source.columns:
@@ -304,12 +304,17 @@ def start_dgs_query(spark: Any, jobs: Sequence[LiveJob], source: Any, *, checkpo
         except InputError as error:
             raise (error if len(jobs) == 1 else error.located(f"jobs[{index}]")) from None
     root = checkpoint_dir if is_uri(checkpoint_dir) else os.path.abspath(checkpoint_dir)
-    state = state_dir if state_dir is not None else join(root, "dgs")
+    if query_checkpoint is None and is_uri(root):
+        raise InputError(f"checkpoint_dir {display(root)} is a filesystem URI: give query_checkpoint= too, "
+                         "Structured Streaming's own checkpoint (a local or HDFS path, or s3a:// with the "
+                         "hadoop-aws jars; docs/spark.md)", "query_checkpoint")
+    query = query_checkpoint or os.path.join(root, "query")
+    state = join(root, "dgs")
     try:
         store = Store(state)
         store.location.make_root()
     except (OSError, ValueError) as error:  # pyarrow: an unknown scheme, a bad URI, no such bucket
-        raise InputError(f"cannot open {display(state)}: {str(error).splitlines()[0]}", "state_dir") from None
+        raise InputError(f"cannot open {display(state)}: {str(error).splitlines()[0]}", "checkpoint_dir") from None
     check_layout(state)
     layout = Layout(tuple(j.target for j in jobs), tuple(topos))
     run = DgsStreamingRun(spark, store, layout, programs, list(jobs), sink, keep_records, crash_at)
@@ -330,7 +335,7 @@ def start_dgs_query(spark: Any, jobs: Sequence[LiveJob], source: Any, *, checkpo
             run.jobs = [replace(job, plan=plan_from_json(j[1])) for job, j in zip(jobs, commit.jobs)]
             run.switch_plans(run.committed(), {i: t.plan for i, t in enumerate(topos) if commit.jobs[i] != signature[i]})
     writer = (source.writeStream.foreachBatch(lambda df, batch_id: run.handle(df, batch_id, column))
-              .option("checkpointLocation", join(root, "query")))
+              .option("checkpointLocation", query))
     if trigger:
         writer = writer.trigger(**trigger)
     run.query = writer.start()
