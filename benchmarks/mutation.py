@@ -50,10 +50,15 @@ import subprocess
 import sys
 import tarfile
 import time
-from collections import Counter, defaultdict
+from collections import defaultdict
 from io import BytesIO
 from pathlib import Path
 from typing import Any, Iterable
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the helpers next to this script
+
+from mutation_child import child_check, child_tests, no_isolation, stop_at_first_failure  # noqa: E402,F401
+from mutation_report import latest, stratum, summary, weighted_line, wilson  # noqa: E402,F401
 
 ROOT = Path(__file__).resolve().parent.parent
 #: What is mutated: the executor. ``spark_impl/workloads`` (the demo's and the benchmarks' job
@@ -216,98 +221,6 @@ def run_child(run: Path, args: list[str], timeout_s: float) -> tuple[str, float,
     return status, time.monotonic() - start, tail
 
 
-def no_isolation() -> None:
-    """Fail fast on engine crashes too: :class:`conformance.crashes.Guard` re-runs a crashing
-    batch in halves down to the case that crashes (for the report; up to 2n engine calls,
-    minutes per mutant that crashes every O+ scenario of one operator). Here a batch that
-    crashes counts as a crash of each of its cases: the unmutated suite has none, so any crash
-    kills the mutant either way."""
-    from conformance import crashes
-
-    def isolate(self: Any, items: list[Any]) -> list[Any]:
-        if not items:
-            return []
-        outcome = self._call(items)
-        return [outcome] * len(items) if isinstance(outcome, crashes.Crash) else list(outcome)
-
-    setattr(crashes.Guard, "_isolate", isolate)
-
-
-def stop_at_first_failure() -> None:
-    """Fail fast in the DGS and O+ suites (the Fries suite has ``FriesConfig.fail_fast``): the
-    first failing DGS case, or the first shrink an O+ check starts (it only starts one on a
-    failure; shrinking re-runs cases, minutes per mutant under load), ends the child with exit
-    1. The unmutated suites reach neither (``prepare`` checks that they pass)."""
-    from conformance import dgs_suite, oplus_suite
-
-    def stop(where: str) -> Any:
-        def stopped(*args: Any, **kwargs: Any) -> Any:
-            print(f"fail-fast: {where} (a failure was found)", flush=True)
-            raise SystemExit(1)
-        return stopped
-
-    judge = getattr(dgs_suite, "judge", None)
-    if judge is not None:
-        def judged(case: Any, observed: Any) -> Any:
-            failed = judge(case, observed)
-            if failed:
-                print(f"fail-fast: dgs case failed {failed}"[:2000], flush=True)
-                raise SystemExit(1)
-            return failed
-        setattr(dgs_suite, "judge", judged)
-    for module, name in ((dgs_suite, "_shrink_and_save"), (oplus_suite, "_shrink_spark"), (oplus_suite, "_shrink")):
-        if hasattr(module, name):
-            setattr(module, name, stop(f"{module.__name__}.{name}"))
-
-
-def child_check(suite: str, coverage_out: str | None, cases: int | None = None) -> int:
-    """Child mode: the default suite ``suite`` (seed 0, default cases unless ``cases``), stopping
-    at the first failing batch; exit 1 on any failure. With ``coverage_out``: write executed
-    lines."""
-    from contextlib import nullcontext
-
-    from conformance.runner import DEFAULT_CASES, RunConfig, run_suites
-
-    measuring: Any = nullcontext(None)
-    if not coverage_out:  # prepare's coverage runs keep the suite as it is (nothing fails there)
-        no_isolation()
-        stop_at_first_failure()
-    if coverage_out:
-        from conformance.branch_coverage import measuring as measure
-
-        measuring = measure(Path(coverage_out).parent / f"cov-{suite}")
-    with measuring as box:
-        if suite == "fries":
-            from conformance.fries.suite import FriesConfig, run_fries_suite
-
-            results = [run_fries_suite(FriesConfig(cases=cases or DEFAULT_CASES["fries"], shrink_evaluations=0,
-                                                   fail_fast=True))]
-        else:
-            results = run_suites(RunConfig(suites=(suite,), shrink_budget=0, save_dir=None, cases=cases), lambda _: None)
-    if coverage_out and box is not None:
-        import coverage
-
-        cov = coverage.Coverage(config_file=str(Path(box.figure.data_dir) / "coveragerc"))
-        cov.load()
-        data = cov.get_data()
-        lines = {}
-        for name in data.measured_files():
-            rel = name[name.index("spark_impl"):] if "spark_impl" in name else name
-            lines[rel] = sorted(data.lines(name) or [])
-        Path(coverage_out).write_text(json.dumps(lines), encoding="utf-8")
-    failed = sum(r.failed for r in results)
-    ran = all(r.ran for r in results)
-    print(f"suite {suite}: {sum(r.cases for r in results)} cases, {failed} failed, ran={ran}")
-    return 1 if failed or not ran else 0
-
-
-def child_tests(files: list[str]) -> int:
-    """Child mode: pytest on ``files``, stopping at the first failure."""
-    import pytest
-
-    return int(pytest.main(["-x", "-q", "--tb=line", "-p", "no:cacheprovider", *files]))
-
-
 # --- campaign ------------------------------------------------------------------------------------
 
 def prepare(run: Path, measure: bool = True) -> None:
@@ -449,17 +362,6 @@ def sample(mutants: list[dict[str, Any]], n: int, seed: int) -> list[dict[str, A
     return chosen[:n] if n < len(chosen) else chosen
 
 
-def stratum(module: str) -> str:
-    """The stratum of a module: its part of :data:`SCOPE` (``reconfig``, ``dgs``, ``oplus``,
-    ``keys``, ``lru``, ``sink``, ``faults``), with the live front ends of DGS and O+
-    (``streaming*.py``, issue 14: ``--engine spark-streaming``, not the default suites'
-    engine) apart as ``dgs-live`` and ``oplus-live``."""
-    part = module.split("/")[1] if module.count("/") >= 1 else module
-    part = part[:-3] if part.endswith(".py") else part
-    live = part in ("dgs", "oplus") and Path(module).name.startswith("streaming")
-    return f"{part}-live" if live else part
-
-
 def allocate(sizes: dict[str, int], n: int, least: int) -> dict[str, int]:
     """``n`` draws over strata of ``sizes`` proportionally (largest remainder), at least
     ``least`` per stratum (never more than it holds)."""
@@ -539,115 +441,6 @@ def campaign(run: Path, n: int, seed: int, with_tests: bool, ids: Iterable[str] 
             out.write(json.dumps(record) + "\n")
         print(f"[{number}/{len(chosen)}] {record['outcome']:<17} {record.get('seconds', 0):>6.0f} s  {mutant['id']}  "
               f"{record.get('diff', '')}", flush=True)
-
-
-def summary(run: Path) -> str:
-    """Step 3: the Markdown score table."""
-    catalogue = json.loads((run / "mutants.json").read_text(encoding="utf-8"))
-    records = latest(run / "results.jsonl")
-    equivalent = _equivalent(run)
-    outcome = Counter(r["outcome"] for r in records)
-    killed = sum(v for k, v in outcome.items() if k.startswith("killed"))
-    eq = sum(1 for r in records if _is_equivalent(r, equivalent))
-    judged = len(records) - outcome["no mutation"] - eq
-    lines = [f"Snapshot {catalogue['commit'][:10]}; population {len(catalogue['mutants'])} mutants in scope; "
-             f"sample {len(records)}.", "",
-             "| outcome | mutants |", "| --- | ---: |"]
-    lines += [f"| {k} | {v} |" for k, v in sorted(outcome.items())]
-    by_suite = sum(v for k, v in outcome.items() if k.startswith("killed") and k != "killed by tests")
-    low, high = wilson(killed, judged)
-    lines += [f"| equivalent (annotations, and survivors argued in docs/conformance.md) | {eq} |", "",
-              f"**Score: {killed}/{judged} non-equivalent mutants killed "
-              f"({100.0 * killed / judged if judged else 0:.1f}%).**", "",
-              f"Suite alone: {by_suite}/{judged} ({100.0 * by_suite / judged if judged else 0:.1f}%); "
-              f"suite + tests: {killed}/{judged}, 95% interval (Wilson) {100 * low:.1f}-{100 * high:.1f}%.",
-              weighted_line(records, catalogue["mutants"], equivalent), "",
-              "| module | sampled | killed | survived | not covered | equivalent |",
-              "| --- | ---: | ---: | ---: | ---: | ---: |"]
-    per: dict[str, Counter[str]] = defaultdict(Counter)
-    for r in records:
-        key = "equivalent" if _is_equivalent(r, equivalent) else \
-            "killed" if r["outcome"].startswith("killed") else r["outcome"]
-        per[r["module"]][key] += 1
-        per[r["module"]]["sampled"] += 1
-    for module, c in sorted(per.items()):
-        lines.append(f"| {module} | {c['sampled']} | {c['killed']} | {c['survived']} | {c['not covered']} | "
-                     f"{c['equivalent']} |")
-    lines += ["", "Killed by a check written for a survivor (not by the suite):", ""]
-    lines += [f"* `{r['id']}` line {r['line']}: {r.get('killed_by', '')} `{r.get('diff', '')}`"
-              for r in records if r["outcome"] == "killed by tests"]
-    lines += ["", "Survivors:", ""]
-    for r in records:
-        if not r["outcome"].startswith(("killed", "equivalent")) and r["outcome"] != "no mutation":
-            tag = " (equivalent)" if r["id"] in equivalent else ""
-            lines.append(f"* `{r['id']}` line {r['line']}: {r['outcome']}{tag} `{r.get('diff', '')}`")
-    return "\n".join(lines)
-
-
-def latest(results: Path) -> list[dict[str, Any]]:
-    """One record per mutant: its last suite run (a mutant run again: its last result counts),
-    with the outcome ``killed by tests`` if its last ``tests_only`` run (checks written for
-    survivors) killed a mutant the suite left alive. Suite verdicts stay in ``suite_outcome``."""
-    suite: dict[str, dict[str, Any]] = {}
-    tests: dict[str, dict[str, Any]] = {}
-    for line in results.read_text().splitlines():
-        if line.strip():
-            record = json.loads(line)
-            (tests if record.get("tests_only") else suite)[record["id"]] = record
-    out = []
-    for key in dict.fromkeys([*suite, *tests]):
-        base = suite.get(key) or dict(tests[key], outcome="survived")  # never run by the suite: no suite kill
-        record = dict(base, suite_outcome=base["outcome"])
-        extra = tests.get(key)
-        if extra is not None and extra["outcome"] == "killed by tests" and not base["outcome"].startswith(
-                ("killed", "equivalent")):
-            record.update(outcome="killed by tests", killed_by=extra.get("killed_by"))
-        out.append(record)
-    return out
-
-
-def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson score interval of a proportion ``k / n`` (95 % at ``z`` = 1.96)."""
-    if n == 0:
-        return 0.0, 1.0
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
-def weighted_line(records: list[dict[str, Any]], population: list[dict[str, Any]], argued: set[str]) -> str:
-    """The score with each stratum (:func:`stratum`) weighted by its share of the population's
-    non-annotation mutants: a stratified sample over-represents small strata (>= 2 draws)."""
-    size = Counter(stratum(str(m.get("module", ""))) for m in population if not m.get("annotation"))
-    judged: Counter[str] = Counter()
-    killed: Counter[str] = Counter()
-    for r in records:
-        if r["outcome"] == "no mutation" or _is_equivalent(r, argued):
-            continue
-        judged[stratum(str(r["module"]))] += 1
-        killed[stratum(str(r["module"]))] += r["outcome"].startswith("killed")
-    weight = sum(size[k] for k in judged)
-    if not weight or any(not size[k] for k in judged):
-        return ""
-    score = sum(size[k] * killed[k] / judged[k] for k in judged) / weight
-    parts = ", ".join(f"{k} {killed[k]}/{judged[k]} of {size[k]}" for k in sorted(judged))
-    return f"Weighted by stratum size ({parts}): {100 * score:.1f}%."
-
-
-def _is_equivalent(record: dict[str, Any], argued: set[str]) -> bool:
-    """Equivalent: in an annotation, or a survivor whose id is in ``equivalent.txt``."""
-    outcome = str(record["outcome"])
-    return outcome.startswith("equivalent") or (record["id"] in argued and not outcome.startswith("killed"))
-
-
-def _equivalent(run: Path) -> set[str]:
-    """Mutant ids argued equivalent (``RUN/equivalent.txt``, one id per line, ``#`` comments;
-    the arguments themselves are in docs/conformance.md)."""
-    path = run / "equivalent.txt"
-    if not path.exists():
-        return set()
-    return {line.split("#")[0].strip() for line in path.read_text().splitlines() if line.split("#")[0].strip()}
 
 
 def main(argv: list[str] | None = None) -> int:

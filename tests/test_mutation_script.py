@@ -114,7 +114,9 @@ def test_tests_only_runs_are_kept_apart_from_the_suite_verdict(tmp_path: Path) -
     found = {r["id"]: (r["outcome"], r["suite_outcome"]) for r in m.latest(tmp_path / "results.jsonl")}
     assert found == {"a": ("killed by tests", "survived"), "b": ("killed", "killed"), "c": ("survived", "survived")}
     table = m.summary(tmp_path)
-    assert "Suite alone: 1/3 (33.3%); suite + tests: 2/3" in table and "* `a` line 1: t `" in table
+    assert "Suite alone: 1/3 (33.3%), 95% interval (Wilson) 6.1-79.2%; suite + tests: 2/3" in table
+    assert "* `a` line 1: t `" in table
+    assert "| x | 3 | 1 | 1 | 1 | 0 | 0 |" in table  # per part: suite kills and tests' kills apart
 
 
 def test_child_fail_fast_patches_stop_at_the_first_failure() -> None:
