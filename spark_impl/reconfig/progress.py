@@ -9,6 +9,12 @@ checksummed, written after the batch's task files; the two newest records are ke
 restarted driver - or a simulated crash of one job - resumes from exactly the committed view,
 on a local disk or an object store alike. A torn or altered newest record is refused
 (:class:`~spark_impl.records.CorruptStateError`).
+
+Delays: ``delays`` maps a completed request to its reconfiguration delay. Under a
+:class:`~spark_impl.reconfig.retention.Retention` only the newest ``Retention.delays`` entries
+stay in it; the older ones are folded into ``earlier`` (:class:`DelaySummary`: count, total,
+max, the last request folded), so a long-running job's record stops growing after a few
+requests while :meth:`Progress.delay_stats` still summarizes every request's delay.
 """
 
 from __future__ import annotations
@@ -38,6 +44,27 @@ class Active:
 
 
 @dataclass
+class DelaySummary:
+    """Delays folded out of :attr:`Progress.delays`: how many, their sum and maximum (ms), and
+    the newest request among them (0: none)."""
+
+    count: int = 0
+    total_ms: float = 0.0
+    max_ms: float = 0.0
+    last: int = 0
+
+    def add(self, j: int, delay_ms: float) -> "DelaySummary":
+        """This summary with request ``j``'s delay folded in."""
+        return DelaySummary(self.count + 1, round(self.total_ms + delay_ms, 3), max(self.max_ms, delay_ms),
+                            max(self.last, j))
+
+    @property
+    def mean_ms(self) -> float | None:
+        """The mean delay (None when there is none)."""
+        return self.total_ms / self.count if self.count else None
+
+
+@dataclass
 class Progress:
     """See the module docstring. ``phase``: stream -> flush -> done."""
 
@@ -49,10 +76,24 @@ class Progress:
     history: list[int] = field(default_factory=list)
     pending: list[int] = field(default_factory=list)
     phase: str = "stream"
+    earlier: DelaySummary = field(default_factory=DelaySummary)
 
     def snapshot(self) -> "Progress":
         """A deep copy (the committed view)."""
         return copy.deepcopy(self)
+
+    def fold_delays(self, keep: int) -> None:
+        """Fold all but the newest ``keep`` delays into ``earlier`` (module docstring)."""
+        if len(self.delays) > keep:
+            for j in sorted(self.delays)[:-keep]:
+                self.earlier = self.earlier.add(j, self.delays.pop(j))
+
+    def delay_stats(self) -> DelaySummary:
+        """Every completed request's delay summarized (folded and kept alike)."""
+        total = self.earlier
+        for j in sorted(self.delays):
+            total = total.add(j, self.delays[j])
+        return total
 
     def to_json(self) -> dict[str, Any]:
         """JSON form."""
@@ -65,7 +106,8 @@ class Progress:
         """Inverse of :meth:`to_json`."""
         active = Active(**raw["active"]) if raw.get("active") else None
         return Progress(raw["offset"], raw["made"], active, {int(k): float(v) for k, v in raw["delays"].items()},
-                        list(raw["rejected"]), list(raw["history"]), list(raw["pending"]), raw["phase"])
+                        list(raw["rejected"]), list(raw["history"]), list(raw["pending"]), raw["phase"],
+                        DelaySummary(**raw["earlier"]) if raw.get("earlier") else DelaySummary())
 
 
 PROGRESS = "progress"
