@@ -1,36 +1,40 @@
-"""The O+ live log's garbage collection (``spark_impl.oplus.streaming_log.Log.prune``).
+"""The O+ live log's garbage collection (``spark_impl.oplus.streaming_log.Log.prune``), on a
+local path, ``file://`` and S3 (moto on 127.0.0.1, the objstore tests' fixtures).
 
 Kills two mutants the default suite left alive (docs/conformance.md, "Session 4, last check"):
 ``b > delivered`` -> ``b is not delivered`` in the kept commits (every undelivered-or-not
 commit kept: storage grows without bound) and ``b > delivered`` -> ``b < delivered`` for the
-output directories (undelivered outputs deleted, so a crash between a batch's commit and its
-delivery would lose them). No Spark: the rule only looks at directory and file names.
+output parts (undelivered outputs deleted, so a crash between a batch's commit and its
+delivery would lose them). No Spark: the rule only looks at object names.
 """
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
+import sys
 
-from spark_impl.oplus.streaming_log import Log
+from spark_impl.oplus.streaming_log import Commit, Log, write_part
+
+sys.path.insert(0, os.path.dirname(__file__))
+from test_spark_objectstore_store import endpoint, location  # noqa: E402,F401 - the shared fixtures
 
 
-def _log_with_batches(tmp_path: Path, batches: range, delivered: int) -> Log:
-    log = Log(str(tmp_path))
+def _log_with_batches(location: str, batches: range, delivered: int) -> Log:
+    log = Log(location)
     for b in batches:
-        Path(log._commit_path(b)).write_text("{}", encoding="utf-8")
-        os.makedirs(log.state_dir(b))
-        os.makedirs(log.out_dir(b))
+        log.write_commit(Commit(b, {0: 1}, {0: 1}, 1))
+        write_part(log.location, "state", b, 0, [(0, {"k": b})])
+        write_part(log.location, "out", b, 0, [(0, b, "k", b)])
     log.mark_delivered(delivered)
     return log
 
 
 def _present(log: Log, sub: str) -> list[int]:
-    return sorted(int(n[1:]) for n in os.listdir(os.path.join(log.root, sub)) if n.startswith("b"))
+    return sorted(int(n[1:]) for n in log.store.list(sub) if n.startswith("b"))
 
 
-def test_prune_keeps_the_last_commits_and_everything_not_delivered_and_nothing_else(tmp_path: Path) -> None:
-    log = _log_with_batches(tmp_path, range(6), delivered=2)
+def test_prune_keeps_the_last_commits_and_everything_not_delivered_and_nothing_else(location: str) -> None:
+    log = _log_with_batches(location, range(6), delivered=2)
     log.prune(keep=2)
     # commits: the last two (4, 5) plus every batch after the delivered one (3, 4, 5)
     assert log.committed() == [3, 4, 5]
@@ -40,9 +44,11 @@ def test_prune_keeps_the_last_commits_and_everything_not_delivered_and_nothing_e
     assert _present(log, "state") == [3, 4, 5]
 
 
-def test_prune_with_everything_delivered_keeps_only_the_restart_base(tmp_path: Path) -> None:
-    log = _log_with_batches(tmp_path, range(5), delivered=4)
+def test_prune_with_everything_delivered_keeps_only_the_restart_base(location: str) -> None:
+    log = _log_with_batches(location, range(5), delivered=4)
     log.prune(keep=1)
     assert log.committed() == [4]
     assert _present(log, "out") == []
     assert _present(log, "state") == [4]
+    assert log.latest() == Commit(4, {0: 1}, {0: 1}, 1) and log.delivered() == 4
+    assert len(log.deliveries.sequences()) == 1  # one delivery record so far (two are kept)

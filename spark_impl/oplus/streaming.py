@@ -6,6 +6,9 @@ live stream").
                             checkpoint_dir="/shared/ckpt", sink=ParquetSink("/shared/out", value_type="long"))
     run.rescale(4)                       # any thread, while the query runs
     run.query.processAllAvailable(); run.stop()
+    # the O+ state on an object store (spark_impl.store); Spark's own checkpoint stays a Hadoop path:
+    #   start_oplus_query(..., checkpoint_dir="s3://key:secret@bucket/ckpt?region=us-east-1",
+    #                     query_checkpoint="/shared/query", ...)
 
 Structured Streaming owns the *input* (offsets, batch ids, replay); ``foreachBatch(df, b)``:
 
@@ -18,8 +21,8 @@ Structured Streaming owns the *input* (offsets, batch ids, replay); ``foreachBat
 3. One Spark job runs every instance (:mod:`spark_impl.oplus.streaming_round`): tuples are
    processed under the parallelism in force, then windows with ``L + WS <= W`` are emitted.
    State and outputs go to this batch's files in the checkpoint.
-4. **Rescale at a watermark.** Requests (:meth:`OplusStreamingRun.rescale`, written to
-   ``requests.json`` when accepted, so a restart keeps them) take effect at the first batch
+4. **Rescale at a watermark.** Requests (:meth:`OplusStreamingRun.rescale`, each written as
+   a record under ``requests/`` when accepted, so a restart keeps them) take effect at the first batch
    boundary whose new watermark reaches the request's watermark (any finite watermark when
    none was given) while the stream still runs: the next batch runs with the new
    parallelism, key states read from the shared state by the new mapping (STRETCH VSN: no
@@ -56,6 +59,7 @@ from spark_impl.oplus.streaming_round import RoundPlan, run_round
 from spark_impl.oplus.streaming_sink import deliver_pending
 from spark_impl.reconfig.sinks import Sink
 from spark_impl.reconfig.streaming import StreamStopped
+from spark_impl.store import display, is_uri
 
 __all__ = ["CRASH_POINTS", "OplusStreamingRun", "SimulatedCrash", "start_oplus_query"]
 
@@ -95,15 +99,13 @@ class OplusStreamingRun:
         if watermark is not None and (isinstance(watermark, bool) or not isinstance(watermark, int)):
             raise InputError(f"must be an integer event time or None, got {watermark!r}", "watermark")
         with self.lock:
-            requests = self.log.requests()
-            ident = max((int(r["id"]) for r in requests), default=-1) + 1  # compaction keeps the largest
-            requests.append({"id": ident, "job": job, "parallelism": parallelism, "watermark": watermark})
-            self.log.write_requests(requests)
-        return ident
+            return self.log.add_request(job, parallelism, watermark)
 
     def status(self) -> Commit | None:
         """The last committed batch's record: ``parallelism`` (of the next batch), ``watermark``,
-        ``applied`` request ids, ``late`` tuples dropped, ``rescales`` applied."""
+        ``applied`` request ids (the last :data:`KEEP_APPLIED`), ``late`` tuples dropped,
+        ``rescales`` (the last :data:`KEEP_RESCALES`), ``rescaled`` (per job, every rescale
+        applied since the query started)."""
         return self.log.latest()
 
     def crash_at(self, point: str) -> None:
@@ -182,20 +184,14 @@ class _Handler:
             plans = {j: ScenarioRound(job.config(self.off_by_one), prev.parallelism[j], prev.watermark[j],
                                       watermark[j], self.drop, route_key) for j, job in enumerate(jobs)}
             moved = frozenset(j for j in plans if prev.parallelism[j] != prev.ran.get(j))
-            plan = RoundPlan(plans, max(prev.parallelism.values()),
-                             run.log.state_dir(prev.batch) if prev.batch >= 0 else None, prev.partitions,
-                             moved, run.log.state_dir(batch_id), run.log.out_dir(batch_id))
+            plan = RoundPlan(plans, max(prev.parallelism.values()), prev.batch if prev.batch >= 0 else None,
+                             prev.partitions, moved, run.log.location, batch_id)
             counts = run_round(entries, plan)
         finally:
             entries.unpersist()
         run._maybe_crash("after-round")
-        record = Commit(batch_id, dict(prev.parallelism), dict(prev.parallelism), plan.partitions, bounds,
-                        watermark, list(prev.applied),
-                        {j: prev.late.get(j, 0) + summary.late.get(j, 0) for j in plans},
-                        sum(n for _, n in counts), list(prev.rescales[-99:]))
-        settle_requests(run, record)
-        run.log.write_commit(record)
-        compact_requests(run, record)
+        commit_batch(run, prev, Commit(batch_id, {}, {}, plan.partitions, bounds, watermark, late=summary.late,
+                                       outputs=sum(n for _, n in counts)))
         run._maybe_crash("after-commit")
 
     @staticmethod
@@ -210,17 +206,39 @@ class _Handler:
             record.rescales.append({"request": ident, "job": job, "batch": record.batch, "watermark": int(at),
                                     "before": record.parallelism[job], "after": int(request["parallelism"])})
             record.parallelism[job] = int(request["parallelism"])
+            record.rescaled[job] = record.rescaled.get(job, 0) + 1
             record.applied.append(ident)
             done.add(ident)
+        del record.rescales[:-KEEP_RESCALES]
 
 
-KEEP_APPLIED = 1000
-"""Applied rescale requests kept in ``requests.json`` (and so in a commit's ``applied``)."""
+KEEP_APPLIED = 8
+"""Applied rescale requests kept under ``requests/`` (and so in a commit's ``applied``): a
+restart needs none of them (only the pending ones and the newest id), they are a short
+history for :meth:`OplusStreamingRun.status`. Fixed, so the checkpoint stays flat."""
+
+KEEP_RESCALES = 8
+"""Rescales a commit record keeps in ``rescales`` (the newest; ``rescaled`` counts them all)."""
+
+
+def commit_batch(run: OplusStreamingRun, prev: Commit, batch: Commit) -> Commit:
+    """Steps 4-5 after ``batch``'s round (``batch``: its id, partitions, bounds, watermark, the
+    late tuples and outputs of this batch alone): the record carries ``prev``'s parallelism,
+    late counts and request bookkeeping forward, applies the requests its watermark reached,
+    is written (the commit point), and the requests are compacted. Returns the record."""
+    record = Commit(batch.batch, dict(prev.parallelism), dict(prev.parallelism), batch.partitions, batch.bounds,
+                    batch.watermark, list(prev.applied),
+                    {j: prev.late.get(j, 0) + batch.late.get(j, 0) for j in batch.watermark}, batch.outputs,
+                    list(prev.rescales), dict(prev.rescaled))
+    settle_requests(run, record)
+    run.log.write_commit(record)
+    compact_requests(run, record)
+    return record
 
 
 def settle_requests(run: OplusStreamingRun, record: Commit) -> None:
-    """Before ``record`` is committed: its ``applied`` keeps the ids still listed in
-    ``requests.json`` (the others were compacted away, :func:`compact_requests`), and the
+    """Before ``record`` is committed: its ``applied`` keeps the ids still listed under
+    ``requests/`` (the others were compacted away, :func:`compact_requests`), and the
     requests its watermark reached are applied (step 4)."""
     with run.lock:
         requests = run.log.requests()
@@ -230,29 +248,30 @@ def settle_requests(run: OplusStreamingRun, record: Commit) -> None:
 
 
 def compact_requests(run: OplusStreamingRun, record: Commit) -> None:
-    """After ``record`` is committed: ``requests.json`` keeps every request not applied and
-    the :data:`KEEP_APPLIED` applied ones with the largest ids (among them the largest id
-    issued, which the next id follows), so it and ``applied`` stay bounded however many
-    rescales a query makes. An applied request dropped here is no longer listed, so it can
-    never be applied again."""
+    """After ``record`` is committed: ``requests/`` keeps every request not applied and the
+    :data:`KEEP_APPLIED` applied ones with the largest ids (and always the largest id issued,
+    which the next id follows), so it and ``applied`` stay flat however many rescales a query
+    makes. An applied request dropped here is no longer listed, so it can never be applied
+    again (ids are never reused)."""
     with run.lock:
-        requests = run.log.requests()
         done = set(record.applied)
-        kept = set(sorted(int(r["id"]) for r in requests if int(r["id"]) in done)[-KEEP_APPLIED:])
-        compacted = [r for r in requests if int(r["id"]) not in done or int(r["id"]) in kept]
-        if len(compacted) < len(requests):
-            run.log.write_requests(compacted)
+        applied = sorted(int(r["id"]) for r in run.log.requests() if int(r["id"]) in done)
+        run.log.drop_requests(applied[:max(0, len(applied) - KEEP_APPLIED)])
 
 
 def start_oplus_query(spark: Any, stream: Any, jobs: Sequence[OplusJob], *, checkpoint_dir: str, sink: Sink,
                       faults: Iterable[str] = (), trigger: dict[str, Any] | None = None,
-                      keep: int = 2) -> OplusStreamingRun:
+                      keep: int = 2, query_checkpoint: str | None = None) -> OplusStreamingRun:
     """Start a Structured Streaming query over ``stream`` (a streaming DataFrame, columns as
     in :mod:`spark_impl.oplus.streaming_jobs`) running ``jobs``; outputs go to ``sink``.
 
-    ``checkpoint_dir`` (storage every executor sees) holds ``query/`` (Structured Streaming's
-    checkpoint) and ``oplus/`` (commit records, state, requests; :mod:`.streaming_log`).
-    Starting again on the same directory with the same jobs resumes exactly once.
+    ``checkpoint_dir`` (storage every executor sees: a local/shared path or a ``pyarrow.fs``
+    URI such as ``s3://key:secret@bucket/ckpt?region=...``, :mod:`spark_impl.store`) holds
+    ``oplus/`` (commit records, state, requests; :mod:`.streaming_log`). ``query_checkpoint``
+    is Structured Streaming's own ``checkpointLocation`` (a Hadoop path: local, ``hdfs://``,
+    or ``s3a://`` with the hadoop-aws jars); default ``<checkpoint_dir>/query`` for a local
+    ``checkpoint_dir``, required for a URI. Starting again on the same two locations with the
+    same jobs resumes exactly once.
     ``faults``: seeded O+ bugs (``spark_impl.faults.OPLUS_FAULTS``) for the conformance suite.
     ``keep``: commit records retained (>= 1)."""
     if not getattr(stream, "isStreaming", False):
@@ -263,16 +282,23 @@ def start_oplus_query(spark: Any, stream: Any, jobs: Sequence[OplusJob], *, chec
         raise InputError("expected a non-empty list of jobs built with oplus_job(...)", "jobs")
     if keep < 1:
         raise InputError(f"must be >= 1, got {keep}", "keep")
+    if query_checkpoint is None:
+        if is_uri(checkpoint_dir):
+            raise InputError(f"checkpoint_dir {display(checkpoint_dir)} is a URI: give query_checkpoint= too "
+                             "(Structured Streaming's own checkpoint is a Hadoop path: local, hdfs://, or s3a:// "
+                             "with the hadoop-aws jars)", "query_checkpoint")
+        query_checkpoint = os.path.join(os.path.abspath(checkpoint_dir), "query")
     wanted = frozenset(faults)
     check_faults(wanted)
     log = Log(checkpoint_dir)
+    log.check_layout()
     last = log.latest()
     if last is not None and len(last.parallelism) != len(jobs):
         raise InputError(f"the checkpoint {checkpoint_dir} belongs to a query of {len(last.parallelism)} job(s), "
                          f"not {len(jobs)}", "checkpoint_dir")
     ref: list[OplusStreamingRun] = []
     writer = (stream.writeStream.foreachBatch(_Handler(ref, spark, sink, wanted, keep))
-              .option("checkpointLocation", os.path.join(os.path.abspath(checkpoint_dir), "query")))
+              .option("checkpointLocation", query_checkpoint))
     if trigger:
         writer = writer.trigger(**trigger)
     run = OplusStreamingRun(None, list(jobs), log)

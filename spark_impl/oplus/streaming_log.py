@@ -1,38 +1,46 @@
-"""The durable checkpoint of a live O+ query: commit records, requests, state and outputs.
+"""The durable checkpoint of a live O+ query: commit records, requests, state and outputs, on a
+local disk or any filesystem ``pyarrow.fs`` opens (S3, GCS, HDFS, ``file://``), without rename.
 
-Layout under ``checkpoint_dir`` (storage the driver and every executor see)::
+Everything goes through :class:`spark_impl.store.Store` (write-once objects; locally a
+temporary file + ``os.replace``, on an object store one PUT) and :mod:`spark_impl.records`
+(framed, checksummed, sequence-numbered records; the newest must verify). Layout under the
+query's state location (``<checkpoint_dir>/oplus``)::
 
-    query/                 Structured Streaming's own checkpoint (input offsets, its commits)
-    oplus/commits/<b>.json one record per committed micro-batch b (written once, atomically)
-    oplus/state/b<b>/p<j>.pkl   instance j's key states after batch b (absent = no keys)
-    oplus/out/b<b>/p<j>.pkl     instance j's outputs of batch b (until delivered)
-    oplus/requests.json    every rescale request ever accepted (append, atomic rewrite)
-    oplus/delivered.json   the last batch id delivered to the sink
+    commits/<b:020d>.rec        the commit record of micro-batch b (framed JSON, written once)
+    requests/<id:020d>.rec      one accepted rescale request (framed JSON, written once)
+    delivered/<seq:020d>.rec    {"batch": b}: the last batch id delivered to the sink
+    state/b<b:012d>/p<j:05d>.pkl   instance j's key states after batch b (framed pickle;
+                                   absent = no keys)
+    out/b<b:012d>/p<j:05d>.pkl     instance j's outputs of batch b (until delivered)
 
 **Commit protocol of batch b** (``spark_impl.oplus.streaming``): the tasks write
-``state/b<b>`` and ``out/b<b>`` (a re-executed task rewrites the same files), then the driver
-writes ``commits/<b>.json`` - the commit point - then delivers ``out/b<b>`` to the sink under
-batch id ``b`` and writes ``delivered.json``. After a crash, a batch without a commit record
-is re-run from the previous commit's state (Structured Streaming replays it with the same
-offsets, so it rewrites the same files); a committed batch is never re-run, only
-re-delivered if ``delivered.json`` is behind (the sink is idempotent by batch id).
+``state/b<b>`` and ``out/b<b>`` (a re-executed task rewrites the same objects, whole), then
+the driver writes ``commits/<b>.rec`` - the commit point - then delivers ``out/b<b>`` to the
+sink under batch id ``b`` and appends a ``delivered`` record. After a crash, a batch without a
+commit record is re-run from the previous commit's state (Structured Streaming replays it with
+the same offsets, so it rewrites the same objects); a committed batch is never re-run, only
+re-delivered if the ``delivered`` log is behind (the sink is idempotent by batch id). A torn
+or altered newest record or part is refused (``CorruptStateError``), never skipped.
 
-**Bounded storage** (:func:`prune`): after each batch, commit records older than the last
-``keep`` (and not waiting for delivery), state of versions no retained commit names, and the
-outputs of delivered batches are deleted, so the directory holds O(state) on a steady stream.
+**Bounded storage** (:meth:`Log.prune`, and the request compaction of
+``spark_impl.oplus.streaming``): after each batch, commit records older than the last ``keep``
+(and not waiting for delivery), state of versions no retained commit names, the outputs of
+delivered batches and all but the last two ``delivered`` records are deleted; a commit record
+is O(jobs + sources + pending requests) with a fixed-length history window. On a steady
+stream the location holds O(state), flat however many batches and rescales run.
 """
 
 from __future__ import annotations
 
 import math
 import os
-import pickle
-import shutil
 from dataclasses import dataclass, field
 from typing import Any
 
-from spec.jsonio import load_json, write_json_atomic
+from spec.errors import InputError
 
+from spark_impl.records import RecordLog, read_pickle_record, write_json_record, write_pickle_record
+from spark_impl.store import Store, is_uri, join, open_store
 
 def encode_time(value: float) -> Any:
     """A watermark or bound as JSON: an int, ``None`` for -inf, ``"inf"`` for +inf."""
@@ -56,7 +64,10 @@ class Commit:
 
     ``ran``: per job the parallelism batch ``batch`` ran with (the layout of its state files,
     ``partitions`` of them); ``parallelism``: per job the parallelism of the *next* batch
-    (differs from ``ran`` right after a rescale applied at this batch's watermark)."""
+    (differs from ``ran`` right after a rescale applied at this batch's watermark).
+    ``applied``: the applied request ids still kept in ``requests/`` (a restart must not apply
+    them again); ``rescales``: the last few rescales (a window, ``KEEP_RESCALES``);
+    ``rescaled``: per job, how many rescale requests were applied since the query started."""
 
     batch: int
     ran: dict[int, int]
@@ -68,6 +79,7 @@ class Commit:
     late: dict[int, int] = field(default_factory=dict)
     outputs: int = 0
     rescales: list[dict[str, Any]] = field(default_factory=list)
+    rescaled: dict[int, int] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         """The record's JSON form."""
@@ -76,7 +88,7 @@ class Commit:
                 "bounds": [[j, s, encode_time(b)] for (j, s), b in sorted(self.bounds.items())],
                 "watermark": [[j, encode_time(w)] for j, w in sorted(self.watermark.items())],
                 "applied": self.applied, "late": _pairs(self.late), "outputs": self.outputs,
-                "rescales": self.rescales}
+                "rescales": self.rescales, "rescaled": _pairs(self.rescaled)}
 
     @staticmethod
     def from_json(raw: Any) -> "Commit":
@@ -85,7 +97,7 @@ class Commit:
                       {(int(j), int(s)): decode_time(b) for j, s, b in raw["bounds"]},
                       {int(j): decode_time(w) for j, w in raw["watermark"]},
                       [int(r) for r in raw["applied"]], _dict(raw["late"]), int(raw["outputs"]),
-                      list(raw["rescales"]))
+                      list(raw["rescales"]), _dict(raw.get("rescaled", [])))
 
 
 def _pairs(table: dict[int, int]) -> list[list[int]]:
@@ -96,59 +108,81 @@ def _dict(pairs: Any) -> dict[int, int]:
     return {int(k): int(v) for k, v in pairs}
 
 
+def state_location(checkpoint_dir: str) -> str:
+    """Where a query's O+ objects go: ``<checkpoint_dir>/oplus`` (a local path is made absolute)."""
+    return join(checkpoint_dir if is_uri(checkpoint_dir) else os.path.abspath(checkpoint_dir), "oplus")
+
+
 class Log:
-    """Paths and records of one query's ``oplus/`` directory (module docstring)."""
+    """The records and parts of one query's state location (module docstring)."""
 
     def __init__(self, checkpoint_dir: str) -> None:
-        self.root = os.path.join(os.path.abspath(checkpoint_dir), "oplus")
-        for sub in ("commits", "state", "out"):
-            os.makedirs(os.path.join(self.root, sub), exist_ok=True)
+        self.location = state_location(checkpoint_dir)
+        self.store: Store = open_store(self.location)
+        self.store.make_root()
+        self.commits = RecordLog(self.store, "commits")
+        self.request_log = RecordLog(self.store, "requests")
+        self.deliveries = RecordLog(self.store, "delivered")
 
-    def state_dir(self, batch: int) -> str:
-        """Where batch ``batch``'s tasks write the key states."""
-        return os.path.join(self.root, "state", f"b{batch:012d}")
-
-    def out_dir(self, batch: int) -> str:
-        """Where batch ``batch``'s tasks write their outputs."""
-        return os.path.join(self.root, "out", f"b{batch:012d}")
+    def check_layout(self) -> None:
+        """Refuse a checkpoint of the layout before session 5 (``commits/<b>.json``,
+        ``requests.json``): resuming it would restart the O+ state from scratch while
+        Structured Streaming's offsets continue (outputs lost)."""
+        old = [n for n in self.store.list("commits") if n.endswith(".json")]
+        if old or self.store.exists("requests.json") or self.store.exists("delivered.json"):
+            raise InputError(f"{self.store!r} was written by an older streamproof (commits/*.json, "
+                             "requests.json); finish it with that version or start on an empty directory",
+                             "checkpoint_dir")
 
     def committed(self) -> list[int]:
         """The batch ids with a commit record, ascending."""
-        return sorted(int(n[:-5]) for n in os.listdir(os.path.join(self.root, "commits")) if n.endswith(".json"))
+        return self.commits.sequences()
 
     def commit(self, batch: int) -> Commit:
-        """The record of a committed batch."""
-        return Commit.from_json(load_json(self._commit_path(batch)))
+        """The record of a committed batch (CorruptStateError if damaged, KeyError if absent)."""
+        raw = self.commits.read(batch)
+        if raw is None:
+            raise KeyError(f"no commit record of batch {batch}")
+        return Commit.from_json(raw)
 
     def latest(self) -> Commit | None:
         """The last committed batch's record (None before the first commit)."""
-        batches = self.committed()
-        return self.commit(batches[-1]) if batches else None
+        found = self.commits.latest()
+        return None if found is None else Commit.from_json(found[1])
 
     def write_commit(self, record: Commit) -> None:
-        """The commit point of a batch."""
-        write_json_atomic(self._commit_path(record.batch), record.to_json(), indent=None)
-
-    def _commit_path(self, batch: int) -> str:
-        return os.path.join(self.root, "commits", f"{batch:012d}.json")
+        """The commit point of a batch (one write-once record named by the batch id)."""
+        write_json_record(self.store, self.commits.name(record.batch), record.to_json())
 
     def requests(self) -> list[dict[str, Any]]:
-        """Every rescale request accepted so far (``id, job, parallelism, watermark``)."""
-        path = os.path.join(self.root, "requests.json")
-        return list(load_json(path)["requests"]) if os.path.exists(path) else []
+        """The rescale requests kept (``id, job, parallelism, watermark``), by id."""
+        found: list[dict[str, Any]] = []
+        for ident in self.request_log.sequences():
+            raw = self.request_log.read(ident)
+            if raw is not None:  # deleted between the listing and the read
+                found.append({"id": ident, **raw})
+        return found
 
-    def write_requests(self, requests: list[dict[str, Any]]) -> None:
-        """Rewrite the request list atomically (the caller holds the query's lock)."""
-        write_json_atomic(os.path.join(self.root, "requests.json"), {"requests": requests}, indent=None)
+    def add_request(self, job: int, parallelism: int, watermark: int | None) -> int:
+        """Write a new request (durable on return); its id follows every id ever issued (the
+        newest request is never deleted, :meth:`drop_requests`). The caller holds the lock."""
+        return self.request_log.append({"job": job, "parallelism": parallelism, "watermark": watermark})
+
+    def drop_requests(self, idents: list[int]) -> None:
+        """Delete applied requests (never the newest: the next id follows it)."""
+        newest = max(self.request_log.sequences(), default=0)
+        for ident in idents:
+            if ident != newest:
+                self.store.delete(self.request_log.name(ident))
 
     def delivered(self) -> int:
         """The last batch id delivered to the sink (-1: none)."""
-        path = os.path.join(self.root, "delivered.json")
-        return int(load_json(path)["batch"]) if os.path.exists(path) else -1
+        found = self.deliveries.latest()
+        return -1 if found is None else int(found[1]["batch"])
 
     def mark_delivered(self, batch: int) -> None:
-        """Record a delivery (after the sink has it)."""
-        write_json_atomic(os.path.join(self.root, "delivered.json"), {"batch": batch}, indent=None)
+        """Record a delivery (after the sink has it); two records are kept."""
+        self.deliveries.append({"batch": batch}, keep=2)
 
     def prune(self, keep: int = 2) -> None:
         """Delete what no restart, replay or delivery needs (module docstring)."""
@@ -157,27 +191,28 @@ class Log:
         kept = set(batches[-keep:]) | {b for b in batches if b > delivered}
         for old in batches:
             if old not in kept:
-                os.unlink(self._commit_path(old))
+                self.store.delete(self.commits.name(old))
         latest = batches[-1] if batches else -1
         for sub in ("state", "out"):
-            base = os.path.join(self.root, sub)
-            for name in os.listdir(base):
-                b = int(name[1:]) if name.startswith("b") else None
+            for name in self.store.list(sub):
+                b = int(name[1:]) if name.startswith("b") and name[1:].isdigit() else None
                 needed = b is None or (b in kept or b > latest if sub == "state" else b > delivered)
                 if not needed:
-                    shutil.rmtree(os.path.join(base, name), ignore_errors=True)
+                    self.store.delete(f"{sub}/{name}")
 
 
-def load_part(directory: str, index: int) -> Any:
-    """The pickled part ``p<index>`` of a state or output directory (None if absent; written
-    by :func:`spark_impl.sink.write_part`)."""
-    path = os.path.join(directory, f"p{index:05d}.pkl")
-    if not os.path.exists(path):
-        return None
-    with open(path, "rb") as handle:
-        return pickle.load(handle)
+def part_name(kind: str, batch: int, index: int) -> str:
+    """The object of instance ``index``'s part ``kind`` (``state`` or ``out``) of ``batch``."""
+    return f"{kind}/b{batch:012d}/p{index:05d}.pkl"
 
 
-def part_name(index: int) -> str:
-    """The name :func:`load_part` reads for instance ``index``."""
-    return f"p{index:05d}"
+def write_part(location: str, kind: str, batch: int, index: int, value: list[Any]) -> None:
+    """Write a part (framed pickle, whole or not at all); nothing when ``value`` is empty. A
+    re-executed task rewrites the same object with the same content."""
+    if value:
+        write_pickle_record(open_store(location), part_name(kind, batch, index), value)
+
+
+def load_part(location: str, kind: str, batch: int, index: int) -> Any:
+    """A part written by :func:`write_part` (None if absent; CorruptStateError if damaged)."""
+    return read_pickle_record(open_store(location), part_name(kind, batch, index))

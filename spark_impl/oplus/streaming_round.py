@@ -7,8 +7,9 @@
    are dropped here; the driver counted them.
 2. Task ``j`` loads instance ``j``'s key states from the previous commit's state files, runs
    :func:`spark_impl.oplus.instance.process` (TB order, then expiry of every window instance
-   with ``L + WS <= W``), and writes the new states and the outputs to this batch's files
-   (``spark_impl.sink.write_part``: atomic, so a re-executed task rewrites the same file).
+   with ``L + WS <= W``), and writes the new states and the outputs to this batch's objects
+   (:func:`spark_impl.oplus.streaming_log.write_part`: whole or not at all, on a local disk or
+   an object store, so a re-executed task rewrites the same object).
 
 **Elastic rescale at a watermark, VSN style.** The key states live in the shared checkpoint,
 not in an instance (STRETCH's shared sigma). A rescale decided at the previous batch's
@@ -20,15 +21,13 @@ state is read by exactly one new instance, whole, so nothing is lost or duplicat
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Any, Iterator
 
 from spark_impl.oplus.instance import PartitionState, ScenarioRound, owners, process
 from spark_impl.oplus.operators import Item
 from spark_impl.oplus.streaming_jobs import Entry, route_key
-from spark_impl.oplus.streaming_log import load_part, part_name
-from spark_impl.sink import write_part
+from spark_impl.oplus.streaming_log import load_part, write_part
 
 
 @dataclass(frozen=True)
@@ -37,23 +36,23 @@ class RoundPlan:
 
     plans: dict[int, ScenarioRound]  # per job: operator, parallelism, previous and new watermark
     partitions: int  # instances = tasks (the largest parallelism of any job)
-    previous_dir: str | None  # state files of the previous commit (None: no state yet)
+    previous: int | None  # the previous commit's batch, whose state parts are read (None: no state yet)
     previous_partitions: int
     moved: frozenset[int]  # jobs rescaled at the previous watermark: re-read by the new mapping
-    state_dir: str
-    out_dir: str
+    location: str  # the query's state location (spark_impl.oplus.streaming_log.state_location)
+    batch: int  # this batch: its state and output parts
 
 
 def load_state(plan: RoundPlan, index: int) -> PartitionState:
     """Instance ``index``'s key states for this batch (module docstring: VSN rescale)."""
-    if plan.previous_dir is None:
+    if plan.previous is None:
         return {}
-    own = load_part(plan.previous_dir, index) if index < plan.previous_partitions else None
+    own = load_part(plan.location, "state", plan.previous, index) if index < plan.previous_partitions else None
     state: PartitionState = {job: keys for job, keys in (own or []) if job not in plan.moved}
     if not plan.moved:
         return state
     for f in range(plan.previous_partitions):
-        part = dict(load_part(plan.previous_dir, f) or [])
+        part = dict(load_part(plan.location, "state", plan.previous, f) or [])
         for job in plan.moved & set(part):
             size = plan.plans[job].parallelism if job in plan.plans else 1
             mine = {key: value for key, value in part[job].items() if route_key(key, size) == index}
@@ -64,8 +63,6 @@ def load_state(plan: RoundPlan, index: int) -> PartitionState:
 
 def run_round(entries: Any, plan: RoundPlan) -> list[tuple[int, int]]:
     """Run the batch (``entries``: an RDD of :data:`Entry`); per task ``(instance, outputs)``."""
-    os.makedirs(plan.state_dir, exist_ok=True)
-    os.makedirs(plan.out_dir, exist_ok=True)
     plans = plan.plans
 
     def fan_out(entry: Entry) -> Iterator[tuple[int, tuple[int, Item]]]:
@@ -81,8 +78,8 @@ def run_round(entries: Any, plan: RoundPlan) -> list[tuple[int, int]]:
     def task(index: int, routed: Iterator[tuple[int, tuple[int, Item]]]) -> Iterator[tuple[int, int]]:
         state = load_state(plan, index)
         state, outputs = process(index, state, [entry for _, entry in routed], plans)
-        write_part(plan.state_dir, part_name(index), list(state.items()))
-        write_part(plan.out_dir, part_name(index), outputs)
+        write_part(plan.location, "state", plan.batch, index, list(state.items()))
+        write_part(plan.location, "out", plan.batch, index, outputs)
         yield index, len(outputs)
 
     return list(entries.flatMap(fan_out).partitionBy(plan.partitions, _identity)

@@ -6,8 +6,8 @@ of ``job=<j>/batch=<b>``) or :class:`~spark_impl.reconfig.sinks.CallbackSink`
 (``foreachBatch``-style ``function(df, batch_id)``, idempotent by batch id). Each committed
 micro-batch ``b`` with outputs is delivered as one DataFrame with columns
 ``job int, batch long, instance int, ts long, key, value`` (``instance``: the O+ instance that
-emitted the row) under batch id ``b``; then ``delivered.json``
-records it. A crash between the two makes the next batch (or a restart) deliver ``b`` again,
+emitted the row) under batch id ``b``; then a ``delivered`` record
+(:meth:`~spark_impl.oplus.streaming_log.Log.mark_delivered`) records it. A crash between the two makes the next batch (or a restart) deliver ``b`` again,
 with the same rows (the commit's output files never change) and the same id, so the Parquet
 partition is *replaced*: nothing is written twice. Keys and values: a ``string`` column holds
 strings as is and anything else (a tuple key, a ScaleJoin match) as JSON text.
@@ -21,18 +21,18 @@ from spark_impl.oplus.streaming_log import Log, load_part
 from spark_impl.reconfig.sinks import Sink, _convert
 
 
-def _rows(out_dir: str, batch: int, key_type: str, value_type: str) -> Callable[[int], Iterator[tuple[Any, ...]]]:
+def _rows(location: str, batch: int, key_type: str, value_type: str) -> Callable[[int], Iterator[tuple[Any, ...]]]:
     key_of, value_of = _convert(key_type), _convert(value_type)
 
     def rows(index: int) -> Iterator[tuple[Any, ...]]:
-        for job, ts, key, value in load_part(out_dir, index) or []:
+        for job, ts, key, value in load_part(location, "out", batch, index) or []:
             yield job, batch, index, int(ts), key_of(key), value_of(value)
 
     return rows
 
 
 def deliver_pending(spark: Any, log: Log, sink: Sink, before_mark: Callable[[int], None] | None = None) -> list[int]:
-    """Deliver every committed batch after ``delivered.json``, in order; the batch ids
+    """Deliver every committed batch after the last delivered one, in order; the batch ids
     delivered (``before_mark(b)`` runs between the sink's write and the record: a test hook)."""
     delivered = log.delivered()
     done: list[int] = []
@@ -43,7 +43,7 @@ def deliver_pending(spark: Any, log: Log, sink: Sink, before_mark: Callable[[int
         if record.outputs:
             schema = f"job int, batch long, instance int, ts long, key {sink.key_type}, value {sink.value_type}"
             rdd = spark.sparkContext.parallelize(range(record.partitions), max(1, min(record.partitions, 4))).flatMap(
-                _rows(log.out_dir(batch), batch, sink.key_type, sink.value_type))
+                _rows(log.location, batch, sink.key_type, sink.value_type))
             sink.deliver(spark.createDataFrame(rdd, schema), batch)
         if before_mark is not None:
             before_mark(batch)

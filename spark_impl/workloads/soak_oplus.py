@@ -42,9 +42,8 @@ class Rescales:
         self.requested: list[int] = []
 
     def in_progress(self) -> bool:
-        status = self.run.status()
-        applied = set(status.applied) if status is not None else set()
-        return any(ident not in applied for ident in self.requested)
+        status = self.run.status()  # every request is for job 0, applied in id order
+        return (status.rescaled.get(0, 0) if status is not None else 0) < len(self.requested)
 
     def submit(self, parallelism: int) -> None:
         self.requested.append(self.run.rescale(parallelism))
