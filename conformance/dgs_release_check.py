@@ -17,10 +17,16 @@ wrong order, without Spark, on every drawn case:
   segment and ``b`` in the synchronizing group, or both in the same list with ``a`` first.
   (Events of one step's leaf segment on different leaves run in parallel; V2 makes them
   independent, so such a dependent pair is itself a finding.)
+* the simulated network keeps its promise (:func:`arrival_problem`): item ``i`` of a stream
+  arrives at ``max(arrival of item i-1, ts_i + delay + jitter)`` with the delay and jitter in
+  ``[0, max_delay]`` and ``[0, max_jitter]`` (``spark_impl.dgs.release``'s docstring). A
+  broken model still gives correct outputs (any arrival order must), but the case then no
+  longer exercises the delays and reordering it claims to.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any, Hashable
 
 from spec.dgs.streams import StreamEvent
@@ -64,9 +70,37 @@ def planned_positions(case: DgsCase) -> Plan:
     return positions, tags, by
 
 
+def arrival_problem(case: DgsCase) -> str | None:
+    """None when every item's arrival time (``spark_impl.dgs.release.Arrival.times``) is, per
+    stream, FIFO and either its predecessor's or within ``[ts, ts + max_delay + max_jitter]``."""
+    from spark_impl.dgs.release import Arrival
+
+    bound = case.max_delay + case.max_jitter
+    times = Arrival(case.max_delay, case.max_jitter, case.seed).times(case.streams)
+    for stream, items in sorted(case.streams.items()):
+        arrived = times.get(stream, [])
+        if len(arrived) != len(items):
+            return f"stream {stream}: {len(arrived)} arrival times for {len(items)} items"
+        previous = -math.inf
+        for item, t in zip(items, arrived):
+            if t < previous or t < item.ts or (t != previous and t > item.ts + bound):
+                return (f"stream {stream}: the item at ts {item.ts} arrives at {t} (previous item at {previous}), "
+                        f"outside FIFO order or [ts, ts + {bound}] (max delay {case.max_delay}, jitter "
+                        f"{case.max_jitter}, seed {case.seed})")
+            previous = t
+    return None
+
+
 def problem(case: DgsCase) -> str | None:
-    """None when the driver plans every event once and dependent events in key order."""
+    """None when the network model keeps its promise (:func:`arrival_problem`) and the driver
+    plans every event once and dependent events in key order."""
     program = program_of(case.name)
+    try:
+        arrival = arrival_problem(case)
+    except Exception as error:  # noqa: BLE001 - a crash of the arrival model is a finding
+        return f"the arrival model raised {type(error).__name__}: {error}"
+    if arrival is not None:
+        return arrival
     try:
         positions, tags, by = planned_positions(case)
     except Exception as error:  # noqa: BLE001 - a crash of the driver's planning is a finding

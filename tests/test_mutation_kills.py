@@ -216,3 +216,37 @@ def test_oplus_operator_config_has_the_seeded_fault_off_unless_asked() -> None:
     config = OperatorConfig.of(scenario)
     assert not config.off_by_one and OperatorConfig.of(scenario, True).off_by_one
     assert not in_window(config, 0, 4) and in_window(OperatorConfig.of(scenario, True), 0, 4)  # ts = L + WS
+
+
+def test_dgs_arrival_model_keeps_fifo_and_its_delay_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The DGS suite's arrival check (``conformance.dgs_release_check.arrival_problem``) kills
+    dgs/release.py:core/ReplaceBinaryOperator_Add_LShift:1 of the session 5 campaign (line 73,
+    ``ts + delay + jitter`` -> ``ts + delay << jitter``): arrivals far beyond ``max_delay +
+    max_jitter``. Outputs stay correct (any arrival order must give them), so no output oracle
+    saw it; the cases just stopped exercising the delays they claim. Spark-free."""
+    import math
+    import random
+
+    from spark_impl.dgs import release
+
+    from conformance.dgs_release_check import arrival_problem
+    from conformance.dgs_suite import draw_dgs_cases
+
+    cases = [c for c in draw_dgs_cases(40, 0) if c.max_jitter and c.streams]
+    assert cases and all(arrival_problem(c) is None for c in cases)
+
+    def shifted(self: Any, streams: Any) -> dict[str, list[float]]:  # the mutant's arithmetic
+        rng = random.Random(self.seed)
+        out: dict[str, list[float]] = {}
+        for stream in sorted(streams):
+            delay, last, times = self.delays.get(stream, rng.randint(0, self.max_delay)), -math.inf, []
+            for item in streams[stream]:
+                last = max(last, float(item.ts + delay << rng.randint(0, self.max_jitter)))
+                times.append(last)
+            out[stream] = times
+        return out
+
+    monkeypatch.setattr(release.Arrival, "times", shifted)
+    assert any(arrival_problem(c) is not None for c in cases)
+    monkeypatch.setattr(release.Arrival, "times", lambda self, streams: {s: [0.0] * len(v) for s, v in streams.items()})
+    assert any("arrives at 0.0" in (arrival_problem(c) or "") for c in cases)  # before the item exists
