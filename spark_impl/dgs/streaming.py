@@ -35,6 +35,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence, TypeVar
 
@@ -51,7 +52,7 @@ from spark_impl.dgs.streaming_store import INITIAL, Commit, Store, check_layout,
 from spark_impl.dgs.tasks import Layout, collect_slots, final_states, gather, initial_states
 from spark_impl.dgs.topology import Topology, topology
 from spark_impl.reconfig.sinks import Sink
-from spark_impl.reconfig.streaming import StreamStopped
+from spark_impl.reconfig.streaming import REMEMBERED, StreamStopped, _remember
 from spark_impl.store import display, is_uri, join
 
 T = TypeVar("T")
@@ -78,7 +79,10 @@ class LiveJob:
 @dataclass
 class DgsStreamingRun:
     """A running query. ``batches``: batch ids this process computed; ``replayed``: batch ids
-    it found already committed (a restart's replay)."""
+    it found already committed (a restart's replay); ``replanned``: ``(batch, job)`` of the
+    re-plans applied; ``batch_ms``: batch id -> wall time of its ``foreachBatch`` call. Each
+    keeps the last :data:`~spark_impl.reconfig.streaming.REMEMBERED` entries (bounded memory
+    on a stream that runs for months)."""
 
     spark: Any
     store: Store
@@ -97,6 +101,7 @@ class DgsStreamingRun:
     stopping: threading.Event = field(default_factory=threading.Event)
     pending: dict[int, Plan] = field(default_factory=dict)
     replanned: list[tuple[int, int]] = field(default_factory=list)
+    batch_ms: dict[int, float] = field(default_factory=dict)
     last: Commit | None = None
     """The newest commit this process wrote or read (it is the only writer while it runs)."""
 
@@ -184,16 +189,18 @@ class DgsStreamingRun:
         with self.busy:
             if self.stopping.is_set():
                 raise StreamStopped(f"batch {batch_id} started after stop(); it is replayed after a restart")
+            started = time.perf_counter()
             try:
                 self._batch(df, batch_id, column)
             except InputError as error:
                 self.error = error
                 raise
+            _remember(self.batch_ms, batch_id, (time.perf_counter() - started) * 1000.0)
 
     def _batch(self, df: Any, batch_id: int, column: str) -> None:
         commit = self.committed()
         if batch_id <= commit.batch:
-            self.replayed.append(batch_id)
+            _keep_last(self.replayed, batch_id)
             self.deliver(commit)
             return
         grouped = group_rows([row[0] for row in df.select(column).collect()], len(self.jobs), batch_id)
@@ -201,7 +208,8 @@ class DgsStreamingRun:
             wanted, self.pending = self.pending, {}
         if wanted:
             commit = self.switch_plans(commit, wanted)
-            self.replanned.extend((batch_id, j) for j in sorted(wanted))
+            for j in sorted(wanted):
+                _keep_last(self.replanned, (batch_id, j))
         mailboxes = commit.mailboxes
         plans = {}
         for j, items in enumerate(grouped):
@@ -222,7 +230,7 @@ class DgsStreamingRun:
         self._crash("before-commit")
         commit = Commit(commit.jobs, batch_id, states, mailboxes, commit.delivered)
         self.commit(commit)
-        self.batches.append(batch_id)
+        _keep_last(self.batches, batch_id)
         self._crash("after-commit")
         self.deliver(commit)
 
@@ -257,6 +265,12 @@ class DgsStreamingRun:
         self._crash("after-deliver")
         self.commit(replace(commit, delivered=commit.batch))
         self.store.prune(self.committed(), self.keep_records)
+
+
+def _keep_last(entries: list[T], entry: T) -> None:
+    entries.append(entry)
+    if len(entries) > REMEMBERED:
+        del entries[:-REMEMBERED]
 
 
 def _user_action(action: Callable[[], T]) -> T:

@@ -3,7 +3,9 @@ through the reconfiguration executor (``spark_impl.workloads.soak``: string keys
 every few batches made while the query runs, bounded storage, an exactly-once Parquet sink).
 
 ``--front-end oplus`` soaks the O+ live front end instead (``spark_impl.workloads.soak_oplus``:
-a sliding-sum rescaled every few batches while it runs). ``--json`` prints exactly
+a sliding-sum rescaled every few batches while it runs); ``--front-end dgs`` the DGS live front
+end (``spark_impl.workloads.soak_dgs``: a keyed DGS program re-planned 2 <-> 3 leaves every few
+batches while it runs). ``--json`` prints exactly
 ``{"batches", "disk_bytes_start", "disk_bytes_end", "rss_bytes_start", "rss_bytes_end", "batch_ms_p50_start", "batch_ms_p50_end", "lost",
 "duplicated"}`` (``_start`` after the first 10% of batches, ``_end`` over the last 10%; disk =
 the checkpoint directory, RSS = the driver, its JVM and the Python workers). Exit 0 iff
@@ -31,9 +33,10 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     parser.add_argument("--keys", type=int, default=50, help="distinct string keys (default 50)")
     parser.add_argument("--every", type=int, default=5, help="a reconfiguration every this many batches (default 5)")
     parser.add_argument("--scheduler", default="fries", help="fries (default), epoch or naive")
-    parser.add_argument("--front-end", default="fries", choices=("fries", "oplus"),
-                        help="the live front end: fries (reconfigurations of a Fries job, default) or oplus "
-                        "(an O+ sliding-sum rescaled 2 <-> 3 while it runs)")
+    parser.add_argument("--front-end", default="fries", choices=("fries", "oplus", "dgs"),
+                        help="the live front end: fries (reconfigurations of a Fries job, default), oplus "
+                        "(an O+ sliding-sum rescaled 2 <-> 3 while it runs) or dgs (a keyed DGS program "
+                        "re-planned 2 <-> 3 leaves while it runs)")
     parser.add_argument("--dir", default=None, help="keep the checkpoint and the Parquet table here "
                         "(default: a temporary directory, removed afterwards)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
@@ -52,8 +55,14 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"must be at least 1, got {getattr(args, name)}", "--" + name.replace("_", "-"))
     if args.scheduler not in ("fries", "epoch", "naive"):
         raise InputError(f"unknown scheduler {args.scheduler!r} (expected fries, epoch or naive)", "--scheduler")
+    if args.front_end == "dgs":
+        from spark_impl.workloads.soak_dgs_program import MAX_KEYS
+
+        if args.keys > MAX_KEYS:
+            raise InputError(f"the DGS soak's program has {MAX_KEYS} keys, got {args.keys}", "--keys")
     from spark_impl.session import get_or_create_session
     from spark_impl.workloads.soak import LONG_RUNNING_CONF, run_soak
+    from spark_impl.workloads.soak_dgs import run_dgs_soak
     from spark_impl.workloads.soak_oplus import run_oplus_soak
 
     # glibc gives each JVM thread its own malloc arena; two keep native memory from creeping
@@ -66,7 +75,10 @@ def run(args: argparse.Namespace) -> int:
             print(f"\r{done}/{args.batches} batches", end="", file=sys.stderr, flush=True)
 
     try:
-        if args.front_end == "oplus":
+        if args.front_end == "dgs":
+            result = run_dgs_soak(spark, args.batches, directory, rows_per_batch=args.rows_per_batch,
+                                  keys=args.keys, every=args.every, on_batch=progress)
+        elif args.front_end == "oplus":
             result = run_oplus_soak(spark, args.batches, directory, rows_per_batch=args.rows_per_batch,
                                     keys=args.keys, every=args.every, on_batch=progress)
         else:
@@ -83,7 +95,8 @@ def run(args: argparse.Namespace) -> int:
         def ratio(a: float, b: float) -> str:
             return f"{b / a:.2f}x" if a else "n/a"
 
-        what = "rescales (O+)" if args.front_end == "oplus" else f"reconfigurations ({args.scheduler})"
+        what = {"oplus": "rescales (O+)", "dgs": "re-plans (DGS)"}.get(args.front_end,
+                                                                      f"reconfigurations ({args.scheduler})")
         print(f"soak: {result.batches} batches of {args.rows_per_batch} rows, {args.keys} string keys, "
               f"{result.requests} {what}")
         print(f"{'':<14} {'start':>14} {'end':>14} {'end/start':>10}")
