@@ -155,6 +155,11 @@ def run_fries_suite(config: FriesConfig, *, progress: Progress | None = None, sp
 
         if run_mcs_check(config, result) and config.fail_fast:
             return result
+    if config.engine == "spark":  # Spark-free too: routing and fault names against their contracts
+        from conformance.fries.contracts_check import run_contracts_check
+
+        if run_contracts_check(result) and config.fail_fast:
+            return result
     start = time.monotonic()
     races = round(config.cases * config.race_fraction)
     paths = path_section(strategy, config)
