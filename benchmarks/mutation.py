@@ -44,7 +44,6 @@ import argparse
 import ast
 import json
 import os
-import random
 import signal
 import subprocess
 import sys
@@ -59,6 +58,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # the helpers next to 
 
 from mutation_child import child_check, child_tests, no_isolation, stop_at_first_failure  # noqa: E402,F401
 from mutation_report import latest, stratum, summary, weighted_line, wilson  # noqa: E402,F401
+from mutation_sample import allocate, sample, stratified_sample  # noqa: E402,F401
 
 ROOT = Path(__file__).resolve().parent.parent
 #: What is mutated: the executor. ``spark_impl/workloads`` (the demo's and the benchmarks' job
@@ -279,10 +279,12 @@ def combined_coverage(run: Path) -> str:
     return "\n".join(lines)
 
 
-def refresh(run: Path) -> str:
+def refresh(run: Path, paths: Iterable[str] = ()) -> str:
     """Replace everything but ``spark_impl/`` in the snapshot by HEAD's version (the suite and
     tests improved since ``prepare``; the mutants, and so their ids, stay those of the
-    snapshot's ``spark_impl``). Returns HEAD's commit, recorded with every later result.
+    snapshot's ``spark_impl``); ``paths``: only these files or folders (when the rest of HEAD's
+    suite already needs a newer executor). Returns HEAD's commit, recorded with every later
+    result (with the paths, if any, in ``RUN/suite-commit.txt``).
 
     Only sound while HEAD's suite still runs on the snapshot's ``spark_impl`` (check that the
     unmutated checks pass first): a suite that needs a newer executor API kills every mutant.
@@ -290,13 +292,23 @@ def refresh(run: Path) -> str:
     that the snapshot's executor did not implement yet."""
     commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, check=True, capture_output=True,
                             text=True).stdout.strip()
-    parts = [p for p in ("spec", "reference", "proofs", "conformance", "tests") if (ROOT / p).exists()]
+    parts = list(paths) or [p for p in ("spec", "reference", "proofs", "conformance", "tests") if (ROOT / p).exists()]
+    if any(p == "spark_impl" or p.startswith("spark_impl/") for p in parts):
+        raise SystemExit("refresh never replaces spark_impl/: the mutants are the snapshot's")
     archive = subprocess.run(["git", "archive", "--format=tar", commit, *parts], cwd=ROOT, check=True,
                              capture_output=True).stdout
     with tarfile.open(fileobj=BytesIO(archive)) as tar:
         tar.extractall(run / "tree", filter="data")
-    (run / "suite-commit.txt").write_text(commit + "\n", encoding="utf-8")
+    (run / "suite-commit.txt").write_text(commit + "\n" + "".join(f"{p}\n" for p in paths), encoding="utf-8")
     return commit
+
+
+def _suite_of(suite_commit: Path) -> str:
+    """The suite a result was judged by: ``snapshot``, or the refreshed commit (and paths)."""
+    if not suite_commit.exists():
+        return "snapshot"
+    commit, *paths = suite_commit.read_text().split()
+    return commit[:10] + (f" ({', '.join(paths)})" if paths else "")
 
 
 def covering_checks(run: Path, mutant: dict[str, Any], covered: dict[str, dict[str, list[int]]],
@@ -320,7 +332,7 @@ def run_one(run: Path, mutant: dict[str, Any], checks: list[str], with_tests: bo
     tree = run / "tree"
     suite_commit = run / "suite-commit.txt"
     record: dict[str, Any] = dict(mutant, checks=checks, started=time.strftime("%H:%M:%S", time.gmtime()), cases=cases,
-                                  suite=suite_commit.read_text().strip()[:10] if suite_commit.exists() else "snapshot")
+                                  suite=_suite_of(suite_commit))
     if tests:
         record.update(checks=[], tests_only=tests)
         checks, with_tests = [], True
@@ -353,53 +365,6 @@ def run_one(run: Path, mutant: dict[str, Any], checks: list[str], with_tests: bo
         return dict(record, outcome="survived", seconds=round(total, 1))
     finally:
         (tree / mutant["module"]).write_text(original, encoding="utf-8")
-
-
-def sample(mutants: list[dict[str, Any]], n: int, seed: int) -> list[dict[str, Any]]:
-    """A seeded uniform sample of ``n`` mutants (all when ``n`` >= the population)."""
-    chosen = list(mutants)
-    random.Random(seed).shuffle(chosen)
-    return chosen[:n] if n < len(chosen) else chosen
-
-
-def allocate(sizes: dict[str, int], n: int, least: int) -> dict[str, int]:
-    """``n`` draws over strata of ``sizes`` proportionally (largest remainder), at least
-    ``least`` per stratum (never more than it holds)."""
-    floor = {k: min(least, v) for k, v in sizes.items()}
-    rest = max(0, n - sum(floor.values()))
-    spare = {k: v - floor[k] for k, v in sizes.items()}
-    total = sum(spare.values())
-    if total == 0 or rest == 0:
-        return floor
-    quota = {k: rest * v / total for k, v in spare.items()}
-    out = {k: floor[k] + min(spare[k], int(q)) for k, q in quota.items()}
-    left = min(n, sum(sizes.values())) - sum(out.values())
-    for k in sorted(quota, key=lambda k: (int(quota[k]) - quota[k], k)):
-        if left <= 0:
-            break
-        if out[k] < sizes[k]:
-            out[k] += 1
-            left -= 1
-    return out
-
-
-def stratified_sample(mutants: list[dict[str, Any]], n: int, seed: int, least: int = 2) -> list[dict[str, Any]]:
-    """A seeded sample of ``n`` mutants stratified by :func:`stratum`, proportional to each
-    stratum's size with at least ``least`` per stratum; mutants inside annotations (equivalent
-    by construction, no run) are not drawn. The order interleaves the strata (draw ``i`` of a
-    stratum with ``m`` draws sits at ``(i + 0.5) / m``), so a run stopped early is still a
-    stratified sample of a smaller size."""
-    rng = random.Random(seed)
-    by: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for m in mutants:
-        if not m.get("annotation"):
-            by[stratum(str(m["module"]))].append(m)
-    counts = allocate({k: len(v) for k, v in by.items()}, n, least)
-    keyed = []
-    for k in sorted(by):
-        picked = rng.sample(by[k], counts[k])
-        keyed += [((i + 0.5) / len(picked), k, m) for i, m in enumerate(picked)]
-    return [m for _, _, m in sorted(keyed, key=lambda t: (t[0], t[1]))]
 
 
 def own_check(module: str) -> str:
@@ -450,6 +415,10 @@ def main(argv: list[str] | None = None) -> int:
     for mode in ("prepare", "refresh", "run", "summary", "one", "coverage"):
         p = sub.add_parser(mode)
         p.add_argument("--run", type=Path, default=Path("/work/mutation-run"))
+        if mode == "refresh":
+            p.add_argument("--path", action="append", default=[],
+                           help="refresh only this file or folder of HEAD (repeatable; default: spec, reference, "
+                                "proofs, conformance, tests)")
         if mode == "prepare":
             p.add_argument("--no-coverage", action="store_true",
                            help="measure no coverage: every mutant runs its module's own suite")
@@ -490,7 +459,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.mode == "prepare":
         prepare(args.run, measure=not args.no_coverage)
     elif args.mode == "refresh":
-        print(f"suite and tests of the snapshot are now those of {refresh(args.run)[:10]}")
+        print(f"suite and tests of the snapshot are now those of {refresh(args.run, args.path)[:10]}")
     elif args.mode == "coverage":
         print(combined_coverage(args.run))
     elif args.mode == "run":

@@ -148,3 +148,16 @@ def test_child_fail_fast_patches_stop_at_the_first_failure() -> None:
     finally:
         for mod, name, value in saved:
             setattr(mod, name, value)
+
+
+def test_refresh_of_some_paths_only_and_never_the_mutated_package(tmp_path: Path) -> None:
+    import pytest
+
+    m = _script()
+    commit = m.refresh(tmp_path, ["conformance/fries/contracts_check.py"])
+    assert sorted(str(p.relative_to(tmp_path / "tree")) for p in (tmp_path / "tree").rglob("*.py")) == [
+        "conformance/fries/contracts_check.py"]
+    assert (tmp_path / "suite-commit.txt").read_text().split() == [commit, "conformance/fries/contracts_check.py"]
+    assert m._suite_of(tmp_path / "suite-commit.txt") == f"{commit[:10]} (conformance/fries/contracts_check.py)"
+    with pytest.raises(SystemExit):
+        m.refresh(tmp_path, ["spark_impl/keys.py"])
