@@ -8,6 +8,8 @@ Checks, each on the same random scenarios (:mod:`conformance.generators.oplus`):
 * ``spark vs sequential``                 spark_impl's O+ executor (``spark_impl.oplus``), every
   case in one batch of Spark jobs, with the injected O+ faults (``spark_impl.faults.OPLUS_FAULTS``);
   reported NOT RUN when the engine is not spark or spark_impl.oplus is missing, never as a pass;
+* ``spark_impl O+ seeded faults vs their definitions`` (with the spark check; no Spark job,
+  :mod:`conformance.oplus_faults_check`);
 * ``spark-streaming vs sequential``       (with the spark check) every 8th case through the live
   front end ``spark_impl.oplus.streaming`` as one query with driver crashes
   (:mod:`conformance.dgs_oplus_live`), the same oracles.
@@ -166,6 +168,9 @@ def run_oplus_suite(*, cases: int, seed: int, progress: Progress | None = None,
         result.checks.append(CheckResult("spark vs sequential", status="unavailable", note=reason))
         return result
     result.faults = tuple(sorted(faults))
+    from conformance.oplus_faults_check import run_check
+
+    run_check(result)  # Spark-free: the seeded faults are the bugs they name
     check = CheckResult("spark vs sequential")
     result.checks.append(check)
     start = time.monotonic()

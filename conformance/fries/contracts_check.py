@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from conformance.suite import SuiteResult
 
 #: Name of the suite's check (:func:`run_contracts_check`).
-CHECK = "spark_impl keys and faults vs their contracts (no Spark)"
+CHECK = "spark_impl keys and fault names vs their contracts (no Spark)"
 
 #: Keys of every supported type (``spark_impl.keys``): pairwise distinct in Python (no NaN:
 #: a NaN is not equal to itself, so it cannot be looked up as a key at all).
