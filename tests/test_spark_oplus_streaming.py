@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import sys
 import threading
 import time
 from collections import Counter
@@ -19,6 +20,9 @@ from typing import Any
 import pytest
 
 from spec.errors import InputError
+
+sys.path.insert(0, os.path.dirname(__file__))
+from test_spark_objectstore_store import endpoint  # noqa: E402,F401 - the shared moto fixture (the s3 kill test)
 
 WA, WS = 5, 10
 SCHEMA = "job int, source int, ts long, watermark long, end boolean, user string, amount long"
@@ -204,10 +208,11 @@ from spark_impl.oplus.streaming_jobs import oplus_job
 from spark_impl.reconfig.sinks import ParquetSink
 
 source, checkpoint, table, rescale = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+query = sys.argv[5] if len(sys.argv) > 5 else None  # Spark's own checkpoint (with an object-store checkpoint)
 spark = get_or_create_session(app_name="oplus-live-driver", master="local[2]")
 stream = spark.readStream.schema("ts long, end boolean, text string").option("maxFilesPerTrigger", 1).json(source)
 run = start_oplus_query(spark, stream, [oplus_job("wordcount", 2, 6, WT="single", parallelism=2)],
-                        checkpoint_dir=checkpoint, sink=ParquetSink(table, value_type="long"))
+                        checkpoint_dir=checkpoint, query_checkpoint=query, sink=ParquetSink(table, value_type="long"))
 if rescale:
     run.rescale(rescale)
 print("started", flush=True)
@@ -216,9 +221,13 @@ run.query.awaitTermination()
 
 
 @pytest.mark.slow
-def test_a_killed_driver_process_restarts_exactly_once(spark: Any, tmp_path: Any) -> None:
+@pytest.mark.parametrize("store", ["local", "s3"])
+def test_a_killed_driver_process_restarts_exactly_once(spark: Any, tmp_path: Any, store: str,
+                                                       request: pytest.FixtureRequest) -> None:
     """A real driver process (its own SparkSession) killed with SIGKILL mid-stream, restarted
-    on the same checkpoint: the Parquet table equals the sequential reference."""
+    on the same checkpoint: the Parquet table equals the sequential reference. ``s3``: the O+
+    state on moto's S3 server on 127.0.0.1 (the objstore tests' fixture; a kill can land in the
+    middle of a PUT), Structured Streaming's own checkpoint local."""
     import signal
     import subprocess
     import sys
@@ -227,6 +236,12 @@ def test_a_killed_driver_process_restarts_exactly_once(spark: Any, tmp_path: Any
     from spark_impl.oplus.streaming_log import Log
 
     source, checkpoint, table = (str(tmp_path / n) for n in ("in", "ckpt", "out"))
+    extra: list[str] = []
+    if store == "s3":
+        from s3_server import s3_uri
+
+        checkpoint = s3_uri(request.getfixturevalue("endpoint"), "oplus-kill", tmp_path.name)
+        extra = [str(tmp_path / "query")]
     os.makedirs(source)
     script = tmp_path / "driver.py"
     script.write_text(_DRIVER)
@@ -243,7 +258,7 @@ def test_a_killed_driver_process_restarts_exactly_once(spark: Any, tmp_path: Any
     log = Log(checkpoint)
 
     def driver(rescale: int) -> Any:
-        return subprocess.Popen([sys.executable, str(script), source, checkpoint, table, str(rescale)],
+        return subprocess.Popen([sys.executable, str(script), source, checkpoint, table, str(rescale), *extra],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
 
     first = driver(3)
