@@ -223,20 +223,31 @@ def run_child(run: Path, args: list[str], timeout_s: float) -> tuple[str, float,
 
 # --- campaign ------------------------------------------------------------------------------------
 
-def prepare(run: Path, measure: bool = True) -> None:
+def prepare(run: Path, measure: bool = True, coverage_only: bool = False) -> None:
     """Step 1 (module docstring). Without ``measure`` no coverage is measured: every mutant
     then runs its module's own suite (none is ``not covered``; slower per mutant, but no
-    coverage runs first - for a small sample on a loaded machine)."""
+    coverage runs first - for a small sample on a loaded machine). ``coverage_only``: no new
+    snapshot, only the coverage of the snapshot's suite as it is now (after ``refresh``: the
+    checks a mutant runs then follow the refreshed suite); refused while a mutant is applied."""
     run.mkdir(parents=True, exist_ok=True)
-    commit = snapshot(run)
-    mutants = enumerate_mutants(run / "tree")
-    (run / "mutants.json").write_text(json.dumps({"commit": commit, "mutants": mutants}), encoding="utf-8")
-    print(f"snapshot of {commit[:10]}: {len(mutants)} mutants in scope")
+    if coverage_only:
+        changed = mutated_files(run)
+        if changed:
+            raise SystemExit(f"the snapshot's spark_impl differs from its commit ({', '.join(changed)}): "
+                             "a campaign is running or was killed; stop it (or wait for `touch RUN/pause`) first")
+    else:
+        commit = snapshot(run)
+        mutants = enumerate_mutants(run / "tree")
+        (run / "mutants.json").write_text(json.dumps({"commit": commit, "mutants": mutants}), encoding="utf-8")
+        print(f"snapshot of {commit[:10]}: {len(mutants)} mutants in scope")
     if not measure:
         (run / "coverage.json").unlink(missing_ok=True)
         return
+    import shutil
+
     covered: dict[str, dict[str, list[int]]] = {}
     for suite in CHECKS:
+        shutil.rmtree(run / f"cov-{suite}", ignore_errors=True)  # no data of an earlier suite
         out = run / f"coverage-{suite}.json"
         status, seconds, tail = run_child(run, ["child-check", "--suite", suite, "--coverage-out", str(out)], 1800)
         print(f"coverage of {suite}: {status} in {seconds:.0f} s")
@@ -244,6 +255,22 @@ def prepare(run: Path, measure: bool = True) -> None:
             raise SystemExit(f"the unmutated {suite} check does not pass ({status}); fix that first:\n{tail}")
         covered[suite] = json.loads(out.read_text(encoding="utf-8"))
     (run / "coverage.json").write_text(json.dumps(covered), encoding="utf-8")
+
+
+def mutated_files(run: Path) -> list[str]:
+    """The files of the snapshot's ``spark_impl/`` that differ from its commit (a mutant
+    applied now, or left behind by a killed campaign)."""
+    commit = json.loads((run / "mutants.json").read_text(encoding="utf-8"))["commit"]
+    archive = subprocess.run(["git", "archive", "--format=tar", commit, "spark_impl"], cwd=ROOT, check=True,
+                             capture_output=True).stdout
+    changed = []
+    with tarfile.open(fileobj=BytesIO(archive)) as tar:
+        for member in tar.getmembers():
+            handle = tar.extractfile(member) if member.isfile() else None
+            here = run / "tree" / member.name
+            if handle is not None and (not here.exists() or here.read_bytes() != handle.read()):
+                changed.append(member.name)
+    return changed
 
 
 def combined_coverage(run: Path) -> str:
@@ -422,6 +449,8 @@ def main(argv: list[str] | None = None) -> int:
         if mode == "prepare":
             p.add_argument("--no-coverage", action="store_true",
                            help="measure no coverage: every mutant runs its module's own suite")
+            p.add_argument("--coverage-only", action="store_true",
+                           help="no new snapshot: measure the coverage of the snapshot's (refreshed) suite again")
         if mode == "run":
             p.add_argument("--sample", type=int, default=60)
             p.add_argument("--seed", type=int, default=0)
@@ -457,7 +486,7 @@ def main(argv: list[str] | None = None) -> int:
         globals()["CHECK_TIMEOUT_S"] = args.timeout
         CHECK_TIMEOUTS.clear()
     if args.mode == "prepare":
-        prepare(args.run, measure=not args.no_coverage)
+        prepare(args.run, measure=not args.no_coverage, coverage_only=args.coverage_only)
     elif args.mode == "refresh":
         print(f"suite and tests of the snapshot are now those of {refresh(args.run, args.path)[:10]}")
     elif args.mode == "coverage":

@@ -161,3 +161,22 @@ def test_refresh_of_some_paths_only_and_never_the_mutated_package(tmp_path: Path
     assert m._suite_of(tmp_path / "suite-commit.txt") == f"{commit[:10]} (conformance/fries/contracts_check.py)"
     with pytest.raises(SystemExit):
         m.refresh(tmp_path, ["spark_impl/keys.py"])
+
+
+def test_mutated_files_names_what_differs_from_the_snapshot_commit(tmp_path: Path) -> None:
+    import subprocess
+    import tarfile
+    from io import BytesIO
+
+    m = _script()
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+                            check=True).stdout.strip()
+    archive = subprocess.run(["git", "archive", "--format=tar", commit, "spark_impl"], cwd=ROOT, check=True,
+                             capture_output=True).stdout
+    with tarfile.open(fileobj=BytesIO(archive)) as tar:
+        tar.extractall(tmp_path / "tree", filter="data")
+    (tmp_path / "mutants.json").write_text(json.dumps({"commit": commit, "mutants": []}))
+    assert m.mutated_files(tmp_path) == []
+    lru = tmp_path / "tree" / "spark_impl" / "lru.py"
+    lru.write_text(lru.read_text().replace("maxsize < 1", "maxsize <= 1"))
+    assert m.mutated_files(tmp_path) == ["spark_impl/lru.py"]
