@@ -6,7 +6,8 @@ so a re-executed task rewrites the same file: the sink is idempotent by batch id
 the end of a run. On a cluster the directory must be on storage every executor and the
 driver can reach. ``sink`` may also be a URI :mod:`spark_impl.store` opens (S3, GCS, HDFS,
 ``file://``): a part is then one write-once object (an object store has no rename; a PUT makes
-the whole object visible at once), listed and read through the store.
+the whole object visible at once), framed and checksummed (``spark_impl.records``: HDFS and
+``file://`` show an object while it is written), listed and read through the store.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ import pickle
 import tempfile
 from typing import Any, Iterator
 
-from spark_impl.store import is_uri, open_store
+from spark_impl.records import read_pickle_record, write_pickle_record
+from spark_impl.store import display, is_uri, open_store
 
 
 def write_part(sink: str, name: str, outputs: list[Any]) -> None:
@@ -24,7 +26,7 @@ def write_part(sink: str, name: str, outputs: list[Any]) -> None:
     if not outputs:
         return
     if is_uri(sink):
-        open_store(sink).write_once(f"{name}.pkl", pickle.dumps(outputs))
+        write_pickle_record(open_store(sink), f"{name}.pkl", outputs)
         return
     fd, tmp = tempfile.mkstemp(prefix=".part-", dir=sink)
     with os.fdopen(fd, "wb") as handle:
@@ -32,16 +34,25 @@ def write_part(sink: str, name: str, outputs: list[Any]) -> None:
     os.replace(tmp, os.path.join(sink, f"{name}.pkl"))
 
 
+def read_part(sink: str, entry: str) -> list[Any] | None:
+    """The outputs of part file ``entry`` (``<name>.pkl``) of ``sink``, or None if absent."""
+    if is_uri(sink):
+        found: list[Any] | None = read_pickle_record(open_store(sink), entry)
+        return found
+    try:
+        with open(os.path.join(sink, entry), "rb") as handle:
+            outputs: list[Any] = pickle.load(handle)
+            return outputs
+    except FileNotFoundError:
+        return None
+
+
 def read_parts(sink: str) -> Iterator[tuple[str, list[Any]]]:
     """Every part as ``(name, outputs)``, in name order."""
-    if is_uri(sink):
-        store = open_store(sink)
-        for entry in store.list():
-            data = store.read(entry) if entry.endswith(".pkl") else None
-            if data is not None:
-                yield entry[:-4], pickle.loads(data)
-        return
-    for entry in sorted(os.listdir(sink)):
+    entries = open_store(sink).list() if is_uri(sink) else sorted(os.listdir(sink))
+    for entry in entries:
         if entry.endswith(".pkl"):
-            with open(os.path.join(sink, entry), "rb") as handle:
-                yield entry[:-4], pickle.load(handle)
+            found = read_part(sink, entry)
+            if found is None:  # listed, then gone: nothing deletes a part while it is read
+                raise FileNotFoundError(f"part {entry} of {display(sink)} vanished while it was read")
+            yield entry[:-4], found

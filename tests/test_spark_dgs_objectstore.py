@@ -5,11 +5,12 @@ Structured Streaming's own checkpoint (``query_checkpoint``) stays on a local pa
 would need the hadoop-aws jars).
 
 The key counter with string keys runs on a file source that grows while the query runs, with
-heartbeats, twice: on a local checkpoint without interruption, and on S3 with a re-plan
-(2 -> 3 leaves) while it runs, driver kills before a commit and between a delivery and its
-record, each followed by a restart. Both deliver, exactly once, the sequential program's
-outputs (spec_run of the sorted input); the S3 checkpoint stays bounded and nothing of it is
-written to a local path."""
+heartbeats, twice: on a local checkpoint without interruption (outputs collected by a
+callback), and on S3 with a re-plan (2 -> 3 leaves) while it runs, driver kills before a
+commit and between a delivery and its record, each followed by a restart, its outputs in an
+``ObjectStoreSink`` table on S3 (write-once parts and manifests). Both deliver, exactly once,
+the sequential program's outputs (spec_run of the sorted input); the S3 checkpoint stays
+bounded and nothing of it is written to a local path."""
 
 from __future__ import annotations
 
@@ -41,22 +42,37 @@ pytestmark = pytest.mark.spark
 
 
 class Deliveries:
-    """A callback sink idempotent by batch id (it keeps the last delivery of each id) that
-    counts how often each id was delivered."""
+    """A sink idempotent by batch id that counts how often each id was delivered: it keeps the
+    last delivery of each id in memory, or passes it to an ``ObjectStoreSink`` at ``table``."""
 
-    def __init__(self) -> None:
+    def __init__(self, table: str | None) -> None:
+        self.table = table
         self.rows: dict[int, list[str]] = {}
         self.calls: Counter[int] = Counter()
 
     def __call__(self, df: Any, batch_id: int) -> None:
-        self.rows[batch_id] = [r["value"] for r in df.collect()]
+        from spark_impl.reconfig.objectstore import ObjectStoreSink
+
         self.calls[batch_id] += 1
+        if self.table is not None:
+            ObjectStoreSink(self.table).deliver(df, batch_id)
+        else:
+            self.rows[batch_id] = [r["value"] for r in df.collect()]
 
     def outputs(self) -> Counter[str]:
-        return Counter(json.dumps(json.loads(v)) for rows in self.rows.values() for v in rows)
+        from spark_impl.reconfig.objectstore import read_committed
+
+        if self.table is not None:
+            committed = read_committed(self.table)
+            assert committed.column_names == ["job", "batch", "value"]
+            values = committed.column("value").to_pylist()
+        else:
+            values = [v for rows in self.rows.values() for v in rows]
+        return Counter(json.dumps(json.loads(v)) for v in values)
 
 
-def _run(spark: Any, root: Path, checkpoint: str | None, crashes: bool) -> tuple[Deliveries, Any]:
+def _run(spark: Any, root: Path, checkpoint: str | None, table: str | None, crashes: bool
+         ) -> tuple[Deliveries, Any]:
     """Run the stream's chunks through a query (module docstring); returns the sink and the
     final states."""
     from spark_impl.dgs.streaming import LiveJob, start_dgs_query
@@ -65,7 +81,7 @@ def _run(spark: Any, root: Path, checkpoint: str | None, crashes: bool) -> tuple
     program = load_program(COUNTER)
     source = root / "in"
     source.mkdir(parents=True)
-    sink = Deliveries()
+    sink = Deliveries(table)
 
     def start(leaves: int, crash_at: str | None = None) -> Any:
         stream = spark.readStream.option("maxFilesPerTrigger", 1).text(str(source))
@@ -106,9 +122,9 @@ def test_dgs_live_checkpoint_on_s3_with_replan_and_restarts_equals_the_local_run
         spark: Any, endpoint: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)  # a URI mistaken for a local path would land here
     program = load_program(COUNTER)
-    local, local_state = _run(spark, tmp_path / "local", None, False)
+    local, local_state = _run(spark, tmp_path / "local", None, None, False)
     checkpoint = s3_uri(endpoint, "ckpt", "run")
-    remote, remote_state = _run(spark, tmp_path / "s3", checkpoint, True)
+    remote, remote_state = _run(spark, tmp_path / "s3", checkpoint, s3_uri(endpoint, "results", "dgs"), True)
 
     expected_state, expected = spec_run(program, sort_streams(_streams(5, 40)))
     want = Counter(json.dumps(value_to_json(x)) for x in expected)

@@ -14,10 +14,10 @@ through the store). An output's order within a batch is not kept: DGS outputs ar
 from __future__ import annotations
 
 import json
-import pickle
 from typing import Any, Callable, Iterator
 
 from spark_impl.reconfig.sinks import Sink, _convert
+from spark_impl.sink import read_part
 from spark_impl.store import display, open_store
 
 
@@ -25,10 +25,10 @@ def _rows(directory: str, batch: int, value_type: str) -> Callable[[str], Iterat
     value_of = _json_text if value_type == "string" else _convert(value_type)
 
     def rows(name: str) -> Iterator[tuple[int, int, Any]]:
-        data = open_store(directory).read(name)
-        if data is None:
+        records = read_part(directory, name)
+        if records is None:
             raise FileNotFoundError(f"missing DGS records file {display(directory)}/{name}")
-        for job, kind, value in pickle.loads(data):
+        for job, kind, value in records:
             if kind == "out":
                 yield job, batch, value_of(value)
     return rows

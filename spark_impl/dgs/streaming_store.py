@@ -8,7 +8,7 @@ reads it)::
     commits/<seq>.rec        the commit records (spark_impl.records.RecordLog: write-once,
                              numbered, checksummed; the two newest kept): Commit
     states/<name>/p<i>.pkl   leaf states of partition i ({(job, leaf): state}), written by
-                             tasks (framed and checksummed, spark_impl.records.frame)
+                             tasks (framed, checksummed pickles: spark_impl.records)
     records/b<id>/*.pkl      what batch <id>'s tasks emitted: (job, "out", output) and
                              (job, "processed", (worker, key, payload)) (spark_impl.sink parts)
 
@@ -41,7 +41,7 @@ from spec.errors import InputError
 
 from spark_impl.dgs.streaming_input import Mailbox
 from spark_impl.dgs.tasks import PartitionStates
-from spark_impl.records import RecordLog, frame, unframe
+from spark_impl.records import RecordLog, read_pickle_record, write_pickle_record
 from spark_impl.sink import read_parts
 from spark_impl.store import display, join, open_store
 from spark_impl.store import Store as Location
@@ -51,7 +51,6 @@ INITIAL = "init"
 
 COMMITS = "commits"
 KEEP = 2
-STATE_MAGIC = b"streamproof-dgs-states/1\n"
 
 
 @dataclass
@@ -155,7 +154,7 @@ def save_states(location: str) -> Any:
     def task(index: int, parts: Iterator[PartitionStates]) -> Iterator[int]:
         where = open_store(location)
         for states in parts:
-            where.write_once(f"p{index:05d}.pkl", frame(pickle.dumps(states), STATE_MAGIC))
+            write_pickle_record(where, f"p{index:05d}.pkl", states)
             yield 1
     return task
 
@@ -166,9 +165,8 @@ def load_states(location: str) -> Any:
         where = open_store(location)
         for index in parts:
             name = f"p{index:05d}.pkl"
-            data = where.read(name)
-            if data is None:
+            states: PartitionStates | None = read_pickle_record(where, name)
+            if states is None:
                 raise FileNotFoundError(f"missing DGS state file {display(where.path(name))}")
-            states: PartitionStates = pickle.loads(unframe(where.path(name), data, STATE_MAGIC, "DGS states"))
             yield states
     return task

@@ -14,6 +14,11 @@
 3. the driver writes the manifest, one object listing the part files: the commit. A part file
    no manifest lists (a delivery that crashed before its commit) is never read.
 
+Columns: the delivered DataFrame's. The Fries executor's ``job, batch, operator, txn, key,
+value`` are written with the sink's ``key_type`` / ``value_type``; any other DataFrame (the DGS
+live front end's ``job, batch, value``, the O+ one's) with Arrow types from its Spark schema
+(int, bigint, smallint, tinyint, double, float, string, boolean columns).
+
 Readers read only what the manifests list: :func:`read_committed` (pyarrow) returns the
 committed rows as a ``pyarrow.Table`` (``.to_pandas()``, or ``spark.createDataFrame`` of it).
 """
@@ -25,11 +30,16 @@ import os
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
+from spec.errors import InputError
 from spark_impl.reconfig.sinks import COLUMN_TYPES, check_types
 from spark_impl.store import is_uri, resolve
 
 _ARROW_TYPES = {"string": "string", "long": "int64", "double": "float64", "boolean": "bool"}
+_SPARK_ARROW = {"int": "int32", "bigint": "int64", "smallint": "int16", "tinyint": "int8", "double": "float64",
+                "float": "float32", "string": "string", "boolean": "bool"}
 COLUMNS = ("job", "batch", "operator", "txn", "key", "value")
+Fields = tuple[tuple[str, str], ...]
+"""``((column, Arrow type alias), ...)``: what a part file holds."""
 
 
 def filesystem(uri: str) -> tuple[Any, str]:
@@ -43,12 +53,29 @@ def filesystem(uri: str) -> tuple[Any, str]:
     return pafs.LocalFileSystem(), os.path.abspath(uri).rstrip("/")
 
 
-def _schema(key_type: str, value_type: str) -> Any:
+def _fries_fields(key_type: str, value_type: str) -> Fields:
+    return (("job", "int32"), ("batch", "int64"), ("operator", "string"), ("txn", "string"),
+            ("key", _ARROW_TYPES[key_type]), ("value", _ARROW_TYPES[value_type]))
+
+
+def fields_of(df: Any, key_type: str, value_type: str) -> Fields:
+    """The part files' columns for delivered DataFrame ``df`` (module docstring)."""
+    if tuple(df.columns) == COLUMNS:
+        return _fries_fields(key_type, value_type)
+    fields = []
+    for field in df.schema.fields:
+        kind = field.dataType.simpleString()
+        if kind not in _SPARK_ARROW:
+            raise InputError(f"column {field.name!r} has type {kind}; the sink writes columns of types "
+                             f"{', '.join(sorted(_SPARK_ARROW))}", "ObjectStoreSink")
+        fields.append((str(field.name), _SPARK_ARROW[kind]))
+    return tuple(fields)
+
+
+def _schema(fields: Fields) -> Any:
     import pyarrow as pa
 
-    return pa.schema([("job", pa.int32()), ("batch", pa.int64()), ("operator", pa.string()), ("txn", pa.string()),
-                      ("key", pa.type_for_alias(_ARROW_TYPES[key_type])),
-                      ("value", pa.type_for_alias(_ARROW_TYPES[value_type]))])
+    return pa.schema([(name, pa.type_for_alias(kind)) for name, kind in fields])
 
 
 def _manifest(root: str, batch_id: int) -> str:
@@ -64,22 +91,27 @@ def _read_json(fs: Any, path: str) -> Any | None:
         return None
 
 
-def _part_writer(uri: str, batch_id: int, key_type: str, value_type: str) -> Callable[[int, Iterator[Any]], Iterator[Any]]:
+def _part_writer(uri: str, batch_id: int, key_type: str, value_type: str,
+                 fields: Fields | None = None) -> Callable[[int, Iterator[Any]], Iterator[Any]]:
+    layout = fields or _fries_fields(key_type, value_type)
+
     def write(part: int, rows: Iterator[Any]) -> Iterator[tuple[str, int]]:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        columns: dict[str, list[Any]] = {name: [] for name in COLUMNS}
+        columns: dict[str, list[Any]] = {name: [] for name, _ in layout}
+        count = 0
         for row in rows:
-            for name, value in zip(COLUMNS, row):
+            count += 1
+            for (name, _), value in zip(layout, row):
                 columns[name].append(value)
-        if not columns["txn"]:
+        if not count:
             return iter(())
         fs, root = filesystem(uri)
         name = f"data/b{batch_id:020d}/part-{part:05d}.parquet"
         fs.create_dir(f"{root}/data/b{batch_id:020d}", recursive=True)  # file://, HDFS: a file needs its directory
-        pq.write_table(pa.table(columns, schema=_schema(key_type, value_type)), f"{root}/{name}", filesystem=fs)
-        return iter([(name, len(columns["txn"]))])
+        pq.write_table(pa.table(columns, schema=_schema(layout)), f"{root}/{name}", filesystem=fs)
+        return iter([(name, count)])
 
     return write
 
@@ -100,8 +132,10 @@ class ObjectStoreSink:
         fs, root = filesystem(self.uri)
         if _read_json(fs, _manifest(root, batch_id)) is not None:
             return
+        fields = fields_of(df, self.key_type, self.value_type)
         fs.create_dir(f"{root}/_manifest", recursive=True)  # (and the bucket, if the URI allows it)
-        parts = df.rdd.mapPartitionsWithIndex(_part_writer(self.uri, batch_id, self.key_type, self.value_type)).collect()
+        parts = df.rdd.mapPartitionsWithIndex(
+            _part_writer(self.uri, batch_id, self.key_type, self.value_type, fields)).collect()
         body = json.dumps({"batch": batch_id, "files": sorted([str(n), int(c)] for n, c in parts)})
         with fs.open_output_stream(_manifest(root, batch_id)) as handle:
             handle.write(body.encode("utf-8"))
@@ -121,13 +155,17 @@ def committed_files(uri: str) -> list[str]:
     return files
 
 
-def read_committed(uri: str, key_type: str = "string", value_type: str = "string") -> Any:
-    """Every committed row as a ``pyarrow.Table`` (empty if nothing was committed yet)."""
+def read_committed(uri: str, key_type: str | None = None, value_type: str | None = None) -> Any:
+    """Every committed row as a ``pyarrow.Table``: with ``key_type`` / ``value_type``, in the
+    Fries columns of those types; without, in the columns the parts were written with. Empty
+    if nothing was committed yet (the Fries columns)."""
     import pyarrow.parquet as pq
 
     fs, _ = filesystem(uri)
-    schema = _schema(key_type, value_type)
     files = committed_files(uri)
+    if files and key_type is None and value_type is None:
+        return pq.read_table(files, filesystem=fs)
+    schema = _schema(_fries_fields(key_type or "string", value_type or "string"))
     if not files:
         return schema.empty_table()
     return pq.read_table(files, filesystem=fs, schema=schema)
