@@ -7,12 +7,14 @@ micro-batches, commit records, replays after a driver kill, the exactly-once sin
 requests of a running query) ran only under ``--engine spark-streaming``, so a bug there
 (e.g. a replayed committed batch computed again, the last batch's records left out of the
 results, a rescaled job's states re-read under another job's parallelism) passed the default
-suite. Here every :data:`STRIDE`-th case of a default run also runs through its live engine
-- the ``spark-streaming`` engines of :mod:`conformance.dgs_streaming` and
-:mod:`conformance.oplus_streaming` (all of them as ONE live query, with a driver kill at each
-crash point), judged by the same oracles as the batch check. A failure is reported and saved
-unshrunk (every shrink candidate would be another live query); its replay runs the live
-engine again (``engine``/``scheduler`` ``spark-streaming``).
+suite. Here **every case** of a default run also runs through its live engine (session 5;
+session 4 ran every 8th: 13 DGS, 17 O+ cases) - the ``spark-streaming`` engines of
+:mod:`conformance.dgs_streaming` and :mod:`conformance.oplus_streaming` (all of them as ONE
+live query, with a driver kill at each crash point; DGS cases re-planned mid-stream, O+ cases
+whose sources stay silent for a while: those modules' docstrings), judged by the same oracles
+as the batch check. A failure is reported and saved unshrunk (every shrink candidate would be
+another live query); its replay runs the live engine again (``engine``/``scheduler``
+``spark-streaming``).
 """
 
 from __future__ import annotations
@@ -23,8 +25,6 @@ from typing import Any, Sequence
 from conformance.regression import save_case
 from conformance.suite import CheckResult, FailureReport, SuiteResult
 
-STRIDE = 8
-"""Every 8th case (13 of the default 100) runs live too: a minute or two of one live query."""
 ENGINE = "spark-streaming"
 DGS_LIVE = "spark-streaming vs spec(sort(u))"
 OPLUS_LIVE = "spark-streaming vs sequential"
@@ -32,17 +32,16 @@ OPLUS_LIVE = "spark-streaming vs sequential"
 
 def dgs_live_check(drawn: Sequence[Any], spark: Any, seed: int, save_dir: str | None,
                    result: SuiteResult) -> CheckResult:
-    """Every :data:`STRIDE`-th DGS case through :func:`conformance.dgs_streaming.streaming_engine`."""
+    """Every DGS case through :func:`conformance.dgs_streaming.streaming_engine` (one query)."""
     from conformance.dgs_streaming import streaming_engine
     from conformance.dgs_suite import judge
     from conformance.generators.dgs import case_to_json
 
     check = CheckResult(DGS_LIVE)
     start = time.monotonic()
-    indexes = list(range(0, len(drawn), STRIDE))
-    observed = streaming_engine(spark)([drawn[i] for i in indexes])
+    observed = streaming_engine(spark)(drawn)
     first: tuple[int, list[tuple[str, str]]] | None = None
-    for i, seen in zip(indexes, observed):
+    for i, seen in enumerate(observed):
         failed = judge(drawn[i], seen)
         check.cases += 1
         if failed:
@@ -60,39 +59,29 @@ def dgs_live_check(drawn: Sequence[Any], spark: Any, seed: int, save_dir: str | 
 
 def oplus_live_check(drawn: Sequence[tuple[dict[str, Any], int]], faults: frozenset[str], spark: Any, seed: int,
                      save_dir: str | None, result: SuiteResult) -> CheckResult:
-    """The cases of :func:`oplus_live_indexes` through :func:`conformance.oplus_streaming.streaming_engine`
-    (one live query: job ``i`` = case ``i``), judged by the Spark check's oracles."""
-    from conformance.oplus_streaming import streaming_engine
+    """Every case through :func:`conformance.oplus_streaming.streaming_engine` (one live query:
+    job ``i`` = case ``i``), every :data:`~conformance.oplus_streaming.LATE_EVERY`-th one with
+    a source silent in its first files (:func:`~conformance.oplus_streaming.late_arrivals`),
+    judged by the Spark check's oracles on the scenario the live run was fed."""
+    from conformance.oplus_streaming import late_arrivals, streaming_engine
     from conformance.oplus_suite import _oracle, spark_discrepancies
 
     check = CheckResult(OPLUS_LIVE)
     start = time.monotonic()
-    indexes = oplus_live_indexes(len(drawn))
-    problems = spark_discrepancies([drawn[i] for i in indexes], streaming_engine(faults, spark))
+    fed = late_arrivals(drawn, seed)
+    problems = spark_discrepancies(fed, streaming_engine(faults, spark))
     check.cases = len(problems)
     check.failed = sum(p is not None for p in problems)
     check.oracle_failures.update(_oracle(p) for p in problems if p is not None)
     check.elapsed_s = time.monotonic() - start
-    failing = next(((i, p) for i, p in zip(indexes, problems) if p is not None), None)
+    failing = next(((i, p) for i, p in enumerate(problems) if p is not None), None)
     if failing is not None:
         index, problem = failing
-        scenario, per_round = drawn[index]
+        scenario, per_round = fed[index]
         result.failures.append(_report(OPLUS_LIVE, "oplus", index, (_oracle(problem),), problem,
                                        {"scenario": scenario, "items_per_round": per_round}, seed,
                                        tuple(sorted(faults)), save_dir))
     return check
-
-
-def oplus_live_indexes(n: int) -> list[int]:
-    """Every :data:`STRIDE`-th case and every targeted ``rescale`` case
-    (:mod:`conformance.generators.oplus_edges`: many keys, rescales up and down at round
-    watermarks): in one live query the jobs then have different parallelisms while some of them
-    rescale, which a per-job mapping bug needs (a job's states re-read under another job's
-    parallelism)."""
-    from conformance.generators.oplus_edges import EVERY, KINDS
-
-    rescales = {index for number, index in enumerate(range(EVERY - 1, n, EVERY)) if KINDS[number % len(KINDS)] == "rescale"}
-    return sorted(set(range(0, n, STRIDE)) | rescales)
 
 
 def _report(check: str, suite: str, index: int, oracles: tuple[str, ...], explanation: str,

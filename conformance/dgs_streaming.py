@@ -8,13 +8,20 @@ One engine call runs a batch of cases as **one live query** (job ``i`` = case ``
 * a case's items are taken in the order its :class:`~spark_impl.dgs.release.Arrival` model
   delivers them (per-stream delays and jitter: streams reordered, each stream FIFO), grouped
   by the case's driver ``tick``, and the groups cut into at most :data:`FILES` consecutive
-  chunks; file ``f`` carries chunk ``f`` of every case. It lands in the source directory
+  chunks; file ``f`` carries chunk ``f`` of every case. A case whose input arrives within one
+  tick (the batch engine runs it as one step) is, when its seed is odd, cut by arrival into
+  up to :data:`FILES` files all the same: a live stream's micro-batches need not follow the
+  batch engine's ticks, and the outputs and final state may not depend on them (half keep
+  one file: the dense one-tick shapes of the generator stay whole there). It lands in the source directory
   (atomic rename) only after the query has processed file ``f - 1``, so micro-batch ``f``
   receives chunk ``f`` (events released early or held in the mailboxes across batches, as the
   heartbeats allow);
 * the driver "crashes" at each of :data:`spark_impl.dgs.streaming.CRASH_POINTS` in turn, on
   files 1, 2 and 3, and a new query is started on the same checkpoint each time: a restart
   must neither lose nor duplicate an output;
+* about a third of the cases are **re-planned mid-stream** (``run.replan(plan, job=i)``
+  before one of their files), and every restart is preceded by one with a malformed plan for
+  one job, which the front end must refuse (:mod:`conformance.dgs_live_replan`);
 * outputs are read from a ``CallbackSink`` keyed by batch id (the JSON text read back), the
   processed events and final state from the checkpoint (``keep_records=True``).
 """
@@ -33,7 +40,8 @@ from spec.dgs.streams import Heartbeat, StreamEvent, value_from_json, value_to_j
 
 from reference.dgs.examples import target
 
-from conformance.crashes import Guard
+from conformance.crashes import Crash, Guard
+from conformance.dgs_live_replan import judged_processed, refused_restart, replan_of
 from conformance.dgs_suite import Observed
 from conformance.generators.dgs import DgsCase
 
@@ -52,10 +60,13 @@ def case_chunks(case: DgsCase) -> list[list[dict[str, Any]]]:
     if not arrived:
         return []
     first = arrived[0][0]
-    ticks = sorted({math.floor((t - first) / case.tick) for t, _, _ in arrived})
-    place = {tick: n * FILES // len(ticks) for n, tick in enumerate(ticks)}
+    ticks = [math.floor((t - first) / case.tick) for t, _, _ in arrived]
+    if len(set(ticks)) == 1 and case.seed % 2:
+        ticks = list(range(len(arrived)))  # one driver tick: cut by arrival (module docstring)
+    distinct = sorted(set(ticks))
+    place = {tick: n * FILES // len(distinct) for n, tick in enumerate(distinct)}
     chunks: list[list[dict[str, Any]]] = [[] for _ in range(max(place.values()) + 1)]
-    for t, stream, i in arrived:
+    for tick, (_, stream, i) in zip(ticks, arrived):
         item = case.streams[stream][i]
         row: dict[str, Any] = {"stream": stream, "ts": item.ts}
         if isinstance(item, StreamEvent):
@@ -63,7 +74,7 @@ def case_chunks(case: DgsCase) -> list[list[dict[str, Any]]]:
         else:
             assert isinstance(item, Heartbeat)
             row["heartbeat"] = True
-        chunks[place[math.floor((t - first) / case.tick)]].append(row)
+        chunks[place[tick]].append(row)
     return [chunk for chunk in chunks if chunk]
 
 
@@ -84,7 +95,7 @@ class _Collected:
         self.batches[batch_id] = [(int(r["job"]), str(r["value"])) for r in df.collect()]
 
 
-def run_live(spark: Any, cases: Sequence[DgsCase], root: str, crashes: bool = True) -> list[Observed]:
+def run_live(spark: Any, cases: Sequence[DgsCase], root: str, crashes: bool = True) -> list[Observed | Crash]:
     """Run ``cases`` as one live query under ``root`` (module docstring)."""
     from spark_impl.dgs.streaming import CRASH_POINTS, LiveJob, start_dgs_query
     from spark_impl.reconfig.sinks import CallbackSink
@@ -92,15 +103,17 @@ def run_live(spark: Any, cases: Sequence[DgsCase], root: str, crashes: bool = Tr
     per_case = [case_chunks(case) for case in cases]
     files = [[json.dumps({"job": job, **row}) for job, chunks in enumerate(per_case) if f < len(chunks)
               for row in chunks[f]] for f in range(max((len(c) for c in per_case), default=0))]
+    replans = [replan_of(case, len(chunks)) for case, chunks in zip(cases, per_case)]
     inbox = os.path.join(root, "in")
     os.makedirs(inbox)
     jobs = [LiveJob(target(c.name), c.plan, c.inline_below) for c in cases]
     collected = _Collected()
     sink = CallbackSink(collected)
+    refused: dict[int, str] = {}
 
-    def start(crash_at: str | None = None) -> Any:
+    def start(crash_at: str | None = None, with_jobs: Sequence[LiveJob] = jobs) -> Any:
         stream = spark.readStream.text(inbox)
-        return start_dgs_query(spark, jobs, stream, checkpoint_dir=os.path.join(root, "ckpt"), sink=sink,
+        return start_dgs_query(spark, with_jobs, stream, checkpoint_dir=os.path.join(root, "ckpt"), sink=sink,
                                keep_records=True, crash_at=crash_at)
 
     run = start()
@@ -110,6 +123,11 @@ def run_live(spark: Any, cases: Sequence[DgsCase], root: str, crashes: bool = Tr
             if point is not None:
                 run.stop()
                 run = start(point)
+            for job, replan in enumerate(replans):
+                if replan is not None and replan.before == number:
+                    run.replan(replan.plan, job=job)
+                    if replan.restart_with_new:
+                        jobs[job] = LiveJob(jobs[job].target, replan.plan, jobs[job].inline_below)
             _land(inbox, number, rows)
             if point is not None:
                 quiet = logging.getLogger("py4j.clientserver")  # it logs the handler's traceback
@@ -125,6 +143,9 @@ def run_live(spark: Any, cases: Sequence[DgsCase], root: str, crashes: bool = Tr
                 finally:
                     quiet.setLevel(level)
                 run.query.stop()
+                failed = refused_restart(lambda bad: start(with_jobs=bad), jobs, number)
+                if failed is not None:
+                    refused.setdefault(*failed)
                 run = start()
             run.process_all()
         results = run.results()
@@ -134,7 +155,9 @@ def run_live(spark: Any, cases: Sequence[DgsCase], root: str, crashes: bool = Tr
     for rows_of_batch in collected.batches.values():
         for job, text in rows_of_batch:
             outputs[job].append(value_from_json(json.loads(text)))
-    return [(outputs[j], r.final_state, list(r.processed)) for j, r in enumerate(results)]
+    return [Crash(refused[j]) if j in refused else
+            (outputs[j], r.final_state, judged_processed(cases[j], replans[j], r.processed))
+            for j, r in enumerate(results)]
 
 
 def streaming_engine(spark: Any = None, timeout_s: float = 900.0, crashes: bool = True) -> Any:
@@ -143,12 +166,12 @@ def streaming_engine(spark: Any = None, timeout_s: float = 900.0, crashes: bool 
 
     session = shared_session(spark)
 
-    def run(cases: Sequence[DgsCase]) -> list[Observed]:
+    def run(cases: Sequence[DgsCase]) -> list[Observed | Crash]:
         root = tempfile.mkdtemp(prefix="streamproof-dgs-live-")
         try:
             return run_live(session(), cases, root, crashes)
         finally:
             shutil.rmtree(root, ignore_errors=True)
 
-    guard: Guard[DgsCase, Observed] = Guard(run, timeout_s, on_hang=lambda: session().sparkContext.cancelAllJobs())
+    guard: Guard[DgsCase, Observed | Crash] = Guard(run, timeout_s, on_hang=lambda: session().sparkContext.cancelAllJobs())
     return guard

@@ -14,6 +14,17 @@ user's stream arrives:
   with a list's last item: the scenario's final +inf). It lands in the source directory
   (atomic rename) only after the query has processed file ``f - 1``, so Structured
   Streaming's batch ``f`` is the case's round ``f``;
+* **silent sources** (:func:`late_arrivals`): a list that opens with ``n*k`` explicit
+  watermarks at :data:`SILENT` sends *nothing* in its first ``n`` files (those marks are not
+  landed): its source has delivered no row, so it must hold its job's watermark back (the
+  front end's bound of a source that sent nothing is -inf). The marks are how the case tells
+  the oracles the same arrival: in the scenario semantics they only hold the list's bound at
+  ``SILENT``, below every event time, window end and reconfiguration watermark of the case,
+  which is what -inf does (no window expires, no tuple is late, no rescale is reached), and
+  they change no output. So the sequential reference and the emission rounds
+  (:mod:`spec.oplus.emission`) of the padded scenario are the live run's, and a front end
+  that lets a silent source's -inf drop out of the minimum emits windows early and drops
+  that source's first tuples as late (set B bug 24);
 * each reconfiguration ``{"watermark": w, "parallelism": p}`` is requested *while the query
   runs* (``run.rescale(p, job=i, watermark=w)``), just before the file whose batch first
   reaches ``w`` lands (the test harness knows its data; the query only learns it from the
@@ -24,23 +35,38 @@ user's stream arrives:
   (after the round, after the commit, after the sink write) on files 2, 3 and 4, and a new
   query is started on the same checkpoint each time: a restart must neither lose nor
   duplicate an output, nor move it to another round;
-* the results are read back from the Parquet sink (``batch`` = round, ``instance``).
+* the results are read back from the Parquet sink (``batch`` = round, ``instance``);
+* the query's request log must keep every request not applied and at most ``KEEP_APPLIED``
+  applied ones (bounded storage; the suite's query applies dozens of rescales): else the
+  first case that asked for a rescale fails ``engine``.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import os
+import random
 import shutil
 import tempfile
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence, cast
 
-from conformance.crashes import Guard
+from spec.oplus.scenario import MAX_TIME
+
+from conformance.crashes import Crash, Guard
 from conformance.oplus_suite import SparkCase, SparkSeen
 
 SCHEMA = ("job int, source int, seq long, ts long, watermark long, end boolean, key string, value long, "
           "text string, x long, y long, a long, b long")
 """The stream's columns (a superset of every operator's fields; absent fields are null)."""
+
+
+SILENT = -MAX_TIME
+"""A list's leading explicit watermarks at this value stand for "nothing delivered yet"
+(module docstring): they are never landed."""
+
+LATE_EVERY = 3
+"""Every 3rd case of :func:`late_arrivals` has a silent source."""
 
 
 def stream_files(cases: Sequence[SparkCase]) -> list[list[dict[str, Any]]]:
@@ -51,10 +77,48 @@ def stream_files(cases: Sequence[SparkCase]) -> list[list[dict[str, Any]]]:
             last = (len(items) - 1) // size if items else 0
             while len(out) <= last:
                 out.append([])
-            for position, item in enumerate(items):
+            silent = silent_prefix(items)
+            for position, item in enumerate(items[silent:], start=silent):
                 out[position // size].append({"job": job, "source": source, "seq": position, **item})
             out[last].append({"job": job, "source": source, "end": True})
     return out
+
+
+def silent_prefix(items: Sequence[Mapping[str, Any]]) -> int:
+    """How many leading items of a list are :data:`SILENT` marks (not landed)."""
+    count = 0
+    while count < len(items) and items[count] == {"watermark": SILENT}:
+        count += 1
+    return count
+
+
+def silenced(case: SparkCase, files: Mapping[int, int]) -> SparkCase:
+    """``case`` with list ``s`` silent in its first ``files[s]`` files (module docstring)."""
+    scenario, size = copy.deepcopy(case[0]), case[1]
+    for source, count in files.items():
+        scenario["inputs"][source] = [{"watermark": SILENT}] * (count * size) + scenario["inputs"][source]
+    return scenario, size
+
+
+def late_arrivals(cases: Sequence[SparkCase], seed: int) -> list[SparkCase]:
+    """``cases`` with every :data:`LATE_EVERY`-th one (from the second) made to start with a
+    silent source: the list whose first tuple is the earliest (the one whose silence matters:
+    the others' bounds pass its first tuples) sends nothing in its first 1-2 files; in half
+    of the cases with several lists, another list too, one file less long."""
+    rng = random.Random(f"late-arrivals-{seed}")
+    result = list(cases)
+    for index in range(1, len(result), LATE_EVERY):
+        inputs = result[index][0]["inputs"]
+        if not inputs:
+            continue
+        first = [min((i["ts"] for i in items if "ts" in i), default=MAX_TIME) for items in inputs]
+        order = sorted(range(len(inputs)), key=lambda s: (first[s], s))
+        delay = rng.choice((1, 2))
+        files = {order[0]: delay}
+        if len(order) > 1 and delay > 1 and rng.random() < 0.5:
+            files[order[1]] = delay - 1
+        result[index] = silenced(result[index], files)
+    return result
 
 
 def request_file(case: SparkCase, watermark: int) -> int | None:
@@ -82,7 +146,7 @@ def _land(directory: str, index: int, rows: list[dict[str, Any]]) -> None:
 
 
 def run_live(spark: Any, cases: Sequence[SparkCase], faults: frozenset[str] = frozenset(),
-             crashes: bool = True, workdir: str | None = None) -> list[SparkSeen]:
+             crashes: bool = True, workdir: str | None = None) -> list[SparkSeen | Crash]:
     """Every case's rows and their ``(round, instance)`` through one live query (module docstring)."""
     from spark_impl.faults import OPLUS_FAULTS
     from spark_impl.oplus.streaming import CRASH_POINTS, start_oplus_query
@@ -127,7 +191,13 @@ def run_live(spark: Any, cases: Sequence[SparkCase], faults: frozenset[str] = fr
                 run = start()
                 run.query.processAllAvailable()
         run.stop()
-        return _read_back(spark, table, _applied(checkpoint, len(cases)))
+        applied = _applied(checkpoint, len(cases))
+        seen: list[SparkSeen | Crash] = list(_read_back(spark, table, applied))
+        issued = [len(case[0].get("reconfigurations", [])) for case in cases]
+        problem = _request_log_problem(checkpoint, sum(issued), sum(applied))
+        if problem is not None:  # a query-wide failure, reported on the first case that asked
+            seen[next(j for j, n in enumerate(issued) if n)] = Crash(problem)
+        return seen
     finally:
         try:
             run.stop()
@@ -142,6 +212,20 @@ def _applied(checkpoint: str, count: int) -> list[int]:
 
     record = Log(checkpoint).latest()
     return [record.rescaled.get(job, 0) if record is not None else 0 for job in range(count)]
+
+
+def _request_log_problem(checkpoint: str, issued: int, applied: int) -> str | None:
+    """None when the query's request log keeps every request not applied and at most
+    ``KEEP_APPLIED`` applied ones (bounded storage: the log must not grow with every rescale),
+    else the difference in words."""
+    from spark_impl.oplus.streaming import KEEP_APPLIED
+    from spark_impl.oplus.streaming_log import Log
+
+    kept, pending = len(Log(checkpoint).requests()), issued - applied
+    if pending <= kept <= pending + KEEP_APPLIED:
+        return None
+    return (f"after {issued} rescale requests, {applied} of them applied, the query's request log keeps "
+            f"{kept}: it must keep the {pending} not applied and at most {KEEP_APPLIED} applied ones")
 
 
 def _read_back(spark: Any, table: str, applied: list[int]) -> list[SparkSeen]:
@@ -163,6 +247,7 @@ def streaming_engine(faults: frozenset[str], spark: Any = None, timeout_s: float
     session = shared_session(spark)
 
     def run(cases: Sequence[SparkCase]) -> list[SparkSeen]:
-        return run_live(session(), cases, faults)
+        # a Crash among the results is what the Guard's own isolation yields: the judge takes it
+        return cast(list[SparkSeen], run_live(session(), cases, faults))
 
     return Guard(run, timeout_s, on_hang=lambda: session().sparkContext.cancelAllJobs())

@@ -97,18 +97,19 @@ def run_dgs_live(cases: int, seed: int, progress: Progress | None, save_dir: str
 
 def run_oplus_live(cases: int, seed: int, faults: frozenset[str], progress: Progress | None,
                    spark: Any, save_dir: str | None = None) -> SuiteResult:
-    """The O+ suite's Spark check with the live engine (the whole batch one live query); the
+    """The O+ suite's Spark check with the live engine (the whole batch one live query, some
+    sources silent in their first files: :func:`conformance.oplus_streaming.late_arrivals`); the
     first failure is shrunk (each candidate batch one live query) and saved (:func:`shrink_oplus_live`)."""
     import time
 
     from conformance.cases import draw_cases
     from conformance.generators.oplus import oplus_cases
     from conformance.generators.oplus_edges import with_edges
-    from conformance.oplus_streaming import streaming_engine
+    from conformance.oplus_streaming import late_arrivals, streaming_engine
     from conformance.oplus_suite import _count_features, _oracle, spark_discrepancies
 
     result = SuiteResult("oplus", ENGINE, seed, delay_unit="", faults=tuple(sorted(faults)))
-    drawn = with_edges(draw_cases(oplus_cases(), cases, seed), seed)
+    drawn = late_arrivals(with_edges(draw_cases(oplus_cases(), cases, seed), seed), seed)
     _count_features(result, drawn)
     check = CheckResult(LIVE_OPLUS)
     result.checks.append(check)

@@ -12,37 +12,39 @@ import pytest
 
 from conformance.cases import draw_cases
 from conformance.crashes import Crash
-from conformance.dgs_oplus_live import STRIDE, dgs_live_check, oplus_live_check, oplus_live_indexes
+from conformance.dgs_oplus_live import dgs_live_check, oplus_live_check
 from conformance.dgs_suite import draw_dgs_cases, reference_engine
 from conformance.generators.oplus import oplus_cases
 from conformance.oplus_rounds import rows_of
+from conformance.oplus_streaming import LATE_EVERY
 from conformance.regression import load_case
 from conformance.suite import SuiteResult
 
 DGS = draw_dgs_cases(20, 0)
+BROKEN = 13
 OPLUS = draw_cases(oplus_cases(), 20, 0)
 
 
 def _dgs_engine(broken: bool) -> Any:
     def run(cases: Sequence[Any]) -> list[Any]:
         seen = [o for o in reference_engine()(cases) if not isinstance(o, Crash)]  # (none crashes)
-        # broken: case DGS[STRIDE] loses its first processed event
-        return [(outputs, state, processed[1:] if broken and case == DGS[STRIDE] else processed)
+        # broken: case DGS[BROKEN] loses its first processed event
+        return [(outputs, state, processed[1:] if broken and case == DGS[BROKEN] else processed)
                 for case, (outputs, state, processed) in zip(cases, seen)]
     return lambda spark=None: run
 
 
-def test_the_dgs_live_check_runs_every_stride_th_case_and_saves_a_failure_for_the_live_replay(
+def test_the_dgs_live_check_runs_every_case_and_saves_a_failure_for_the_live_replay(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     import conformance.dgs_streaming as live
 
     monkeypatch.setattr(live, "streaming_engine", _dgs_engine(False))
     result = SuiteResult("dgs", "spark", 0)
     check = dgs_live_check(DGS, None, 0, str(tmp_path), result)
-    assert (check.cases, check.failed, result.failures) == (len(range(0, 20, STRIDE)), 0, [])
+    assert (check.cases, check.failed, result.failures) == (20, 0, [])
     monkeypatch.setattr(live, "streaming_engine", _dgs_engine(True))
     check = dgs_live_check(DGS, None, 0, str(tmp_path), result)
-    assert check.failed == 1 and result.failures[0].case_index == STRIDE
+    assert check.failed == 1 and result.failures[0].case_index == BROKEN
     assert result.failures[0].oracles == ("processed",) and result.failures[0].replay_file
     record = load_case(result.failures[0].replay_file)
     assert record["engine"] == "spark-streaming"
@@ -58,9 +60,12 @@ def test_the_oplus_live_check_judges_rows_rounds_and_instances_and_replays_live(
     from spec.oplus.emission import emission_rounds, emitting_instance
     from spec.oplus.scenario import parse_scenario
 
+    fed: list[Any] = []
+
     def engine(broken: bool) -> Any:
         def make(faults: frozenset[str], spark: Any = None) -> Any:
             def run(cases: Sequence[tuple[dict[str, Any], int]]) -> list[Any]:
+                fed[:] = cases
                 seen = []
                 for case, per_round in cases:
                     scenario = parse_scenario(case)
@@ -77,11 +82,14 @@ def test_the_oplus_live_check_judges_rows_rounds_and_instances_and_replays_live(
     monkeypatch.setattr(live, "streaming_engine", engine(False))
     result = SuiteResult("oplus", "spark", 0)
     check = oplus_live_check(OPLUS, frozenset(), None, 0, str(tmp_path), result)
-    assert oplus_live_indexes(20) == [0, 8, 14, 16]  # every 8th and the targeted rescale case (index 14)
-    assert (check.cases, check.failed) == (4, 0)
+    assert (check.cases, check.failed) == (20, 0)
+    # every case, a third with a silent source: the live run and the oracles get the same arrival
+    assert [i for i, (case, _) in enumerate(fed) if case != OPLUS[i][0]] == list(range(1, 20, LATE_EVERY))
+    assert all(live.silent_prefix(fed[i][0]["inputs"][s]) for i in range(1, 20, LATE_EVERY)
+               for s in range(len(fed[i][0]["inputs"])) if fed[i][0]["inputs"][s] != OPLUS[i][0]["inputs"][s])
     monkeypatch.setattr(live, "streaming_engine", engine(True))  # every row one round late
     check = oplus_live_check(OPLUS, frozenset(), None, 0, str(tmp_path), result)
-    with_rows = [i for i in oplus_live_indexes(20) if rows_of(parse_scenario(OPLUS[i][0]), "sequential")]
+    with_rows = [c for c, _ in OPLUS if rows_of(parse_scenario(c), "sequential")]
     assert check.failed == len(with_rows) and check.oracle_failures["round"] == len(with_rows)
     record = load_case(result.failures[0].replay_file or "")
     assert record["scheduler"] == "spark-streaming"
