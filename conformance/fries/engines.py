@@ -155,12 +155,16 @@ class SparkEngine:
         results = run_path(self.spark, self.path, list(scenarios), self.scheduler, faults=self.faults,
                            checkpoint_dir=self._checkpoint_dir or scratch)
         elapsed_ms = (time.monotonic() - began) * 1000.0
+        from conformance.storage_bound import log_problem  # record logs pruned (set C bug 18)
+
+        leak = log_problem(self._checkpoint_dir or scratch)
         shutil.rmtree(scratch, ignore_errors=True)
         outcomes: list[RunOutcome] = [RunOutcome.failed("no result reported for this scenario")] * len(scenarios)
         for result in results:
             index = result.scenario_index
             scenario = scenarios[index]
-            error = (getattr(result, "error", None) or delay_problem(getattr(result, "delays_ms", ()), elapsed_ms)
+            error = (getattr(result, "error", None) or leak
+                     or delay_problem(getattr(result, "delays_ms", ()), elapsed_ms)
                      or self._mcs_problem(scenario))
             if error:
                 outcomes[index] = RunOutcome.failed(str(error))

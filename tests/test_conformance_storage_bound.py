@@ -1,0 +1,50 @@
+"""The Fries suite's storage oracle (conformance.storage_bound): record logs stay pruned.
+
+Spark-free: the logs are written with spark_impl's own RecordLog, as the executor writes them."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from spark_impl.records import RecordLog
+from spark_impl.store import open_store
+
+from conformance.storage_bound import KEEP, log_problem
+
+
+def _append(root: Path, prefix: str, n: int, keep: int | None) -> None:
+    log = RecordLog(open_store(str(root)), prefix)
+    for i in range(n):
+        log.append({"i": i}, keep=keep)
+
+
+def test_pruned_logs_pass(tmp_path: Path) -> None:
+    _append(tmp_path / "ckpt", "progress", 9, KEEP)
+    _append(tmp_path / "ckpt", "control", 5, KEEP)
+    _append(tmp_path / "q1" / "executor", "progress", 3, KEEP)
+    assert log_problem(str(tmp_path)) is None
+
+
+def test_a_crashed_drivers_records_are_pruned_by_the_next_one(tmp_path: Path) -> None:
+    root = tmp_path / "ckpt"
+    _append(root, "progress", 4, None)  # a driver that died before pruning
+    assert log_problem(str(tmp_path)) is not None
+    _append(root, "progress", 1, KEEP)  # the resumed driver's first commit lists and prunes
+    assert log_problem(str(tmp_path)) is None
+
+
+def test_a_leaking_log_is_named(tmp_path: Path) -> None:
+    _append(tmp_path / "ckpt" / "checkpoint", "control", 3, None)
+    problem = log_problem(str(tmp_path))
+    assert problem is not None
+    assert os.path.join("ckpt", "checkpoint", "control") in problem and "3 records" in problem
+
+
+def test_other_files_and_directories_are_ignored(tmp_path: Path) -> None:
+    (tmp_path / "control").mkdir()
+    for name in ("notes.txt", "a.rec", "00000000000000000001.rec.123.tmp"):
+        (tmp_path / "control" / name).write_text("x")
+    _append(tmp_path / "batches", "g0000001", 4, None)  # not a record log of the executor
+    assert log_problem(str(tmp_path)) is None
+    assert log_problem(str(tmp_path / "missing")) is None
