@@ -11,14 +11,27 @@ compares what it builds with its definition (its docstring, DGS Def. 3.1), on ra
   subtrees' leaf counts differ by at most one (the left half is the smaller); the root has
   ``root_type`` and ``root_prims``, the others ``inner_type`` / ``inner_prims`` (default: the
   root's); worker ids are unique.
+
+:func:`validity_problems` checks the executor's plan validation
+(``spark_impl.dgs.topology.check_valid_plan``, which every DGS run calls) on the drawn cases:
+each case's P-valid plan is accepted, and two P-invalid variants of it are refused with
+``InputError`` (bad input, exit 2): a worker owning a tag the program does not have, and one
+implementation tag owned by two workers (Def. 3.2; ``spec.dgs.validity`` confirms each
+variant invalid). A validation that accepts invalid plans runs them - on an invalid plan the
+executor's outputs are not the program's, and the run would report that as a violation of
+consistency rather than as bad input.
 """
 
 from __future__ import annotations
 
 import random
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from spec.dgs.plan import Plan, Worker
+
+if TYPE_CHECKING:
+    from conformance.generators.dgs import DgsCase
 
 Request = tuple[list[Any], list[list[Any]], str, str | None, tuple[str, str], tuple[str, str] | None]
 """``(root_impl, leaf_impl, root_type, inner_type, root_prims, inner_prims)``."""
@@ -89,3 +102,52 @@ def check(n: int, seed: int) -> list[str]:
         if wrong is not None:
             found.append(wrong)
     return found
+
+
+def validity_problems(cases: Sequence["DgsCase"]) -> list[str]:
+    """The problems of ``check_valid_plan`` on ``cases`` and their invalid variants (module
+    docstring; empty: it accepts exactly the valid ones tried)."""
+    from spark_impl.dgs.topology import check_valid_plan
+    from spec.dgs.validity import responsibility_unique, tags_known
+    from spec.errors import InputError
+
+    from conformance.generators.dgs import program_of
+
+    found = []
+    for index, case in enumerate(cases):
+        program, plan = program_of(case.name), case.plan
+        workers = plan.workers()
+        stream = sorted(case.streams)[0] if case.streams else "s0"
+        unknown = _changed(plan, workers[-1].id, lambda w: replace(w, impl_tags=w.impl_tags | {("no-such-tag", stream)}))
+        variants: list[tuple[str, Plan, bool]] = [("valid", plan, True),
+                                                  ("an unknown tag", unknown, tags_known(program, unknown))]
+        owner = next((w for w in workers if w.impl_tags), None)
+        other = next((w for w in workers if owner is not None and w.id != owner.id), None)
+        if owner is not None and other is not None:
+            tag = sorted(owner.impl_tags)[0]
+            twice = _changed(plan, other.id, lambda w: replace(w, impl_tags=w.impl_tags | {tag}))
+            variants.append((f"{tag} owned by {owner.id} and {other.id}", twice, responsibility_unique(twice)))
+        for what, candidate, valid in variants:
+            try:
+                check_valid_plan(program, candidate)
+                accepted = True
+            except InputError:
+                accepted = False
+            except Exception as error:  # noqa: BLE001 - a crash is a finding
+                found.append(f"case {index}: validating the plan with {what} raised {type(error).__name__}: {error}")
+                continue
+            if accepted != valid:
+                found.append(f"case {index} ({case.name}): the plan {'with ' + what if what != 'valid' else ''} was "
+                             f"{'accepted' if accepted else 'refused'}; it is {'' if valid else 'not '}P-valid "
+                             f"(DGS Def. 3.2)")
+    return found
+
+
+def _changed(plan: Plan, worker_id: str, change: Callable[[Worker], Worker]) -> Plan:
+    """``plan`` with worker ``worker_id`` replaced by ``change(worker)``."""
+    def walk(worker: Worker) -> Worker:
+        if worker.id == worker_id:
+            worker = change(worker)
+        return replace(worker, children=tuple(walk(child) for child in worker.children))
+
+    return Plan(walk(plan.root))

@@ -14,8 +14,10 @@ Checks, on the same cases:
 * ``spark vs spec(sort(u))`` - spark_impl's DGS executor (:func:`spark_impl.dgs.run_dgs_many`),
   every case, :data:`SPARK_BATCH` cases per batch of Spark jobs (tick ``t`` of every case of a
   batch is one Spark job); NOT RUN unless the engine is spark;
-* ``spark balanced_plan vs its definition`` (with the spark check) - the plan builder of
-  ``dgs-plan`` and the live front end against its promise (:mod:`conformance.dgs_plans_check`);
+* ``spark balanced_plan and plan validation vs their definitions`` (with the spark check) - the
+  plan builder of ``dgs-plan`` and the live front end against its promise, and the executor's
+  plan validation on every case's plan and two P-invalid variants of it
+  (:mod:`conformance.dgs_plans_check`);
 * ``spark-streaming vs spec(sort(u))`` (with the spark check) - every 8th case through the live
   front end ``spark_impl.dgs.streaming`` as one query with driver kills
   (:mod:`conformance.dgs_oplus_live`; the same oracles);
@@ -186,7 +188,7 @@ def run_dgs_suite(*, cases: int, seed: int, progress: Progress | None = None, sa
         return result
     result.checks.append(_run_check(SPARK, drawn, spark_engine(spark), batch, result, tick, seed, save_dir,
                                     "spark"))
-    result.checks.append(_plans_check(len(drawn), seed, result))
+    result.checks.append(_plans_check(drawn, seed, result))
     result.checks.append(_order_check(drawn, seed, result, save_dir))
     if live:
         from conformance.dgs_oplus_live import dgs_live_check
@@ -223,17 +225,19 @@ def _order_check(drawn: Sequence[DgsCase], seed: int, result: SuiteResult, save_
     return checked
 
 
-PLANS = "spark balanced_plan vs its definition"
+PLANS = "spark balanced_plan and plan validation vs their definitions"
 
 
-def _plans_check(n: int, seed: int, result: SuiteResult) -> CheckResult:
-    """``spark_impl.dgs.plans.balanced_plan`` on ``n`` random requests (:mod:`conformance.dgs_plans_check`:
+def _plans_check(drawn: Sequence[DgsCase], seed: int, result: SuiteResult) -> CheckResult:
+    """``spark_impl.dgs.plans.balanced_plan`` on as many random requests as cases, and the plan
+    validation on every case's plan and its invalid variants (:mod:`conformance.dgs_plans_check`:
     a wrong plan would be wrong for the reference and Spark alike)."""
-    from conformance.dgs_plans_check import check
+    from conformance.dgs_plans_check import check, validity_problems
 
     start = time.monotonic()
-    found = check(n, seed)
-    checked = CheckResult(PLANS, cases=n, failed=len(found), elapsed_s=time.monotonic() - start)
+    n = len(drawn)
+    found = check(n, seed) + validity_problems(drawn)
+    checked = CheckResult(PLANS, cases=2 * n, failed=len(found), elapsed_s=time.monotonic() - start)
     if found:
         checked.oracle_failures["plan"] += len(found)
         result.failures.append(FailureReport(PLANS, 0, ("plan",), found[0], 1, 1, 0, {"problems": found[:5]}))

@@ -301,3 +301,20 @@ def test_oplus_seeded_faults_are_the_bugs_they_name(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(instance, "process", lambda index, state, items, plans: ({0: {"k": {}}}, []))
     assert "drop-near-watermark on" in (oplus_faults_check.fault_problem() or "")
     assert oplus_faults_check.run_check(result) and result.failed == 1
+
+
+def test_dgs_plan_validation_refuses_invalid_variants_of_every_case_plan(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The DGS suite's plans check (``conformance.dgs_plans_check.validity_problems``, no Spark)
+    kills dgs/topology.py:core/ZeroIterationForLoop:1 of the session 5 campaign (line 82, the
+    Def. 3.2 checks never looked at: every plan accepted). The suite's cases are all P-valid,
+    so no run saw the executor's validation."""
+    from spark_impl.dgs import topology
+
+    from conformance.dgs_plans_check import validity_problems
+    from conformance.dgs_suite import draw_dgs_cases
+
+    cases = draw_dgs_cases(12, 0)
+    assert validity_problems(cases) == []
+    monkeypatch.setattr(topology, "check_valid_plan", lambda program, plan: None)
+    found = validity_problems(cases)
+    assert len(found) >= len(cases) and "with an unknown tag was accepted" in found[0]
