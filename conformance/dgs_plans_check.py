@@ -17,7 +17,9 @@ compares what it builds with its definition (its docstring, DGS Def. 3.1), on ra
 each case's P-valid plan is accepted, and two P-invalid variants of it are refused with
 ``InputError`` (bad input, exit 2): a worker owning a tag the program does not have, and one
 implementation tag owned by two workers (Def. 3.2; ``spec.dgs.validity`` confirms each
-variant invalid). A validation that accepts invalid plans runs them - on an invalid plan the
+variant invalid); ``run_dgs_many`` refuses a batch holding an invalid job before any Spark job,
+naming it (``jobs[1]: plan``) in a batch and not for a single job. A validation that accepts
+invalid plans runs them - on an invalid plan the
 executor's outputs are not the program's, and the run would report that as a violation of
 consistency rather than as bad input.
 """
@@ -118,7 +120,7 @@ def validity_problems(cases: Sequence["DgsCase"]) -> list[str]:
         program, plan = program_of(case.name), case.plan
         workers = plan.workers()
         stream = sorted(case.streams)[0] if case.streams else "s0"
-        unknown = _changed(plan, workers[-1].id, lambda w: replace(w, impl_tags=w.impl_tags | {("no-such-tag", stream)}))
+        unknown = _unknown_tag(plan, stream)
         variants: list[tuple[str, Plan, bool]] = [("valid", plan, True),
                                                   ("an unknown tag", unknown, tags_known(program, unknown))]
         owner = next((w for w in workers if w.impl_tags), None)
@@ -140,7 +142,39 @@ def validity_problems(cases: Sequence["DgsCase"]) -> list[str]:
                 found.append(f"case {index} ({case.name}): the plan {'with ' + what if what != 'valid' else ''} was "
                              f"{'accepted' if accepted else 'refused'}; it is {'' if valid else 'not '}P-valid "
                              f"(DGS Def. 3.2)")
+    if cases and not found:
+        found += _located(cases[0])
     return found
+
+
+def _located(case: "DgsCase") -> list[str]:
+    """``run_dgs_many`` refuses a batch holding an invalid job before any Spark job (no session
+    needed), naming the job (``jobs[1]``) in a batch and not for a single job."""
+    from spark_impl.dgs import run_dgs_many
+    from spec.errors import InputError
+
+    from conformance.dgs_suite import dgs_job
+
+    invalid = _unknown_tag(case.plan, "s0")
+    found = []
+    for jobs, prefix in (([dgs_job(case), dgs_job(case, invalid)], "jobs[1]"), ([dgs_job(case, invalid)], None)):
+        try:
+            run_dgs_many(None, jobs)
+            found.append(f"run_dgs_many accepted a batch of {len(jobs)} holding a P-invalid plan")
+        except InputError as error:
+            where = error.where or ""
+            if (prefix is None) == where.startswith("jobs["):
+                found.append(f"run_dgs_many on {len(jobs)} job(s) located the invalid plan at {where!r}, expected "
+                             f"{prefix + '...' if prefix else 'no jobs[i] prefix'}")
+        except Exception as error:  # noqa: BLE001 - a crash is a finding
+            found.append(f"run_dgs_many on an invalid plan raised {type(error).__name__}: {error}")
+    return found
+
+
+def _unknown_tag(plan: Plan, stream: str) -> Plan:
+    """``plan`` with its last worker also owning a tag no program has (P-invalid)."""
+    return _changed(plan, plan.workers()[-1].id,
+                    lambda w: replace(w, impl_tags=w.impl_tags | {("no-such-tag", stream)}))
 
 
 def _changed(plan: Plan, worker_id: str, change: Callable[[Worker], Worker]) -> Plan:

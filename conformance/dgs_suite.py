@@ -102,6 +102,14 @@ def reference_engine() -> BatchEngine:
     return run
 
 
+def dgs_job(case: DgsCase, plan: Any = None) -> Any:
+    """The ``spark_impl.dgs.DgsJob`` of ``case`` (``plan``: another plan instead of its own)."""
+    from spark_impl.dgs import Arrival, DgsJob
+
+    return DgsJob(target(case.name), case.plan if plan is None else plan, case.streams,
+                  Arrival(case.max_delay, case.max_jitter, case.seed), case.tick, case.inline_below)
+
+
 def spark_engine(spark: Any = None, timeout_s: float = SPARK_TIMEOUT_S) -> BatchEngine:
     """spark_impl's DGS executor: a batch of cases in one :func:`spark_impl.dgs.run_dgs_many`
     call, under the watchdog and crash isolation of :class:`conformance.crashes.Guard`."""
@@ -110,10 +118,9 @@ def spark_engine(spark: Any = None, timeout_s: float = SPARK_TIMEOUT_S) -> Batch
     session = shared_session(spark)
 
     def run(cases: Sequence[DgsCase]) -> list[Observed]:
-        from spark_impl.dgs import Arrival, DgsJob, run_dgs_many
+        from spark_impl.dgs import run_dgs_many
 
-        jobs = [DgsJob(target(c.name), c.plan, c.streams, Arrival(c.max_delay, c.max_jitter, c.seed), c.tick,
-                       c.inline_below) for c in cases]
+        jobs = [dgs_job(c) for c in cases]
         return [(list(r.outputs), r.final_state, list(r.processed)) for r in run_dgs_many(session(), jobs)]
 
     guard: Guard[DgsCase, Observed] = Guard(run, timeout_s, on_hang=lambda: session().sparkContext.cancelAllJobs())

@@ -306,15 +306,22 @@ def test_oplus_seeded_faults_are_the_bugs_they_name(monkeypatch: pytest.MonkeyPa
 def test_dgs_plan_validation_refuses_invalid_variants_of_every_case_plan(monkeypatch: pytest.MonkeyPatch) -> None:
     """The DGS suite's plans check (``conformance.dgs_plans_check.validity_problems``, no Spark)
     kills dgs/topology.py:core/ZeroIterationForLoop:1 of the session 5 campaign (line 82, the
-    Def. 3.2 checks never looked at: every plan accepted). The suite's cases are all P-valid,
+    Def. 3.2 checks never looked at: every plan accepted) and dgs/driver.py:core/AddNot:8 (line
+    163, an invalid job of a batch not named ``jobs[i]``). The suite's cases are all P-valid,
     so no run saw the executor's validation."""
     from spark_impl.dgs import topology
 
     from conformance.dgs_plans_check import validity_problems
     from conformance.dgs_suite import draw_dgs_cases
 
+    from spec.errors import InputError
+
     cases = draw_dgs_cases(12, 0)
     assert validity_problems(cases) == []
+    real = InputError.located
+    monkeypatch.setattr(InputError, "located", lambda self, where: self)  # dgs/driver.py:core/AddNot:8's effect
+    assert "expected jobs[1]" in validity_problems(cases)[0]
+    monkeypatch.setattr(InputError, "located", real)
     monkeypatch.setattr(topology, "check_valid_plan", lambda program, plan: None)
     found = validity_problems(cases)
     assert len(found) >= len(cases) and "with an unknown tag was accepted" in found[0]
