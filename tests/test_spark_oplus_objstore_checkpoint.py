@@ -1,16 +1,22 @@
-"""The live O+ front end with its checkpoint on a real S3 API (moto's server on 127.0.0.1,
-started and stopped by the objstore tests' fixture), end to end (issue 14 items 1 and 5).
+"""The live O+ front end with its checkpoint and its sink on a real S3 API (moto's server on
+127.0.0.1, started and stopped by the objstore tests' fixture), end to end (issue 14 items 1,
+3 and 5).
 
 Two O+ jobs with string keys (sliding-sum WT multi over 2 sources, sliding-sum WT single) run
-twice over the same six files: on a local checkpoint without interruption, and with
-``checkpoint_dir=s3://...`` (commit records, requests, delivery records, every task's state
-and output parts: objects on S3, no rename, no local path; only Structured Streaming's own
-``query_checkpoint`` is local) while job 0 is rescaled 2 -> 4 and job 1 3 -> 1 as the query
-runs, and the driver crashes twice (after a round, before its commit; after a sink write,
-before it is recorded) and a new query resumes on the same two checkpoints each time. The S3
-run's delivered rows equal the local run's - the same windows, batch ids and instances - and
-every row is delivered once (a repeated delivery carries the same rows under the same batch
-id); both equal the sequential reference. The S3 checkpoint stays bounded."""
+twice over the same six files, with the same two rescales requested while the query runs (job
+0: 2 -> 4, job 1: 3 -> 1):
+
+* on a local checkpoint without interruption, into a ``CallbackSink``;
+* with ``checkpoint_dir=s3://...`` (commit records, requests, delivery records, every task's
+  state and output parts: objects on S3, no rename, no local path; only Structured Streaming's
+  own ``query_checkpoint`` is local) and an ``ObjectStoreSink`` on S3 (write-once parts plus a
+  manifest per batch id), while the driver crashes twice - after a round, before its commit;
+  after a sink write, before it is recorded - and a new query resumes on the same checkpoints
+  each time.
+
+The rows committed on S3 equal the local run's - the same windows, batch ids and instances -
+each once (the delivery repeated after the second crash writes nothing: its manifest exists),
+and the sequential reference. The S3 checkpoint stays bounded."""
 
 from __future__ import annotations
 
@@ -32,33 +38,23 @@ CRASHES = {2: "after-round", 4: "after-delivery"}
 """file -> where the driver crashes while the query processes it (S3 run only)."""
 
 
-def _run(spark: Any, base: Path, checkpoint: str, crashes: dict[int, str]) -> tuple[dict[int, list[Any]], Any, int]:
-    """Run the files through a live query; ``(rows delivered per batch id, last status,
-    deliveries)``. Rescales: job 0 to 4 at the next boundary after batch 0, job 1 to 1 at
-    event time 0 (the first boundary after file 3 is requested)."""
+def _run(spark: Any, base: Path, checkpoint: str, sink: Any, crashes: dict[int, str]) -> Any:
+    """Run the files through a live query into ``sink``; its last status. Rescales: job 0 to 4
+    at the next boundary after batch 0, job 1 to 1 at event time 0 (the first boundary after
+    file 3 is requested)."""
     from spark_impl.oplus.streaming import start_oplus_query
     from spark_impl.oplus.streaming_jobs import oplus_job
-    from spark_impl.reconfig.sinks import CallbackSink
 
     source_dir = base / "in"
     source_dir.mkdir(parents=True)
     jobs = [oplus_job("sliding-sum", WA, WS, WT="multi", parallelism=2, sources=2),
             oplus_job("sliding-sum", WA, WS, WT="single", parallelism=3)]
-    table: dict[int, list[Any]] = {}
-    calls: list[int] = []
-
-    def deliver(df: Any, batch: int) -> None:  # idempotent by batch id, as the sink contract asks
-        rows = sorted(tuple(r) for r in df.collect())
-        assert table.get(batch, rows) == rows, f"batch {batch} re-delivered with other rows"
-        table[batch] = rows
-        calls.append(batch)
 
     def start() -> Any:
         stream = (spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(str(source_dir))
                   .withColumnRenamed("user", "key").withColumnRenamed("amount", "value"))
         return start_oplus_query(spark, stream, jobs, checkpoint_dir=checkpoint,
-                                 query_checkpoint=str(base / "query"),
-                                 sink=CallbackSink(deliver, key_type="string", value_type="long"))
+                                 query_checkpoint=str(base / "query"), sink=sink)
 
     data = _data()
     run = start()
@@ -80,26 +76,34 @@ def _run(spark: Any, base: Path, checkpoint: str, crashes: dict[int, str]) -> tu
                 run.query.processAllAvailable()
     finally:
         run.stop()
-    return table, run.status(), len(calls)
+    return run.status()
 
 
 @pytest.fixture(scope="module")
-def local_run(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict[int, list[Any]], Any, int]]:
+def local_run(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[list[Any], Any]]:
+    from spark_impl.reconfig.sinks import CallbackSink
+
     base = tmp_path_factory.mktemp("oplus-local")
-    yield _run(spark, base, str(base / "ckpt"), {})
+    table: dict[int, list[Any]] = {}
+    sink = CallbackSink(lambda df, batch: table.__setitem__(batch, [tuple(r) for r in df.collect()]),
+                        key_type="string", value_type="long")
+    status = _run(spark, base, str(base / "ckpt"), sink, {})
+    yield sorted(r for rows in table.values() for r in rows), status
 
 
 def test_oplus_on_s3_with_rescales_and_driver_crashes_equals_the_local_run(
         spark: Any, endpoint: str, local_run: Any, tmp_path: Path) -> None:  # noqa: F811
     from spark_impl.oplus.streaming_log import Log
+    from spark_impl.reconfig.objectstore import ObjectStoreSink, committed_files, read_committed
 
-    checkpoint = s3_uri(endpoint, "oplus-live", "ckpt")
-    table, status, calls = _run(spark, tmp_path, checkpoint, CRASHES)
-    want, want_status, want_calls = local_run
-    assert table == want, "the same rows, batch ids and instances as the uninterrupted local run"
-    assert calls == want_calls + 1, "one batch delivered again after the crash between write and record"
-    rows = [r for batch in sorted(table) for r in table[batch]]
+    checkpoint, table = s3_uri(endpoint, "oplus-live", "ckpt"), s3_uri(endpoint, "oplus-live", "table")
+    status = _run(spark, tmp_path, checkpoint, ObjectStoreSink(table, key_type="string", value_type="long"),
+                  CRASHES)
+    want, want_status = local_run
+    rows = sorted(tuple(r.values()) for r in read_committed(table).to_pylist())
+    assert rows == want, "the same rows, batch ids and instances as the uninterrupted local run"
     assert len(rows) == len(set(rows)), "every output once"
+    assert len(committed_files(table)) == len(set(committed_files(table))), "no part committed twice"
     for job, wt in ((0, "multi"), (1, "single")):
         got = Counter((int(r[3]), r[4], str(r[5])) for r in rows if r[0] == job)
         assert got == _expected(_data(), job, wt, set()), job

@@ -156,7 +156,7 @@ def test_struct_keys_through_a_callback_sink(spark: Any, tmp_path: Any) -> None:
     run = start_oplus_query(spark, stream, [oplus_job("sliding-sum", 2, 4, WT="single", parallelism=3)],
                             checkpoint_dir=str(tmp_path / "ckpt"), sink=sink)
     rng = random.Random(3)
-    items = [{"ts": t, "key": {"user": rng.choice("ab"), "n": rng.randint(0, 2)}, "value": rng.randint(0, 5)}
+    items: list[dict[str, Any]] = [{"ts": t, "key": {"user": rng.choice("ab"), "n": rng.randint(0, 2)}, "value": rng.randint(0, 5)}
              for t in sorted(rng.randint(0, 20) for _ in range(24))]
     try:
         for f, chunk in enumerate((items[:8], items[8:16], items[16:] + [{"end": True}])):
