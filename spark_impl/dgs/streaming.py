@@ -32,6 +32,7 @@ raises it as the program's one-line :class:`~spec.errors.InputError`.
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import threading
@@ -210,7 +211,7 @@ class DgsStreamingRun:
             commit = self.switch_plans(commit, wanted)
             for j in sorted(wanted):
                 _keep_last(self.replanned, (batch_id, j))
-        mailboxes = commit.mailboxes
+        mailboxes = copy.deepcopy(commit.mailboxes)  # receive() fills them; the commit keeps its own
         plans = {}
         for j, items in enumerate(grouped):
             topo = self.layout.topos[j]
@@ -339,7 +340,7 @@ def start_dgs_query(spark: Any, jobs: Sequence[LiveJob], source: Any, *, checkpo
         run.commit(Commit(signature, mailboxes=[Mailbox() for _ in jobs]))
     elif [(t, i) for t, _, i in commit.jobs] != [(t, i) for t, _, i in signature]:
         raise InputError("the checkpoint directory belongs to a query with other jobs (programs or "
-                         "inline_below differ)", checkpoint_dir)
+                         "inline_below differ)", display(root))
     else:
         run.last = commit
         run.deliver(commit)  # a kill between the commit and the recorded delivery
