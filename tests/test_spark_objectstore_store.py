@@ -105,6 +105,9 @@ def test_a_torn_or_altered_progress_record_is_refused(location: str, how: str) -
     write_progress(location, [Progress(offset=17)], 2)
     store = open_store(location)
     _damage(store, "progress/00000000000000000002.rec", how)
+    if how != "altered":  # a crash mid-commit: the previous commit (tests/test_records_torn.py)
+        assert read_progress(location) == (1, [Progress(offset=7)])
+        return
     with pytest.raises(CorruptStateError) as caught:
         read_progress(location)
     message = str(caught.value)

@@ -19,8 +19,10 @@ the driver writes ``commits/<b>.rec`` - the commit point - then delivers ``out/b
 sink under batch id ``b`` and appends a ``delivered`` record. After a crash, a batch without a
 commit record is re-run from the previous commit's state (Structured Streaming replays it with
 the same offsets, so it rewrites the same objects); a committed batch is never re-run, only
-re-delivered if the ``delivered`` log is behind (the sink is idempotent by batch id). A torn
-or altered newest record or part is refused (``CorruptStateError``), never skipped.
+re-delivered if the ``delivered`` log is behind (the sink is idempotent by batch id). An altered
+newest record or a damaged part is refused (``CorruptStateError``), never skipped; a torn newest
+record (a crash mid-commit where writes are not atomic) is a commit that never happened
+(``spark_impl.records``): the batch is replayed and its record is set aside.
 
 **Bounded storage** (:meth:`Log.prune`, and the request compaction of
 ``spark_impl.oplus.streaming``): after each batch, commit records older than the last ``keep``
@@ -151,7 +153,10 @@ class Log:
         return None if found is None else Commit.from_json(found[1])
 
     def write_commit(self, record: Commit) -> None:
-        """The commit point of a batch (one write-once record named by the batch id)."""
+        """The commit point of a batch (one write-once record named by the batch id). A torn
+        record :meth:`latest` skipped (a crash mid-commit, ``spark_impl.records``) is set aside
+        first: the replayed batch commits under its own id again."""
+        self.commits.set_aside_torn()
         write_json_record(self.store, self.commits.name(record.batch), record.to_json())
 
     def requests(self) -> list[dict[str, Any]]:
