@@ -128,7 +128,10 @@ class _Stage:
             else:
                 yield pkey, rec
         plan = self.plan
-        prev = read_task_file(task_path(plan.directory, plan.g - 1, self.level, self.part))
+        # after a driver restart every job loads its last committed batch (plan.base): batch
+        # g-1 may be one no commit record names (its record was torn), so it is not read at all
+        restarted = all(s in plan.base for s in range(len(self.jobs)))
+        prev = None if restarted else read_task_file(task_path(plan.directory, plan.g - 1, self.level, self.part))
         objects = dict(prev.objects) if prev else {}
         for s, g0 in plan.base.items():  # restarted jobs: back to their last committed batch
             for key in [k for k in objects if k[0] == s]:
