@@ -17,8 +17,10 @@ naming them with the jobs' mailboxes; a kill before that leaves the previous com
 replayed batch rewrites both prefixes from scratch. After the commit the outputs are delivered
 to the sink under batch id ``b`` and a record with ``delivered`` is appended; a kill in between
 makes the restarted query deliver ``b`` again under the same id (the sinks are idempotent by
-batch id, spark_impl.reconfig.sinks). The newest commit record must verify: a torn or altered
-one is refused (:class:`~spark_impl.records.CorruptStateError`), never skipped for an older one.
+batch id, spark_impl.reconfig.sinks). The newest commit record must verify: an altered one is
+refused (:class:`~spark_impl.records.CorruptStateError`), never skipped for an older one; a
+torn one (a kill mid-commit where writes are not atomic) is a commit that never happened, and
+the previous record is read (:mod:`spark_impl.records`).
 
 A commit record is JSON: ``batch``, ``states``, ``delivered``, ``jobs`` (``[target, plan JSON,
 inline_below]``) and ``mailboxes``, the jobs' mailboxes pickled and base64-encoded (they hold

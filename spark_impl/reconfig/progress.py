@@ -7,8 +7,10 @@ schedule and state). A commit snapshots every job's view into the next record of
 progress log ``progress/<seq>.rec`` (:class:`spark_impl.records.RecordLog`: write-once,
 checksummed, written after the batch's task files; the two newest records are kept), so a
 restarted driver - or a simulated crash of one job - resumes from exactly the committed view,
-on a local disk or an object store alike. A torn or altered newest record is refused
-(:class:`~spark_impl.records.CorruptStateError`).
+on a local disk or an object store alike. An altered newest record is refused
+(:class:`~spark_impl.records.CorruptStateError`); a torn one (a crash mid-commit where writes
+are not atomic) is a commit that never happened: the previous record is read
+(:mod:`spark_impl.records`).
 
 Delays: ``delays`` maps a completed request to its reconfiguration delay. Under a
 :class:`~spark_impl.reconfig.retention.Retention` only the newest ``Retention.delays`` entries
