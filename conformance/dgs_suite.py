@@ -18,7 +18,7 @@ Checks, on the same cases:
   plan builder of ``dgs-plan`` and the live front end against its promise, and the executor's
   plan validation on every case's plan and two P-invalid variants of it
   (:mod:`conformance.dgs_plans_check`);
-* ``spark-streaming vs spec(sort(u))`` (with the spark check) - every 8th case through the live
+* ``spark-streaming vs spec(sort(u))`` (with the spark check) - every case through the live
   front end ``spark_impl.dgs.streaming`` as one query with driver kills
   (:mod:`conformance.dgs_oplus_live`; the same oracles);
 * ``spark driver plan vs dependence order`` (with the spark check, no Spark job) - the order in
@@ -179,7 +179,7 @@ def run_dgs_suite(*, cases: int, seed: int, progress: Progress | None = None, sa
                   engine: str = "reference", spark: Any = None, batch: int = SPARK_BATCH,
                   live: bool = True) -> SuiteResult:
     """Run the reference check and, with ``engine == "spark"``, the Spark checks, on all
-    ``cases`` cases (module docstring); ``live``: also every 8th case through the live front
+    ``cases`` cases (module docstring); ``live``: also every case through the live front
     end (:mod:`conformance.dgs_oplus_live`)."""
     result = SuiteResult("dgs", engine, seed)
     drawn = draw_dgs_cases(cases, seed)

@@ -10,7 +10,7 @@ Checks, each on the same random scenarios (:mod:`conformance.generators.oplus`):
   reported NOT RUN when the engine is not spark or spark_impl.oplus is missing, never as a pass;
 * ``spark_impl O+ seeded faults vs their definitions`` (with the spark check; no Spark job,
   :mod:`conformance.oplus_faults_check`);
-* ``spark-streaming vs sequential``       (with the spark check) every 8th case through the live
+* ``spark-streaming vs sequential``       (with the spark check) every case through the live
   front end ``spark_impl.oplus.streaming`` as one query with driver crashes
   (:mod:`conformance.dgs_oplus_live`), the same oracles.
 
@@ -138,7 +138,7 @@ def run_oplus_suite(*, cases: int, seed: int, progress: Progress | None = None,
                     save_dir: str | None = None, engine: str = "reference",
                     faults: frozenset[str] = frozenset(), spark: Any = None, live: bool = True) -> SuiteResult:
     """Run every available check on ``cases`` random scenarios (``faults`` go to Spark);
-    ``live``: also every 8th case through the live front end (:mod:`conformance.dgs_oplus_live`)."""
+    ``live``: also every case through the live front end (:mod:`conformance.dgs_oplus_live`)."""
     result = SuiteResult("oplus", engine, seed, delay_unit="")
     drawn = with_edges(draw_cases(oplus_cases(), cases, seed), seed)
     scenarios = [case for case, _ in drawn]
