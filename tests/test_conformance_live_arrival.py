@@ -177,3 +177,19 @@ def test_one_tick_cases_with_an_odd_seed_arrive_in_several_files() -> None:
     cut = [len(case_chunks(c)) for c in one_tick if c.seed % 2]
     whole = [len(case_chunks(c)) for c in one_tick if not c.seed % 2]
     assert cut and whole and min(cut) > 1 and max(cut) <= FILES and set(whole) == {1}
+
+
+def test_the_dgs_front_end_refuses_a_malformed_plan_at_its_job(tmp_path: Any) -> None:
+    """The real front end, before it touches Spark or the checkpoint (what the live harness
+    checks at every restart)."""
+    from reference.dgs.examples import target
+    from spark_impl.dgs.streaming import LiveJob, start_dgs_query
+
+    class Source:
+        isStreaming = True
+        columns = ["value"]
+
+    jobs = [LiveJob(target(c.name), c.plan, c.inline_below) for c in DGS[:3]]
+    start = lambda bad: start_dgs_query(None, bad, Source(), checkpoint_dir=str(tmp_path))  # noqa: E731
+    assert [refused_restart(start, jobs, n) for n in range(3)] == [None, None, None]
+    assert list(tmp_path.iterdir()) == []  # nothing written
