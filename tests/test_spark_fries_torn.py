@@ -6,6 +6,7 @@ every tuple once (spark_impl.records module docstring)."""
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import sys
@@ -43,7 +44,7 @@ def test_a_crash_while_writing_the_commit_record_resumes_from_the_previous_commi
     def killed(store: Store, name: str, value: Any) -> None:
         if not name.startswith("progress/"):
             return write(store, name, value)
-        whole = records.frame(records.json.dumps(value).encode())
+        whole = records.frame(json.dumps(value).encode())
         store.write_once(name, whole[:len(whole) // 2])  # what a killed writer leaves
         raise Killed(name)
 
