@@ -80,6 +80,23 @@ def test_oplus_commit_log(location: str) -> None:
     assert Log(location).delivered() == 0
 
 
+def test_oplus_torn_newest_request_is_not_a_request(location: str) -> None:
+    from spark_impl.oplus.streaming_log import Log
+
+    log = Log(location)
+    assert log.add_request(0, 3, None) == 1
+    assert log.add_request(1, 2, 40) == 2
+    _tear(log.store, log.request_log.name(2))  # killed inside rescale(): it never returned
+    restarted = Log(location)
+    assert restarted.requests() == [{"id": 1, "job": 0, "parallelism": 3, "watermark": None}]
+    assert restarted.add_request(1, 2, 40) == 3  # the request made again: a new id
+    assert restarted.store.exists(restarted.request_log.aside_name(2))
+    assert [r["id"] for r in Log(location).requests()] == [1, 3]
+    _tear(log.store, log.request_log.name(1))  # torn, not the newest: refused
+    with pytest.raises(CorruptStateError, match="00000000000000000001.rec: truncated"):
+        Log(location).requests()
+
+
 def test_oplus_altered_commit_is_refused(location: str) -> None:
     from spark_impl.oplus.streaming_log import Commit, Log
 

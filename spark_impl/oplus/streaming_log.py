@@ -41,7 +41,7 @@ from typing import Any
 
 from spec.errors import InputError
 
-from spark_impl.records import RecordLog, read_pickle_record, write_json_record, write_pickle_record
+from spark_impl.records import RecordLog, TornRecordError, read_pickle_record, write_json_record, write_pickle_record
 from spark_impl.store import Store, is_uri, join, open_store
 
 def encode_time(value: float) -> Any:
@@ -162,8 +162,16 @@ class Log:
     def requests(self) -> list[dict[str, Any]]:
         """The rescale requests kept (``id, job, parallelism, watermark``), by id."""
         found: list[dict[str, Any]] = []
-        for ident in self.request_log.sequences():
-            raw = self.request_log.read(ident)
+        idents = self.request_log.sequences()
+        for ident in idents:
+            try:
+                raw = self.request_log.read(ident)
+            except TornRecordError:
+                if ident != idents[-1]:
+                    raise
+                # a driver killed while it wrote this request (rescale() never returned, or it is
+                # still being written): not a request yet; the next add_request sets it aside
+                continue
             if raw is not None:  # deleted between the listing and the read
                 found.append({"id": ident, **raw})
         return found
