@@ -18,6 +18,9 @@ consistent function, checked in the Fries suite on Spark before any Spark job:
   input (``InputError``). Accepting it would make ``--inject-fault naive-typo`` run the
   correct executor and report "no violation": a vacuous "every seeded fault is caught".
 
+A third part, :mod:`conformance.sources_check`: the replayable sources that read files
+(``DirectorySource``, the streaming input log) give tuple ``i`` as their contract says.
+
 One check, ``spark_impl keys and faults vs their contracts (no Spark)``; its cases are the keys
 checked. A failure names the first broken promise (``engine`` oracle, like the MCS check).
 """
@@ -142,14 +145,16 @@ def run_contracts_check(result: "SuiteResult") -> bool:
     result.checks.append(check)
     start = time.monotonic()
     problems = []
-    for name, find in (("keys", key_problem), ("faults", fault_problem)):
+    from conformance.sources_check import source_problem  # replayable sources (set C bug 19)
+
+    for name, find in (("keys", key_problem), ("faults", fault_problem), ("sources", source_problem)):
         try:
             found = find()
         except Exception as error:  # noqa: BLE001 - a crash of the executor's code is a finding
             found = f"{name}: raised {type(error).__name__}: {error}"
         if found is not None:
             problems.append(found)
-    check.cases = len(KEYS) + len(ALIKE) + len(REFUSED) + 1
+    check.cases = len(KEYS) + len(ALIKE) + len(REFUSED) + 1 + 2
     check.failed = len(problems)
     check.elapsed_s = time.monotonic() - start
     if problems:
