@@ -40,6 +40,7 @@ def dgs_live_check(drawn: Sequence[Any], spark: Any, seed: int, save_dir: str | 
     check = CheckResult(DGS_LIVE)
     start = time.monotonic()
     observed = streaming_engine(spark)(drawn)
+    count_dgs_arrivals(drawn, result)
     first: tuple[int, list[tuple[str, str]]] | None = None
     for i, seen in enumerate(observed):
         failed = judge(drawn[i], seen)
@@ -69,6 +70,7 @@ def oplus_live_check(drawn: Sequence[tuple[dict[str, Any], int]], faults: frozen
     check = CheckResult(OPLUS_LIVE)
     start = time.monotonic()
     fed = late_arrivals(drawn, seed)
+    result.features["live: a source silent in its first files"] += sum(a is not b for a, b in zip(fed, drawn))
     problems = spark_discrepancies(fed, streaming_engine(faults, spark))
     check.cases = len(problems)
     check.failed = sum(p is not None for p in problems)
@@ -82,6 +84,17 @@ def oplus_live_check(drawn: Sequence[tuple[dict[str, Any], int]], faults: frozen
                                        {"scenario": scenario, "items_per_round": per_round}, seed,
                                        tuple(sorted(faults)), save_dir))
     return check
+
+
+def count_dgs_arrivals(drawn: Sequence[Any], result: SuiteResult) -> None:
+    """How the live DGS run lands its cases (features of the report)."""
+    from conformance.dgs_live_replan import replan_of
+    from conformance.dgs_streaming import case_chunks
+
+    for case in drawn:
+        files = len(case_chunks(case))
+        result.features["live: several files"] += files > 1
+        result.features["live: re-planned mid-stream"] += replan_of(case, files) is not None
 
 
 def _report(check: str, suite: str, index: int, oracles: tuple[str, ...], explanation: str,

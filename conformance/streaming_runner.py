@@ -79,6 +79,7 @@ def run_dgs_live(cases: int, seed: int, progress: Progress | None, save_dir: str
     """The DGS suite: the reference check, then every case through the live DGS front end
     (one query per :data:`conformance.dgs_suite.SPARK_BATCH` cases); the first failure is
     shrunk (each candidate batch one live query) and saved."""
+    from conformance.dgs_oplus_live import count_dgs_arrivals
     from conformance.dgs_streaming import streaming_engine
     from conformance.dgs_suite import (
         REFERENCE, SPARK_BATCH, _count_features, _run_check, _Ticker, draw_dgs_cases, reference_engine,
@@ -87,6 +88,7 @@ def run_dgs_live(cases: int, seed: int, progress: Progress | None, save_dir: str
     result = SuiteResult("dgs", ENGINE, seed)
     drawn = draw_dgs_cases(cases, seed)
     _count_features(result, drawn)
+    count_dgs_arrivals(drawn, result)
     tick = _Ticker(progress, 2 * len(drawn))
     result.checks.append(_run_check(REFERENCE, drawn, reference_engine(), len(drawn) or 1, result, tick, seed,
                                     save_dir, "reference"))
