@@ -22,8 +22,9 @@ any other - which only holds if the front end moves every state and every waitin
   plan only) counts it; when it does not hold, the worker is reported with the new plan's
   responsible worker in words, and the oracle fails.
 * :func:`refused_restart`: at a restart, the harness first restarts with a malformed plan for
-  one job; the front end must refuse it with the one-line error located at that job
-  (``jobs[i]: plan.root: ...``) and leave the checkpoint as it was (the real restart follows).
+  one job, alone and among the others; the front end must refuse both with the one-line
+  error, located at that job among others (``jobs[i]: plan.root: ...``) and at no job index
+  alone, and leave the checkpoint as it was (the real restart follows).
 """
 
 from __future__ import annotations
@@ -91,19 +92,25 @@ def judged_processed(case: DgsCase, replan: Replan | None,
 
 
 def refused_restart(start: Callable[[Sequence[Any]], Any], jobs: Sequence[Any], number: int) -> tuple[int, str] | None:
-    """Restart with job ``number % len(jobs)``'s plan malformed (``start(jobs)`` starts a
-    query): None when the front end refuses it with an InputError located at that job, else
-    ``(job, what happened)``. Needs two jobs (one job's error is not located)."""
-    if len(jobs) < 2:
-        return None
+    """Restart with job ``number % len(jobs)``'s plan malformed, alone and (two jobs or more)
+    among the others (``start(jobs)`` starts a query): None when the front end refuses both,
+    the first with an InputError not located at a job index (a query of one job has none),
+    the second with one located at that job; else ``(job, what happened)``."""
     index = number % len(jobs)
-    bad = list(jobs)
-    bad[index] = replace(jobs[index], plan={"root": "not a worker"})
-    try:
-        run = start(bad)
-    except InputError as error:
-        if (error.where or "").startswith(f"jobs[{index}]"):
-            return None
-        return index, f"a restart with a malformed plan for job {index} was refused with {str(error)!r}, not located at jobs[{index}]"
-    run.stop()
-    return index, f"a restart with a malformed plan for job {index} started a query"
+    bad = replace(jobs[index], plan={"root": "not a worker"})
+    attempts: list[tuple[list[Any], str | None]] = [([bad], None)]
+    if len(jobs) > 1:
+        attempts.append(([*jobs[:index], bad, *jobs[index + 1:]], f"jobs[{index}]"))
+    for given, where in attempts:
+        what = f"a restart with a malformed plan for job {index}{'' if where else ' alone'}"
+        try:
+            run = start(given)
+        except InputError as error:
+            at = error.where or ""
+            if at.startswith(where) if where else not at.startswith("jobs["):
+                continue
+            return index, f"{what} was refused with {str(error)!r}: " + (
+                f"not located at {where}" if where else "located at a job index")
+        run.stop()
+        return index, f"{what} started a query"
+    return None

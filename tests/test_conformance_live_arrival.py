@@ -158,7 +158,7 @@ def test_a_restart_with_a_malformed_plan_must_be_refused_at_its_job() -> None:
                     try:
                         plan_from_json(job.plan)
                     except InputError as error:
-                        raise (error.located(f"jobs[{index}]") if locate else error) from None
+                        raise (error.located(f"jobs[{index}]") if locate and len(bad) > 1 else error) from None
             raise AssertionError("no malformed plan")
         return run
 
@@ -170,6 +170,12 @@ def test_a_restart_with_a_malformed_plan_must_be_refused_at_its_job() -> None:
     index, what = refused_restart(lambda bad: run, jobs, 3) or (None, "")
     assert index == 0 and "started a query" in what and run.stopped
     assert refused_restart(start(False), jobs[:1], 1) is None  # one job: its error is not located
+
+    def always_located(bad: Sequence[_Job]) -> Any:
+        raise InputError("expected a JSON object", "jobs[0]: plan.root")
+
+    index, what = refused_restart(always_located, jobs, 1) or (None, "")
+    assert index == 1 and "alone was refused" in what and "located at a job index" in what
 
 
 def test_one_tick_cases_with_an_odd_seed_arrive_in_several_files() -> None:
