@@ -15,7 +15,7 @@ import sys
 import threading
 import time
 from collections import Counter
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 
@@ -70,9 +70,12 @@ def _expected(data: dict[tuple[int, int], list[list[dict[str, Any]]]], job: int,
     return Counter(reference_rows(case, "sequential"))
 
 
-def test_recipe_live_oplus_string_keys_rescale_crash_restart_parquet(spark: Any, tmp_path: Any) -> None:
+def _recipe_query(spark: Any, tmp_path: Any) -> tuple[str, str, str, Callable[[], Any]]:
+    """The recipe's two sliding-sum jobs (WT multi over 2 sources, WT single) on a JSON file
+    source with string keys into Parquet: ``(source_dir, checkpoint, table, start)``, where
+    ``start()`` starts (or restarts) the query on the same checkpoint."""
     from spark_impl.oplus.streaming import start_oplus_query
-    from spark_impl.oplus.streaming_jobs import oplus_job, route_key
+    from spark_impl.oplus.streaming_jobs import oplus_job
     from spark_impl.reconfig.sinks import ParquetSink
 
     source_dir, checkpoint, table = (str(tmp_path / n) for n in ("in", "ckpt", "results"))
@@ -85,6 +88,14 @@ def test_recipe_live_oplus_string_keys_rescale_crash_restart_parquet(spark: Any,
                   .withColumnRenamed("user", "key").withColumnRenamed("amount", "value"))
         return start_oplus_query(spark, stream, jobs, checkpoint_dir=checkpoint,
                                  sink=ParquetSink(table, key_type="string", value_type="long"))
+
+    return source_dir, checkpoint, table, start
+
+
+def test_recipe_live_oplus_string_keys_rescale_crash_restart_parquet(spark: Any, tmp_path: Any) -> None:
+    from spark_impl.oplus.streaming_jobs import route_key
+
+    source_dir, checkpoint, table, start = _recipe_query(spark, tmp_path)
 
     data = _data()
     # a late tuple: source 1 of job 0 sends ts 0 after job 0's watermark passed it (dropped, counted)

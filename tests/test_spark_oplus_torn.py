@@ -16,26 +16,13 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from test_spark_oplus_streaming import SCHEMA, WA, WS, _data, _expected, _file_rows, _land  # noqa: E402
+from test_spark_oplus_streaming import _data, _expected, _file_rows, _land, _recipe_query  # noqa: E402
 
 pytestmark = pytest.mark.spark
 
 
 def test_a_kill_while_writing_the_commit_record_replays_the_batch_exactly_once(spark: Any, tmp_path: Any) -> None:
-    from spark_impl.oplus.streaming import start_oplus_query
-    from spark_impl.oplus.streaming_jobs import oplus_job
-    from spark_impl.reconfig.sinks import ParquetSink
-
-    source_dir, checkpoint, table = (str(tmp_path / n) for n in ("in", "ckpt", "results"))
-    os.makedirs(source_dir)
-    jobs = [oplus_job("sliding-sum", WA, WS, WT="multi", parallelism=2, sources=2),
-            oplus_job("sliding-sum", WA, WS, WT="single", parallelism=3)]
-
-    def start() -> Any:
-        stream = (spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(source_dir)
-                  .withColumnRenamed("user", "key").withColumnRenamed("amount", "value"))
-        return start_oplus_query(spark, stream, jobs, checkpoint_dir=checkpoint,
-                                 sink=ParquetSink(table, key_type="string", value_type="long"))
+    source_dir, checkpoint, table, start = _recipe_query(spark, tmp_path)
 
     data = _data(seed=3, files=4)
     commits = os.path.join(checkpoint, "oplus", "commits")
