@@ -57,7 +57,7 @@ from typing import Any, Iterable
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the helpers next to this script
 
 from mutation_child import child_check, child_tests, no_isolation, stop_at_first_failure  # noqa: E402,F401
-from mutation_report import latest, stratum, summary, weighted_line, wilson  # noqa: E402,F401
+from mutation_report import INVALID, latest, stratum, summary, weighted_line, wilson  # noqa: E402,F401
 from mutation_sample import allocate, sample, stratified_sample  # noqa: E402,F401
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -372,6 +372,11 @@ def run_one(run: Path, mutant: dict[str, Any], checks: list[str], with_tests: bo
         return dict(record, outcome="no mutation", seconds=0.0)
     original, mutated = applied
     record["diff"] = diff_line(original, mutated)
+    try:
+        compile(mutated, mutant["module"], "exec")
+    except SyntaxError as error:  # e.g. the ``*`` of a keyword-only signature replaced by ``/``
+        (tree / mutant["module"]).write_text(original, encoding="utf-8")
+        return dict(record, outcome=INVALID, seconds=0.0, tail=f"SyntaxError: {error.msg}")
     total = 0.0
     try:
         for check in checks:

@@ -9,6 +9,11 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
+#: The outcome of a mutant that does not compile (e.g. the ``*`` of a keyword-only signature
+#: replaced by ``/``): not a program, so no check judges it; left out of the score like ``no
+#: mutation`` (counted killed, it would inflate the score: any import kills it in a second).
+INVALID = "invalid (does not compile)"
+
 
 def stratum(module: str) -> str:
     """The stratum of a module: its part of :data:`SCOPE` (``reconfig``, ``dgs``, ``oplus``,
@@ -29,7 +34,7 @@ def summary(run: Path) -> str:
     outcome = Counter(r["outcome"] for r in records)
     killed = sum(v for k, v in outcome.items() if k.startswith("killed"))
     eq = sum(1 for r in records if _is_equivalent(r, equivalent))
-    judged = len(records) - outcome["no mutation"] - eq
+    judged = len(records) - outcome["no mutation"] - outcome[INVALID] - eq
     lines = [f"Snapshot {catalogue['commit'][:10]}; population {len(catalogue['mutants'])} mutants in scope; "
              f"sample {len(records)}.", "",
              "| outcome | mutants |", "| --- | ---: |"]
@@ -61,7 +66,7 @@ def summary(run: Path) -> str:
               for r in records if r["outcome"] == "killed by tests"]
     lines += ["", "Survivors:", ""]
     for r in records:
-        if not r["outcome"].startswith(("killed", "equivalent")) and r["outcome"] != "no mutation":
+        if not r["outcome"].startswith(("killed", "equivalent")) and r["outcome"] not in ("no mutation", INVALID):
             tag = " (equivalent)" if r["id"] in equivalent else ""
             lines.append(f"* `{r['id']}` line {r['line']}: {r['outcome']}{tag} `{r.get('diff', '')}`")
     return "\n".join(lines)
@@ -74,7 +79,7 @@ def part_table(records: list[dict[str, Any]], argued: set[str]) -> list[str]:
     rows: dict[str, Counter[str]] = defaultdict(Counter)
     for r in records:
         outcome = str(r["outcome"])
-        if outcome == "no mutation":
+        if outcome in ("no mutation", INVALID):
             continue
         c = rows[stratum(str(r["module"]))]
         key = "equivalent" if _is_equivalent(r, argued) else "tests" if outcome == "killed by tests" else \
@@ -129,7 +134,7 @@ def weighted_line(records: list[dict[str, Any]], population: list[dict[str, Any]
     judged: Counter[str] = Counter()
     killed: Counter[str] = Counter()
     for r in records:
-        if r["outcome"] == "no mutation" or _is_equivalent(r, argued):
+        if r["outcome"] in ("no mutation", INVALID) or _is_equivalent(r, argued):
             continue
         judged[stratum(str(r["module"]))] += 1
         killed[stratum(str(r["module"]))] += r["outcome"].startswith("killed")
