@@ -61,10 +61,14 @@ from mutation_report import INVALID, latest, stratum, summary, weighted_line, wi
 from mutation_sample import allocate, sample, stratified_sample  # noqa: E402,F401
 
 ROOT = Path(__file__).resolve().parent.parent
-#: What is mutated: the executor. ``spark_impl/workloads`` (the demo's and the benchmarks' job
-#: definitions) and ``session.py`` (SparkSession settings) are outside the suite's purpose.
+#: What is mutated: the executor, and (since session 6) the durable-state layer every front end
+#: writes through (``records.py``, ``store.py``). ``spark_impl/workloads`` (the demo's and the
+#: benchmarks' job definitions), ``session.py`` (SparkSession settings) and ``lineage.py``
+#: (reliable checkpoints only on a cluster with a checkpoint directory; ``local[*]`` never takes
+#: that branch: the cluster tests' business) are outside the suite's purpose.
 SCOPE = ("spark_impl/reconfig", "spark_impl/dgs", "spark_impl/oplus", "spark_impl/faults.py",
-         "spark_impl/sink.py", "spark_impl/keys.py", "spark_impl/lru.py")
+         "spark_impl/sink.py", "spark_impl/keys.py", "spark_impl/lru.py", "spark_impl/records.py",
+         "spark_impl/store.py")
 #: Checks, cheapest first: name -> suite.
 CHECKS = ("dgs", "oplus", "fries")
 #: pytest files run by ``--with-tests``, by package of the mutated module.
