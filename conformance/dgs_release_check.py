@@ -17,6 +17,14 @@ wrong order, without Spark, on every drawn case:
   segment and ``b`` in the synchronizing group, or both in the same list with ``a`` first.
   (Events of one step's leaf segment on different leaves run in parallel; V2 makes them
   independent, so such a dependent pair is itself a finding.)
+* every tick's cut into steps is :func:`~spark_impl.dgs.driver.steps_of`'s definition
+  (:func:`steps_problem`): read in order, the steps give back the tick's released events
+  (each leaf segment in key order, then its group); a leaf segment holds only its leaf's
+  events, a synchronizing group only its worker's (a worker with children); a step is never
+  empty, only the last one has no group, and two groups of one worker are merged unless leaf
+  events come between them. (A group that took in another worker's event would run it where
+  it does not belong: at an ancestor the outputs are the same, elsewhere they are not, and
+  the order oracle sees only the latter.)
 * the simulated network keeps its promise (:func:`arrival_problem`): item ``i`` of a stream
   arrives at ``max(arrival of item i-1, ts_i + delay + jitter)`` with the delay and jitter in
   ``[0, max_delay]`` and ``[0, max_jitter]`` (``spark_impl.dgs.release``'s docstring). A
@@ -27,7 +35,7 @@ wrong order, without Spark, on every drawn case:
 from __future__ import annotations
 
 import math
-from typing import Any, Hashable
+from typing import Any, Hashable, Sequence
 
 from spec.dgs.streams import StreamEvent
 
@@ -58,7 +66,11 @@ def planned_positions(case: DgsCase) -> Plan:
     for t, released in enumerate(ticks):
         for event in released:
             tags[event.key] = event.tag
-        steps = inline_short_segments(topo, steps_of(topo, released), case.inline_below)
+        cut = steps_of(topo, released)
+        wrong = steps_problem(topo, released, cut)
+        if wrong is not None:
+            raise StepsError(f"tick {t}: {wrong}")
+        steps = inline_short_segments(topo, cut, case.inline_below)
         for s, (segment, sync) in enumerate(steps):
             for leaf, events in enumerate(segment):
                 for i, (key, _) in enumerate(events):
@@ -68,6 +80,41 @@ def planned_positions(case: DgsCase) -> Plan:
                 positions.setdefault(key, []).append((t, s, 1, -1, i))
                 by[key] = sync[0] if sync is not None else ""
     return positions, tags, by
+
+
+class StepsError(Exception):
+    """A tick's steps break :func:`~spark_impl.dgs.driver.steps_of`'s definition."""
+
+
+def steps_problem(topo: Any, released: Sequence[Any], steps: Sequence[Any]) -> str | None:
+    """None when ``steps`` is the cut of ``released`` (key order) that ``steps_of`` defines
+    (module docstring), else what is wrong."""
+    by_key = {event.key: event for event in released}
+    replayed: list[Any] = []
+    for number, (segment, sync) in enumerate(steps):
+        for leaf, events in enumerate(segment):
+            for key, _ in events:
+                if key not in by_key or by_key[key].worker != topo.leaves[leaf]:
+                    return f"step {number}: event {key} in the leaf segment of leaf {topo.leaves[leaf]}"
+        replayed += sorted((key for events in segment for key, _ in events), key=lambda k: (k[0], k[1]))
+        if sync is None:
+            if number != len(steps) - 1 or not any(segment):
+                return f"step {number} has no synchronizing group and is {'empty' if not any(segment) else 'not the last'}"
+            continue
+        worker, events = sync
+        if topo.leaf_index(worker) is not None or not events:
+            return f"step {number}: a synchronizing group of {'leaf ' if events else 'no events at '}{worker}"
+        strangers = [key for key, _ in events if key not in by_key or by_key[key].worker != worker]
+        if strangers:
+            return (f"step {number}: the synchronizing group of {worker} holds {strangers[:3]}, events of "
+                    f"{[by_key[k].worker if k in by_key else None for k in strangers[:3]]}")
+        replayed += [key for key, _ in events]
+        following = steps[number + 1] if number + 1 < len(steps) else None
+        if following is not None and not any(following[0]) and following[1] is not None and following[1][0] == worker:
+            return f"steps {number} and {number + 1}: two groups of {worker} with no leaf event between, not merged"
+    if replayed != [event.key for event in released]:
+        return f"the steps hold the events {replayed[:8]}, released {[e.key for e in released][:8]}"
+    return None
 
 
 def arrival_problem(case: DgsCase) -> str | None:
@@ -103,6 +150,8 @@ def problem(case: DgsCase) -> str | None:
         return arrival
     try:
         positions, tags, by = planned_positions(case)
+    except StepsError as error:
+        return f"the driver cut a tick into steps wrongly: {error}"
     except Exception as error:  # noqa: BLE001 - a crash of the driver's planning is a finding
         return f"planning the case raised {type(error).__name__}: {error}"
     wanted = {(item.ts, stream): program.tag(item.payload) for stream, items in case.streams.items()

@@ -18,6 +18,11 @@ Checks, on the same cases:
   plan builder of ``dgs-plan`` and the live front end against its promise, and the executor's
   plan validation on every case's plan and two P-invalid variants of it
   (:mod:`conformance.dgs_plans_check`);
+* ``spark-streaming front end contracts vs their definitions (no Spark)`` (with the spark
+  check) - the live front end's refusals (malformed rows, stale items, bad start arguments,
+  foreign checkpoints, re-plans of no job), its mailbox across files, its checkpoint's
+  retention and ``keyed_plan``, called directly (:mod:`conformance.dgs_live_contracts`: the
+  live check only ever feeds them good input);
 * ``spark-streaming vs spec(sort(u))`` (with the spark check) - every case through the live
   front end ``spark_impl.dgs.streaming`` as one query with driver kills
   (:mod:`conformance.dgs_oplus_live`; the same oracles);
@@ -25,7 +30,8 @@ Checks, on the same cases:
   which spark_impl's driver releases and plans every case's events (mailbox ticks, steps,
   inlining): each event once, on its worker or an ancestor, dependent events in key order
   (:mod:`conformance.dgs_release_check`; oracle ``order``: a wrong order is seen even when the
-  two events happen to commute on the case's state).
+  two events happen to commute on the case's state; and every tick's cut into steps is
+  ``steps_of``'s definition).
 
 Oracles (:func:`judge`), in order: ``engine`` (the run raised or never ended:
 :mod:`conformance.crashes`), ``outputs`` (the outputs equal ``spec(sort(u))`` as multisets,
@@ -197,6 +203,9 @@ def run_dgs_suite(*, cases: int, seed: int, progress: Progress | None = None, sa
                                     "spark"))
     result.checks.append(_plans_check(drawn, seed, result))
     result.checks.append(_order_check(drawn, seed, result, save_dir))
+    from conformance.dgs_live_contracts import run_check as live_contracts
+
+    result.checks.append(live_contracts(drawn, result))
     if live:
         from conformance.dgs_oplus_live import dgs_live_check
 

@@ -1,0 +1,368 @@
+"""The DGS suite's checks of the live front end's contracts that need no Spark (issue 12).
+
+The live DGS check (:mod:`conformance.dgs_streaming`) feeds well-formed rows to a query that
+always starts on good arguments, keeps its records and never runs long enough to forget its
+bookkeeping; so the front end's refusals, its retention and its ``keyed_plan`` are never
+exercised by it, and a bug there changes no output of the suite's runs. This check calls
+them directly, on the drawn cases (``python -c`` speed: no Spark, no query):
+
+* **rows** (:func:`~spark_impl.dgs.streaming_input.group_rows`): every case's items, written as
+  the live check writes them (several jobs), come back as the same ``(job, stream, item)``; a
+  row with both ``"event"`` and ``"heartbeat"``, with ``"heartbeat": false`` or not a
+  boolean, with neither, without ``stream`` or ``ts``, with an unknown key, a job index out of
+  range or not an integer, a timestamp or stream of the wrong type, not an object, not JSON,
+  or not a string is refused with InputError located at its batch and row;
+* **mailbox** (:func:`~spark_impl.dgs.streaming_input.receive`, one call per file of the live
+  check): each call releases events in key order, every event once over the calls, dependent
+  events in key order, nothing left when every stream ended with a heartbeat; an item whose
+  timestamp is not after its stream's previous item is refused, naming the batch, and leaves
+  the mailbox as it was;
+* **start** (:func:`~spark_impl.dgs.streaming.start_dgs_query` before any Spark call): a source
+  that is not streaming, a missing column, no jobs, an unknown crash point, a filesystem URI
+  without ``query_checkpoint``, an unopenable checkpoint, a checkpoint of the older layout and
+  a checkpoint of other jobs (``inline_below`` differs) are refused with InputError;
+  ``replan`` refuses a job index out of range and a P-invalid plan (leaving nothing pending)
+  and queues a valid one; the run's bookkeeping lists keep the last ``REMEMBERED`` entries;
+* **checkpoint** (:class:`~spark_impl.dgs.streaming_store.Store` on a temporary directory):
+  ``read`` returns the newest commit (mailboxes included), ``records(b)`` the records of the
+  batches up to ``b`` in batch order, ``prune`` keeps only the committed states and deletes
+  the records of delivered batches unless ``keep_records``, ``fresh`` empties a location;
+* **keyed plans** (:func:`~spark_impl.dgs.streaming_plan.keyed_plan` vs its docstring): on
+  every shipped consistent program, 1-5 leaves, the default key and two others, every
+  implementation tag is owned once; a dependence component whose keys all route
+  (``spark_impl.keys.route``) to one leaf is on that leaf, any other at the root; the plan is
+  :func:`~spark_impl.dgs.plans.balanced_plan`'s for those sets (checked with
+  :func:`conformance.dgs_plans_check.problem`); fewer than one leaf is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import time
+from typing import Any, Callable, Hashable, Sequence
+
+from spec.dgs.streams import Heartbeat, StreamEvent, value_to_json
+from spec.errors import InputError
+
+from conformance.generators.dgs import STREAMS, DgsCase, program_of
+from conformance.suite import CheckResult, FailureReport, SuiteResult
+
+CHECK = "spark-streaming front end contracts vs their definitions (no Spark)"
+
+
+def _refused(call: Callable[[], Any], where: str | None, what: str) -> str | None:
+    """None when ``call()`` raises InputError located at ``where`` (a prefix; None: anywhere)."""
+    try:
+        call()
+    except InputError as error:
+        if where is None or (error.where or "").startswith(where):
+            return None
+        return f"{what} was refused at {error.where!r}, expected at {where!r}"
+    except Exception as error:  # noqa: BLE001 - a crash instead of a refusal is a finding
+        return f"{what} raised {type(error).__name__}: {error} (expected InputError)"
+    return f"{what} was accepted"
+
+
+def _rows(case: DgsCase, job: int) -> list[list[dict[str, Any]]]:
+    from conformance.dgs_streaming import case_chunks
+
+    return [[{"job": job, **row} if job else row for row in chunk] for chunk in case_chunks(case)]
+
+
+def _malformed(event: dict[str, Any], beat: dict[str, Any], jobs: int) -> list[tuple[str, Any]]:
+    """Rows the front end must refuse (module docstring), each with what is wrong."""
+    def without(row: dict[str, Any], key: str) -> dict[str, Any]:
+        return {k: v for k, v in row.items() if k != key}
+
+    rows: list[tuple[str, Any]] = [
+        ("an event row with \"heartbeat\": true", {**event, "heartbeat": True}),
+        ("an event row with \"heartbeat\": false", {**event, "heartbeat": False}),
+        ("a heartbeat row with \"heartbeat\": false", {**beat, "heartbeat": False}),
+        ("a heartbeat row with \"heartbeat\": 1", {**beat, "heartbeat": 1}),
+        ("a row with neither event nor heartbeat", without(beat, "heartbeat")),
+        ("a row without stream", without(event, "stream")), ("a row without ts", without(beat, "ts")),
+        ("a row with an unknown key", {**beat, "heartbeats": True}),
+        ("a row of a job out of range", {**beat, "job": jobs}), ("a row of job -1", {**event, "job": -1}),
+        ("a row whose job is not an integer", {**beat, "job": "0"}),
+        ("a row whose ts is not an integer", {**event, "ts": str(event["ts"])}),
+        ("a row whose stream is not a string", {**beat, "stream": 0}),
+    ]
+    return [(what, json.dumps(row)) for what, row in rows] + [
+        ("a row that is not an object", json.dumps([beat])), ("a row that is not JSON", "{\"stream\": "),
+        ("a row that is bytes", json.dumps(beat).encode()), ("a row that is None", None)]
+
+
+def input_problems(cases: Sequence[DgsCase]) -> list[str]:
+    """The rows contract (module docstring) on ``cases`` as the jobs of one query."""
+    from spark_impl.dgs.streaming_input import group_rows
+
+    found: list[str] = []
+    jobs = len(cases)
+    for job, case in enumerate(cases):
+        rows = [row for chunk in _rows(case, job) for row in chunk]
+        expected = [(row["stream"], _item(case, row)) for row in rows]
+        try:
+            got = group_rows([json.dumps(row) for row in rows], jobs, job)
+        except Exception as error:  # noqa: BLE001 - refusing good rows is a finding
+            found.append(f"case {job}: its rows were refused: {type(error).__name__}: {error}")
+            continue
+        if got[job] != expected or any(got[j] for j in range(jobs) if j != job):
+            found.append(f"case {job}: its rows read back as {got[job][:3]}..., expected {expected[:3]}...")
+    event = next(({"job": j, **r} for j, c in enumerate(cases) for r in _rows(c, 0)[0][:50] if "event" in r), None)
+    beat = next(({"job": j, **r} for j, c in enumerate(cases) for r in _rows(c, 0)[0][:50] if "heartbeat" in r), None)
+    if event is None or beat is None:
+        return found
+    for what, text in _malformed(event, beat, jobs):
+        found += [p for p in [_refused(lambda: group_rows([json.dumps(beat), text], jobs, 7), "batch 7, row 1", what)]
+                  if p is not None]
+    return found
+
+
+def _item(case: DgsCase, row: dict[str, Any]) -> Any:
+    return next(item for item in case.streams[row["stream"]] if item.ts == row["ts"])
+
+
+def mailbox_problems(cases: Sequence[DgsCase]) -> list[str]:
+    """The mailbox contract (module docstring), one job per case, one call per file."""
+    from spark_impl.dgs.streaming_input import Mailbox, group_rows, receive
+    from spark_impl.dgs.topology import topology
+
+    found: list[str] = []
+    for index, case in enumerate(cases):
+        program = program_of(case.name)
+        topo = topology(program, case.plan)
+        box = Mailbox()
+        seen: list[tuple[int, Any]] = []
+        for number, chunk in enumerate(_rows(case, 0)):
+            items = group_rows([json.dumps(row) for row in chunk], 1, number)[0]
+            keys = [e.key for e in receive(program, topo, box, items, f"file {number}")]
+            if keys != sorted(keys):
+                found.append(f"case {index}: file {number} released {keys[:6]}, not in key order")
+            seen += [(number, key) for key in keys]
+        wanted = sorted((item.ts, stream) for stream, items in case.streams.items() for item in items
+                        if isinstance(item, StreamEvent))
+        if sorted(key for _, key in seen) != wanted or box.buffered:
+            found.append(f"case {index}: released {len(seen)} events ({len(box.buffered)} still held), "
+                         f"the input has {len(wanted)}, every stream ending with a heartbeat")
+            continue
+        tags = {(item.ts, stream): program.tag(item.payload) for stream, items in case.streams.items()
+                for item in items if isinstance(item, StreamEvent)}
+        when = {key: number for number, key in seen}
+        late = [(a, b) for a in wanted for b in wanted if a < b and when[a] > when[b]
+                and program.depends(tags[a], tags[b])]
+        if late:
+            found.append(f"case {index}: dependent events {late[0]} released out of key order")
+        found += _stale_problem(index, case, program, topo, box)
+    return found
+
+
+def _stale_problem(index: int, case: DgsCase, program: Any, topo: Any, box: Any) -> list[str]:
+    """An item not after its stream's timer is refused and leaves ``box`` unchanged."""
+    from spark_impl.dgs.streaming_input import receive
+
+    stream, (ts, _) = max(box.timers.items(), key=lambda entry: entry[1])
+    other = next(s for s in STREAMS if s != stream)
+    before = (dict(box.timers), list(box.buffered))
+    batch = [(other, Heartbeat(box.timers[other][0] + 1)), (stream, Heartbeat(ts))]
+    problem = _refused(lambda: receive(program, topo, box, batch, "file 9"), "file 9",
+                       f"case {index}: a heartbeat of {stream} at its own last ts {ts}")
+    if problem is None and (box.timers, box.buffered) != before:
+        problem = f"case {index}: a refused micro-batch changed the mailbox ({before[0]} -> {box.timers})"
+    return [problem] if problem is not None else []
+
+
+class _Source:
+    """A stand-in for a streaming DataFrame: what start_dgs_query reads before Spark."""
+
+    def __init__(self, streaming: bool = True) -> None:
+        self.isStreaming, self.columns = streaming, ["value"]
+
+
+def start_problems(case: DgsCase, root: str) -> list[str]:
+    """The start and re-plan contract (module docstring); ``root``: an empty directory."""
+    from reference.dgs.examples import target
+    from spark_impl.dgs.streaming import DgsStreamingRun, LiveJob, _keep_last, start_dgs_query
+    from spark_impl.dgs.streaming_input import Mailbox
+    from spark_impl.dgs.streaming_store import Commit, Store
+    from spark_impl.dgs.tasks import Layout
+    from spark_impl.dgs.topology import topology
+    from spark_impl.reconfig.streaming import REMEMBERED
+
+    from conformance.dgs_plans_check import _unknown_tag
+
+    job = LiveJob(target(case.name), case.plan, case.inline_below)
+    other = os.path.join(root, "other")
+    Store(os.path.join(other, "dgs")).write(Commit([(job.target, case.plan.to_json(), job.inline_below + 1)],
+                                                   mailboxes=[Mailbox()]))
+    old = os.path.join(root, "old")
+    os.makedirs(os.path.join(old, "dgs"))
+    with open(os.path.join(old, "dgs", "commit.pkl"), "wb") as handle:
+        handle.write(b"session 4")
+
+    def start(jobs: Sequence[Any] = (job,), source: Any = None, **options: Any) -> Any:
+        options.setdefault("checkpoint_dir", os.path.join(root, "new"))
+        return start_dgs_query(None, jobs, source or _Source(), **options)
+
+    attempts: list[tuple[str, Callable[[], Any], str | None]] = [
+        ("a source that is not streaming", lambda: start(source=_Source(False)), None),
+        ("a missing column", lambda: start(column="text"), None),
+        ("no jobs", lambda: start(()), None),
+        ("an unknown crash point", lambda: start(crash_at="before-deliver"), None),
+        ("an s3:// checkpoint without query_checkpoint", lambda: start(checkpoint_dir="s3://nowhere/ckpt"),
+         "query_checkpoint"),
+        ("a checkpoint of an unknown filesystem", lambda: start(checkpoint_dir="nosuchfs://nowhere/ckpt",
+                                                               query_checkpoint=os.path.join(root, "q")),
+         "checkpoint_dir"),
+        ("a checkpoint of the session-4 layout", lambda: start(checkpoint_dir=old), "checkpoint_dir"),
+        ("a checkpoint of other jobs (another inline_below), with a crash point",
+         lambda: start(checkpoint_dir=other, crash_at="after-deliver"), os.path.abspath(other)),
+    ]
+    found = [p for what, call, where in attempts for p in [_refused(call, where, f"starting with {what}")]
+             if p is not None]
+    program = program_of(case.name)
+    topo = topology(program, case.plan)
+    run = DgsStreamingRun(None, Store(os.path.join(root, "run")), Layout((job.target,), (topo,)), [program], [job],
+                          None, False)
+    bad = _unknown_tag(case.plan, "s0")
+    for what, call, where in (("a re-plan of job 1 of 1", lambda: run.replan(case.plan, job=1), "job"),
+                              ("a re-plan of job -1", lambda: run.replan(case.plan, job=-1), "job"),
+                              ("a P-invalid re-plan", lambda: run.replan(bad), None)):
+        found += [p for p in [_refused(call, where, what)] if p is not None]
+    if run.pending:
+        found.append(f"refused re-plans left {sorted(run.pending)} pending")
+    run.replan(case.plan.to_json(), job=0)
+    if list(run.pending) != [0] or run.pending[0].to_json() != case.plan.to_json():
+        found.append("a valid re-plan (plan JSON) of job 0 was not queued as that plan")
+    entries: list[int] = []
+    for n in range(REMEMBERED + 3):
+        _keep_last(entries, n)
+    if entries != list(range(3, REMEMBERED + 3)):
+        found.append(f"after {REMEMBERED + 3} batches the run remembers {len(entries)} of them, from "
+                     f"{entries[:1]}: expected the last {REMEMBERED}")
+    return found
+
+
+def store_problems(root: str) -> list[str]:
+    """The checkpoint contract (module docstring) on an empty directory ``root``."""
+    from spark_impl.dgs.streaming_input import Mailbox
+    from spark_impl.dgs.streaming_store import Commit, Store
+    from spark_impl.sink import write_part
+
+    store = Store(os.path.join(root, "dgs"))
+    found: list[str] = []
+    if store.read() is not None:
+        found.append("an empty checkpoint has a commit")
+    for batch in range(4):
+        store.write(Commit([("p.py:P", {"root": batch}, 0)], batch, f"b{batch}", [Mailbox({"s0": (batch, "s0")})],
+                           batch - 1))
+        for name in (f"b{batch}", "other"):
+            os.makedirs(store.fresh(store.states_dir(name)), exist_ok=True)
+            with open(os.path.join(store.states_dir(name), "p00000.pkl"), "wb") as handle:
+                handle.write(b"x")
+        write_part(store.fresh(store.records_dir(batch)), "part-0", [(0, "out", batch)])
+    newest = store.read()
+    if newest is None or (newest.batch, newest.states, newest.delivered, newest.mailboxes[0].timers) != (
+            3, "b3", 2, {"s0": (3, "s0")}):
+        found.append(f"the newest of 4 commits reads back as {newest}")
+    listed = [(batch, records) for batch, records in store.records(2)]
+    if listed != [(b, [(0, "out", b)]) for b in range(3)]:
+        found.append(f"records up to batch 2 are {listed}, expected batches 0, 1, 2 in order")
+    commit = Commit([], 3, "b3", [], 1)
+    store.prune(commit, keep_records=True)
+    kept = (store.location.list("states"), store.location.list("records"))
+    if kept != (["b3"], [f"b{b:012d}" for b in range(4)]):
+        found.append(f"prune keeping records left states {kept[0]} and records {kept[1]}")
+    store.prune(commit, keep_records=False)
+    if store.location.list("records") != [f"b{b:012d}" for b in (2, 3)]:
+        found.append(f"prune after delivering batch 1 left records {store.location.list('records')}, expected the "
+                     "batches not delivered (2, 3)")
+    again = store.fresh(store.records_dir(3))
+    if os.listdir(again):
+        found.append(f"fresh() left {os.listdir(again)} in a records location")
+    return found
+
+
+def keyed_plan_problems() -> list[str]:
+    """``keyed_plan`` vs its docstring (module docstring)."""
+    from reference.dgs.examples import CONSISTENT
+    from spark_impl.dgs.streaming_plan import keyed_plan
+    from spark_impl.keys import route
+
+    from conformance.dgs_plans_check import problem as shape_problem
+
+    def default_key(tag: Hashable) -> Any:
+        return tag[-1] if isinstance(tag, tuple) and tag else tag
+
+    keys: list[tuple[str, Callable[[Hashable], Any] | None, Callable[[Hashable], Any]]] = [
+        ("the default key", None, default_key), ("one key", lambda tag: 0, lambda tag: 0),
+        ("repr as key", repr, repr)]
+    found: list[str] = []
+    for name in CONSISTENT:
+        program = program_of(name)
+        for what, given, key in keys:
+            for leaves in range(1, 6):
+                try:
+                    plan = keyed_plan(program, STREAMS, leaves) if given is None else keyed_plan(
+                        program, STREAMS, leaves, given)
+                except Exception as error:  # noqa: BLE001 - a crash is a finding
+                    found.append(f"keyed_plan({name}, {leaves} leaves, {what}) raised {type(error).__name__}: {error}")
+                    continue
+                root, leaf = _keyed_sets(program, leaves, key, route)
+                wrong = shape_problem((root, leaf, program.initial, None, ("fork", "join"), None), plan)
+                if wrong is not None:
+                    found.append(f"keyed_plan({name}, {leaves} leaves, {what}): {wrong}")
+        found += [p for p in [_refused(lambda: keyed_plan(program, STREAMS, 0), "leaves",
+                                       f"keyed_plan({name}) with 0 leaves")] if p is not None]
+    return found
+
+
+def _keyed_sets(program: Any, leaves: int, key: Callable[[Hashable], Any],
+                route: Callable[[Any, int], int]) -> tuple[list[Any], list[list[Any]]]:
+    """Root and leaf implementation tags by the definition: dependence components, routed."""
+    left = list(program.sorted_tags)
+    root: list[Any] = []
+    leaf: list[list[Any]] = [[] for _ in range(leaves)]
+    while left:
+        component, frontier = {left[0]}, [left[0]]
+        while frontier:
+            tag = frontier.pop()
+            for other in left:
+                if other not in component and program.depends(tag, other):
+                    component.add(other)
+                    frontier.append(other)
+        left = [t for t in left if t not in component]
+        places = {route(key(tag), leaves) for tag in component}
+        impls = [(tag, stream) for tag in component for stream in STREAMS]
+        (leaf[places.pop()] if len(places) == 1 else root).extend(impls)
+    return root, leaf
+
+
+def check(cases: Sequence[DgsCase]) -> list[str]:
+    """Every problem of the module docstring's contracts (empty: all kept)."""
+    if not cases:
+        return []
+    root = tempfile.mkdtemp(prefix="streamproof-dgs-contracts-")
+    try:
+        os.makedirs(os.path.join(root, "start"))
+        os.makedirs(os.path.join(root, "store"))
+        return (input_problems(cases) + mailbox_problems(cases) + start_problems(cases[0], os.path.join(root, "start"))
+                + store_problems(os.path.join(root, "store")) + keyed_plan_problems())
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def run_check(drawn: Sequence[DgsCase], result: SuiteResult) -> CheckResult:
+    """The check as a result of the DGS suite (a failure reports the first five problems)."""
+    start = time.monotonic()
+    try:
+        found = check(drawn)
+    except Exception as error:  # noqa: BLE001 - a crash of the front end's code is a finding
+        found = [f"raised {type(error).__name__}: {error}"]
+    checked = CheckResult(CHECK, cases=len(drawn), failed=len(found), elapsed_s=time.monotonic() - start)
+    if found:
+        checked.oracle_failures["contract"] += len(found)
+        result.failures.append(FailureReport(CHECK, 0, ("contract",), found[0], 1, 1, 0, {"problems": found[:5]}))
+    return checked

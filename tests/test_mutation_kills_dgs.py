@@ -1,0 +1,74 @@
+"""The DGS suite's Spark-free checks added for mutants of ``spark_impl/dgs`` (issue 12, session 6):
+each test applies a mutant (the function recompiled from its source with one change, as
+cosmic-ray would write it) and shows the suite's check fails on it, and passes on the original.
+Ids are benchmarks/mutation.py's (``module:operator:occurrence``) at aa3602b."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import pytest
+
+from test_conformance_dgs_oplus_order import _mutant
+
+from conformance.dgs_live_contracts import check as contracts
+from conformance.dgs_release_check import check as order
+from conformance.dgs_suite import draw_dgs_cases
+
+CASES = draw_dgs_cases(100, 0)
+
+
+def _with(monkeypatch: pytest.MonkeyPatch, module: str, name: str, old: str, new: str) -> None:
+    found = importlib.import_module(module)
+    monkeypatch.setattr(found, name, _mutant(found, name, old, new))
+
+
+def test_the_original_front_end_and_step_planner_keep_their_contracts() -> None:
+    assert contracts(CASES) == [] and order(CASES) == []
+
+
+def test_a_synchronizing_group_that_takes_in_another_workers_event_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Kills dgs/driver.py:core/ReplaceComparisonOperator_Eq_LtE:0 (line 106, ``last[0] ==
+    event.worker`` -> ``<=``; sessions 4-5's survivor): a group of ``w1`` takes in the next
+    synchronizing event of any worker ``w2 >= w1``, which then runs at ``w1``. Only a
+    non-ancestor ``w1`` gives a wrong trace, so the order check saw it at seed 1 only; the
+    steps contract sees every such merge (7 of 100 cases at seed 0)."""
+    _with(monkeypatch, "spark_impl.dgs.driver", "steps_of", "last[0] == event.worker", "last[0] <= event.worker")
+    found = order(CASES)
+    assert len(found) >= 3 and all("cut a tick into steps wrongly" in p for _, p in found), found[:2]
+
+
+@pytest.mark.parametrize("old, new", [
+    ('"heartbeat" in raw and "event" not in raw', '"heartbeat" in raw or "event" not in raw'),  # ReplaceAndWithOr:1
+    ('"event" not in raw and expect_bool', '"event" not in raw or expect_bool'),  # ReplaceAndWithOr:2
+    ('"event" in raw and "heartbeat" not in raw', '"event" in raw or "heartbeat" not in raw'),  # ReplaceAndWithOr:0
+])
+def test_a_row_with_event_and_heartbeat_or_heartbeat_false_is_refused(monkeypatch: pytest.MonkeyPatch, old: str,
+                                                                     new: str) -> None:
+    """Kills dgs/streaming_input.py:core/ReplaceAndWithOr:0-2 (lines 58, 60; session 5's
+    survivor is ``:1``): the live check only writes well-formed rows, so a row holding both an
+    event and a heartbeat, or ``"heartbeat": false``, was never tried."""
+    _with(monkeypatch, "spark_impl.dgs.streaming_input", "parse_row", old, new)
+    assert any("heartbeat" in p and "accepted" in p for p in contracts(CASES))
+
+
+@pytest.mark.parametrize("module, name, old, new, seen", [
+    ("spark_impl.dgs.streaming_input", "receive", "item.ts <= last[0]", "item.ts < last[0]", "was accepted"),
+    ("spark_impl.dgs.streaming_plan", "keyed_plan", "for b in tags[i + 1:]", "for b in tags[i + 2:]", "leaves own"),
+    ("spark_impl.dgs.streaming_plan", "keyed_plan", "if leaves < 1", "if leaves < 0", "0 leaves"),
+    ("spark_impl.dgs.streaming_store", "Store", "int(entry[1:]) <= commit.delivered", "int(entry[1:]) < commit.delivered",
+     "prune after delivering"),
+    ("spark_impl.dgs.streaming", "_keep_last", "del entries[:-REMEMBERED]", "del entries[:REMEMBERED]", "remembers"),
+    ("spark_impl.dgs.streaming", "start_dgs_query", "except (OSError, ValueError) as error",
+     "except (OSError, TypeError) as error", "unknown filesystem"),
+    ("spark_impl.dgs.streaming", "DgsStreamingRun", "if not 0 <= job < len(self.jobs)",
+     "if not -1 <= job < len(self.jobs)", "re-plan of job -1"),
+])
+def test_the_live_front_ends_refusals_retention_and_keyed_plan_are_checked(
+        monkeypatch: pytest.MonkeyPatch, module: str, name: str, old: str, new: str, seen: str) -> None:
+    """Lines no default run executed at aa3602b (s6 coverage): keyed_plan (0 %), the records'
+    retention, the bookkeeping bound, start_dgs_query's refusals, replan of no job."""
+    _with(monkeypatch, module, name, old, new)
+    found: list[Any] = contracts(CASES)
+    assert any(seen in p for p in found), found[:3]
