@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import re
+from typing import Any
 
 KEEP = 2
 """Records each log keeps (``progress.KEEP``; ``write_control`` passes ``keep=2``)."""
@@ -45,4 +46,42 @@ def log_problem(root: str) -> str | None:
             return (f"the checkpoint log {where}/ holds {len(records)} records ({records[0]} ... {records[-1]}) after "
                     f"the run; the executor keeps the newest {KEEP} (old records are not pruned: storage grows "
                     "with every commit)")
+    return None
+
+
+def retention_problem(ex: Any, keep: int) -> str | None:
+    """After a run under ``Retention(keep)`` with a sink (the ``sink`` and ``objstore`` paths):
+    the batches still on the checkpoint's store and in every job's history, in words, if any is
+    one that nothing needs (None: none).
+
+    What a batch is needed for (``spark_impl.reconfig.retention``'s docstring; docs/spark.md,
+    "Bounded storage"): it is one of a job's last ``keep`` committed batches (the last is its
+    restart base), one of its pending batches, a committed batch its sink has not received, or
+    the batch that ran last. Everything else below the last batch that ran is deleted after
+    every batch, and its history entries go with it. A retention that keeps more (every
+    committed batch, an undelivered test that is always true) loses nothing a run can see - the
+    outputs, states and restarts stay right - while the checkpoint grows with every batch;
+    one that keeps less fails the output oracles (set B's bug 04)."""
+    from spark_impl.reconfig.sinks import read_delivered
+    from spark_impl.reconfig.storage import batches_on
+
+    state = ex
+    last_ran = state.g - 1
+    delivered = read_delivered(state.directory)
+    need = {last_ran}
+    for s, st in enumerate(state.state):
+        after = delivered.get(s, -1)
+        for prog in (st.committed, st.live):
+            need |= set(prog.pending) | set(prog.history[-keep:]) | {g for g in prog.history if g > after}
+    for s, st in enumerate(state.state):
+        for view, prog in (("committed", st.committed), ("live", st.live)):
+            extra = sorted(set(prog.history) - need)
+            if extra:
+                return (f"job {s}'s {view} history still lists batches {extra} after the run under Retention({keep}); "
+                        f"only {sorted(need)} are needed (the last {keep} committed of each job, pending, undelivered, "
+                        "the last that ran): the progress record grows with every commit")
+    kept = sorted(g for g in batches_on(state.store) if g <= last_ran and g not in need)
+    if kept:
+        return (f"the checkpoint still holds batches {kept} after the run under Retention({keep}); only "
+                f"{sorted(need)} are needed: storage grows with every batch")
     return None

@@ -15,7 +15,10 @@ Every case of the batch runs in one ``Executor`` with
   (routed alike, one state);
 * a **sink**: a ``CallbackSink`` (the ``foreachBatch`` contract) whose function writes with a
   ``ParquetSink`` (dynamic partition overwrite by job and batch id);
-* ``Retention(1)``: after each batch every batch no restart or delivery needs is deleted;
+* ``Retention(1)``: after each batch every batch no restart or delivery needs is deleted; after
+  the run, a batch still on the store or in a job's history that nothing needs is a failure of
+  every case (:func:`conformance.storage_bound.retention_problem`, session 6: a retention that
+  keeps every batch loses nothing the other oracles see);
 * the **stepped clock** (:mod:`conformance.fries.stepped`: heads released
   :data:`~conformance.fries.stepped.GAP` batches apart), so a job's commits wait for several
   batches while its request's heads are released: batches pend behind one another, and the
@@ -54,6 +57,9 @@ BATCH_SIZE = 8
 PERIOD = 60
 #: The delivery after which the driver "crashes" (1-based).
 CRASH_AT = 2
+#: Committed batches the retention keeps (``Retention(RETAIN)``): after the run, every batch on
+#: the store and in a job's history must be one it needs (:func:`conformance.storage_bound.retention_problem`).
+RETAIN = 1
 #: Distinct keys a sink case routes at least (:func:`worthy`).
 MIN_KEYS = 4
 
@@ -217,7 +223,7 @@ def run_sink_path(spark: Any, scenarios: Sequence[Scenario], scheduler: str, *, 
     sink = CallbackSink(delivery, key_type="string", value_type="long")
 
     def executor(resume: bool) -> Any:
-        return Executor(spark, jobs, scheduler, checkpoint_dir, faults=faults, sink=sink, retention=Retention(1),
+        return Executor(spark, jobs, scheduler, checkpoint_dir, faults=faults, sink=sink, retention=Retention(RETAIN),
                         resume=resume)
 
     def drive(ex: Any) -> None:
@@ -234,6 +240,12 @@ def run_sink_path(spark: Any, scenarios: Sequence[Scenario], scheduler: str, *, 
         if releases is not None:
             releases.commits = CommitWatch()  # the committed views are read back from the checkpoint
         drive(delivery.executor)
+    from conformance.fries.frontends import PathFailure
+    from conformance.storage_bound import retention_problem
+
+    kept = retention_problem(delivery.executor, RETAIN)  # session 6: a retention that keeps too much
+    if kept is not None:
+        return [PathFailure(s, kept) for s in range(len(scenarios))]
     if object_store:
         from spark_impl.reconfig.objectstore import read_committed
 

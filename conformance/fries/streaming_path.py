@@ -19,7 +19,10 @@ Two options make the live path's teeth (issue 14, session 4):
   ``start_query`` on the same checkpoint recovers (Structured Streaming replays its batch, the
   executor resumes from its last commit under new batch numbers). A request accepted but not
   committed is lost with the driver (docs/spark.md); the harness submits it again, as a user
-  would. ``duplicate-after-restart`` (the sink shows every batch that ran) then shows.
+  would. ``duplicate-after-restart`` (the sink shows every batch that ran) then shows. The new
+  query keeps ``start_query``'s default batch size (a whole trigger per executor batch; the
+  first query runs one tuple per batch), and every trigger of it must have run at most one
+  executor batch (:func:`whole_trigger_problem`, session 6).
 * ``stepped``: the harness **owns the control-message clock** as the batch suite's ``stepped``
   path does (:mod:`conformance.fries.stepped`: the job's FCM timing from
   :func:`~conformance.fries.stepped.stepped_job`, :class:`~conformance.fries.stepped.Releases`
@@ -92,6 +95,7 @@ class _Live:
         self.submitted: list[Any] = []  # requests accepted, in order
         self.crashes: list[str] = []
         self.run: Any = None
+        self.whole = False  # the query runs with the default batch size (whole_trigger_problem)
 
     def land(self, number: int, rows: list[tuple[Any, Any]]) -> None:
         """File ``number`` of the input (written elsewhere, then renamed in: never read half)."""
@@ -111,10 +115,13 @@ class _Live:
             self.clocks.append(clock)
         # settle_steps=0 and (unless stepped) one tuple per executor batch: the handler's step
         # budget (tuples behind + settle + 2) is then exactly what ingesting its batch needs, so
-        # a handler that stops early leaves tuples behind and the end-of-input check sees it
+        # a handler that stops early leaves tuples behind and the end-of-input check sees it.
+        # The query recovering from a crash keeps start_query's default (a whole trigger per
+        # executor batch): checked by whole_trigger_problem
+        self.whole = not self.stepped and bool(self.crashes)
+        size = stepped_rows(self.job) if self.stepped else None if self.whole else 1
         self.run = start_query(self.spark, self.job, stream, scheduler=self.scheduler, checkpoint_dir=self.query_dir,
-                               faults=self.faults, batch_size=stepped_rows(self.job) if self.stepped else 1,
-                               settle_steps=0, step_hook=clock)
+                               faults=self.faults, batch_size=size, settle_steps=0, step_hook=clock)
         if crash_at is not None:
             self.run.crash_before_commit(crash_at)
         # a request the crash lost (accepted, never committed): submitted again, as a user would
@@ -169,6 +176,21 @@ class _Live:
             self.recover()
 
 
+def whole_trigger_problem(run: Any) -> str | None:
+    """``start_query`` without ``batch_size`` runs each Structured Streaming batch as *one*
+    executor batch (its docstring: "default: a whole Structured Streaming batch"). A streaming
+    job has no planned requests, so nothing pauses ingestion, and with ``settle_steps=0`` the
+    handler steps only while tuples are behind: every trigger runs at most one executor batch.
+    (A smaller default still ingests everything, only in more batches, so no other check sees
+    it.) The problem in words, or None."""
+    split = {b: ran for b, ran in sorted(run.batches.items()) if len(ran) > 1}
+    if split:
+        b, ran = next(iter(split.items()))
+        return (f"with start_query's default batch size, Structured Streaming batch {b} ran as {len(ran)} executor "
+                f"batches {ran} (and {len(split) - 1} more triggers were split): the default is a whole trigger")
+    return None
+
+
 def stepped_rows(job: Any) -> int:
     """Tuples per input file, and per executor batch, when the harness owns the clock: the
     job's batch size (4: any 4 consecutive tuples of a probe reach every head)."""
@@ -220,6 +242,9 @@ def run_streaming(spark: Any, scenario: Scenario, index: int, scheduler: str, *,
     finally:
         if live.run is not None:
             live.run.stop()
+    whole = whole_trigger_problem(live.run) if live.whole else None
+    if whole is not None:
+        return PathFailure(index, whole)
     if behind[0] < behind[1]:
         # foreachBatch steps the executor until it ingested every indexed tuple (no request
         # pauses ingestion here): after the last batch nothing may be left for a next trigger

@@ -1,0 +1,241 @@
+"""The executor's model and bookkeeping against their documented contracts, without Spark (issue 12).
+
+Four promises that no run of the suite's cases can show, checked by the Fries suite's contracts
+check (:mod:`conformance.fries.contracts_check`) before any Spark job:
+
+* **Values handed to the executor cannot change afterwards.** ``Executor.submit`` validates a
+  request at once (``spark_impl.reconfig.validate``: the operators exist, every state
+  transformation is dry-run on the committed states) but the request is *made* - pickled for
+  the tasks - later, when a batch takes it (``Executor.submit`` queues it while no batch runs);
+  a job, its logic, sources, timing, retention and sink are read at every batch. So the public
+  value types are frozen dataclasses: assigning a field raises ``FrozenInstanceError``. A
+  mutable ``Update`` would let a user's later assignment run a transformation that was never
+  validated, with every run of the suite unchanged (nothing in ``spark_impl`` assigns one).
+* **Delay bookkeeping** (:mod:`spark_impl.reconfig.progress`): ``Progress.fold_delays(keep)``
+  keeps the newest ``keep`` delays (by request number) unchanged and folds the others into
+  ``earlier`` (:class:`~spark_impl.reconfig.progress.DelaySummary`: count, total, maximum, the
+  newest request folded; the total kept in whole microseconds, ``round(.., 3)`` ms, so the
+  record's JSON text stays short and a re-written record reads back equal); ``delay_stats()`` summarizes every completed request's delay however
+  often it was folded; the record's JSON form reads back equal. The suite's jobs complete at
+  most a few requests, fewer than ``Retention.delays`` (16), so no run folds anything.
+* **What the retention keeps** (:func:`spark_impl.reconfig.retention.needed_by`): a job needs
+  its pending batches, its last ``keep`` committed batches and, with a sink, the committed
+  batches after the last one delivered; ``Retention`` refuses to keep no batch or no delay and
+  keeps 2 batches and 16 delays by default (docs/spark.md, "Bounded storage").
+
+* **User-written operators** (:func:`user_logic_problem`): the default routing of
+  ``user_job`` / ``user_update`` (the model's docstring), reached only by user jobs.
+
+:func:`model_problem` names the first broken promise (None: all hold).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from typing import Any
+
+#: Seeded, so a failure is reproducible; cases per property.
+SEED = 12
+TRIALS = 60
+
+
+def _public_values() -> list[type]:
+    """The value types a user hands to the executor (``spark_impl.reconfig``'s public API,
+    the logic it wraps, retentions and sinks) and the result it hands back."""
+    from spark_impl.reconfig import (
+        DirectorySource, GeneratedSource, Job, ListSource, PlannedRequest, Request, RunResult, Timing, Update,
+        UserOperator,
+    )
+    from spark_impl.reconfig.model import CatalogueLogic, CatalogueTransform, UserLogic
+    from spark_impl.reconfig.retention import Retention
+    from spark_impl.reconfig.sinks import CallbackSink, ParquetSink
+
+    return [Update, Request, PlannedRequest, UserOperator, UserLogic, CatalogueLogic, CatalogueTransform, Timing,
+            Job, ListSource, GeneratedSource, DirectorySource, Retention, ParquetSink, CallbackSink, RunResult]
+
+
+def frozen_problem() -> str | None:
+    """The first public value type whose fields can be assigned (module docstring)."""
+    for cls in _public_values():
+        first = dataclasses.fields(cls)[0].name
+        value: Any = object.__new__(cls)  # no __init__: only the class's __setattr__ is exercised
+        try:
+            setattr(value, first, None)
+        except dataclasses.FrozenInstanceError:
+            continue
+        return (f"{cls.__module__}.{cls.__name__}.{first} can be assigned after construction: a value handed to "
+                "the executor (validated at submit, used batches later) could change under it")
+    return None
+
+
+def _delays(rng: random.Random, first: int, n: int) -> dict[int, float]:
+    """``n`` completed requests numbered from ``first`` (some numbers skipped: rejected
+    requests), with delays that are exact binary fractions (sums need no rounding)."""
+    out: dict[int, float] = {}
+    j = first
+    for _ in range(n):
+        j += rng.choice((1, 1, 1, 2))
+        out[j] = rng.randrange(0, 400_000) / 8
+    return out
+
+
+def _summary_problem(what: str, got: Any, delays: dict[int, float]) -> str | None:
+    """``got`` (a DelaySummary) must summarize exactly ``delays``."""
+    want = (len(delays), sum(delays.values()), max(delays.values(), default=0.0), max(delays, default=0))
+    have = (got.count, got.total_ms, got.max_ms, got.last)
+    if have != want:
+        return f"{what}: (count, total ms, max ms, last request) = {have}, expected {want}"
+    mean = got.mean_ms
+    if (mean is None) != (not delays) or delays and abs(mean - want[1] / want[0]) > 1e-9:
+        return f"{what}: mean_ms = {mean}, expected {want[1] / want[0] if delays else None}"
+    return None
+
+
+def delays_problem() -> str | None:
+    """``fold_delays`` / ``delay_stats`` / ``DelaySummary`` / the JSON form (module docstring)."""
+    from spark_impl.reconfig.progress import DelaySummary, Progress
+
+    if DelaySummary().mean_ms is not None:
+        return "an empty DelaySummary has a mean delay"
+    rng = random.Random(SEED)
+    for trial in range(TRIALS):
+        keep = rng.randint(1, 5)
+        every = _delays(rng, 0, rng.randint(0, 14))
+        prog = Progress()
+        for j, d in every.items():  # as the executor does: one completion, then a fold, per batch
+            prog.delays[j] = d
+            if rng.random() < 0.7:
+                prog.fold_delays(keep)
+        prog.fold_delays(keep)
+        newest = dict(sorted(every.items())[-keep:]) if every else {}
+        if prog.delays != newest:
+            return (f"fold_delays({keep}) left the delays of requests {sorted(prog.delays)}; the newest {keep} of "
+                    f"{sorted(every)} are {sorted(newest)}")
+        folded = {j: d for j, d in every.items() if j not in newest}
+        found = (_summary_problem(f"the folded summary of requests {sorted(folded)}", prog.earlier, folded)
+                 or _summary_problem(f"delay_stats() over requests {sorted(every)}", prog.delay_stats(), every))
+        if found is not None:
+            return f"trial {trial}, keep {keep}: {found}"
+        back = Progress.from_json(prog.to_json())
+        if back != prog:
+            return f"trial {trial}: a progress record read back from its JSON form differs: {back} != {prog}"
+    return _microseconds_problem(rng)
+
+
+def _microseconds_problem(rng: random.Random) -> str | None:
+    """Measured delays (any float): the folded total is the sum to within half a microsecond
+    per delay, in whole microseconds."""
+    from spark_impl.reconfig.progress import DelaySummary
+
+    for _ in range(TRIALS):
+        total = DelaySummary()
+        delays = [rng.uniform(0.0, 5000.0) for _ in range(rng.randint(1, 8))]
+        for j, d in enumerate(delays, 1):
+            total = total.add(j, d)
+        if abs(total.total_ms - sum(delays)) > 0.0005 * len(delays) + 1e-9 or round(total.total_ms, 3) != total.total_ms:
+            return (f"DelaySummary.add over {delays}: total {total.total_ms!r} ms is not the sum {sum(delays)!r} in "
+                    "whole microseconds")
+    return None
+
+
+def retention_problem() -> str | None:
+    """``needed_by`` and ``Retention``'s bounds (module docstring)."""
+    from spark_impl.reconfig.progress import Progress
+    from spark_impl.reconfig.retention import Retention, needed_by
+
+    for bad in ((0, 1), (1, 0), (-1, 16)):
+        try:
+            Retention(*bad)
+        except ValueError:
+            continue
+        return f"Retention{bad} was accepted: a retention keeps at least one committed batch and one delay"
+    for good in ((1, 1), (2, 16), (3, 5)):
+        Retention(*good)  # a refusal raises: the check's caller reports it
+    default = Retention()
+    if (default.batches, default.delays) != (2, 16):
+        return (f"Retention() keeps {default.batches} batches and {default.delays} delays; its defaults are 2 batches "
+                "(the restart base and one more) and 16 delays (docs/spark.md, 'Bounded storage')")
+    rng = random.Random(SEED + 1)
+    for _ in range(TRIALS):
+        batches = sorted(rng.sample(range(0, 400), rng.randint(0, 12)))
+        cut = rng.randint(0, len(batches))
+        history, pending = batches[:cut], batches[cut:]
+        keep = rng.randint(1, 4)
+        after = rng.choice([None, -1, *history, *(g + 1 for g in history)]) if history else rng.choice([None, -1])
+        prog = Progress(history=list(history), pending=list(pending))
+        want = set(pending) | set(history[-keep:])
+        if after is not None:
+            want |= {g for g in history if g > after}
+        got = needed_by(prog, keep, after)
+        if got != want:
+            return (f"needed_by(history={history}, pending={pending}, keep={keep}, last delivered={after}) = "
+                    f"{sorted(got)}; the pending, the last {keep} committed and the undelivered batches are "
+                    f"{sorted(want)}")
+    return None
+
+
+def _user_function(state: Any, key: Any, value: Any) -> tuple[Any, list[tuple[Any, Any]]]:
+    """A user operator: counts, emits two keyed outputs (keys routed to different children)."""
+    return (state or 0) + value, [(key, 2 * value), (f"{key}/x", value)]
+
+
+def _user_flush(state: Any, key: Any) -> list[tuple[Any, Any]]:
+    return [(key, state), ((key, "end"), -1)]
+
+
+def user_logic_problem() -> str | None:
+    """User-written operators (``user_job``, ``user_update``, :class:`UserLogic`; the model's
+    docstring): a user function's ``(key, value)`` outputs go to the child ``route(key, n)``
+    picks, to every child from a replicate operator, to the sink (receiver ``""``) from an
+    operator without children; a blocking operator emits nothing per tuple and its ``flush``
+    output once per key at end of input (routed alike); no other kind flushes. ``user_job``
+    gives every non-source operator this logic and keeps the job's options; ``user_update``
+    the same logic with the request's transformation. The default suite's scenarios use the
+    catalogue's logic only, so no run reaches these lines (``streamproof conformance --job`` does)."""
+    from spec.fries.dataflow import Dataflow, Operator, OperatorKind
+    from spark_impl.keys import route
+    from spark_impl.reconfig import ListSource, Timing, UserOperator, user_job, user_update
+
+    kinds = {"S": OperatorKind.SOURCE, "R": OperatorKind.REPLICATE, "M": OperatorKind.ONE_TO_MANY,
+             "O": OperatorKind.ONE_TO_ONE, "B": OperatorKind.BLOCKING, "K": OperatorKind.ONE_TO_ONE}
+    flow = Dataflow(tuple(Operator(n, k) for n, k in kinds.items()),
+                    (("S", "R"), ("R", "M"), ("R", "O"), ("M", "B"), ("M", "K"), ("M", "O"), ("O", "B"), ("B", "K")))
+    operators = {n: UserOperator(k, _user_function, _user_flush) for n, k in kinds.items() if n != "S"}
+    timing = Timing(batch_size=3)
+    job = user_job(flow, operators, ListSource(()), timing=timing, unbounded=True)
+    if set(job.logic) != set(operators) or job.timing != timing or not job.unbounded:
+        return (f"user_job gave logic to {sorted(job.logic)} (expected every non-source operator {sorted(operators)}) "
+                "or lost the job's options")
+    for name, logic in [*job.logic.items(), *((n, user_update(flow, n, _user_function, abs, _user_flush).logic)
+                                             for n in operators)]:
+        children = flow.children(name)
+        kind = kinds[name]
+        for key, value in ((4, 5), ("w", 2), (("t", 1), 3)):
+            want_state, pairs = _user_function(None, key, value)
+            routed = [("", k, v) for k, v in pairs] if not children else \
+                [(c, k, v) for k, v in pairs for c in children] if kind is OperatorKind.REPLICATE else \
+                [(children[route(k, len(children))], k, v) for k, v in pairs]
+            want = (want_state, [] if kind is OperatorKind.BLOCKING else routed)
+            got = logic.process(None, key, value)
+            if (got[0], list(got[1])) != want:
+                return f"user operator {name} ({kind.value}, children {children}) processed ({key!r}, {value}) into {got}, expected {want}"
+            flushed = list(logic.flush(7, key))
+            want_flush = [] if kind is not OperatorKind.BLOCKING else \
+                [(children[route(k, len(children))], k, v) for k, v in _user_flush(7, key)] if children else \
+                [("", k, v) for k, v in _user_flush(7, key)]
+            if flushed != want_flush:
+                return f"user operator {name} ({kind.value}) flushed key {key!r} into {flushed}, expected {want_flush}"
+    update = user_update(flow, "O", _user_function, abs)
+    if update.transform is not abs:
+        return "user_update lost the request's state transformation"
+    return None
+
+
+def model_problem() -> str | None:
+    """The first broken promise (module docstring), or None."""
+    for find in (frozen_problem, delays_problem, retention_problem, user_logic_problem):
+        found = find()
+        if found is not None:
+            return found
+    return None

@@ -1,0 +1,139 @@
+"""The Fries suite's session-6 checks fail on the bugs they target (issue 12, mutation testing).
+
+Spark-free: each check of :mod:`conformance.fries_model_check`, :func:`conformance.storage_bound.retention_problem`
+and :func:`conformance.fries.streaming_path.whole_trigger_problem` passes on the executor as it is
+and names the broken promise when a mutant of the campaign (or a bug of its kind) is monkeypatched in.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from conformance import fries_model_check as model_check
+from conformance.fries.streaming_path import whole_trigger_problem
+from conformance.storage_bound import retention_problem
+from spark_impl.reconfig.progress import DelaySummary, Progress
+from spark_impl.store import open_store
+
+
+def test_the_model_check_passes_on_the_executor() -> None:
+    assert model_check.model_problem() is None
+
+
+def test_a_public_value_type_that_is_not_frozen_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """model.py ``@dataclass(frozen=True)`` -> ``frozen=False`` on ``Update`` (line 125)."""
+    import spark_impl.reconfig as api
+
+    @dataclasses.dataclass
+    class Update:
+        logic: Any
+        transform: Any
+
+    monkeypatch.setattr(api, "Update", Update)
+    found = model_check.frozen_problem()
+    assert found is not None and "Update.logic can be assigned" in found
+
+
+def test_a_delay_summary_that_loses_the_maximum_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """progress.py line 60, ``max(self.max_ms, delay_ms)`` -> ``min``: no run of the suite folds a delay."""
+    def add(self: DelaySummary, j: int, delay_ms: float) -> DelaySummary:
+        return DelaySummary(self.count + 1, round(self.total_ms + delay_ms, 3), min(self.max_ms, delay_ms),
+                            max(self.last, j))
+
+    monkeypatch.setattr(DelaySummary, "add", add)
+    found = model_check.delays_problem()
+    assert found is not None and "max ms" in found
+
+
+def test_a_fold_that_keeps_the_oldest_delays_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    def fold(self: Progress, keep: int) -> None:
+        if len(self.delays) > keep:
+            for j in sorted(self.delays)[keep:]:
+                self.earlier = self.earlier.add(j, self.delays.pop(j))
+
+    monkeypatch.setattr(Progress, "fold_delays", fold)
+    found = model_check.delays_problem()
+    assert found is not None and "the newest" in found
+
+
+def test_a_total_not_in_whole_microseconds_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """progress.py line 60, ``round(..., 3)`` -> ``round(..., 4)`` (campaign id NumberReplacer:10)."""
+    def add(self: DelaySummary, j: int, delay_ms: float) -> DelaySummary:
+        return DelaySummary(self.count + 1, round(self.total_ms + delay_ms, 4), max(self.max_ms, delay_ms),
+                            max(self.last, j))
+
+    monkeypatch.setattr(DelaySummary, "add", add)
+    found = model_check.delays_problem()
+    assert found is not None and "whole microseconds" in found
+
+
+def test_a_retention_that_keeps_every_delivered_batch_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """retention.py line 69, ``g > undelivered_after`` -> ``g is not undelivered_after`` (survived
+    the seed-8 campaign): every committed batch but the last delivered one is kept."""
+    import spark_impl.reconfig.retention as retention
+
+    def needed_by(prog: Progress, keep: int, undelivered_after: int | None) -> set[int]:
+        needed = set(prog.pending) | set(prog.history[-keep:])
+        if undelivered_after is not None:
+            needed |= {g for g in prog.history if g is not undelivered_after}
+        return needed
+
+    monkeypatch.setattr(retention, "needed_by", needed_by)
+    found = model_check.retention_problem()
+    assert found is not None and "undelivered" in found
+
+
+def test_a_retention_without_its_documented_defaults_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    import spark_impl.reconfig.retention as retention
+
+    @dataclasses.dataclass(frozen=True)
+    class Retention:
+        batches: int = 1
+        delays: int = 16
+
+        def __post_init__(self) -> None:
+            if self.batches < 1 or self.delays < 1:
+                raise ValueError("no")
+
+    monkeypatch.setattr(retention, "Retention", Retention)
+    found = model_check.retention_problem()
+    assert found is not None and "defaults" in found
+
+
+def _executor(root: Path, histories: list[list[int]], g: int, on_disk: list[int]) -> Any:
+    for batch in on_disk:
+        os.makedirs(root / "batches" / f"g{batch:07d}")
+    state = [SimpleNamespace(committed=Progress(history=list(h)), live=Progress(history=list(h))) for h in histories]
+    return SimpleNamespace(g=g, directory=str(root), store=open_store(str(root)), state=state)
+
+
+def test_storage_after_a_run_holds_only_what_a_job_needs(tmp_path: Path) -> None:
+    """Retention(1), no sink record (nothing delivered: every committed batch is undelivered, so
+    kept); then the same with everything delivered."""
+    ex = _executor(tmp_path / "a", [[2, 4, 6], [5]], 7, [2, 4, 5, 6])
+    assert retention_problem(ex, 1) is None
+    from spark_impl.reconfig.sinks import SINK_STATE
+    from spark_impl.records import write_json_record
+
+    write_json_record(open_store(str(tmp_path / "b")), SINK_STATE, {"delivered": {"0": 6, "1": 5}})
+    kept = _executor(tmp_path / "b", [[6], [5]], 7, [5, 6])
+    assert retention_problem(kept, 1) is None
+    grown = _executor(tmp_path / "b", [[2, 4, 6], [5]], 7, [])
+    found = retention_problem(grown, 1)
+    assert found is not None and "history still lists batches [2, 4]" in found
+    leaked = _executor(tmp_path / "b", [[6], [5]], 7, [1, 3])
+    found = retention_problem(leaked, 1)
+    assert found is not None and "holds batches [1, 3]" in found
+
+
+def test_a_trigger_split_into_several_executor_batches_is_named() -> None:
+    """streaming.py line 378, ``batch_size or (1 << 30)`` -> ``(1 & 30)`` (= 0: one tuple per batch)."""
+    assert whole_trigger_problem(SimpleNamespace(batches={0: [3], 1: [4], 2: []})) is None
+    found = whole_trigger_problem(SimpleNamespace(batches={0: [3], 1: [4, 5, 6]}))
+    assert found is not None and "batch 1 ran as 3 executor batches" in found
