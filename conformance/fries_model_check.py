@@ -1,6 +1,6 @@
 """The executor's model and bookkeeping against their documented contracts, without Spark (issue 12).
 
-Four promises that no run of the suite's cases can show, checked by the Fries suite's contracts
+Promises that no run of the suite's cases can show, checked by the Fries suite's contracts
 check (:mod:`conformance.fries.contracts_check`) before any Spark job:
 
 * **Values handed to the executor cannot change afterwards.** ``Executor.submit`` validates a
@@ -25,6 +25,8 @@ check (:mod:`conformance.fries.contracts_check`) before any Spark job:
 
 * **User-written operators** (:func:`user_logic_problem`): the default routing of
   ``user_job`` / ``user_update`` (the model's docstring), reached only by user jobs.
+* **Sink column types** (:func:`sink_types_problem`): conversions and refusals the suite's
+  sinks (string keys, long values) never exercise.
 
 :func:`model_problem` names the first broken promise (None: all hold).
 """
@@ -232,9 +234,40 @@ def user_logic_problem() -> str | None:
     return None
 
 
+def sink_types_problem() -> str | None:
+    """The sinks' column types (``spark_impl.reconfig.sinks``' docstring): a ``"string"``
+    column holds a string as is and anything else as JSON text; ``"long"``, ``"double"`` and
+    ``"boolean"`` convert; ``None`` stays null; any other type name is bad input. The suite's
+    sink cases write string keys and long values only."""
+    from spark_impl.reconfig.sinks import CallbackSink, ParquetSink, _convert, check_types
+    from spec.errors import InputError
+
+    cases: list[tuple[str, Any, Any]] = [
+        ("string", "k1", "k1"), ("string", ("k", (1, None)), '["k", [1, null]]'), ("string", 2.5, "2.5"),
+        ("string", {"b": 1, "a": 2}, '{"a": 2, "b": 1}'), ("long", 3.0, 3), ("long", True, 1), ("double", 2, 2.0),
+        ("double", "1.5", 1.5), ("boolean", 0, False), ("boolean", 2, True),
+    ]
+    for kind, value, want in cases:
+        got = _convert(kind)(value)
+        if got != want or type(got) is not type(want):
+            return f"a sink column of type {kind!r} holds {got!r} for {value!r}, expected {want!r}"
+    for kind in ("string", "long", "double", "boolean"):
+        check_types(kind, kind)
+        if _convert(kind)(None) is not None:
+            return f"a null in a sink column of type {kind!r} became {_convert(kind)(None)!r}"
+    for make in (lambda: ParquetSink("table", key_type="int"), lambda: CallbackSink(print, value_type="text"),
+                 lambda: check_types("string", "float")):
+        try:
+            make()
+        except InputError:
+            continue
+        return "an unknown sink column type was accepted (expected InputError: bad input)"
+    return None
+
+
 def model_problem() -> str | None:
     """The first broken promise (module docstring), or None."""
-    for find in (frozen_problem, delays_problem, retention_problem, user_logic_problem):
+    for find in (frozen_problem, delays_problem, retention_problem, user_logic_problem, sink_types_problem):
         found = find()
         if found is not None:
             return found

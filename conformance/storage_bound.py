@@ -84,4 +84,30 @@ def retention_problem(ex: Any, keep: int) -> str | None:
     if kept:
         return (f"the checkpoint still holds batches {kept} after the run under Retention({keep}); only "
                 f"{sorted(need)} are needed: storage grows with every batch")
+    return _request_files_problem(state)
+
+
+def _request_files_problem(ex: Any) -> str | None:
+    """Request files after a run under a retention whose jobs make their *planned* requests
+    (request ``j`` = ``job.planned[j - 1]``): a completed and committed request's file goes
+    once a later completed request updated each of its operators (``retention``'s docstring:
+    the latest request per operator stays, ``requests/current.json`` names it). Assumes
+    every completed delay is still in ``committed.delays`` (fewer than ``Retention.delays``)."""
+    from spark_impl.reconfig.layout import request_name
+
+    for s, st in enumerate(ex.state):
+        completed = sorted(st.committed.delays)
+        if st.committed.earlier.count or not completed:
+            continue
+        latest: dict[str, int] = {}
+        for j in completed:
+            for op in st.job.planned[j - 1].request.operators:
+                latest[op] = j
+        allowed = set(latest.values())
+        stale = [j for j in range(1, completed[-1] + 1)
+                 if j not in allowed and ex.store.exists(request_name(s, j))]
+        if stale:
+            return (f"job {s} still has the files of requests {stale} after the run under a retention; completed "
+                    f"requests {completed}, the latest per operator {dict(sorted(latest.items()))}: every other "
+                    "request file can never be loaded again (storage grows with every request)")
     return None

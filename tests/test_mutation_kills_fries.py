@@ -137,3 +137,21 @@ def test_a_trigger_split_into_several_executor_batches_is_named() -> None:
     assert whole_trigger_problem(SimpleNamespace(batches={0: [3], 1: [4], 2: []})) is None
     found = whole_trigger_problem(SimpleNamespace(batches={0: [3], 1: [4, 5, 6]}))
     assert found is not None and "batch 1 ran as 3 executor batches" in found
+
+
+def test_a_request_file_no_object_can_load_again_is_named(tmp_path: Path) -> None:
+    """retention.py ``_collect_requests``: request 1 updated A, request 3 updated A again, so
+    request 1's file must be gone after the run; 2 (B's latest) and 3 stay."""
+    from spark_impl.reconfig.layout import request_name
+
+    store = open_store(str(tmp_path))
+    planned = tuple(SimpleNamespace(request=SimpleNamespace(operators=frozenset(ops))) for ops in ("A", "B", "A"))
+    committed = Progress(history=[5], delays={1: 5.0, 2: 3.0, 3: 1.0})
+    ex = SimpleNamespace(g=6, directory=str(tmp_path), store=store,
+                         state=[SimpleNamespace(committed=committed, live=committed, job=SimpleNamespace(planned=planned))])
+    for j in (2, 3):
+        store.write_once(request_name(0, j), b"x")
+    assert retention_problem(ex, 1) is None
+    store.write_once(request_name(0, 1), b"x")
+    found = retention_problem(ex, 1)
+    assert found is not None and "files of requests [1]" in found

@@ -124,6 +124,11 @@ class ControlReader:
                 self.start(self.seq + 2)
                 return
             self._view(self.seq + 1, raw)
+        if force and self.seq > 0 and not self.log.exists(self.seq):
+            # the driver wrote three records since this view (keep=2 pruned seq + 1 and this
+            # one): the next record is gone for good, so read the newest (a member that missed
+            # a request would process its new-version tuples with the old logic)
+            self.start(self.seq + 1)
 
     def _read_settled(self, seq: int) -> Any:
         """Record ``seq``, which has just appeared. On HDFS and ``file://`` an object is visible

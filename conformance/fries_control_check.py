@@ -1,0 +1,172 @@
+"""The FCM channel's task side against its contract, without Spark (issue 12, session 6).
+
+:mod:`spark_impl.reconfig.control`: the driver appends a record to the control log whenever a
+request is made, re-made or completes (the two newest are kept); a task's
+:class:`~spark_impl.reconfig.control.ControlReader` starts on the record its batch plan names
+(or the newest, if that one was pruned) and, polling between tuples, reads every newer record
+once it appears - a truncated one (visible while written, on HDFS and ``file://``) again until
+it settles, a damaged one refused at once. What an object sees of a request is the newest
+record's entry, and the FCM reaches it at ``issued + delay(obj)`` (a seeded draw in
+``[lo, hi]`` ms, the same in every process).
+
+The suite's runs publish a few records per batch, so the branches for pruned records and torn
+reads are never taken, and a reader left behind shows only when a member misses a request in
+a rare interleaving. :func:`control_problem` drives one reader through each case on a
+temporary checkpoint and names the first broken promise (run by
+:mod:`conformance.fries.contracts_check`). Session 6 found a real bug this way: after three
+records written while a task ran, the reader never moved again (its next record was pruned);
+fixed in ``ControlReader.poll``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import threading
+import time
+from typing import Any
+
+
+def _entry(j: int, s: int = 0) -> Any:
+    from spark_impl.reconfig.control import ControlEntry
+
+    return ControlEntry(s, j, 1, 1000.0 + j, j + 1, 5.0, 50.0, 7)
+
+
+def _seen(reader: Any) -> int | None:
+    entry = reader.entry(0)
+    return None if entry is None else int(entry.j)
+
+
+class _PrunedOnRead:
+    """A control log whose next record is pruned between ``exists`` and ``read`` once."""
+
+    def __init__(self, log: Any, gone: int) -> None:
+        self.log, self.gone = log, gone
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.log, name)
+
+    def exists(self, seq: int) -> bool:
+        return seq == self.gone or bool(self.log.exists(seq))
+
+    def read(self, seq: int) -> Any:
+        if seq == self.gone:
+            self.gone = -1
+            return None
+        return self.log.read(seq)
+
+
+def _reader_problem(root: str) -> str | None:
+    from spark_impl.reconfig.control import ControlReader, control_log, write_control
+
+    log = control_log(root)
+    first = write_control(log, [_entry(1)])
+    reader = ControlReader(root)
+    reader.start(0)
+    if reader.by_scenario:
+        return f"a reader started on record 0 (none yet) sees {reader.by_scenario}"
+    reader.start(first)
+    if _seen(reader) != 1:
+        return f"a reader started on record {first} sees request {_seen(reader)}, not 1"
+    write_control(log, [_entry(2)])
+    reader.poll(force=True)
+    if _seen(reader) != 2:
+        return f"after one new record a forced poll sees request {_seen(reader)}, not 2"
+    for j in (3, 4, 5):  # three records while the task runs: keep=2 prunes its next one
+        newest = write_control(log, [_entry(j)])
+    reader.poll(force=True)
+    if _seen(reader) != 5 or reader.seq != newest:
+        return (f"after three new records (the next one pruned) a forced poll sees request {_seen(reader)} "
+                f"(record {reader.seq}), not 5 (record {newest}): the reader is left behind for good")
+    late: Any = ControlReader(root)
+    late.start(first + 1)  # pruned: the newest instead
+    if _seen(late) != 5 or late.seq != newest:
+        return f"a reader started on a pruned record sees request {_seen(late)} (record {late.seq}), not the newest 5"
+    newest = write_control(log, [_entry(6)])
+    write_control(log, [_entry(7)])
+    late.log = _PrunedOnRead(log, newest)
+    late.poll(force=True)
+    if _seen(late) != 7:
+        return f"a record pruned between exists and read left the reader on request {_seen(late)}, not the newest 7"
+    return None
+
+
+def _torn_problem(root: str) -> str | None:
+    """A truncated next record is read again until it is whole; a damaged one is refused."""
+    from spark_impl.reconfig.control import ControlReader, control_log, write_control
+    from spark_impl.records import CorruptStateError
+
+    log = control_log(root)
+    reader = ControlReader(root)
+    reader.start(write_control(log, [_entry(1)]))
+    scratch = os.path.join(root, "scratch")
+    other = control_log(scratch)
+    other.append({"requests": [_entry(2).to_json()]}, keep=2)
+    other.append({"requests": [_entry(2).to_json()]}, keep=2)
+    whole = open(other.store.path(other.name(2)), "rb").read()
+    target = log.store.path(log.name(reader.seq + 1))
+    with open(target, "wb") as handle:
+        handle.write(whole[: len(whole) - 5])
+
+    def finish() -> None:
+        time.sleep(0.05)
+        with open(target, "wb") as out:
+            out.write(whole)
+
+    writer = threading.Thread(target=finish)
+    writer.start()
+    try:
+        reader.poll(force=True)
+    except CorruptStateError as error:
+        return f"a truncated control record (still being written) was refused at once: {error}"
+    finally:
+        writer.join()
+    if _seen(reader) != 2:
+        return f"after a truncated record settled the reader sees request {_seen(reader)}, not 2"
+    damaged = bytearray(whole)
+    damaged[-2] ^= 0xFF
+    with open(log.store.path(log.name(reader.seq + 1)), "wb") as handle:
+        handle.write(bytes(damaged))
+    began = time.monotonic()
+    try:
+        reader.poll(force=True)
+    except CorruptStateError:
+        if time.monotonic() - began > 1.0:
+            return "a damaged control record was refused only after the settling time (retried as if truncated)"
+        return None
+    return "a damaged control record (checksum mismatch) was read instead of refused"
+
+
+def _entry_problem() -> str | None:
+    """Seeded FCM delays within ``[lo, hi]``, the same twice, visible exactly from issue + delay;
+    no delay when ``hi`` is 0; the JSON form reads back equal."""
+    from dataclasses import replace
+
+    from spark_impl.reconfig.control import ControlEntry
+
+    entry = _entry(3)
+    delays = {obj: entry.delay_s(obj) for obj in ("A", "A#1", "B#0", "C")}
+    for obj, d in delays.items():
+        if not 0.005 <= d <= 0.05 or entry.delay_s(obj) != d:
+            return f"the FCM delay of {obj} is {d} s, not a fixed draw in [5, 50] ms"
+        if not entry.visible_to(obj, entry.issued + d) or entry.visible_to(obj, entry.issued + d - 1e-4):
+            return f"the FCM of {obj} is not visible exactly from issued + {d} s"
+    if len(set(delays.values())) < 2:
+        return f"every object gets the same FCM delay {delays}: the draw ignores the object"
+    if replace(entry, fcm_lo=0.0, fcm_hi=0.0).delay_s("A") != 0.0:
+        return "an FCM delay hook of [0, 0] ms still delays"
+    if ControlEntry.from_json(entry.to_json()) != entry:
+        return f"a control entry read back from JSON differs: {ControlEntry.from_json(entry.to_json())}"
+    return None
+
+
+def control_problem() -> str | None:
+    """The first broken promise of the FCM channel's task side (module docstring), or None."""
+    root = tempfile.mkdtemp(prefix="streamproof-control-check-")
+    try:
+        return (_entry_problem() or _reader_problem(os.path.join(root, "a"))
+                or _torn_problem(os.path.join(root, "b")))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)

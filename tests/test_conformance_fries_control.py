@@ -1,0 +1,57 @@
+"""The FCM channel's task side (``spark_impl.reconfig.control.ControlReader``) and the suite's
+check of it (:mod:`conformance.fries_control_check`), without Spark."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conformance import fries_control_check
+from spark_impl.reconfig.control import ControlEntry, ControlReader, control_log, write_control
+
+
+def _entry(j: int) -> ControlEntry:
+    return ControlEntry(0, j, 1, float(j), j + 1, 0.0, 0.0, 0)
+
+
+def test_a_reader_follows_three_records_written_while_its_task_runs(tmp_path: Path) -> None:
+    """Regression (session 6, a real bug): the driver keeps the two newest control records, so
+    after three records written since a task's view the reader's *next* record is gone; poll
+    checked only ``exists(seq + 1)`` and stayed on its old view for the rest of the task (a
+    component member forced to poll by a new-version tuple then still saw no request). Failed
+    before the fix in ``ControlReader.poll`` (the reader stayed on request 1)."""
+    log = control_log(str(tmp_path))
+    reader = ControlReader(str(tmp_path))
+    reader.start(write_control(log, [_entry(1)]))
+    for j in (2, 3, 4):
+        newest = write_control(log, [_entry(j)])
+    reader.poll(force=True)
+    entry = reader.entry(0)
+    assert entry is not None and entry.j == 4 and reader.seq == newest
+
+
+def test_the_control_check_passes_on_the_executor() -> None:
+    assert fries_control_check.control_problem() is None
+
+
+def test_the_control_check_names_a_reader_that_ignores_pruned_records(monkeypatch: pytest.MonkeyPatch) -> None:
+    """control.py ``start``: ``raw is None and seq > 0`` -> ``and not seq > 0`` (a pruned start
+    record gives an empty view) - no run of the suite starts on a pruned record."""
+    original = ControlReader.start
+
+    def start(self: ControlReader, seq: int) -> None:
+        raw = self.log.read(seq) if seq > 0 else None
+        self._view(seq, raw)
+
+    monkeypatch.setattr(ControlReader, "start", start)
+    found = fries_control_check.control_problem()
+    assert found is not None and "pruned" in found
+    monkeypatch.setattr(ControlReader, "start", original)
+    assert fries_control_check.control_problem() is None
+
+
+def test_the_control_check_names_a_reader_that_refuses_a_record_being_written(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("spark_impl.reconfig.control.SETTLE_S", 0.0)
+    found = fries_control_check.control_problem()
+    assert found is not None and "truncated control record" in found
