@@ -236,12 +236,81 @@ def start_problems(case: DgsCase, root: str) -> list[str]:
     run.replan(case.plan.to_json(), job=0)
     if list(run.pending) != [0] or run.pending[0].to_json() != case.plan.to_json():
         found.append("a valid re-plan (plan JSON) of job 0 was not queued as that plan")
+    found += handle_problems(run, os.path.join(root, "run"))
     entries: list[int] = []
     for n in range(REMEMBERED + 3):
         _keep_last(entries, n)
     if entries != list(range(3, REMEMBERED + 3)):
         found.append(f"after {REMEMBERED + 3} batches the run remembers {len(entries)} of them, from "
                      f"{entries[:1]}: expected the last {REMEMBERED}")
+    return found
+
+
+class _Clock:
+    """``time`` for the front end's module: ``perf_counter`` returns the given readings."""
+
+    def __init__(self, *readings: float) -> None:
+        self.readings = list(readings)
+
+    def perf_counter(self) -> float:
+        return self.readings.pop(0)
+
+
+class _Frame:
+    """A micro-batch DataFrame of rows of one column (what ``_batch`` reads before Spark)."""
+
+    def __init__(self, rows: list[Any]) -> None:
+        self.rows = rows
+
+    def select(self, column: str) -> "_Frame":
+        return self
+
+    def collect(self) -> list[tuple[Any]]:
+        return [(row,) for row in self.rows]
+
+
+class _Query:
+    def processAllAvailable(self) -> None:  # noqa: N802 - Spark's name
+        raise RuntimeError("py4j: the foreachBatch function failed")
+
+
+def handle_problems(run: Any, state: str) -> list[str]:
+    """``foreachBatch``'s bookkeeping, with no Spark (``run``: a query's run object on the
+    checkpoint ``state``, nothing committed): the last committed batch is replayed (listed in
+    ``replayed``, not ``batches``) and its wall time is recorded in ms; a malformed row stops
+    the query with its InputError, which ``process_all`` raises; a batch after ``stop()`` is
+    refused."""
+    import spark_impl.dgs.streaming as streaming
+    from spark_impl.dgs.streaming_input import Mailbox
+    from spark_impl.dgs.streaming_store import Commit
+    from spark_impl.reconfig.streaming import StreamStopped
+
+    run.commit(Commit([], 5, "init", [Mailbox() for _ in run.jobs], 5))
+    clock = getattr(streaming, "time")
+    setattr(streaming, "time", _Clock(100.0, 100.25))
+    try:
+        run.handle(_Frame([]), 5, "value")
+    finally:
+        setattr(streaming, "time", clock)
+    found = []
+    if (run.replayed, run.batches, run.batch_ms) != ([5], [], {5: 250.0}):
+        found.append(f"the committed batch 5 replayed in 0.25 s left replayed {run.replayed}, batches {run.batches}, "
+                     f"batch_ms {run.batch_ms} (expected [5], [], {{5: 250.0}})")
+    problem = _refused(lambda: run.handle(_Frame(["{\"stream\": 1}"]), 6, "value"), "batch 6, row 0",
+                       "a micro-batch with a malformed row")
+    if problem is not None or run.error is None:
+        found.append(problem or "a malformed row stopped the batch but the run kept no error")
+    run.query = _Query()
+    found += [p for p in [_refused(run.process_all, "batch 6, row 0", "process_all after a malformed row")]
+              if p is not None]
+    run.stopping.set()
+    try:
+        run.handle(_Frame([]), 7, "value")
+        found.append("a batch after stop() was run")
+    except StreamStopped:
+        pass
+    if 6 in run.batch_ms or 7 in run.batch_ms or run.committed().batch != 5:
+        found.append(f"refused batches changed the run: batch_ms {run.batch_ms}, committed {run.committed().batch}")
     return found
 
 

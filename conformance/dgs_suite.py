@@ -23,6 +23,10 @@ Checks, on the same cases:
   foreign checkpoints, re-plans of no job), its mailbox across files, its checkpoint's
   retention and ``keyed_plan``, called directly (:mod:`conformance.dgs_live_contracts`: the
   live check only ever feeds them good input);
+* ``spark user error in a task vs the sequential program's`` (with the spark check) - one bad
+  event whose ``update`` raises in a task, through the batch executor and (with the live
+  check) a live query: the run must stop with the program's one-line InputError
+  (:mod:`conformance.dgs_user_error`);
 * ``spark-streaming vs spec(sort(u))`` (with the spark check) - every case through the live
   front end ``spark_impl.dgs.streaming`` as one query with driver kills
   (:mod:`conformance.dgs_oplus_live`; the same oracles);
@@ -206,6 +210,9 @@ def run_dgs_suite(*, cases: int, seed: int, progress: Progress | None = None, sa
     from conformance.dgs_live_contracts import run_check as live_contracts
 
     result.checks.append(live_contracts(drawn, result))
+    from conformance.dgs_user_error import run_check as user_error
+
+    result.checks.append(user_error(drawn, spark, live, result))
     if live:
         from conformance.dgs_oplus_live import dgs_live_check
 

@@ -12,9 +12,10 @@ import pytest
 
 from test_conformance_dgs_oplus_order import _mutant
 
-from conformance.dgs_live_contracts import check as contracts
+from conformance.dgs_live_contracts import check as contracts, run_check
 from conformance.dgs_release_check import check as order
 from conformance.dgs_suite import draw_dgs_cases
+from conformance.suite import SuiteResult
 
 CASES = draw_dgs_cases(100, 0)
 
@@ -71,4 +72,29 @@ def test_the_live_front_ends_refusals_retention_and_keyed_plan_are_checked(
     retention, the bookkeeping bound, start_dgs_query's refusals, replan of no job."""
     _with(monkeypatch, module, name, old, new)
     found: list[Any] = contracts(CASES)
+    assert any(seen in p for p in found), found[:3]
+
+
+@pytest.mark.parametrize("old, new, seen", [
+    ("(time.perf_counter() - started) * 1000.0", "(time.perf_counter() - started) * 1001.0", "replayed in 0.25 s"),
+    ("if batch_id <= commit.batch:", "if batch_id < commit.batch:", "raised"),
+    ("            if self.error is not None:", "            if self.error is None:", "process_all"),
+    ("_keep_last(self.replayed, batch_id)", "_keep_last(self.batches, batch_id)", "replayed in 0.25 s"),
+])
+def test_foreach_batch_bookkeeping_is_checked_without_spark(monkeypatch: pytest.MonkeyPatch, old: str, new: str,
+                                                           seen: str) -> None:
+    """``DgsStreamingRun.handle``'s bookkeeping (batch wall times in ms, replayed vs computed
+    batches, the user's error kept for ``process_all``): no default run looked at it. The class
+    is recompiled in the module's own namespace, so the check's clock still reaches it."""
+    import inspect
+
+    import spark_impl.dgs.streaming as streaming
+
+    monkeypatch.setattr(streaming, "DgsStreamingRun", streaming.DgsStreamingRun)  # put back after the test
+    source = inspect.getsource(streaming.DgsStreamingRun)
+    assert source.count(old) == 1
+    exec(compile(source.replace(old, new), streaming.__file__, "exec"), vars(streaming))  # noqa: S102
+    result = SuiteResult("dgs", "spark", 0)
+    assert run_check(CASES, result).failed
+    found = result.failures[0].shrunk_case["problems"]
     assert any(seen in p for p in found), found[:3]
