@@ -36,9 +36,11 @@ user's stream arrives:
   query is started on the same checkpoint each time: a restart must neither lose nor
   duplicate an output, nor move it to another round;
 * the results are read back from the Parquet sink (``batch`` = round, ``instance``);
-* the query's request log must keep every request not applied and at most ``KEEP_APPLIED``
-  applied ones (bounded storage; the suite's query applies dozens of rescales): else the
-  first case that asked for a rescale fails ``engine``.
+* after every batch the driver did not crash in, the query's request log must hold exactly
+  every request not applied and the ``KEEP_APPLIED`` newest applied ones (fewer while fewer
+  were applied): bounded storage (the suite's query applies dozens of rescales) without
+  dropping a request early (``status().applied`` lists the kept ones); else the first case
+  that asked for a rescale fails ``engine``.
 """
 
 from __future__ import annotations
@@ -175,10 +177,12 @@ def run_live(spark: Any, cases: Sequence[SparkCase], faults: frozenset[str] = fr
 
     run = start()
     pending_crashes = list(CRASH_POINTS) if crashes else []
+    asked, problem = 0, None
     try:
         for index, rows in enumerate(files):
             for job, size, watermark in requests.get(index, []):
                 run.rescale(size, job=job, watermark=watermark)
+                asked += 1
             if index >= 2 and pending_crashes:
                 run.crash_at(pending_crashes.pop(0))
             _land(source_dir, index, rows)
@@ -190,11 +194,14 @@ def run_live(spark: Any, cases: Sequence[SparkCase], faults: frozenset[str] = fr
                 run.stop()
                 run = start()
                 run.query.processAllAvailable()
+            else:  # a replayed batch (after a crash) does not compact: judged at the next one
+                problem = problem or _request_log_problem(checkpoint, asked, sum(_applied(checkpoint, len(cases))),
+                                                          f"after batch {index}, ")
         run.stop()
         applied = _applied(checkpoint, len(cases))
         seen: list[SparkSeen | Crash] = list(_read_back(spark, table, applied))
         issued = [len(case[0].get("reconfigurations", [])) for case in cases]
-        problem = _request_log_problem(checkpoint, sum(issued), sum(applied))
+        problem = problem or _request_log_problem(checkpoint, sum(issued), sum(applied), "at the end, ")
         if problem is not None:  # a query-wide failure, reported on the first case that asked
             seen[next(j for j, n in enumerate(issued) if n)] = Crash(problem)
         return seen
@@ -214,18 +221,20 @@ def _applied(checkpoint: str, count: int) -> list[int]:
     return [record.rescaled.get(job, 0) if record is not None else 0 for job in range(count)]
 
 
-def _request_log_problem(checkpoint: str, issued: int, applied: int) -> str | None:
-    """None when the query's request log keeps every request not applied and at most
-    ``KEEP_APPLIED`` applied ones (bounded storage: the log must not grow with every rescale),
-    else the difference in words."""
+def _request_log_problem(checkpoint: str, issued: int, applied: int, when: str = "") -> str | None:
+    """None when the query's request log (after a compacted batch) keeps exactly every request
+    not applied and the ``KEEP_APPLIED`` newest applied ones, fewer while fewer were applied
+    (``spark_impl.oplus.streaming.compact_requests``: bounded storage, and no applied request
+    dropped before it has to be), else the difference in words."""
     from spark_impl.oplus.streaming import KEEP_APPLIED
     from spark_impl.oplus.streaming_log import Log
 
     kept, pending = len(Log(checkpoint).requests()), issued - applied
-    if pending <= kept <= pending + KEEP_APPLIED:
+    if kept == pending + min(applied, KEEP_APPLIED):
         return None
-    return (f"after {issued} rescale requests, {applied} of them applied, the query's request log keeps "
-            f"{kept}: it must keep the {pending} not applied and at most {KEEP_APPLIED} applied ones")
+    return (f"{when}{issued} rescale requests, {applied} of them applied: the query's request log keeps {kept}, "
+            f"expected the {pending} not applied and the {min(applied, KEEP_APPLIED)} newest applied ones "
+            f"(at most {KEEP_APPLIED})")
 
 
 def _read_back(spark: Any, table: str, applied: list[int]) -> list[SparkSeen]:
