@@ -10,6 +10,8 @@ Checks, each on the same random scenarios (:mod:`conformance.generators.oplus`):
   reported NOT RUN when the engine is not spark or spark_impl.oplus is missing, never as a pass;
 * ``spark_impl O+ seeded faults vs their definitions`` (with the spark check; no Spark job,
   :mod:`conformance.oplus_faults_check`);
+* ``spark_impl O+ handovers and run_scenario vs their definitions`` (with the spark check; one
+  small batch, :mod:`conformance.oplus_handover_check`);
 * ``spark-streaming vs sequential``       (with the spark check) every case through the live
   front end ``spark_impl.oplus.streaming`` as one query with driver crashes
   (:mod:`conformance.dgs_oplus_live`), the same oracles.
@@ -183,6 +185,10 @@ def run_oplus_suite(*, cases: int, seed: int, progress: Progress | None = None,
     failing = next((i for i, p in enumerate(problems) if p is not None), None)
     if failing is not None:
         result.failures.append(_shrink_spark(seed, failing, drawn[failing], guard, faults, save_dir))
+    from conformance.oplus_handover_check import run_check as handover_check
+    from conformance.runner import shared_session
+
+    handover_check(result, shared_session(spark)(), seed)  # one small batch: handovers, run_scenario
     if live:
         from conformance.dgs_oplus_live import oplus_live_check
 
