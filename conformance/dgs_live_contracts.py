@@ -229,6 +229,7 @@ def start_problems(case: DgsCase, root: str) -> list[str]:
     bad = _unknown_tag(case.plan, "s0")
     for what, call, where in (("a re-plan of job 1 of 1", lambda: run.replan(case.plan, job=1), "job"),
                               ("a re-plan of job -1", lambda: run.replan(case.plan, job=-1), "job"),
+                              ("a re-plan of job 4 of 1", lambda: run.replan(case.plan, job=4), "job"),
                               ("a P-invalid re-plan", lambda: run.replan(bad), None)):
         found += [p for p in [_refused(call, where, what)] if p is not None]
     if run.pending:

@@ -25,6 +25,14 @@ wrong order, without Spark, on every drawn case:
   events come between them. (A group that took in another worker's event would run it where
   it does not belong: at an ancestor the outputs are the same, elsewhere they are not, and
   the order oracle sees only the latter.)
+* the short segments inlined are those :func:`~spark_impl.dgs.driver.inline_short_segments`'s
+  definition names (:func:`inline_problem`), no fewer (an optimization left off changes only
+  which worker's trace shows the events, so no other oracle sees it) and no more. Every other
+  released event of a tick is a pickled copy, as a live query's mailbox restored from its
+  commit holds them: the planner must compare worker ids by value, not identity;
+* ``release_schedule`` refuses, with InputError, a tick below 1 and an event that waits for
+  a stream the input does not have (:func:`refusal_problem`, on the first cases: a schedule
+  that never ends is reported after 10 s);
 * the simulated network keeps its promise (:func:`arrival_problem`): item ``i`` of a stream
   arrives at ``max(arrival of item i-1, ts_i + delay + jitter)`` with the delay and jitter in
   ``[0, max_delay]`` and ``[0, max_jitter]`` (``spark_impl.dgs.release``'s docstring). A
@@ -35,11 +43,15 @@ wrong order, without Spark, on every drawn case:
 from __future__ import annotations
 
 import math
+import pickle
 from typing import Any, Hashable, Sequence
 
-from spec.dgs.streams import StreamEvent
+from spec.dgs.streams import Heartbeat, StreamEvent
 
 from conformance.generators.dgs import DgsCase, program_of
+
+REFUSALS = 3
+""":func:`refusal_problem` runs on this many cases (a schedule that never ends costs 10 s each)."""
 
 Position = tuple[int, int, int, int, int]
 """``(tick, step, 0 = leaf segment / 1 = synchronizing group, leaf or -1, index in its list)``."""
@@ -63,14 +75,16 @@ def planned_positions(case: DgsCase) -> Plan:
     positions: dict[tuple[int, str], list[Position]] = {}
     tags: dict[tuple[int, str], Hashable] = {}
     by: dict[tuple[int, str], str] = {}
-    for t, released in enumerate(ticks):
+    for t, fresh in enumerate(ticks):
+        released = [pickle.loads(pickle.dumps(e)) if i % 2 else e for i, e in enumerate(fresh)]  # restored ones
         for event in released:
             tags[event.key] = event.tag
         cut = steps_of(topo, released)
         wrong = steps_problem(topo, released, cut)
+        steps = inline_short_segments(topo, cut, case.inline_below)
+        wrong = wrong or inline_problem(topo, cut, case.inline_below, steps)
         if wrong is not None:
             raise StepsError(f"tick {t}: {wrong}")
-        steps = inline_short_segments(topo, cut, case.inline_below)
         for s, (segment, sync) in enumerate(steps):
             for leaf, events in enumerate(segment):
                 for i, (key, _) in enumerate(events):
@@ -114,6 +128,73 @@ def steps_problem(topo: Any, released: Sequence[Any], steps: Sequence[Any]) -> s
             return f"steps {number} and {number + 1}: two groups of {worker} with no leaf event between, not merged"
     if replayed != [event.key for event in released]:
         return f"the steps hold the events {replayed[:8]}, released {[e.key for e in released][:8]}"
+    return None
+
+
+def inline_problem(topo: Any, steps: Sequence[Any], below: int, merged: Sequence[Any]) -> str | None:
+    """None when ``merged`` is ``inline_short_segments(topo, steps, below)`` by its docstring:
+    step ``i`` is inlined into the group before it exactly when ``below > 0``, step ``i - 1``
+    and step ``i`` have groups of one worker ``w``, and step ``i``'s leaf segment has fewer than
+    ``below`` events, all on leaves under ``w``; its events go, in key order, between the two
+    groups."""
+    expected: list[Any] = []
+    for i, (segment, sync) in enumerate(steps):
+        before = steps[i - 1][1] if i else None
+        events = [entry for leaf_events in segment for entry in leaf_events]
+        if (below > 0 and before is not None and sync is not None and sync[0] == before[0]
+                and len(events) < below and all(leaf in topo.subtree_leaves[sync[0]]
+                                                for leaf, leaf_events in enumerate(segment) if leaf_events)):
+            kept, (worker, group) = expected[-1]
+            expected[-1] = (kept, (worker, group + sorted(events, key=lambda entry: entry[0]) + sync[1]))
+        else:
+            expected.append((segment, sync))
+    if list(merged) != expected:
+        inlined = len(steps) - len(merged)
+        return (f"inline_below {below}: {len(steps)} steps became {len(merged)} ({inlined} inlined), the definition "
+                f"inlines {len(steps) - len(expected)}, or not the same way")
+    return None
+
+
+def refusal_problem(case: DgsCase) -> str | None:
+    """None when ``release_schedule`` refuses, with InputError, a tick below 1 and an input of
+    one stream holding an event that waits for other streams of the plan (the case's first
+    event with two release streams or more, then a heartbeat: a valid instance of its one
+    stream, Def. 3.3, whose event can never be released), and gives no tick for no input."""
+    import threading
+
+    from spark_impl.dgs.release import Arrival, release_schedule
+    from spark_impl.dgs.topology import topology
+    from spec.errors import InputError
+
+    program = program_of(case.name)
+    topo = topology(program, case.plan)
+    waiting = next(((stream, item) for stream, items in sorted(case.streams.items()) for item in items
+                    if isinstance(item, StreamEvent)
+                    and len(topo.release_streams[(program.tag(item.payload), stream)]) > 1), None)
+    attempts: list[tuple[str, Any, int]] = [("tick 0", case.streams, 0)]
+    if waiting is not None:
+        attempts.append((f"only stream {waiting[0]}, an event of which waits for the others",
+                         {waiting[0]: [waiting[1], Heartbeat(waiting[1].ts + 1)]}, 1))
+    for what, streams, tick in attempts:
+        outcome: list[str] = []
+
+        def attempt() -> None:
+            try:
+                release_schedule(program, topo, streams, Arrival(), tick)
+                outcome.append("was accepted")
+            except InputError:
+                outcome.append("")
+            except Exception as error:  # noqa: BLE001 - a crash instead of a refusal is a finding
+                outcome.append(f"raised {type(error).__name__}: {error}")
+
+        worker = threading.Thread(target=attempt, daemon=True)  # a schedule that never ends is the finding
+        worker.start()
+        worker.join(10.0)
+        said = outcome[0] if outcome else "did not return within 10 s"
+        if said:
+            return f"release_schedule of {case.name} with {what} {said} (expected InputError)"
+    if release_schedule(program, topo, {s: [] for s in case.streams}, Arrival(), 1) != []:
+        return "release_schedule of no input gave ticks"
     return None
 
 
@@ -204,4 +285,9 @@ def _where(p: Position) -> str:
 
 def check(cases: list[DgsCase]) -> list[tuple[int, str]]:
     """``(case index, problem)`` of every case whose plan breaks the module's promise."""
-    return [(i, found) for i, case in enumerate(cases) for found in [problem(case)] if found is not None]
+    found = [(i, found) for i, case in enumerate(cases) for found in [problem(case)] if found is not None]
+    for i, case in enumerate(cases[:REFUSALS]):
+        refused = refusal_problem(case)
+        if refused is not None:  # the first only: a schedule that never ends keeps a thread busy
+            return found + [(i, refused)]
+    return found

@@ -118,6 +118,10 @@ def run_live(spark: Any, cases: Sequence[DgsCase], root: str, crashes: bool = Tr
 
     run = start()
     try:
+        first = run.committed()
+        if (first.batch, first.delivered) != (-1, -1):
+            raise RuntimeError(f"a new query's first commit is batch {first.batch}, delivered {first.delivered}: "
+                               "expected -1 and -1 (nothing yet)")
         for number, rows in enumerate(files):
             point = CRASH_POINTS[number - 1] if crashes and 1 <= number <= len(CRASH_POINTS) else None
             if point is not None:

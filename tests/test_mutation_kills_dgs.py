@@ -98,3 +98,27 @@ def test_foreach_batch_bookkeeping_is_checked_without_spark(monkeypatch: pytest.
     assert run_check(CASES, result).failed
     found = result.failures[0].shrunk_case["problems"]
     assert any(seen in p for p in found), found[:3]
+
+
+@pytest.mark.parametrize("old, new", [
+    ("sync[0] == previous[0]", "sync[0] is previous[0]"),  # driver.py:core/ReplaceComparisonOperator_Eq_Is:1 (line 128)
+    ("sync[0] == previous[0]", "sync[1] == previous[0]"),  # driver.py:core/NumberReplacer:20 (line 128)
+    ("for events in segment) < below", "for events in segment) <= below"),
+])
+def test_inlining_left_off_or_stretched_is_caught(monkeypatch: pytest.MonkeyPatch, old: str, new: str) -> None:
+    """The inlining optimization is off (or inlines ``below`` events) on the mutants: outputs
+    and the trace oracle stay right, only which worker's trace shows the events changes. The
+    ``is`` mutant differs only for worker ids that are equal but not identical - a live
+    mailbox restored from its commit - which the order check now mixes into every tick."""
+    _with(monkeypatch, "spark_impl.dgs.driver", "inline_short_segments", old, new)
+    found = order(CASES)
+    assert found and all("inline_below" in p for _, p in found), found[:2]
+
+
+def test_a_schedule_that_accepts_tick_zero_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``release_schedule`` must refuse tick 0 (line 86, not executed by a default run at
+    aa3602b). Here it returns no tick instead; a mutant that lets tick 0 into the loop never
+    returns, which the check reports after 10 s (not shown here: the thread would spin on)."""
+    _with(monkeypatch, "spark_impl.dgs.release", "release_schedule", 'raise InputError(f"must be >= 1, got {tick}", "tick")',
+          "return []")
+    assert any("tick 0 was accepted" in p for _, p in order(CASES[:1]))
