@@ -32,6 +32,7 @@ Usage::
     python benchmarks/mutation.py run --run /work/mut4 --sample 110 --seed 4 --stratify   # session 4
     python benchmarks/mutation.py one --run /work/mut4 --id ID --tests tests/test_x.py::test_y  # a new check only
     python benchmarks/mutation.py coverage --run /work/mut4   # branch coverage of the three suites combined
+    python benchmarks/mutation.py carry --from /work/mut9 --run /work/mut10   # mut9's survivors on a newer snapshot
 
 ``--stratify`` draws per part of the scope (:func:`stratified_sample`); ``summary`` then also
 prints the score weighted by part size and a 95 % (Wilson) interval, the suite's kills and the
@@ -444,13 +445,63 @@ def campaign(run: Path, n: int, seed: int, with_tests: bool, ids: Iterable[str] 
               f"{record.get('diff', '')}", flush=True)
 
 
+def source_at(run: Path, module: str) -> str:
+    """``module``'s source at the commit of ``run``'s snapshot (from git: the snapshot's tree may
+    hold a mutant right now)."""
+    commit = json.loads((run / "mutants.json").read_text(encoding="utf-8"))["commit"]
+    return subprocess.run(["git", "show", f"{commit}:{module}"], cwd=ROOT, check=True, capture_output=True,
+                          text=True).stdout
+
+
+def carry(old: Path, run: Path) -> None:
+    """Judge the survivors of campaign ``old`` (survived or not covered, not argued equivalent)
+    on ``run``, a fresh snapshot of the final code (:mod:`mutation_carry`): each counterpart's
+    record goes to ``run``'s results, and a copy under the old id (``carried``: the new
+    snapshot and id) to ``old``'s, so ``summary --run OLD`` scores the old sample with the
+    final suite. A survivor without a counterpart (its line changed) is reported and stays."""
+    from mutation_carry import counterpart
+    from mutation_report import _equivalent
+
+    catalogue = json.loads((run / "mutants.json").read_text(encoding="utf-8"))
+    measured = run / "coverage.json"
+    covered = json.loads(measured.read_text(encoding="utf-8")) if measured.exists() else None
+    argued = _equivalent(old)
+    left = [r for r in latest(old / "results.jsonl")
+            if r["outcome"] in ("survived", "not covered") and r["id"] not in argued]
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    cache: dict[str, dict[int, int]] = {}
+    for number, record in enumerate(left, 1):
+        while (run / "pause").exists():
+            time.sleep(5)
+        mutant = {k: record[k] for k in ("id", "module", "operator", "occurrence", "line", "annotation")}
+        new_path = run / "tree" / mutant["module"]
+        twin = counterpart(mutant, source_at(old, mutant["module"]), new_path.read_text(encoding="utf-8")
+                           if new_path.exists() else None, catalogue["mutants"])
+        if twin is None:
+            print(f"[{number}/{len(left)}] no counterpart (its line changed)  {mutant['id']}", flush=True)
+            continue
+        checks = covering_checks(run, twin, covered, cache) if covered is not None else []
+        checks = checks or [own_check(twin["module"])]  # the final suite may reach what it did not
+        result = run_one(run, twin, checks, False)
+        with open(run / "results.jsonl", "a", encoding="utf-8") as out:
+            out.write(json.dumps(result) + "\n")
+        moved = dict(result, **mutant, carried={"snapshot": catalogue["commit"][:10], "id": twin["id"]})
+        with open(old / "results.jsonl", "a", encoding="utf-8") as out:
+            out.write(json.dumps(moved) + "\n")
+        print(f"[{number}/{len(left)}] {result['outcome']:<17} {result.get('seconds', 0):>6.0f} s  {mutant['id']}"
+              f" (as {twin['id']} of {catalogue['commit'][:10]})  {result.get('diff', '')}", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command line (module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="mode", required=True)
-    for mode in ("prepare", "refresh", "run", "summary", "one", "coverage"):
+    for mode in ("prepare", "refresh", "run", "summary", "one", "coverage", "carry"):
         p = sub.add_parser(mode)
         p.add_argument("--run", type=Path, default=Path("/work/mutation-run"))
+        if mode == "carry":
+            p.add_argument("--from", dest="old", type=Path, required=True,
+                           help="the earlier campaign whose survivors are judged on --run's snapshot")
         if mode == "refresh":
             p.add_argument("--path", action="append", default=[],
                            help="refresh only this file or folder of HEAD (repeatable; default: spec, reference, "
@@ -498,6 +549,8 @@ def main(argv: list[str] | None = None) -> int:
         prepare(args.run, measure=not args.no_coverage, coverage_only=args.coverage_only)
     elif args.mode == "refresh":
         print(f"suite and tests of the snapshot are now those of {refresh(args.run, args.path)[:10]}")
+    elif args.mode == "carry":
+        carry(args.old, args.run)
     elif args.mode == "coverage":
         print(combined_coverage(args.run))
     elif args.mode == "run":

@@ -180,3 +180,22 @@ def test_mutated_files_names_what_differs_from_the_snapshot_commit(tmp_path: Pat
     lru = tmp_path / "tree" / "spark_impl" / "lru.py"
     lru.write_text(lru.read_text().replace("maxsize < 1", "maxsize <= 1"))
     assert m.mutated_files(tmp_path) == ["spark_impl/lru.py"]
+
+
+def test_carry_finds_the_same_change_in_a_changed_module() -> None:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from mutation_carry import counterpart
+
+    def change_of(source: str, operator: str, occurrence: int) -> str | None:  # "<": the n-th line holding one
+        lines = [line for line in source.splitlines() if "<" in line]
+        return f"{lines[occurrence]} -> >" if occurrence < len(lines) else None
+
+    old = "a = 1 < 2\nb = 3 < 4\n"
+    new = "a = 1 < 2\nz = 0 < 9\nb = 3 < 4\n"
+    mutant = {"id": "m.py:Lt:1", "module": "m.py", "operator": "Lt", "occurrence": 1, "line": 2}
+    catalogue = [{"id": f"m.py:Lt:{i}", "module": "m.py", "operator": "Lt", "occurrence": i, "line": i + 1}
+                 for i in range(3)]
+    assert counterpart(mutant, old, new, catalogue, change_of)["id"] == "m.py:Lt:2"  # b's line moved down
+    assert counterpart(mutant, old, old, catalogue, change_of)["id"] == "m.py:Lt:1"  # unchanged: same id
+    assert counterpart(mutant, old, "a = 1 < 2\n", catalogue, change_of) is None    # b's line is gone
+    assert counterpart(mutant, old, None, catalogue, change_of) is None             # the module is gone
