@@ -10,6 +10,8 @@ Checks, each on the same random scenarios (:mod:`conformance.generators.oplus`):
   reported NOT RUN when the engine is not spark or spark_impl.oplus is missing, never as a pass;
 * ``spark_impl O+ seeded faults vs their definitions`` (with the spark check; no Spark job,
   :mod:`conformance.oplus_faults_check`);
+* ``spark-streaming O+ front end and batch API contracts vs their definitions`` (with the spark
+  check; no Spark job, :mod:`conformance.oplus_live_contracts`);
 * ``spark_impl O+ handovers and run_scenario vs their definitions`` (with the spark check; one
   small batch, :mod:`conformance.oplus_handover_check`);
 * ``spark-streaming vs sequential``       (with the spark check) every case through the live
@@ -173,6 +175,9 @@ def run_oplus_suite(*, cases: int, seed: int, progress: Progress | None = None,
     from conformance.oplus_faults_check import run_check
 
     run_check(result)  # Spark-free: the seeded faults are the bugs they name
+    from conformance.oplus_live_contracts import run_check as contracts_check
+
+    contracts_check(drawn, result)  # Spark-free: the front end's and the batch API's refusals and rows
     check = CheckResult("spark vs sequential")
     result.checks.append(check)
     start = time.monotonic()

@@ -54,3 +54,75 @@ def test_a_compaction_that_drops_too_many_or_too_few_applied_requests_is_caught(
     wrong = _mutant(streaming, "compact_requests", "max(0, len(applied) - KEEP_APPLIED)", new)
     found = _log_after(tmp_path, wrong, issued, applied)
     assert found is not None and "the query's request log keeps" in found, found
+
+
+# --- conformance.oplus_live_contracts (the live front end's and the batch API's contracts) ---
+
+def _method(cls: type, name: str, old: str, new: str) -> Any:
+    """Method ``cls.name`` compiled from its source with ``old`` replaced by ``new`` (once)."""
+    import inspect
+    import sys
+    import textwrap
+
+    source = textwrap.dedent(inspect.getsource(getattr(cls, name)))
+    assert source.count(old) == 1, old
+    namespace = dict(vars(sys.modules[cls.__module__]))
+    exec(compile(source.replace(old, new), "<mutant>", "exec"), namespace)  # noqa: S102
+    return namespace[name]
+
+
+def _contracts() -> list[str]:
+    from conformance.cases import draw_cases
+    from conformance.generators.oplus import oplus_cases
+    from conformance.oplus_live_contracts import check
+
+    return check(draw_cases(oplus_cases(), 1, 0)[0][0])
+
+
+def test_the_front_end_and_the_batch_api_keep_their_contracts() -> None:
+    assert _contracts() == []
+
+
+@pytest.mark.parametrize("module, name, old, new, words", [
+    ("spark_impl.oplus.streaming_jobs", "summarize", "previous.get(job, -math.inf)", "previous.get(job, math.inf)",
+     "the summary of 18 rows"),                                   # streaming_jobs.py Delete_USub:3 (line 161)
+    ("spark_impl.oplus.streaming_jobs", "summarize", "                    continue\n", "                    break\n",
+     "the summary of 18 rows"),                                   # ReplaceContinueWithBreak:2 (line 159)
+    ("spark_impl.oplus.streaming_jobs", "entries_of", "recursive=False", "recursive=True",
+     "tuple row with null job"),                                  # ReplaceFalseWithTrue:2 (line 109): struct keys
+    ("spark_impl.oplus.driver", "run_batch", "len(per_round) != len(parsed)", "len(per_round) > len(parsed)",
+     "one items_per_round for two scenarios"),                    # driver.py NotEq_Gt:0 (line 100)
+    ("spark_impl.oplus.driver", "run_batch", "len(per_round) != len(parsed)", "len(per_round) is not len(parsed)",
+     "300 scenarios"),                                            # NotEq_IsNot:0: ints above 256 are not cached
+])
+def test_a_broken_function_contract_is_caught(monkeypatch: pytest.MonkeyPatch, module: str, name: str, old: str,
+                                              new: str, words: str) -> None:
+    import importlib
+
+    found = importlib.import_module(module)
+    wrong = _mutant(found, name, old, new)
+    monkeypatch.setattr(found, name, wrong)
+    if module == "spark_impl.oplus.driver":  # the package re-exports it
+        monkeypatch.setattr(importlib.import_module("spark_impl.oplus"), name, wrong)
+    problems = _contracts()
+    assert any(words in p for p in problems), problems
+
+
+@pytest.mark.parametrize("cls, name, old, new, words", [
+    ("OplusStreamingRun", "rescale", "0 <= job < len(self.jobs)", "0 <= job != len(self.jobs)",
+     "a rescale of job 4 of 2"),                                  # streaming.py Lt_NotEq:0 (line 95)
+    ("OplusStreamingRun", "_maybe_crash", "self.crash == point", "self.crash is point",
+     "crash_at("),                                                # Eq_Is:0 (line 132): any equal string
+    ("Log", "drop_requests", "ident != newest", "ident is not newest",
+     "drop_requests of 300 requests"),                            # streaming_log.py NotEq_IsNot:1 (line 188)
+    ("Log", "requests", "ident != idents[-1]", "ident != idents[1]",
+     "torn newest request"),                                      # Delete_USub:2 (line 170)
+])
+def test_a_broken_method_contract_is_caught(monkeypatch: pytest.MonkeyPatch, cls: str, name: str, old: str,
+                                            new: str, words: str) -> None:
+    import spark_impl.oplus.streaming_log as streaming_log
+
+    owner = getattr(streaming if cls == "OplusStreamingRun" else streaming_log, cls)
+    monkeypatch.setattr(owner, name, _method(owner, name, old, new))
+    problems = _contracts()
+    assert any(words in p for p in problems), problems
