@@ -62,28 +62,46 @@ def _reader_problem(root: str) -> str | None:
     from spark_impl.reconfig.control import ControlReader, control_log, write_control
 
     log = control_log(root)
-    first = write_control(log, [_entry(1)])
     reader = ControlReader(root)
     reader.start(0)
     if reader.by_scenario:
         return f"a reader started on record 0 (none yet) sees {reader.by_scenario}"
-    reader.start(first)
-    if _seen(reader) != 1:
-        return f"a reader started on record {first} sees request {_seen(reader)}, not 1"
+    first = write_control(log, [_entry(1)])
     write_control(log, [_entry(2)])
+    reader.start(first)  # the batch plan's record, although a newer one exists
+    if _seen(reader) != 1 or reader.seq != first:
+        return (f"a reader started on record {first} (request 1; record {first + 1} is newer) sees request "
+                f"{_seen(reader)} (record {reader.seq}): a task starts on its batch plan's record")
     reader.poll(force=True)
     if _seen(reader) != 2:
         return f"after one new record a forced poll sees request {_seen(reader)}, not 2"
     for j in (3, 4, 5):  # three records while the task runs: keep=2 prunes its next one
         newest = write_control(log, [_entry(j)])
+    if not log.exists(newest - 1) or log.exists(newest - 2):
+        kept = [q for q in range(1, newest + 1) if log.exists(q)]
+        return f"the control log keeps records {kept} of 1..{newest}; the driver keeps the two newest"
     reader.poll(force=True)
     if _seen(reader) != 5 or reader.seq != newest:
         return (f"after three new records (the next one pruned) a forced poll sees request {_seen(reader)} "
                 f"(record {reader.seq}), not 5 (record {newest}): the reader is left behind for good")
+    fresh = ControlReader(root)
+    fresh.start(0)  # a batch planned before any record: no request, even though records exist now
+    if fresh.by_scenario:
+        return f"a reader started on record 0 sees {fresh.by_scenario} (records 1..{newest} exist): not its plan's view"
+    empty = os.path.join(root, "from-none")
+    fresh = ControlReader(empty)
+    fresh.start(0)
+    for j in (1, 2, 3):  # three records while the task runs: record 1 is pruned
+        write_control(control_log(empty), [_entry(j)])
+    fresh.poll(force=True)
+    if _seen(fresh) != 3:
+        return f"a reader started on no record polls request {_seen(fresh)} after three records (1 pruned), not 3"
     late: Any = ControlReader(root)
-    late.start(first + 1)  # pruned: the newest instead
-    if _seen(late) != 5 or late.seq != newest:
-        return f"a reader started on a pruned record sees request {_seen(late)} (record {late.seq}), not the newest 5"
+    for pruned in (first, first + 1):  # pruned: the newest instead
+        late.start(pruned)
+        if _seen(late) != 5 or late.seq != newest:
+            return (f"a reader started on the pruned record {pruned} sees request {_seen(late)} (record {late.seq}), "
+                    "not the newest 5")
     newest = write_control(log, [_entry(6)])
     write_control(log, [_entry(7)])
     late.log = _PrunedOnRead(log, newest)
@@ -135,8 +153,39 @@ def _torn_problem(root: str) -> str | None:
     except CorruptStateError:
         if time.monotonic() - began > 1.0:
             return "a damaged control record was refused only after the settling time (retried as if truncated)"
-        return None
-    return "a damaged control record (checksum mismatch) was read instead of refused"
+    else:
+        return "a damaged control record (checksum mismatch) was read instead of refused"
+    return _never_settles(reader, whole[: len(whole) - 5])
+
+
+def _never_settles(reader: Any, torn: bytes) -> str | None:
+    """A record that stays truncated is refused once ``SETTLE_S`` passed (here shortened to
+    50 ms), not read again for ever."""
+    import spark_impl.reconfig.control as control
+    from spark_impl.records import CorruptStateError
+
+    with open(reader.log.store.path(reader.log.name(reader.seq + 1)), "wb") as handle:
+        handle.write(torn)
+    outcome: list[str] = []
+
+    def poll() -> None:
+        try:
+            reader.poll(force=True)
+            outcome.append("read")
+        except CorruptStateError:
+            outcome.append("refused")
+
+    settle, control.SETTLE_S = control.SETTLE_S, 0.05
+    try:
+        worker = threading.Thread(target=poll, daemon=True)
+        worker.start()
+        worker.join(timeout=3.0)
+    finally:
+        control.SETTLE_S = settle
+    if outcome != ["refused"]:
+        what = "read" if outcome else "still being read again after 3 s"
+        return f"a control record that stays truncated was {what}, not refused after the settling time"
+    return None
 
 
 def _entry_problem() -> str | None:
@@ -155,8 +204,14 @@ def _entry_problem() -> str | None:
             return f"the FCM of {obj} is not visible exactly from issued + {d} s"
     if len(set(delays.values())) < 2:
         return f"every object gets the same FCM delay {delays}: the draw ignores the object"
+    for obj, d in delays.items():
+        if not entry.visible_to(obj, entry.issued + d + 1.0):
+            return f"the FCM of {obj} is not visible a second after issued + {d} s"
     if replace(entry, fcm_lo=0.0, fcm_hi=0.0).delay_s("A") != 0.0:
         return "an FCM delay hook of [0, 0] ms still delays"
+    fixed = replace(entry, fcm_lo=40.0, fcm_hi=40.0).delay_s("A")
+    if fixed != 0.04:
+        return f"an FCM delay hook of [40, 40] ms delays by {fixed} s, not 0.04 s"
     if ControlEntry.from_json(entry.to_json()) != entry:
         return f"a control entry read back from JSON differs: {ControlEntry.from_json(entry.to_json())}"
     return None

@@ -27,6 +27,9 @@ check (:mod:`conformance.fries.contracts_check`) before any Spark job:
   ``user_job`` / ``user_update`` (the model's docstring), reached only by user jobs.
 * **Sink column types** (:func:`sink_types_problem`): conversions and refusals the suite's
   sinks (string keys, long values) never exercise.
+* **The bounded caches** (:func:`lru_problem`): ``spark_impl.lru.LRU``'s size bound and order.
+* **The round-based executors' part files** (:func:`part_sink_problem`): ``spark_impl.sink`` on
+  a directory and on a URI.
 
 :func:`model_problem` names the first broken promise (None: all hold).
 """
@@ -34,7 +37,9 @@ check (:mod:`conformance.fries.contracts_check`) before any Spark job:
 from __future__ import annotations
 
 import dataclasses
+import os
 import random
+import shutil
 from typing import Any
 
 #: Seeded, so a failure is reproducible; cases per property.
@@ -44,17 +49,20 @@ TRIALS = 60
 
 def _public_values() -> list[type]:
     """The value types a user hands to the executor (``spark_impl.reconfig``'s public API,
-    the logic it wraps, retentions and sinks) and the result it hands back."""
+    the logic it wraps, retentions and sinks), the result it hands back, and the tasks' view
+    of a request (one ``ControlEntry`` shared by every object of a task)."""
     from spark_impl.reconfig import (
         DirectorySource, GeneratedSource, Job, ListSource, PlannedRequest, Request, RunResult, Timing, Update,
         UserOperator,
     )
+    from spark_impl.reconfig.control import ControlEntry
     from spark_impl.reconfig.model import CatalogueLogic, CatalogueTransform, UserLogic
     from spark_impl.reconfig.retention import Retention
     from spark_impl.reconfig.sinks import CallbackSink, ParquetSink
 
     return [Update, Request, PlannedRequest, UserOperator, UserLogic, CatalogueLogic, CatalogueTransform, Timing,
-            Job, ListSource, GeneratedSource, DirectorySource, Retention, ParquetSink, CallbackSink, RunResult]
+            Job, ListSource, GeneratedSource, DirectorySource, Retention, ParquetSink, CallbackSink, RunResult,
+            ControlEntry]
 
 
 def frozen_problem() -> str | None:
@@ -265,9 +273,86 @@ def sink_types_problem() -> str | None:
     return None
 
 
+def lru_problem() -> str | None:
+    """:class:`spark_impl.lru.LRU` (its docstring): at most ``maxsize`` entries (``maxsize >= 1``,
+    else ``ValueError``), the least recently used - inserted, read or loaded - evicted first;
+    ``get_or_load`` loads only a missing entry. A cache that is unbounded or evicts the wrong
+    entry gives the same answers (every entry can be loaded again), so no run can see it - only
+    a month-long stream's memory, or a reload per tuple."""
+    from spark_impl.lru import LRU
+
+    for bad in (0, -1):
+        try:
+            LRU(bad)
+        except ValueError:
+            continue
+        return f"LRU({bad}) was accepted: a cache needs maxsize >= 1"
+    cache: LRU[str, int] = LRU(2)
+    loads: list[str] = []
+
+    def load(key: str) -> int:
+        loads.append(key)
+        return len(key)
+
+    cache.put("a", 1)
+    cache.put("b", 2)
+    if cache.get("a") != 1:
+        return "LRU.get lost an entry of a cache below its size"
+    cache.put("c", 3)  # "b" is now the least recently used
+    if "b" in cache or "a" not in cache or len(cache) != 2:
+        return f"after a, b, read a, put c, an LRU(2) holds {sorted(cache._items)}; expected a and c"
+    if cache.get_or_load("a", lambda: load("a")) != 1 or cache.get_or_load("dd", lambda: load("dd")) != 2:
+        return "LRU.get_or_load returned the wrong value"
+    if loads != ["dd"] or "c" in cache or cache.get("b") is not None:
+        return f"LRU.get_or_load loaded {loads} (expected only the missing 'dd') or kept the least recently used 'c'"
+    cache.discard("a")
+    cache.discard("zz")
+    if "a" in cache or len(cache) != 1:
+        return "LRU.discard did not remove exactly its key"
+    one: LRU[int, int] = LRU(1)
+    for i in range(5):
+        one.put(i, i)
+    if len(one) != 1 or one.get(4) != 4:
+        return f"an LRU(1) after five puts holds {len(one)} entries"
+    return None
+
+
+def part_sink_problem() -> str | None:
+    """``spark_impl.sink`` (the O+ / DGS executors' part files; its docstring), on a local
+    directory and on a ``file://`` URI (write-once framed objects): a part reads back as
+    written, empty outputs write nothing, a re-executed task's write replaces its part (one
+    part, the new outputs), an absent part reads as None, parts are listed in name order and
+    only ``.pkl`` entries count. The suite's O+ / DGS runs use local directories only."""
+    import tempfile as scratch
+
+    from spark_impl.sink import read_part, read_parts, write_part
+
+    root = scratch.mkdtemp(prefix="streamproof-parts-check-")
+    try:
+        for sink in (os.path.join(root, "local"), "file://" + os.path.join(root, "uri")):
+            os.makedirs(sink.removeprefix("file://"), exist_ok=True)
+            write_part(sink, "b1-p0", [("x", 1), ("y", (2, None))])
+            write_part(sink, "b0-p1", [3])
+            write_part(sink, "b2-p0", [])
+            write_part(sink, "b0-p1", [4, 5])  # the task ran again: its part is replaced
+            if not sink.startswith("file://"):
+                with open(os.path.join(sink, "notes.txt"), "w", encoding="utf-8") as handle:
+                    handle.write("not a part")
+            got = list(read_parts(sink))
+            want = [("b0-p1", [4, 5]), ("b1-p0", [("x", 1), ("y", (2, None))])]
+            if got != want:
+                return f"the parts of {sink} read back as {got}, expected {want} (name order, empty parts not written)"
+            if read_part(sink, "b9-p9.pkl") is not None:
+                return f"an absent part of {sink} did not read as None"
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    return None
+
+
 def model_problem() -> str | None:
     """The first broken promise (module docstring), or None."""
-    for find in (frozen_problem, delays_problem, retention_problem, user_logic_problem, sink_types_problem):
+    for find in (frozen_problem, delays_problem, retention_problem, user_logic_problem, sink_types_problem,
+                 lru_problem, part_sink_problem):
         found = find()
         if found is not None:
             return found

@@ -3,6 +3,7 @@ check of it (:mod:`conformance.fries_control_check`), without Spark."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -55,3 +56,34 @@ def test_the_control_check_names_a_reader_that_refuses_a_record_being_written(mo
     monkeypatch.setattr("spark_impl.reconfig.control.SETTLE_S", 0.0)
     found = fries_control_check.control_problem()
     assert found is not None and "truncated control record" in found
+
+
+def test_a_reader_that_started_on_no_record_follows_three_records(tmp_path: Path) -> None:
+    """The same bug for a task whose batch was planned before any control record (seq 0)."""
+    reader = ControlReader(str(tmp_path))
+    reader.start(0)
+    for j in (1, 2, 3):
+        write_control(control_log(str(tmp_path)), [_entry(j)])
+    reader.poll(force=True)
+    entry = reader.entry(0)
+    assert entry is not None and entry.j == 3
+
+
+def test_the_control_check_names_a_reader_that_retries_a_torn_record_for_ever(monkeypatch: pytest.MonkeyPatch) -> None:
+    """control.py ``time.monotonic() > deadline`` -> ``==``: a record that stays truncated is
+    read again for ever (never reached by a run: records are whole on a local disk)."""
+    from spark_impl.records import CorruptStateError
+
+    def read_settled(self: ControlReader, seq: int) -> object:
+        for _ in range(800):  # "for ever" (4 s > the check's 3 s), bounded so the thread ends
+            try:
+                return self.log.read(seq)
+            except CorruptStateError as error:
+                if not error.why.startswith("truncated"):
+                    raise
+                time.sleep(0.005)
+        return None
+
+    monkeypatch.setattr(ControlReader, "_read_settled", read_settled)
+    found = fries_control_check.control_problem()
+    assert found is not None and "stays truncated" in found

@@ -155,3 +155,30 @@ def test_a_request_file_no_object_can_load_again_is_named(tmp_path: Path) -> Non
     store.write_once(request_name(0, 1), b"x")
     found = retention_problem(ex, 1)
     assert found is not None and "files of requests [1]" in found
+
+
+def test_an_lru_that_accepts_no_room_or_evicts_the_newest_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """lru.py line 21, ``if maxsize < 1`` -> ``< 0`` (survived the seed-8 campaign), and an LRU
+    evicting the most recently used entry."""
+    import spark_impl.lru as lru
+    from spark_impl.lru import LRU
+
+    class Roomless(LRU[Any, Any]):
+        def __init__(self, maxsize: int) -> None:
+            self.maxsize = maxsize
+            from collections import OrderedDict
+
+            self._items: Any = OrderedDict()
+
+    monkeypatch.setattr(lru, "LRU", Roomless)
+    found = model_check.lru_problem()
+    assert found is not None and "LRU(0) was accepted" in found
+
+    class Newest(LRU[Any, Any]):
+        def put(self, key: Any, value: Any) -> None:
+            while len(self._items) >= self.maxsize and key not in self._items:
+                self._items.popitem(last=True)
+            self._items[key] = value
+
+    monkeypatch.setattr(lru, "LRU", Newest)
+    assert model_check.lru_problem() is not None

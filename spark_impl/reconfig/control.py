@@ -124,10 +124,12 @@ class ControlReader:
                 self.start(self.seq + 2)
                 return
             self._view(self.seq + 1, raw)
-        if force and self.seq > 0 and not self.log.exists(self.seq):
-            # the driver wrote three records since this view (keep=2 pruned seq + 1 and this
-            # one): the next record is gone for good, so read the newest (a member that missed
-            # a request would process its new-version tuples with the old logic)
+        if force and (self.log.exists(self.seq + 2) or self.seq > 0 and not self.log.exists(self.seq)):
+            # the driver wrote three records since this view (keep=2 pruned seq + 1): the next
+            # record is gone for good, so read the newest (a member that missed a request would
+            # process its new-version tuples with the old logic). Pruning deletes the oldest
+            # first, so seq + 1 is gone when seq is; a view of no record (seq 0) sees it by
+            # record 2 (four records in between would still leave it behind until its next task)
             self.start(self.seq + 1)
 
     def _read_settled(self, seq: int) -> Any:
