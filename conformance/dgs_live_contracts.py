@@ -24,7 +24,8 @@ them directly, on the drawn cases (``python -c`` speed: no Spark, no query):
   ``replan`` refuses a job index out of range and a P-invalid plan (leaving nothing pending)
   and queues a valid one; the run's bookkeeping lists keep the last ``REMEMBERED`` entries;
 * **checkpoint** (:class:`~spark_impl.dgs.streaming_store.Store` on a temporary directory):
-  ``read`` returns the newest commit (mailboxes included), ``records(b)`` the records of the
+  the two newest commit records are kept, ``read`` returns the newest commit (mailboxes
+  included), ``records(b)`` the records of the
   batches up to ``b`` in batch order, ``prune`` keeps only the committed states and deletes
   the records of delivered batches unless ``keep_records``, ``fresh`` empties a location;
 * **keyed plans** (:func:`~spark_impl.dgs.streaming_plan.keyed_plan` vs its docstring): on
@@ -333,6 +334,10 @@ def store_problems(root: str) -> list[str]:
             with open(os.path.join(store.states_dir(name), "p00000.pkl"), "wb") as handle:
                 handle.write(b"x")
         write_part(store.fresh(store.records_dir(batch)), "part-0", [(0, "out", batch)])
+    commits = store.location.list("commits")
+    if len(commits) != 2:
+        found.append(f"after 4 commits the checkpoint keeps {len(commits)} commit records ({commits}), expected the "
+                     "two newest")
     newest = store.read()
     if newest is None or (newest.batch, newest.states, newest.delivered, newest.mailboxes[0].timers) != (
             3, "b3", 2, {"s0": (3, "s0")}):

@@ -18,6 +18,7 @@ from conformance.dgs_suite import draw_dgs_cases
 from conformance.suite import SuiteResult
 
 CASES = draw_dgs_cases(100, 0)
+FEW = CASES[:12]  # the contracts check on a dozen cases: every mutant below is seen on the first
 
 
 def _with(monkeypatch: pytest.MonkeyPatch, module: str, name: str, old: str, new: str) -> None:
@@ -51,7 +52,7 @@ def test_a_row_with_event_and_heartbeat_or_heartbeat_false_is_refused(monkeypatc
     survivor is ``:1``): the live check only writes well-formed rows, so a row holding both an
     event and a heartbeat, or ``"heartbeat": false``, was never tried."""
     _with(monkeypatch, "spark_impl.dgs.streaming_input", "parse_row", old, new)
-    assert any("heartbeat" in p and "accepted" in p for p in contracts(CASES))
+    assert any("heartbeat" in p and "accepted" in p for p in contracts(FEW))
 
 
 @pytest.mark.parametrize("module, name, old, new, seen", [
@@ -71,7 +72,7 @@ def test_the_live_front_ends_refusals_retention_and_keyed_plan_are_checked(
     """Lines no default run executed at aa3602b (s6 coverage): keyed_plan (0 %), the records'
     retention, the bookkeeping bound, start_dgs_query's refusals, replan of no job."""
     _with(monkeypatch, module, name, old, new)
-    found: list[Any] = contracts(CASES)
+    found: list[Any] = contracts(FEW)
     assert any(seen in p for p in found), found[:3]
 
 
@@ -95,7 +96,7 @@ def test_foreach_batch_bookkeeping_is_checked_without_spark(monkeypatch: pytest.
     assert source.count(old) == 1
     exec(compile(source.replace(old, new), streaming.__file__, "exec"), vars(streaming))  # noqa: S102
     result = SuiteResult("dgs", "spark", 0)
-    assert run_check(CASES, result).failed
+    assert run_check(FEW, result).failed
     found = result.failures[0].shrunk_case["problems"]
     assert any(seen in p for p in found), found[:3]
 
@@ -122,3 +123,13 @@ def test_a_schedule_that_accepts_tick_zero_is_caught(monkeypatch: pytest.MonkeyP
     _with(monkeypatch, "spark_impl.dgs.release", "release_schedule", 'raise InputError(f"must be >= 1, got {tick}", "tick")',
           "return []")
     assert any("tick 0 was accepted" in p for _, p in order(CASES[:1]))
+
+
+@pytest.mark.parametrize("keep", [1, 3])
+def test_the_number_of_commit_records_kept_is_checked(monkeypatch: pytest.MonkeyPatch, keep: int) -> None:
+    """streaming_store.py ``KEEP = 2`` -> 1 or 3 (NumberReplacer): one record kept leaves no
+    previous one to fall back on after a torn commit, three grow the checkpoint."""
+    import spark_impl.dgs.streaming_store as store
+
+    monkeypatch.setattr(store, "KEEP", keep)
+    assert any("commit records" in p for p in contracts(FEW[:2]))
