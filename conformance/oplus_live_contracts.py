@@ -297,6 +297,7 @@ def row_problems() -> list[str]:
         (0, 0, None, 12, False, 2, {}),
         (0, 0, 1, None, False, 3, {"key": "c", "value": 1}),              # late: below job 0's watermark 2
         (1, 0, 6, None, False, 0, {"x": 1}),                              # bad: no y
+        (1, 0, None, None, False, 0, {}),                                 # bad: no ts, watermark or end
         (0, 0, 0, None, False, 4, {"key": "c", "value": 1}),              # late
         (1, 0, 4, None, False, 0, {"x": 1, "y": 2}),
         (1, 1, None, None, True, 0, {}),
@@ -309,17 +310,18 @@ def row_problems() -> list[str]:
         (0, 1, 5, None, False, 0, {"key": "a", "value": 1}),              # bad: job 0 has 1 source
         (0, 4, 5, None, False, 0, {"key": "a", "value": 1}),              # bad: job 0 has 1 source
         (0, -1, 5, None, False, 0, {"key": "a", "value": 1}),             # bad: no source -1
-        (1, 0, None, None, False, 0, {}),                                 # bad: no ts, watermark or end
+        (1, 2, 5, None, False, 0, {"a": 1, "b": 1}),                      # bad: job 1 has 2 sources
     ]
     out = list(summarize(jobs, {0: 2.0, 1: 2.0})(iter(rows)))
     bounds = {(0, 0): 12.0, (1, 0): 4.0, (1, 1): math.inf, (2, 0): -8.0, (2, 1): -7.0}
-    if len(out) != 1 or (out[0].bounds, out[0].late, out[0].tuples, len(out[0].bad)) != (bounds, {0: 2}, 7, 8):
+    if len(out) != 1 or (out[0].bounds, out[0].late, out[0].tuples, len(out[0].bad)) != (bounds, {0: 2}, 7, 9):
         shown = [(s.bounds, s.late, s.tuples, s.bad) for s in out]
-        found.append(f"the summary of 18 rows (8 bad, 2 late, 7 tuples) is {shown}; expected bounds {bounds}")
+        found.append(f"the summary of 19 rows (9 bad, 2 late, 7 tuples) is {shown}; expected bounds {bounds}")
     else:
         sources = [b for b in out[0].bad if " source(s)" in b]
-        if len(sources) != 3 or any("; job 0 has 1 source(s)" not in b for b in sources):
-            found.append(f"rows of a source job 0 does not have were reported as {out[0].bad}")
+        if (len(sources) != 4 or any("; job 0 has 1 source(s)" not in b for b in sources[:3])
+                or "; job 1 has 2 source(s)" not in sources[3]):
+            found.append(f"rows of a source their job does not have were reported as {out[0].bad}")
     for kept, more, want_bad in ((["p1"], ["p2", "p3", "p4"], 3), (["p1", "p2", "p3"], ["p4"], 3),
                                  ([], ["p1", "p2", "p3", "p4"], 3)):  # the driver's summary starts empty
         first = Summary({(0, 0): 3.0, (1, 1): 5.0}, {0: 3}, 4, list(kept))
@@ -368,12 +370,12 @@ def log_problems(root: str) -> list[str]:
     except CorruptStateError:
         pass
     many = Log(os.path.join(root, "many"))  # ids above 256: no longer CPython's cached small ints
-    for _ in range(300):
+    for _ in range(260):
         many.add_request(0, 2, None)
     idents = [int(r["id"]) for r in many.requests()]
     many.drop_requests(idents)
-    if many.request_log.sequences() != [300]:
-        found.append(f"drop_requests of 300 requests kept {many.request_log.sequences()}, expected the newest, 300")
+    if many.request_log.sequences() != [260]:
+        found.append(f"drop_requests of 260 requests kept {many.request_log.sequences()}, expected the newest, 260")
     return found
 
 
@@ -424,8 +426,11 @@ def batch_api_problems(case: dict[str, Any], root: str) -> list[str]:
         ("one item per round", lambda: run_batch(spark, [case], items_per_round=1, sink_dir=root), "accepted"),
         ("1 and 3 items per round", lambda: run_batch(spark, [case, case], items_per_round=[1, 3], sink_dir=root),
          "accepted"),
-        ("300 scenarios, one items_per_round each",
-         lambda: run_batch(spark, [case] * 300, items_per_round=[2] * 300, sink_dir=root), "accepted"),
+        ("260 scenarios, one items_per_round each",
+         lambda: run_batch(spark, [case] * 260, items_per_round=[2] * 260, sink_dir=root), "accepted"),
+        ("run_scenario's default items per round", lambda: run_scenario(case, spark=spark), "accepted"),
+        ("run_scenario with 0 items per round", lambda: run_scenario(case, spark=spark, items_per_round=0),
+         "InputError at items_per_round"),
     ):
         got = _where(call)
         if got != want:

@@ -104,8 +104,17 @@ def run_batch(spark: Any, scenarios: Sequence[Any], *, faults: Iterable[str] = (
     configs = [OperatorConfig.of(s, "window-off-by-one" in wanted) for s in parsed]
     drop = "drop-near-watermark" in wanted
     sink = sink_dir or tempfile.mkdtemp(prefix="streamproof-oplus-sink-")
+    try:
+        return _run_rounds(spark.sparkContext, parsed, feeds, configs, drop, sink)
+    finally:
+        if sink_dir is None:
+            shutil.rmtree(sink, ignore_errors=True)
+
+
+def _run_rounds(sc: Any, parsed: list[Scenario], feeds: list[Feed], configs: list[OperatorConfig], drop: bool,
+                sink: str) -> BatchResult:
+    """The rounds of :func:`run_batch`, their outputs written under ``sink``."""
     os.makedirs(sink, exist_ok=True)
-    sc = spark.sparkContext
     parallelism = [s.parallelism for s in parsed]
     result = BatchResult(rows=[[] for _ in parsed], applied=[0] * len(parsed), emitted=[[] for _ in parsed])
     partitions = max(parallelism, default=1)
@@ -134,8 +143,6 @@ def run_batch(spark: Any, scenarios: Sequence[Any], *, faults: Iterable[str] = (
         _read_sink(sink, result.rows, result.emitted)
     finally:
         states.unpersist()
-        if sink_dir is None:
-            shutil.rmtree(sink, ignore_errors=True)
     return result
 
 
