@@ -34,7 +34,8 @@ user's stream arrives:
 * the driver "crashes" at each of :data:`spark_impl.oplus.streaming.CRASH_POINTS` in turn
   (after the round, after the commit, after the sink write) on files 2, 3 and 4, and a new
   query is started on the same checkpoint each time: a restart must neither lose nor
-  duplicate an output, nor move it to another round;
+  duplicate an output, nor move it to another round; each crash asked for must happen (in the
+  batch of the file it was asked before);
 * the results are read back from the Parquet sink (``batch`` = round, ``instance``);
 * after every batch the driver did not crash in, the query's request log must hold exactly
   every request not applied and the ``KEEP_APPLIED`` newest applied ones (fewer while fewer
@@ -177,7 +178,7 @@ def run_live(spark: Any, cases: Sequence[SparkCase], faults: frozenset[str] = fr
 
     run = start()
     pending_crashes = list(CRASH_POINTS) if crashes else []
-    asked, problem = 0, None
+    asked, armed, fired, problem = 0, 0, 0, None
     try:
         for index, rows in enumerate(files):
             for job, size, watermark in requests.get(index, []):
@@ -185,25 +186,29 @@ def run_live(spark: Any, cases: Sequence[SparkCase], faults: frozenset[str] = fr
                 asked += 1
             if index >= 2 and pending_crashes:
                 run.crash_at(pending_crashes.pop(0))
+                armed += 1
             _land(source_dir, index, rows)
             try:
                 run.query.processAllAvailable()
             except Exception as error:  # noqa: BLE001 - only the simulated crash is expected
                 if "simulated driver crash" not in str(error):
                     raise
+                fired += 1
                 run.stop()
                 run = start()
                 run.query.processAllAvailable()
             else:  # a replayed batch (after a crash) does not compact: judged at the next one
                 problem = problem or _request_log_problem(checkpoint, asked, sum(_applied(checkpoint, len(cases))),
                                                           f"after batch {index}, ")
+        if fired != armed:  # a crash point that never fires silently drops the restart checks
+            problem = problem or f"{armed} driver crashes were asked for (crash_at) but {fired} happened"
         run.stop()
         applied = _applied(checkpoint, len(cases))
         seen: list[SparkSeen | Crash] = list(_read_back(spark, table, applied))
         issued = [len(case[0].get("reconfigurations", [])) for case in cases]
         problem = problem or _request_log_problem(checkpoint, sum(issued), sum(applied), "at the end, ")
-        if problem is not None:  # a query-wide failure, reported on the first case that asked
-            seen[next(j for j, n in enumerate(issued) if n)] = Crash(problem)
+        if problem is not None:  # a query-wide failure, reported on the first case that asked (or case 0)
+            seen[next((j for j, n in enumerate(issued) if n), 0)] = Crash(problem)
         return seen
     finally:
         try:
