@@ -411,6 +411,8 @@ def batch_api_problems(case: dict[str, Any], root: str) -> list[str]:
     from spark_impl.oplus import run_batch, run_scenario, run_scenarios
 
     bad, spark = dict(case, WA=0), _NoSpark()
+    long = {"operator": "forward", "WA": 1, "WS": 1, "parallelism": 2,
+            "inputs": [[{"ts": t, "value": t} for t in range(40)], []]}  # cut into ceil(40 / ROUNDS) = 3 a round
     found = [p for what, call, where in (
         ("a string for the scenarios", lambda: run_batch(None, "scenario"), "scenarios"),
         ("a bad second scenario", lambda: run_batch(None, [case, bad]), "scenarios[1]"),
@@ -428,7 +430,11 @@ def batch_api_problems(case: dict[str, Any], root: str) -> list[str]:
          "accepted"),
         ("260 scenarios, one items_per_round each",
          lambda: run_batch(spark, [case] * 260, items_per_round=[2] * 260, sink_dir=root), "accepted"),
+        ("2.5 items per round", lambda: run_batch(spark, [case], items_per_round=cast(Any, 2.5)),
+         "InputError at items_per_round"),
         ("run_scenario's default items per round", lambda: run_scenario(case, spark=spark), "accepted"),
+        ("run_scenario's default items per round, 40 items in a list", lambda: run_scenario(long, spark=spark),
+         "accepted"),
         ("run_scenario with 0 items per round", lambda: run_scenario(case, spark=spark, items_per_round=0),
          "InputError at items_per_round"),
     ):

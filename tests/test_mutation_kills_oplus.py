@@ -159,3 +159,17 @@ def test_run_batch_leaves_no_temporary_sink_when_spark_fails(tmp_path: Path, mon
     with pytest.raises(RuntimeError):
         run_batch(_BrokenSpark(context), [case])
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("per_round", [2.5, [2.5], "3", [True]])
+def test_run_batch_refuses_a_cut_that_is_not_a_whole_number(per_round: Any) -> None:
+    """Bug fixed in session 6: ``items_per_round=2.5`` raised ``TypeError: 'float' object is
+    not iterable`` and ``[2.5]`` reached Spark (``range()`` then refused the float inside a
+    round): bad input must be an InputError naming ``items_per_round``."""
+    from spec.errors import InputError
+    from spark_impl.oplus import run_batch
+
+    case = {"operator": "forward", "WA": 1, "WS": 1, "parallelism": 1, "inputs": [[{"ts": 1, "value": 2}], []]}
+    with pytest.raises(InputError) as refused:
+        run_batch(_BrokenSpark(False), [case], items_per_round=per_round)
+    assert refused.value.where == "items_per_round"

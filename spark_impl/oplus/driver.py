@@ -96,7 +96,7 @@ def run_batch(spark: Any, scenarios: Sequence[Any], *, faults: Iterable[str] = (
     parsed = as_scenarios(scenarios)
     wanted = frozenset(faults)
     check_faults(wanted)
-    per_round = [items_per_round] * len(parsed) if isinstance(items_per_round, int) else list(items_per_round)
+    per_round = list(items_per_round) if isinstance(items_per_round, Sequence) else [items_per_round] * len(parsed)
     if len(per_round) != len(parsed):
         raise InputError(f"expected one number per scenario ({len(parsed)}), got {len(per_round)}",
                          "items_per_round")

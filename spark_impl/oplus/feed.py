@@ -16,6 +16,7 @@ that only the end of the stream would reach is not applied (as in the reference,
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -33,8 +34,9 @@ class Feed:
     items_per_round: int
 
     def __post_init__(self) -> None:
-        if self.items_per_round < 1:
-            raise InputError(f"must be >= 1, got {self.items_per_round}", "items_per_round")
+        k = self.items_per_round
+        if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
+            raise InputError(f"must be an integer >= 1, got {k!r}", "items_per_round")
 
     @property
     def rounds(self) -> int:
