@@ -174,3 +174,35 @@ def test_an_lru_that_accepts_no_room_or_evicts_the_newest_is_named(monkeypatch: 
 
     monkeypatch.setattr(lru, "LRU", Newest)
     assert model_check.lru_problem() is not None
+
+
+def test_the_refusals_check_passes_and_names_a_fault_or_a_refusal_that_is_lost(monkeypatch: pytest.MonkeyPatch) -> None:
+    """driver.py line 80 (``scheduler == "fries" and "naive" in faults``: the seeded fault
+    ``naive``, never injected by the default run) and streaming.py line 368 (planned requests
+    refused by ``start_query``; the suite's queries never have any)."""
+    from dataclasses import replace
+
+    import spark_impl.reconfig as api
+    import spark_impl.reconfig.streaming as streaming
+    from conformance.fries_refusals_check import refusal_problem
+
+    assert refusal_problem() is None
+
+    class NoNaive(api.Executor):
+        def __init__(self, spark: Any, jobs: Any, scheduler: str, checkpoint_dir: str, **options: Any) -> None:
+            super().__init__(spark, jobs, scheduler, checkpoint_dir, **options)
+            self.scheduler = scheduler
+
+    monkeypatch.setattr(api, "Executor", NoNaive)
+    found = refusal_problem()
+    assert found is not None and "runs the 'fries' scheduler, not 'naive'" in found
+    monkeypatch.undo()
+
+    original = streaming.start_query
+
+    def lenient(spark: Any, job: Any, source: Any, **options: Any) -> Any:
+        return original(spark, replace(job, planned=()), source, **options)
+
+    monkeypatch.setattr(streaming, "start_query", lenient)
+    found = refusal_problem()
+    assert found is not None and "planned requests" in found

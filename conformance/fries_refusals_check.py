@@ -1,0 +1,141 @@
+"""Bad input to the Fries executor's entry points is refused, without Spark (issue 12, session 6).
+
+``Executor(...)`` and ``start_query(...)`` refuse what they cannot run with
+:class:`~spec.errors.InputError` (the CLI's exit 2, one line), before any Spark job:
+
+* ``Executor``: an unknown scheduler; ``spark.speculation=true`` (two speculative attempts of
+  a task could see a control message at different tuples: docs/spark.md); a checkpoint in the
+  layout before the record logs (``progress.json``: resuming it would silently start from
+  scratch). A well-formed call on an empty directory is accepted, and the seeded fault
+  ``naive`` turns the fries scheduler (only) into the naive one.
+* ``start_query``: a DataFrame that is not streaming, a missing key or value column, a job with
+  planned requests (streaming jobs take them through ``submit``), a dataflow without exactly one
+  source; a good call starts its query (a stand-in ``writeStream``) on an unbounded job.
+
+The suite's cases are always well formed, so no run reaches these refusals; an inverted guard
+would run a job that cannot be right (speculation), lose a checkpoint, or refuse every query.
+The executor is given a stand-in for the SparkSession (its configuration and parallelism are
+all a refusal reads; nothing here starts a Spark job). :func:`refusal_problem` names the first
+broken promise (run by :mod:`conformance.fries.contracts_check`).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from types import SimpleNamespace
+from typing import Any, Callable
+
+
+def _spark(speculation: str = "false") -> Any:
+    conf = {"spark.speculation": speculation}
+    return SimpleNamespace(sparkContext=SimpleNamespace(getConf=lambda: conf, defaultParallelism=2))
+
+
+def _refused(make: Callable[[], Any], words: str) -> str | None:
+    """None if ``make()`` raises InputError mentioning ``words``; else the problem."""
+    from spec.errors import InputError
+
+    try:
+        make()
+    except InputError as error:
+        return None if words in str(error) else f"refused, but not for {words!r}: {error}"
+    except Exception as error:  # noqa: BLE001 - accepted, then failed elsewhere: not a refusal
+        return f"accepted, then failed with {type(error).__name__}: {error} (expected InputError: {words})"
+    return f"accepted (expected InputError: {words})"
+
+
+def _executor_problem(root: str) -> str | None:
+    from spark_impl.reconfig import Executor
+
+    fresh = os.path.join(root, "fresh")
+    for what, make, words in (
+        ("an unknown scheduler", lambda: Executor(_spark(), [], "fifo", fresh), "unknown scheduler 'fifo'"),
+        ("spark.speculation=true", lambda: Executor(_spark("true"), [], "fries", fresh), "spark.speculation=false"),
+        ("spark.speculation=True", lambda: Executor(_spark("True"), [], "epoch", fresh), "spark.speculation=false"),
+    ):
+        found = _refused(make, words)
+        if found is not None:
+            return f"Executor with {what}: {found}"
+    legacy = os.path.join(root, "legacy")
+    os.makedirs(legacy)
+    with open(os.path.join(legacy, "progress.json"), "w", encoding="utf-8") as handle:
+        handle.write("{}")
+    found = _refused(lambda: Executor(_spark(), [], "fries", legacy, resume=True), "progress.json")
+    if found is not None:
+        return f"Executor on a checkpoint of the layout before the record logs: {found}"
+    for scheduler, faults, runs in (("fries", (), "fries"), ("epoch", (), "epoch"), ("naive", (), "naive"),
+                                    ("fries", ("naive",), "naive"), ("epoch", ("naive",), "epoch"),
+                                    ("fries", ("double-transform",), "fries")):
+        where = os.path.join(root, f"{scheduler}-{'-'.join(faults)}")
+        try:  # names built at run time, as from a command line (not the interned literals)
+            ex = Executor(_spark(), [], "".join(list(scheduler)), where, faults=frozenset("".join(list(f)) for f in faults))
+        except Exception as error:  # noqa: BLE001 - the refusal of a good call is the finding
+            return f"Executor({scheduler!r}) on an empty directory was refused: {type(error).__name__}: {error}"
+        if ex.scheduler != runs:
+            # the seeded fault ``naive`` runs the fries scheduler without alignment (faults.py)
+            return f"Executor({scheduler!r}, faults={list(faults)}) runs the {ex.scheduler!r} scheduler, not {runs!r}"
+    return None
+
+
+def _query_problem(root: str) -> str | None:
+    from dataclasses import replace
+
+    from spark_impl.reconfig import ListSource, PlannedRequest, Request, UserOperator, user_job
+    from spark_impl.reconfig.streaming import start_query
+    from spec.fries.dataflow import Dataflow, Operator, OperatorKind
+
+    flow = Dataflow((Operator("S", OperatorKind.SOURCE), Operator("A", OperatorKind.ONE_TO_ONE)), (("S", "A"),))
+    job = user_job(flow, {"A": UserOperator(OperatorKind.ONE_TO_ONE, lambda state, key, value: (state, []))},
+                   ListSource(()))
+    two = Dataflow((Operator("S", OperatorKind.SOURCE), Operator("T", OperatorKind.SOURCE),
+                    Operator("A", OperatorKind.ONE_TO_ONE)), (("S", "A"), ("T", "A")))
+    stream = SimpleNamespace(isStreaming=True, columns=["key", "value"])
+    planned = replace(job, planned=(PlannedRequest(1, Request({})),))
+
+    def query(source: Any, the_job: Any = job) -> Callable[[], Any]:
+        return lambda: start_query(_spark(), the_job, source, scheduler="fries", checkpoint_dir=root)
+
+    none = Dataflow((Operator("A", OperatorKind.ONE_TO_ONE),), ())
+    for what, make, words in (
+        ("an object without isStreaming", query(SimpleNamespace(columns=["key", "value"])),
+         "needs a streaming DataFrame"),
+        ("no source", query(stream, replace(job, dataflow=none)), "exactly one source"),
+        ("a DataFrame that is not streaming", query(SimpleNamespace(isStreaming=False, columns=["key", "value"])),
+         "needs a streaming DataFrame"),
+        ("no value column", query(SimpleNamespace(isStreaming=True, columns=["key"])), "['value']"),
+        ("no key column", query(SimpleNamespace(isStreaming=True, columns=["value"])), "['key']"),
+        ("planned requests", query(stream, planned), "through submit()"),
+        ("two sources", query(stream, replace(job, dataflow=two)), "exactly one source"),
+    ):
+        found = _refused(make, words)
+        if found is not None:
+            return f"start_query with {what}: {found}"
+    started: list[Any] = []
+    writer = SimpleNamespace()
+    writer.foreachBatch = lambda handler: writer
+    writer.option = lambda *_: writer
+
+    def start() -> Any:
+        started.append(True)
+        return SimpleNamespace(isActive=False)
+
+    writer.start = start
+    try:
+        run = start_query(_spark(), job, SimpleNamespace(isStreaming=True, columns=["key", "value"], writeStream=writer),
+                          scheduler="fries", checkpoint_dir=os.path.join(root, "good"))
+    except Exception as error:  # noqa: BLE001 - the refusal of a good call is the finding
+        return f"start_query of a one-source job on a streaming DataFrame was refused: {type(error).__name__}: {error}"
+    if not started or not run.executor.jobs[0].unbounded:
+        return "start_query of a good job did not start its query on an unbounded executor job"
+    return None
+
+
+def refusal_problem() -> str | None:
+    """The first bad input the executor's entry points accept (module docstring), or None."""
+    root = tempfile.mkdtemp(prefix="streamproof-refusals-check-")
+    try:
+        return _executor_problem(root) or _query_problem(os.path.join(root, "query"))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
