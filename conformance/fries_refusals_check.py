@@ -11,6 +11,7 @@
 * ``start_query``: a DataFrame that is not streaming, a missing key or value column, a job with
   planned requests (streaming jobs take them through ``submit``), a dataflow without exactly one
   source; a good call starts its query (a stand-in ``writeStream``) on an unbounded job.
+* ``run_scenarios``: an unknown scheduler or fault, or a fault seeded in another executor (O+).
 
 The suite's cases are always well formed, so no run reaches these refusals; an inverted guard
 would run a job that cannot be right (speculation), lose a checkpoint, or refuse every query.
@@ -132,10 +133,31 @@ def _query_problem(root: str) -> str | None:
     return None
 
 
+def _run_scenarios_problem() -> str | None:
+    """``run_scenarios``: an unknown scheduler, an unknown fault or an O+ fault is refused; no
+    scenario runs nothing (its own temporary checkpoint removed)."""
+    from spark_impl.reconfig import run_scenarios
+
+    for what, make, words in (
+        ("an unknown scheduler", lambda: run_scenarios(_spark(), [], "fifo"), "unknown scheduler 'fifo'"),
+        ("an unknown fault", lambda: run_scenarios(_spark(), [], "fries", faults=frozenset({"typo"})), "'typo'"),
+        ("an O+ fault", lambda: run_scenarios(_spark(), [], "fries", faults=frozenset({"window-off-by-one"})),
+         "not seeded in the reconfiguration executor"),
+    ):
+        found = _refused(make, words)
+        if found is not None:
+            return f"run_scenarios with {what}: {found}"
+    for faults in (frozenset(), frozenset({"naive", "double-transform", "missing-alignment", "duplicate-after-restart"})):
+        if run_scenarios(_spark(), [], "fries", faults=faults) != []:
+            return f"run_scenarios of no scenario (faults {sorted(faults)}) returned results"
+    return None
+
+
 def refusal_problem() -> str | None:
     """The first bad input the executor's entry points accept (module docstring), or None."""
     root = tempfile.mkdtemp(prefix="streamproof-refusals-check-")
     try:
-        return _executor_problem(root) or _query_problem(os.path.join(root, "query"))
+        return (_executor_problem(root) or _query_problem(os.path.join(root, "query"))
+                or _run_scenarios_problem())
     finally:
         shutil.rmtree(root, ignore_errors=True)
