@@ -23,7 +23,11 @@ One engine call runs a batch of cases as **one live query** (job ``i`` = case ``
   before one of their files), and every restart is preceded by one with a malformed plan for
   one job, which the front end must refuse (:mod:`conformance.dgs_live_replan`);
 * outputs are read from a ``CallbackSink`` keyed by batch id (the JSON text read back), the
-  processed events and final state from the checkpoint (``keep_records=True``).
+  processed events and final state from the checkpoint (``keep_records=True``);
+* the harness itself fails the whole query (``engine``) when a new query's first commit is
+  not batch -1, or when the sink got a batch more than once - except the batch a kill at
+  ``after-deliver`` interrupted, which the restart delivers once more (exactly once: the
+  sinks are idempotent by batch id, but a ``CallbackSink``'s function sees every call).
 """
 
 from __future__ import annotations
@@ -86,13 +90,25 @@ def _land(directory: str, index: int, rows: list[str]) -> None:
 
 
 class _Collected:
-    """The callback sink's function: rows by batch id (a repeated delivery replaces its batch)."""
+    """The callback sink's function: rows by batch id (a repeated delivery replaces its batch),
+    and how many times each batch was delivered."""
 
     def __init__(self) -> None:
         self.batches: dict[int, list[tuple[int, str]]] = {}
+        self.deliveries: dict[int, int] = {}
 
     def __call__(self, df: Any, batch_id: int) -> None:
         self.batches[batch_id] = [(int(r["job"]), str(r["value"])) for r in df.collect()]
+        self.deliveries[batch_id] = self.deliveries.get(batch_id, 0) + 1
+
+    def repeated(self, killed: set[int]) -> str | None:
+        """None when every batch reached the sink once, but a batch whose delivery was not
+        recorded (a kill after the sink got it: ``killed``), which reaches it again at most once."""
+        extra = {b: n for b, n in sorted(self.deliveries.items()) if n > (2 if b in killed else 1)}
+        if extra:
+            return (f"batches delivered to the sink more than once (batch: times) {extra}; only a kill between "
+                    f"the delivery and its record may repeat one ({sorted(killed)})")
+        return None
 
 
 def run_live(spark: Any, cases: Sequence[DgsCase], root: str, crashes: bool = True) -> list[Observed | Crash]:
@@ -110,6 +126,7 @@ def run_live(spark: Any, cases: Sequence[DgsCase], root: str, crashes: bool = Tr
     collected = _Collected()
     sink = CallbackSink(collected)
     refused: dict[int, str] = {}
+    killed: set[int] = set()
 
     def start(crash_at: str | None = None, with_jobs: Sequence[LiveJob] = jobs) -> Any:
         stream = spark.readStream.text(inbox)
@@ -146,6 +163,8 @@ def run_live(spark: Any, cases: Sequence[DgsCase], root: str, crashes: bool = Tr
                     raise RuntimeError(f"the simulated driver kill at {point} did not happen")
                 finally:
                     quiet.setLevel(level)
+                if point == "after-deliver" and collected.deliveries:
+                    killed.add(max(collected.deliveries))
                 run.query.stop()
                 failed = refused_restart(lambda bad: start(with_jobs=bad), jobs, number)
                 if failed is not None:
@@ -155,6 +174,9 @@ def run_live(spark: Any, cases: Sequence[DgsCase], root: str, crashes: bool = Tr
         results = run.results()
     finally:
         run.stop()
+    repeated = collected.repeated(killed)
+    if repeated is not None:
+        raise RuntimeError(repeated)
     outputs: list[list[Any]] = [[] for _ in cases]
     for rows_of_batch in collected.batches.values():
         for job, text in rows_of_batch:

@@ -14,6 +14,9 @@ Checks, on the same cases:
 * ``spark vs spec(sort(u))`` - spark_impl's DGS executor (:func:`spark_impl.dgs.run_dgs_many`),
   every case, :data:`SPARK_BATCH` cases per batch of Spark jobs (tick ``t`` of every case of a
   batch is one Spark job); NOT RUN unless the engine is spark;
+* ``spark one-worker plans vs spec(sort(u))`` (with the spark check) - the first six cases
+  again under the one-worker plan (the root its own leaf), in one batch, and what the run
+  reports (ticks, wall times, the caller's sink directory kept): :mod:`conformance.dgs_one_worker`;
 * ``spark balanced_plan and plan validation vs their definitions`` (with the spark check) - the
   plan builder of ``dgs-plan`` and the live front end against its promise, and the executor's
   plan validation on every case's plan and two P-invalid variants of it
@@ -205,6 +208,9 @@ def run_dgs_suite(*, cases: int, seed: int, progress: Progress | None = None, sa
         return result
     result.checks.append(_run_check(SPARK, drawn, spark_engine(spark), batch, result, tick, seed, save_dir,
                                     "spark"))
+    from conformance.dgs_one_worker import run_check as one_worker
+
+    result.checks.append(one_worker(drawn, spark, result))
     result.checks.append(_plans_check(drawn, seed, result))
     result.checks.append(_order_check(drawn, seed, result, save_dir))
     from conformance.dgs_live_contracts import run_check as live_contracts

@@ -133,3 +133,22 @@ def test_the_number_of_commit_records_kept_is_checked(monkeypatch: pytest.Monkey
 
     monkeypatch.setattr(store, "KEEP", keep)
     assert any("commit records" in p for p in contracts(FEW[:2]))
+
+
+def test_the_live_harness_allows_a_repeated_delivery_only_after_a_kill_between_delivery_and_record() -> None:
+    """``dgs/streaming.py`` ``deliver``: ``if commit.delivered >= commit.batch: return`` -> ``>``
+    delivers a delivered batch again at every restart and replay; the sinks are idempotent by
+    batch id, so outputs stay right, but a ``CallbackSink``'s function sees each call."""
+    from conformance.dgs_streaming import _Collected
+
+    class Frame:
+        def collect(self) -> list[dict[str, Any]]:
+            return [{"job": 0, "value": "1"}]
+
+    collected = _Collected()
+    for batch in (0, 1, 1, 2):
+        collected(Frame(), batch)
+    assert collected.repeated({1}) is None
+    assert "{1: 2}" in (collected.repeated(set()) or "")
+    collected(Frame(), 1)
+    assert "{1: 3}" in (collected.repeated({1}) or "")
