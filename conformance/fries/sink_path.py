@@ -18,7 +18,8 @@ Every case of the batch runs in one ``Executor`` with
 * ``Retention(1)``: after each batch every batch no restart or delivery needs is deleted; after
   the run, a batch still on the store or in a job's history that nothing needs is a failure of
   every case (:func:`conformance.storage_bound.retention_problem`, session 6: a retention that
-  keeps every batch loses nothing the other oracles see);
+  keeps every batch loses nothing the other oracles see) - unless the crash fell in the last
+  delivery and the resumed executor ran no batch (its collection runs after a batch);
 * the **stepped clock** (:mod:`conformance.fries.stepped`: heads released
   :data:`~conformance.fries.stepped.GAP` batches apart), so a job's commits wait for several
   batches while its request's heads are released: batches pend behind one another, and the
@@ -233,17 +234,24 @@ def run_sink_path(spark: Any, scenarios: Sequence[Scenario], scheduler: str, *, 
             releases.drive(ex)
 
     delivery.executor = executor(False)
+    collected = True
     try:
         drive(delivery.executor)
     except DriverCrash:
         delivery.executor = executor(True)
+        resumed_at = delivery.executor.g
         if releases is not None:
             releases.commits = CommitWatch()  # the committed views are read back from the checkpoint
         drive(delivery.executor)
+        # the crash fell in the last batch's delivery, before its garbage collection, and the
+        # resumed executor had nothing left to run: it delivered again (at construction) but
+        # collects only after a batch, so the last batch's leftovers stay (bounded: one batch)
+        collected = delivery.executor.g > resumed_at
     from conformance.fries.frontends import PathFailure
     from conformance.storage_bound import retention_problem
 
-    kept = retention_problem(delivery.executor, RETAIN)  # session 6: a retention that keeps too much
+    # session 6: a retention that keeps too much
+    kept = retention_problem(delivery.executor, RETAIN) if collected else None
     if kept is not None:
         return [PathFailure(s, kept) for s in range(len(scenarios))]
     if object_store:
