@@ -29,7 +29,8 @@ check (:mod:`conformance.fries.contracts_check`) before any Spark job:
   sinks (string keys, long values) never exercise.
 * **The bounded caches** (:func:`lru_problem`): ``spark_impl.lru.LRU``'s size bound and order.
 * **The round-based executors' part files** (:func:`part_sink_problem`): ``spark_impl.sink`` on
-  a directory and on a URI.
+  a directory and on a URI; ``ObjectStoreSink``'s columns for non-Fries DataFrames
+  (:func:`object_store_columns_problem`).
 
 :func:`model_problem` names the first broken promise (None: all hold).
 """
@@ -40,6 +41,7 @@ import dataclasses
 import os
 import random
 import shutil
+from types import SimpleNamespace
 from typing import Any
 
 #: Seeded, so a failure is reproducible; cases per property.
@@ -349,10 +351,46 @@ def part_sink_problem() -> str | None:
     return None
 
 
+def object_store_columns_problem() -> str | None:
+    """``ObjectStoreSink``'s columns (``spark_impl.reconfig.objectstore``' docstring): the Fries
+    executor's six columns with the sink's key and value types; any other DataFrame's columns
+    with the Arrow types of its Spark schema (int, bigint, smallint, tinyint, double, float,
+    string, boolean), another Spark type refused as bad input; a plain path is the local
+    filesystem at its absolute path. The suite's ``objstore`` case delivers Fries rows only."""
+    from spark_impl.reconfig.objectstore import COLUMNS, fields_of, filesystem
+    from spec.errors import InputError
+
+    def frame(columns: tuple[str, ...], kinds: tuple[str, ...]) -> Any:
+        fields = [SimpleNamespace(name=n, dataType=SimpleNamespace(simpleString=lambda k=k: k))
+                  for n, k in zip(columns, kinds)]
+        return SimpleNamespace(columns=list(columns), schema=SimpleNamespace(fields=fields))
+
+    fries = fields_of(frame(COLUMNS, ("int",) * 6), "long", "double")
+    want: tuple[tuple[str, str], ...] = (("job", "int32"), ("batch", "int64"), ("operator", "string"),
+                                         ("txn", "string"), ("key", "int64"), ("value", "float64"))
+    if fries != want:
+        return f"ObjectStoreSink writes the Fries columns as {fries}, expected {want}"
+    kinds = ("int", "bigint", "smallint", "tinyint", "double", "float", "string", "boolean")
+    other = fields_of(frame(tuple(f"c{i}" for i in range(len(kinds))), kinds), "string", "string")
+    arrow = ("int32", "int64", "int16", "int8", "float64", "float32", "string", "bool")
+    if other != tuple((f"c{i}", a) for i, a in enumerate(arrow)):
+        return f"ObjectStoreSink writes columns of Spark types {kinds} as {other}"
+    try:
+        fields_of(frame(("job", "m"), ("int", "map<string,int>")), "string", "string")
+    except InputError:
+        pass
+    else:
+        return "ObjectStoreSink accepted a map column (expected InputError: bad input)"
+    fs, path = filesystem("some/table/")
+    if type(fs).__name__ != "LocalFileSystem" or path != os.path.abspath("some/table"):
+        return f"the plain path 'some/table/' is {type(fs).__name__} at {path!r}, not the local filesystem"
+    return None
+
+
 def model_problem() -> str | None:
     """The first broken promise (module docstring), or None."""
     for find in (frozen_problem, delays_problem, retention_problem, user_logic_problem, sink_types_problem,
-                 lru_problem, part_sink_problem):
+                 lru_problem, part_sink_problem, object_store_columns_problem):
         found = find()
         if found is not None:
             return found

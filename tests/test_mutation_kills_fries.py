@@ -206,3 +206,18 @@ def test_the_refusals_check_passes_and_names_a_fault_or_a_refusal_that_is_lost(m
     monkeypatch.setattr(streaming, "start_query", lenient)
     found = refusal_problem()
     assert found is not None and "planned requests" in found
+
+
+def test_object_store_columns_of_another_type_or_a_refusal_lost_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """objectstore.py ``fields_of`` for non-Fries DataFrames (the DGS / O+ live sinks'; the
+    suite's ``objstore`` case delivers Fries rows only)."""
+    import spark_impl.reconfig.objectstore as objectstore
+
+    assert model_check.object_store_columns_problem() is None
+    monkeypatch.setitem(objectstore._SPARK_ARROW, "float", "float64")
+    found = model_check.object_store_columns_problem()
+    assert found is not None and "Spark types" in found
+    monkeypatch.undo()
+    monkeypatch.setitem(objectstore._SPARK_ARROW, "map<string,int>", "string")
+    found = model_check.object_store_columns_problem()
+    assert found is not None and "map column" in found
