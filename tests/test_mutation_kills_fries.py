@@ -221,3 +221,28 @@ def test_object_store_columns_of_another_type_or_a_refusal_lost_are_named(monkey
     monkeypatch.setitem(objectstore._SPARK_ARROW, "map<string,int>", "string")
     found = model_check.object_store_columns_problem()
     assert found is not None and "map column" in found
+
+
+def test_a_request_made_without_or_before_its_batchs_task_start_is_named(tmp_path: Path) -> None:
+    """task.py line 122, ``if self.plan.announce:`` -> ``if not ...`` (survived the seed-8
+    campaign): the batch that makes a request marks no task start, so the driver's wait times
+    out and the request lands after the batch's tuples - a legal run, but the mid-batch race
+    the suite relies on is gone."""
+    from conformance.fries.stepped import Releases
+    from spark_impl.reconfig.task import started_name
+
+    store = open_store(str(tmp_path))
+    active = SimpleNamespace(j=1, user=False, epoch_batch=4, issued=1000.0)
+    ex = SimpleNamespace(g=4, partitions=2, store=store, state=[SimpleNamespace(live=SimpleNamespace(active=active))])
+    releases = Releases()
+    releases.announced(ex, {})
+    assert "no task of that batch marked its start" in releases.problems[0]
+    store.write_once(started_name(3, 1, 1), b"")
+    marker = store.path(started_name(3, 1, 1))
+    os.utime(marker, (999.0, 999.0))
+    releases = Releases()
+    releases.announced(ex, {})
+    assert releases.problems == {}
+    os.utime(marker, (1001.0, 1001.0))
+    releases.announced(ex, {})
+    assert "before the first task of its batch 3 started" in releases.problems[0]

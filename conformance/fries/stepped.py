@@ -25,7 +25,8 @@ harness owns the clock of each request instead:
   delivery hook itself), and for every request (fries) that the executor synchronises exactly
   the operators and heads Fries Alg. 1-4 name (``spec.fries.mcs.fries_mcs_definition``: a
   larger MCS is still serializable, so no other oracle sees a lost pruning rule; a smaller
-  one is usually seen by ``serializable`` too): either is an ``engine`` failure.
+  one is usually seen by ``serializable`` too): either is an ``engine`` failure; and (session 6,
+  :meth:`Releases.announced`) that a request was made after a task of its batch started.
 
 Reported delays are meaningless here (``issued`` was moved) and are dropped from the results.
 """
@@ -47,6 +48,9 @@ GAP = 2
 #: Seeds tried by :func:`adversarial_seed`.
 SEEDS = 200
 _MAX_STEPS = 2000
+#: A request made this much (s) before its batch's first task started is a timed-out wait for
+#: the tasks (``Executor._wait_for_tasks`` waits 30 s), not a driver that did not wait.
+_WAIT_S = 25.0
 #: Objects whose delays are closer than this (s) are released together (none may see its
 #: FCM by the clock during a run).
 _TOGETHER_S = 3600.0
@@ -160,8 +164,37 @@ class Releases:
             with executor.lock:
                 active = self.advance(executor)
             executor.step()
+            self.announced(executor, active)
             self.check(executor, active)
         raise RuntimeError(f"stepped jobs not finished after {_MAX_STEPS} batches")
+
+    def announced(self, executor: Any, active: dict[int, Any]) -> None:
+        """A planned request is made while its batch's tuples are being processed
+        (``Executor.step``: the batch's first-level tasks create start markers, the driver waits
+        for one, then makes the request). So after the batch that made a request there is a
+        start marker of that batch, created no later than the request's ``issued``. A driver
+        that makes it before any task started (or tasks that never mark) gives runs the
+        oracles accept - a request made before the batch's tuples is a legal run - but the
+        suite's mid-batch races are gone (session 4 argued ``while not worker.is_alive()``
+        equivalent for every oracle and killed it only with a test; session 6 adds this)."""
+        import os
+
+        from spark_impl.reconfig.task import started_name
+
+        if not executor.store.local:
+            return
+        g = executor.g - 1
+        for s, st in enumerate(executor.state):
+            a = st.live.active
+            if a is None or s in active or s in self.problems or a.user or a.epoch_batch != g + 1:
+                continue
+            marks = [executor.store.path(started_name(g, 1, p)) for p in range(executor.partitions)]
+            times = [os.path.getmtime(m) for m in marks if os.path.exists(m)]
+            if not times:
+                self.problems[s] = f"R{a.j} was made in batch {g}, but no task of that batch marked its start"
+            elif 0.01 < min(times) - a.issued < _WAIT_S:  # beyond: the driver's 30 s wait timed out (overload)
+                self.problems[s] = (f"R{a.j} was made {min(times) - a.issued:.3f} s before the first task of its "
+                                    f"batch {g} started: requests land while the batch's tuples are processed")
 
     def results(self, results: Any) -> list[Any]:
         """``results`` (``RunResult`` s) with delays dropped (``issued`` was moved), or a
