@@ -278,40 +278,45 @@ class _Query:
 
 def handle_problems(run: Any, state: str) -> list[str]:
     """``foreachBatch``'s bookkeeping, with no Spark (``run``: a query's run object on the
-    checkpoint ``state``, nothing committed): the last committed batch is replayed (listed in
-    ``replayed``, not ``batches``) and its wall time is recorded in ms; a malformed row stops
-    the query with its InputError, which ``process_all`` raises; a batch after ``stop()`` is
-    refused."""
+    checkpoint ``state``, nothing committed): the last committed and delivered batch, replayed,
+    is skipped - listed in ``replayed``, not ``batches``, its wall time recorded in ms, nothing
+    written (its batch and delivered numbers are equal ints, not one object, as read from a
+    record); a malformed row stops the query with its InputError, which ``process_all``
+    raises; a batch after ``stop()`` is refused."""
     import spark_impl.dgs.streaming as streaming
     from spark_impl.dgs.streaming_input import Mailbox
     from spark_impl.dgs.streaming_store import Commit
     from spark_impl.reconfig.streaming import StreamStopped
 
-    run.commit(Commit([], 5, "init", [Mailbox() for _ in run.jobs], 5))
+    run.commit(Commit([], int("5000"), "init", [Mailbox() for _ in run.jobs], int("5000")))
+    records = run.store.location.list("commits")
     clock = getattr(streaming, "time")
     setattr(streaming, "time", _Clock(100.0, 100.25))
     try:
-        run.handle(_Frame([]), 5, "value")
+        run.handle(_Frame([]), 5000, "value")
     finally:
         setattr(streaming, "time", clock)
     found = []
-    if (run.replayed, run.batches, run.batch_ms) != ([5], [], {5: 250.0}):
-        found.append(f"the committed batch 5 replayed in 0.25 s left replayed {run.replayed}, batches {run.batches}, "
-                     f"batch_ms {run.batch_ms} (expected [5], [], {{5: 250.0}})")
-    problem = _refused(lambda: run.handle(_Frame(["{\"stream\": 1}"]), 6, "value"), "batch 6, row 0",
+    if (run.replayed, run.batches, run.batch_ms) != ([5000], [], {5000: 250.0}):
+        found.append(f"the committed batch 5000 replayed in 0.25 s left replayed {run.replayed}, batches "
+                     f"{run.batches}, batch_ms {run.batch_ms} (expected [5000], [], {{5000: 250.0}})")
+    if run.store.location.list("commits") != records:
+        found.append(f"replaying a committed and delivered batch wrote commit records: {records} -> "
+                     f"{run.store.location.list('commits')}")
+    problem = _refused(lambda: run.handle(_Frame(["{\"stream\": 1}"]), 5001, "value"), "batch 5001, row 0",
                        "a micro-batch with a malformed row")
     if problem is not None or run.error is None:
         found.append(problem or "a malformed row stopped the batch but the run kept no error")
     run.query = _Query()
-    found += [p for p in [_refused(run.process_all, "batch 6, row 0", "process_all after a malformed row")]
+    found += [p for p in [_refused(run.process_all, "batch 5001, row 0", "process_all after a malformed row")]
               if p is not None]
     run.stopping.set()
     try:
-        run.handle(_Frame([]), 7, "value")
+        run.handle(_Frame([]), 5002, "value")
         found.append("a batch after stop() was run")
     except StreamStopped:
         pass
-    if 6 in run.batch_ms or 7 in run.batch_ms or run.committed().batch != 5:
+    if 5001 in run.batch_ms or 5002 in run.batch_ms or run.committed().batch != 5000:
         found.append(f"refused batches changed the run: batch_ms {run.batch_ms}, committed {run.committed().batch}")
     return found
 

@@ -81,6 +81,8 @@ def test_the_live_front_ends_refusals_retention_and_keyed_plan_are_checked(
     ("if batch_id <= commit.batch:", "if batch_id < commit.batch:", "raised"),
     ("            if self.error is not None:", "            if self.error is None:", "process_all"),
     ("_keep_last(self.replayed, batch_id)", "_keep_last(self.batches, batch_id)", "replayed in 0.25 s"),
+    ("if commit.delivered >= commit.batch:", "if commit.delivered is commit.batch:", "wrote commit records"),
+    ("if commit.delivered >= commit.batch:", "if commit.delivered > commit.batch:", "wrote commit records"),
 ])
 def test_foreach_batch_bookkeeping_is_checked_without_spark(monkeypatch: pytest.MonkeyPatch, old: str, new: str,
                                                            seen: str) -> None:
