@@ -3,7 +3,8 @@
 ``Executor(...)`` and ``start_query(...)`` refuse what they cannot run with
 :class:`~spec.errors.InputError` (the CLI's exit 2, one line), before any Spark job:
 
-* ``Executor``: an unknown scheduler; ``spark.speculation=true`` (two speculative attempts of
+* ``Executor``: an unknown scheduler; an operator with fewer than one worker (no object would
+  hold a key: the tasks crashed dividing by zero; session 6); ``spark.speculation=true`` (two speculative attempts of
   a task could see a control message at different tuples: docs/spark.md); a checkpoint in the
   layout before the record logs (``progress.json``: resuming it would silently start from
   scratch). A well-formed call on an empty directory is accepted, and the seeded fault
@@ -59,6 +60,16 @@ def _executor_problem(root: str) -> str | None:
         found = _refused(make, words)
         if found is not None:
             return f"Executor with {what}: {found}"
+    from spark_impl.reconfig import ListSource, UserOperator, user_job
+    from spec.fries.dataflow import Dataflow, Operator, OperatorKind
+
+    flow = Dataflow((Operator("S", OperatorKind.SOURCE), Operator("A", OperatorKind.ONE_TO_ONE)), (("S", "A"),))
+    for workers in (0, -2):
+        job = user_job(flow, {"A": UserOperator(OperatorKind.ONE_TO_ONE, lambda state, key, value: (state, []))},
+                       ListSource((("S", "S:0", 1, 1),)), parallelism={"A": workers})
+        found = _refused(lambda: Executor(_spark(), [job], "fries", fresh), "at least 1 worker")
+        if found is not None:
+            return f"Executor with an operator of {workers} workers: {found}"
     legacy = os.path.join(root, "legacy")
     os.makedirs(legacy)
     with open(os.path.join(legacy, "progress.json"), "w", encoding="utf-8") as handle:

@@ -246,3 +246,20 @@ def test_a_request_made_without_or_before_its_batchs_task_start_is_named(tmp_pat
     os.utime(marker, (1001.0, 1001.0))
     releases.announced(ex, {})
     assert "before the first task of its batch 3 started" in releases.problems[0]
+
+
+def test_the_executor_refuses_an_operator_without_workers(tmp_path: Path) -> None:
+    """Regression (session 6): ``Executor`` accepted ``parallelism={"A": 0}``; the job then had
+    no object for ``A`` and its tasks crashed routing a key (``k mod 0``: ZeroDivisionError, an
+    internal error instead of bad input). Found through the seed-8 survivor ``model.py``
+    ``workers == 1`` -> ``workers <= 1`` (which the refusal makes equivalent)."""
+    from spark_impl.reconfig import Executor, ListSource, UserOperator, user_job
+    from spec.errors import InputError
+    from spec.fries.dataflow import Dataflow, Operator, OperatorKind
+
+    flow = Dataflow((Operator("S", OperatorKind.SOURCE), Operator("A", OperatorKind.ONE_TO_ONE)), (("S", "A"),))
+    job = user_job(flow, {"A": UserOperator(OperatorKind.ONE_TO_ONE, lambda state, key, value: (state, []))},
+                   ListSource((("S", "S:0", 1, 1),)), parallelism={"A": 0})
+    spark = SimpleNamespace(sparkContext=SimpleNamespace(getConf=lambda: {}, defaultParallelism=2))
+    with pytest.raises(InputError, match="at least 1 worker"):
+        Executor(spark, [job], "fries", str(tmp_path))

@@ -75,6 +75,10 @@ class Executor:
             raise InputError("spark_impl needs spark.speculation=false: two speculative attempts of a task "
                              "could see a control message at different tuples (docs/spark.md)")
         self.jobs = list(jobs)
+        for s, job in enumerate(self.jobs):  # 0 workers: no object holds a key (routing divides by 0)
+            bad = {op: p for op, p in job.parallelism.items() if p < 1}
+            if bad:
+                raise InputError(f"parallelism {bad} of job {s}: every operator needs at least 1 worker")
         self.sink = sink  # committed outputs delivered after every batch (spark_impl.reconfig.sinks)
         self.retention = retention  # bounded storage (spark_impl.reconfig.retention); None: keep all
         self.scheduler = "naive" if scheduler == "fries" and "naive" in faults else scheduler
