@@ -12,7 +12,7 @@
 * ``start_query``: a DataFrame that is not streaming, a missing key or value column, a job with
   planned requests (streaming jobs take them through ``submit``), a dataflow without exactly one
   source; a good call starts its query (a stand-in ``writeStream``) on an unbounded job.
-* ``run_scenarios``: an unknown scheduler or fault, or a fault seeded in another executor (O+).
+* ``run_scenarios``: an unknown scheduler, or a fault seeded in another executor (O+).
 
 The suite's cases are always well formed, so no run reaches these refusals; an inverted guard
 would run a job that cannot be right (speculation), lose a checkpoint, or refuse every query.
@@ -145,13 +145,12 @@ def _query_problem(root: str) -> str | None:
 
 
 def _run_scenarios_problem() -> str | None:
-    """``run_scenarios``: an unknown scheduler, an unknown fault or an O+ fault is refused; no
-    scenario runs nothing (its own temporary checkpoint removed)."""
+    """``run_scenarios``: an unknown scheduler or an O+ fault is refused (unknown fault names:
+    ``contracts_check.fault_problem``); no scenario runs nothing."""
     from spark_impl.reconfig import run_scenarios
 
     for what, make, words in (
         ("an unknown scheduler", lambda: run_scenarios(_spark(), [], "fifo"), "unknown scheduler 'fifo'"),
-        ("an unknown fault", lambda: run_scenarios(_spark(), [], "fries", faults=frozenset({"typo"})), "'typo'"),
         ("an O+ fault", lambda: run_scenarios(_spark(), [], "fries", faults=frozenset({"window-off-by-one"})),
          "not seeded in the reconfiguration executor"),
     ):
