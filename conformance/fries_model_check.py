@@ -28,6 +28,7 @@ check (:mod:`conformance.fries.contracts_check`) before any Spark job:
 * **Sink column types** (:func:`sink_types_problem`): conversions and refusals the suite's
   sinks (string keys, long values) never exercise.
 * **The bounded caches** (:func:`lru_problem`): ``spark_impl.lru.LRU``'s size bound and order.
+* **Batch directory names** (:func:`batch_names_problem`): listed back as numbers past batch 10^6.
 * **The round-based executors' part files** (:func:`part_sink_problem`): ``spark_impl.sink`` on
   a directory and on a URI; ``ObjectStoreSink``'s columns for non-Fries DataFrames
   (:func:`object_store_columns_problem`).
@@ -389,10 +390,37 @@ def object_store_columns_problem() -> str | None:
     return None
 
 
+def batch_names_problem() -> str | None:
+    """Batch directories (``spark_impl.reconfig.storage``): ``batches_on`` lists exactly the
+    batches whose directories ``batch_name`` made, as numbers, past the 7-digit padding too (a
+    month-long stream at a few seconds per batch passes batch 1,000,000; a restart resumes after
+    the highest one listed, so a misread number would reuse batch numbers), ignoring other
+    entries. The suite's runs stay below batch 100."""
+    import tempfile as scratch
+
+    from spark_impl.reconfig.storage import batch_name, batches_on
+    from spark_impl.store import open_store
+
+    root = scratch.mkdtemp(prefix="streamproof-batches-check-")
+    try:
+        store = open_store(root)
+        made = [0, 7, 99, 999_999, 1_000_000, 1_234_567, 31_000_000]
+        for g in made:
+            os.makedirs(os.path.join(root, batch_name(g)))
+        for other in ("batches/.tmp-g0000004", "batches/gx12", "batches/notes"):
+            os.makedirs(os.path.join(root, other))
+        listed = batches_on(store)
+        if listed != made:
+            return f"batches_on lists {listed} for the batch directories of {made} (and three other entries)"
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    return None
+
+
 def model_problem() -> str | None:
     """The first broken promise (module docstring), or None."""
     for find in (frozen_problem, delays_problem, retention_problem, user_logic_problem, sink_types_problem,
-                 lru_problem, part_sink_problem, object_store_columns_problem):
+                 lru_problem, part_sink_problem, object_store_columns_problem, batch_names_problem):
         found = find()
         if found is not None:
             return found
