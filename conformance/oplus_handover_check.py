@@ -14,6 +14,12 @@ that every figure is known exactly runs as a batch (:func:`handover_cases`):
   whose instance ``crc32(key) mod p`` changes: the keys are drawn so that at least two move at
   the first and none at the second (a count of 0, not -1 or 1).
 
+The driver's clock is replaced, for ``H``'s run, by :class:`DoublingClock` (each reading twice
+the last): every duration the batch reports (a handover's ``pause_s``, each of
+``round_seconds``) must then be the difference of two consecutive readings. On the real clock a
+duration computed as ``now % start`` instead of ``now - start`` is bit-identical unless the pause
+outlasts the machine's uptime (session 6's survivor ``Sub_Mod:2``); here it is 0.
+
 A handover's partitions are the largest parallelism among the scenarios still running after
 its round (the state RDD's width). ``H``'s rows must equal the sequential reference, with the
 reconfigurations counted; then ``run_scenario`` (its default cut: at least 2 items per round)
@@ -63,6 +69,25 @@ def handover_cases(seed: int) -> tuple[list[dict[str, Any]], int, list[Expected]
     return [hot], k, expected, single
 
 
+class DoublingClock:
+    """A stand-in for the driver's ``time`` module whose ``perf_counter`` doubles at every
+    reading (from 2.0): the difference of two consecutive readings is the earlier one, never 0,
+    while ``now % start`` is 0 and ``now + start`` three times it - any other arithmetic on two
+    readings is seen by :meth:`durations`."""
+
+    def __init__(self) -> None:
+        self.readings: list[float] = []
+
+    def perf_counter(self) -> float:
+        """The next reading."""
+        self.readings.append(2.0 * self.readings[-1] if self.readings else 2.0)
+        return self.readings[-1]
+
+    def durations(self) -> set[float]:
+        """Every difference of two consecutive readings."""
+        return {b - a for a, b in zip(self.readings, self.readings[1:])}
+
+
 def handover_problem(spark: Any, seed: int) -> str | None:
     """None when the handovers and run_scenario agree with their definitions (module docstring)."""
     from spark_impl.oplus import run_batch, run_scenario
@@ -70,15 +95,24 @@ def handover_problem(spark: Any, seed: int) -> str | None:
     from conformance.oplus_rounds import as_rows
     from conformance.oplus_suite import _versus_sequential
 
+    import spark_impl.oplus.driver as driver
+
     scenarios, per_round, expected, single = handover_cases(seed)
-    result = run_batch(spark, scenarios, items_per_round=per_round)
+    clock, real = DoublingClock(), getattr(driver, "time")
+    setattr(driver, "time", clock)  # the driver module reads only time.perf_counter
+    try:
+        result = run_batch(spark, scenarios, items_per_round=per_round)
+    finally:
+        setattr(driver, "time", real)
     got = [(h.after_round, tuple(h.scenarios), h.partitions_before, h.partitions_after, h.keys_moved)
            for h in result.handovers]
     if got != expected:
         return (f"the batch reported the handovers (round, scenarios, partitions before, after, key states "
                 f"moved) {got}, expected {expected}")
-    if any(not h.pause_s > 0 for h in result.handovers):
-        return f"a handover reported a pause that is not a duration: {[h.pause_s for h in result.handovers]}"
+    measured = [h.pause_s for h in result.handovers] + list(result.round_seconds)
+    if not result.round_seconds or any(d not in clock.durations() for d in measured):
+        return (f"the batch reported durations {measured} (pauses, then rounds) that are not the time between two "
+                f"readings of its clock (a clock doubling from 2.0 at every reading)")
     if result.applied != [2]:
         return f"the batch applied {result.applied} reconfigurations, expected [2]"
     for name, case, rows in (("H", scenarios[0], result.rows[0]),

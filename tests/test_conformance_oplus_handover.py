@@ -40,3 +40,36 @@ def test_a_wrong_count_of_moved_key_states_is_caught(spark: Any, monkeypatch: py
     monkeypatch.setattr(driver, "_handover", _mutant(driver, "_handover", old, new))
     found = handover_problem(spark, 0)
     assert found is not None and "handovers" in found, found
+
+
+def _clocked_mutant(name: str, old: str, new: str) -> Any:
+    """Like ``_mutant``, but the function's globals are the driver module's own, so that it
+    reads the clock the check puts there (``_mutant`` copies the globals, real clock included)."""
+    import inspect
+
+    source = inspect.getsource(getattr(driver, name))
+    assert source.count(old) == 1, old
+    saved = getattr(driver, name)
+    exec(compile(source.replace(old, new), driver.__file__ or "<mutant>", "exec"), vars(driver))  # noqa: S102
+    mutant, driver.__dict__[name] = getattr(driver, name), saved
+    return mutant
+
+
+@pytest.mark.parametrize("old, new", [
+    ("pause = time.perf_counter() - start", "pause = time.perf_counter() % start"),  # Sub_Mod:2 (seed-8 survivor)
+    ("pause = time.perf_counter() - start", "pause = time.perf_counter() + start"),
+])
+def test_a_pause_that_is_not_the_time_between_two_readings_is_caught(spark: Any, monkeypatch: pytest.MonkeyPatch,
+                                                                     old: str, new: str) -> None:
+    monkeypatch.setattr(driver, "_handover", _clocked_mutant("_handover", old, new))
+    found = handover_problem(spark, 0)
+    assert found is not None and "readings of its clock" in found, found
+
+
+def test_a_round_time_that_is_not_the_time_between_two_readings_is_caught(spark: Any,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    mutant = _clocked_mutant("_run_rounds", "append(time.perf_counter() - start)",
+                             "append(time.perf_counter() % start)")
+    monkeypatch.setattr(driver, "_run_rounds", mutant)
+    found = handover_problem(spark, 0)
+    assert found is not None and "readings of its clock" in found, found
