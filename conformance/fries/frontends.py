@@ -16,7 +16,8 @@ returns spark_impl ``RunResult`` s, judged by the same oracles as every other ca
                task (never on the driver, so validation passes): the job must roll back to its
                last commit and reject it; the scenario's own requests follow. The failing
                request's rejection is checked here and then removed from the result
-``resume``     two micro-batches by one ``Executor``, the rest by ``Executor(resume=True)`` on
+``resume``     two micro-batches by one ``Executor``, the rest by ``Executor(resume=True)`` (its
+               source read by a stage of its own, ``fuse_source=False``: session 6) on
                the same checkpoint directory (a driver restart)
 ``directory``  the source is a ``DirectorySource``: one JSON-lines file lands before each step
                (a growing stream); keys are nested JSON arrays ``["k", [k, null], i]``
@@ -208,7 +209,9 @@ def run_path(spark: Any, path: str, scenarios: Sequence[Scenario], scheduler: st
         for _ in range(2):
             if not first.done():
                 first.step()
-        executor = Executor(spark, jobs, scheduler, checkpoint_dir, faults=faults, resume=True)
+        # the resumed driver reads the source in a stage of its own (unfused): the default
+        # run's other paths all fuse it (few partitions), so the unfused plan ran nowhere
+        executor = Executor(spark, jobs, scheduler, checkpoint_dir, faults=faults, resume=True, fuse_source=False)
         executor.run()
         return list(collect_results(executor))
     executor = Executor(spark, [_unplanned(j) if path in ("submit", "rollback") else j for j in jobs], scheduler,
