@@ -23,7 +23,8 @@ A third part, :mod:`conformance.sources_check`: the replayable sources that read
 :mod:`conformance.fries_model_check`: the public value types are frozen, the delay bookkeeping
 folds and summarizes every delay, the retention keeps what its docstring names; 
 :mod:`conformance.fries_control_check`: a task's control-log reader follows every record; and
-:mod:`conformance.fries_refusals_check`: ``Executor`` and ``start_query`` refuse bad input.
+:mod:`conformance.fries_refusals_check`: ``Executor`` and ``start_query`` refuse bad input;
+:mod:`conformance.records_check`: the store and the record log every front end commits through.
 
 One check, ``spark_impl keys and faults vs their contracts (no Spark)``; its cases are the keys
 checked. A failure names the first broken promise (``engine`` oracle, like the MCS check).
@@ -152,17 +153,19 @@ def run_contracts_check(result: "SuiteResult") -> bool:
     from conformance.fries_control_check import control_problem  # the FCM channel's reader (session 6)
     from conformance.fries_model_check import model_problem  # frozen values, delays, retention (session 6)
     from conformance.fries_refusals_check import refusal_problem  # Executor / start_query bad input (session 6)
+    from conformance.records_check import records_problem  # store and record log, torn records (session 6)
     from conformance.sources_check import source_problem  # replayable sources (set C bug 19)
 
     for name, find in (("keys", key_problem), ("faults", fault_problem), ("sources", source_problem),
-                       ("model", model_problem), ("control", control_problem), ("refusals", refusal_problem)):
+                       ("model", model_problem), ("control", control_problem), ("refusals", refusal_problem),
+                       ("records", records_problem)):
         try:
             found = find()
         except Exception as error:  # noqa: BLE001 - a crash of the executor's code is a finding
             found = f"{name}: raised {type(error).__name__}: {error}"
         if found is not None:
             problems.append(found)
-    check.cases = len(KEYS) + len(ALIKE) + len(REFUSED) + 1 + 2 + 3
+    check.cases = len(KEYS) + len(ALIKE) + len(REFUSED) + 1 + 2 + 3 + 1
     check.failed = len(problems)
     check.elapsed_s = time.monotonic() - start
     if problems:
