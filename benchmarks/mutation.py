@@ -58,6 +58,7 @@ from typing import Any, Iterable
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the helpers next to this script
 
 from mutation_child import child_check, child_tests, no_isolation, stop_at_first_failure  # noqa: E402,F401
+from mutation_carry import diff_line  # noqa: E402
 from mutation_report import INVALID, latest, stratum, summary, weighted_line, wilson  # noqa: E402,F401
 from mutation_sample import allocate, sample, stratified_sample  # noqa: E402,F401
 
@@ -189,18 +190,6 @@ def apply(tree: Path, mutant: dict[str, Any]) -> tuple[str, str] | None:
     path.write_text(mutated, encoding="utf-8")
     return original, mutated
 
-
-def diff_line(original: str, mutated: str) -> str:
-    """The first changed line, before -> after."""
-    import difflib
-
-    minus = plus = ""
-    for line in difflib.unified_diff(original.splitlines(), mutated.splitlines(), lineterm="", n=0):
-        if line.startswith("-") and not line.startswith("---") and not minus:
-            minus = line[1:].strip()
-        elif line.startswith("+") and not line.startswith("+++") and not plus:
-            plus = line[1:].strip()
-    return f"{minus}  ->  {plus}"
 
 
 # --- checks ------------------------------------------------------------------------------------

@@ -16,24 +16,27 @@ from pathlib import Path
 from typing import Any, Callable
 
 
-def mutated_line(source: str, operator: str, occurrence: int) -> str | None:
-    """The change a cosmic-ray mutant makes to ``source`` (``before  ->  after`` of its first
-    changed line), computed in memory; None if the operator has no such occurrence."""
+def diff_line(original: str, mutated: str) -> str:
+    """The first changed line, before -> after."""
     import difflib
 
-    import cosmic_ray.plugins  # type: ignore[import-untyped]
-    from cosmic_ray.mutating import mutate_code  # type: ignore[import-untyped]
-
-    mutated = mutate_code(source, cosmic_ray.plugins.get_operator(operator)(), occurrence)
-    if mutated is None:
-        return None
     minus = plus = ""
-    for line in difflib.unified_diff(source.splitlines(), mutated.splitlines(), lineterm="", n=0):
+    for line in difflib.unified_diff(original.splitlines(), mutated.splitlines(), lineterm="", n=0):
         if line.startswith("-") and not line.startswith("---") and not minus:
             minus = line[1:].strip()
         elif line.startswith("+") and not line.startswith("+++") and not plus:
             plus = line[1:].strip()
     return f"{minus}  ->  {plus}"
+
+
+def mutated_line(source: str, operator: str, occurrence: int) -> str | None:
+    """The change a cosmic-ray mutant makes to ``source`` (:func:`diff_line`), computed in
+    memory; None if the operator has no such occurrence."""
+    import cosmic_ray.plugins  # type: ignore[import-untyped]
+    from cosmic_ray.mutating import mutate_code  # type: ignore[import-untyped]
+
+    mutated = mutate_code(source, cosmic_ray.plugins.get_operator(operator)(), occurrence)
+    return None if mutated is None else diff_line(source, mutated)
 
 
 def counterpart(mutant: dict[str, Any], old: str, new: str | None, catalogue: list[dict[str, Any]],
