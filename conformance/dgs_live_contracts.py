@@ -46,25 +46,12 @@ import time
 from typing import Any, Callable, Hashable, Sequence
 
 from spec.dgs.streams import Heartbeat, StreamEvent, value_to_json
-from spec.errors import InputError
 
 from conformance.generators.dgs import STREAMS, DgsCase, program_of
+from conformance.refusals import refused
 from conformance.suite import CheckResult, FailureReport, SuiteResult
 
 CHECK = "spark-streaming front end contracts vs their definitions (no Spark)"
-
-
-def _refused(call: Callable[[], Any], where: str | None, what: str) -> str | None:
-    """None when ``call()`` raises InputError located at ``where`` (a prefix; None: anywhere)."""
-    try:
-        call()
-    except InputError as error:
-        if where is None or (error.where or "").startswith(where):
-            return None
-        return f"{what} was refused at {error.where!r}, expected at {where!r}"
-    except Exception as error:  # noqa: BLE001 - a crash instead of a refusal is a finding
-        return f"{what} raised {type(error).__name__}: {error} (expected InputError)"
-    return f"{what} was accepted"
 
 
 def _rows(case: DgsCase, job: int) -> list[list[dict[str, Any]]]:
@@ -117,7 +104,7 @@ def input_problems(cases: Sequence[DgsCase]) -> list[str]:
     if event is None or beat is None:
         return found
     for what, text in _malformed(event, beat, jobs):
-        found += [p for p in [_refused(lambda: group_rows([json.dumps(beat), text], jobs, 7), "batch 7, row 1", what)]
+        found += [p for p in [refused(lambda: group_rows([json.dumps(beat), text], jobs, 7), "batch 7, row 1", what)]
                   if p is not None]
     return found
 
@@ -168,7 +155,7 @@ def _stale_problem(index: int, case: DgsCase, program: Any, topo: Any, box: Any)
     other = next(s for s in STREAMS if s != stream)
     before = (dict(box.timers), list(box.buffered))
     batch = [(other, Heartbeat(box.timers[other][0] + 1)), (stream, Heartbeat(ts))]
-    problem = _refused(lambda: receive(program, topo, box, batch, "file 9"), "file 9",
+    problem = refused(lambda: receive(program, topo, box, batch, "file 9"), "file 9",
                        f"case {index}: a heartbeat of {stream} at its own last ts {ts}")
     if problem is None and (box.timers, box.buffered) != before:
         problem = f"case {index}: a refused micro-batch changed the mailbox ({before[0]} -> {box.timers})"
@@ -221,7 +208,7 @@ def start_problems(case: DgsCase, root: str) -> list[str]:
         ("a checkpoint of other jobs (another inline_below), with a crash point",
          lambda: start(checkpoint_dir=other, crash_at="after-deliver"), os.path.abspath(other)),
     ]
-    found = [p for what, call, where in attempts for p in [_refused(call, where, f"starting with {what}")]
+    found = [p for what, call, where in attempts for p in [refused(call, where, f"starting with {what}")]
              if p is not None]
     program = program_of(case.name)
     topo = topology(program, case.plan)
@@ -232,7 +219,7 @@ def start_problems(case: DgsCase, root: str) -> list[str]:
                               ("a re-plan of job -1", lambda: run.replan(case.plan, job=-1), "job"),
                               ("a re-plan of job 4 of 1", lambda: run.replan(case.plan, job=4), "job"),
                               ("a P-invalid re-plan", lambda: run.replan(bad), None)):
-        found += [p for p in [_refused(call, where, what)] if p is not None]
+        found += [p for p in [refused(call, where, what)] if p is not None]
     if run.pending:
         found.append(f"refused re-plans left {sorted(run.pending)} pending")
     run.replan(case.plan.to_json(), job=0)
@@ -303,12 +290,12 @@ def handle_problems(run: Any, state: str) -> list[str]:
     if run.store.location.list("commits") != records:
         found.append(f"replaying a committed and delivered batch wrote commit records: {records} -> "
                      f"{run.store.location.list('commits')}")
-    problem = _refused(lambda: run.handle(_Frame(["{\"stream\": 1}"]), 5001, "value"), "batch 5001, row 0",
+    problem = refused(lambda: run.handle(_Frame(["{\"stream\": 1}"]), 5001, "value"), "batch 5001, row 0",
                        "a micro-batch with a malformed row")
     if problem is not None or run.error is None:
         found.append(problem or "a malformed row stopped the batch but the run kept no error")
     run.query = _Query()
-    found += [p for p in [_refused(run.process_all, "batch 5001, row 0", "process_all after a malformed row")]
+    found += [p for p in [refused(run.process_all, "batch 5001, row 0", "process_all after a malformed row")]
               if p is not None]
     run.stopping.set()
     try:
@@ -394,7 +381,7 @@ def keyed_plan_problems() -> list[str]:
                 wrong = shape_problem((root, leaf, program.initial, None, ("fork", "join"), None), plan)
                 if wrong is not None:
                     found.append(f"keyed_plan({name}, {leaves} leaves, {what}): {wrong}")
-        found += [p for p in [_refused(lambda: keyed_plan(program, STREAMS, 0), "leaves",
+        found += [p for p in [refused(lambda: keyed_plan(program, STREAMS, 0), "leaves",
                                        f"keyed_plan({name}) with 0 leaves")] if p is not None]
     return found
 

@@ -29,23 +29,12 @@ import tempfile
 from types import SimpleNamespace
 from typing import Any, Callable
 
+from conformance.refusals import refused
+
 
 def _spark(speculation: str = "false") -> Any:
     conf = {"spark.speculation": speculation}
     return SimpleNamespace(sparkContext=SimpleNamespace(getConf=lambda: conf, defaultParallelism=2))
-
-
-def _refused(make: Callable[[], Any], words: str) -> str | None:
-    """None if ``make()`` raises InputError mentioning ``words``; else the problem."""
-    from spec.errors import InputError
-
-    try:
-        make()
-    except InputError as error:
-        return None if words in str(error) else f"refused, but not for {words!r}: {error}"
-    except Exception as error:  # noqa: BLE001 - accepted, then failed elsewhere: not a refusal
-        return f"accepted, then failed with {type(error).__name__}: {error} (expected InputError: {words})"
-    return f"accepted (expected InputError: {words})"
 
 
 def _executor_problem(root: str) -> str | None:
@@ -57,9 +46,9 @@ def _executor_problem(root: str) -> str | None:
         ("spark.speculation=true", lambda: Executor(_spark("true"), [], "fries", fresh), "spark.speculation=false"),
         ("spark.speculation=True", lambda: Executor(_spark("True"), [], "epoch", fresh), "spark.speculation=false"),
     ):
-        found = _refused(make, words)
+        found = refused(make, None, f"Executor with {what}", words)
         if found is not None:
-            return f"Executor with {what}: {found}"
+            return found
     from spark_impl.reconfig import ListSource, UserOperator, user_job
     from spec.fries.dataflow import Dataflow, Operator, OperatorKind
 
@@ -67,16 +56,18 @@ def _executor_problem(root: str) -> str | None:
     for workers in (0, -2):
         job = user_job(flow, {"A": UserOperator(OperatorKind.ONE_TO_ONE, lambda state, key, value: (state, []))},
                        ListSource((("S", "S:0", 1, 1),)), parallelism={"A": workers})
-        found = _refused(lambda: Executor(_spark(), [job], "fries", fresh), "at least 1 worker")
+        found = refused(lambda: Executor(_spark(), [job], "fries", fresh), None,
+                        f"Executor with an operator of {workers} workers", "at least 1 worker")
         if found is not None:
-            return f"Executor with an operator of {workers} workers: {found}"
+            return found
     legacy = os.path.join(root, "legacy")
     os.makedirs(legacy)
     with open(os.path.join(legacy, "progress.json"), "w", encoding="utf-8") as handle:
         handle.write("{}")
-    found = _refused(lambda: Executor(_spark(), [], "fries", legacy, resume=True), "progress.json")
+    found = refused(lambda: Executor(_spark(), [], "fries", legacy, resume=True), None,
+                    "Executor on a checkpoint of the layout before the record logs", "progress.json")
     if found is not None:
-        return f"Executor on a checkpoint of the layout before the record logs: {found}"
+        return found
     for scheduler, faults, runs in (("fries", (), "fries"), ("epoch", (), "epoch"), ("naive", (), "naive"),
                                     ("fries", ("naive",), "naive"), ("epoch", ("naive",), "epoch"),
                                     ("fries", ("double-transform",), "fries")):
@@ -121,9 +112,9 @@ def _query_problem(root: str) -> str | None:
         ("planned requests", query(stream, planned), "through submit()"),
         ("two sources", query(stream, replace(job, dataflow=two)), "exactly one source"),
     ):
-        found = _refused(make, words)
+        found = refused(make, None, f"start_query with {what}", words)
         if found is not None:
-            return f"start_query with {what}: {found}"
+            return found
     started: list[Any] = []
     writer = SimpleNamespace()
     writer.foreachBatch = lambda handler: writer
@@ -154,9 +145,9 @@ def _run_scenarios_problem() -> str | None:
         ("an O+ fault", lambda: run_scenarios(_spark(), [], "fries", faults=frozenset({"window-off-by-one"})),
          "not seeded in the reconfiguration executor"),
     ):
-        found = _refused(make, words)
+        found = refused(make, None, f"run_scenarios with {what}", words)
         if found is not None:
-            return f"run_scenarios with {what}: {found}"
+            return found
     for faults in (frozenset(), frozenset({"naive", "double-transform", "missing-alignment", "duplicate-after-restart"})):
         if run_scenarios(_spark(), [], "fries", faults=faults) != []:
             return f"run_scenarios of no scenario (faults {sorted(faults)}) returned results"

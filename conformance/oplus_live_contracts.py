@@ -49,7 +49,7 @@ import tempfile
 import time
 from typing import Any, Callable, Sequence, cast
 
-from conformance.dgs_live_contracts import _refused
+from conformance.refusals import refused
 from conformance.suite import CheckResult, FailureReport, SuiteResult
 
 CHECK = "spark-streaming O+ front end and batch API contracts vs their definitions (no Spark)"
@@ -140,7 +140,7 @@ def rescale_problems(root: str) -> list[str]:
         ("a rescale at watermark '3'", lambda: run.rescale(2, watermark="3"), "watermark"),  # type: ignore[arg-type]
         ("an unknown crash point", lambda: run.crash_at("before-round"), None),
     ]
-    found = [p for what, call, where in bad for p in [_refused(call, where, what)] if p is not None]
+    found = [p for what, call, where in bad for p in [refused(call, where, what)] if p is not None]
     found += _keyword_only([("rescale(2, 1)", lambda: cast(Any, run.rescale)(2, 1))])
     if run.log.requests():
         found.append(f"refused rescales left the requests {run.log.requests()}")
@@ -214,7 +214,7 @@ def start_problems(root: str) -> list[str]:
           for name, old in olds],
         ("a checkpoint of a query of 1 job", lambda: start(checkpoint_dir=other), "checkpoint_dir"),
     ]
-    found = [p for what, call, where in attempts for p in [_refused(call, where, f"starting with {what}")]
+    found = [p for what, call, where in attempts for p in [refused(call, where, f"starting with {what}")]
              if p is not None]
     found += _keyword_only([("start_oplus_query(spark, stream, jobs, checkpoint_dir)",
                              lambda: cast(Any, start_oplus_query)(None, _Stream(), jobs, os.path.join(root, "new")))])
@@ -240,7 +240,7 @@ def job_problems() -> list[str]:
         ("a job with -1 sources", lambda: oplus_job("wordcount", 1, 2, sources=-1), "sources"),
         ("a scalejoin with 3 sources", lambda: oplus_job("scalejoin", 1, 2, sources=3), None),
         ("an unknown operator", lambda: oplus_job("maxsum", 1, 2), None),
-    ) for p in [_refused(call, where, what)] if p is not None]
+    ) for p in [refused(call, where, what)] if p is not None]
     found += _keyword_only([("oplus_job('forward', 1, 1, 'multi')", lambda: cast(Any, oplus_job)("forward", 1, 1, "multi"))])
     defaults = {name: oplus_job(name, 1, 1).sources for name in ("scalejoin", "forward", "sliding-sum", "wordcount")}
     if defaults != {"scalejoin": 2, "forward": 2, "sliding-sum": 1, "wordcount": 1}:
@@ -422,7 +422,7 @@ def batch_api_problems(case: dict[str, Any], root: str) -> list[str]:
          "items_per_round"),
         ("0 items per round", lambda: run_batch(None, [case], items_per_round=0), "items_per_round"),
         ("an unknown fault", lambda: run_batch(None, [case], faults=["drop-near-watermarks"]), None),
-    ) for p in [_refused(call, where, what)] if p is not None]
+    ) for p in [refused(call, where, what)] if p is not None]
     for what, call, want in (
         ("one scenario, not in a list", lambda: run_batch(spark, cast(Any, case)), "InputError at scenarios"),
         ("one item per round", lambda: run_batch(spark, [case], items_per_round=1, sink_dir=root), "accepted"),
