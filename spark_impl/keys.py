@@ -13,6 +13,27 @@ tuples: :func:`key_from_json` turns a list read from JSON back into a tuple).
 Supported: ``None``, ``bool``, ``int``, ``float``, ``str``, ``bytes`` and tuples/lists of
 them (nested). Anything else is refused with a message (its identity would be ambiguous
 across processes).
+
+The hash is a durable format (it decides which worker owns a key, and a checkpoint written by
+one version is resumed by another), defined exactly as follows (also in ``docs/spark.md``,
+"Keys and routing"; checked by :mod:`conformance.keys_check` in the Fries suite). The encoding
+``E(key)`` is ASCII tags and decimal numbers (no sign for a length, ``-`` for a negative integer):
+
+* ``None``: ``N``;
+* an ``int`` (a ``bool`` is the ``int`` it equals) and a finite integral ``float``:
+  ``i`` + the integer in decimal + ``;`` (``2.0`` and ``2`` and ``-0.0`` and ``0`` encode alike);
+* any other ``float`` (fractional, ``inf``, ``-inf``, ``nan``): ``f`` + Python's ``repr`` + ``;``
+  (``2.5`` -> ``f2.5;``);
+* a ``str``: ``s`` + the length of its UTF-8 bytes + ``:`` + those bytes;
+* ``bytes``/``bytearray``: ``b`` + its length + ``:`` + the bytes;
+* a tuple or list: ``t`` + its number of items + ``:`` + the items' encodings, concatenated.
+
+``stable_hash(key)`` is the BLAKE2b digest of ``E(key)`` with an 8-byte digest size (no key,
+salt or personalization), read as an unsigned big-endian integer and shifted right by one bit
+(its top 63 bits: ``0 <= h < 2**63``). Test vectors (``b2sum -l 64`` agrees):
+``stable_hash(None) = 0x690ec8bc5f8488f5``, ``stable_hash("a") = 0x7c8222243eeaa144``,
+``stable_hash((1, "a")) = 0x638a5b6acf2de736`` (``E = t2:i1;s1:a``),
+``stable_hash(2.5) = 0x4ecc609465433a11``.
 """
 
 from __future__ import annotations

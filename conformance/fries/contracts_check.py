@@ -153,12 +153,13 @@ def run_contracts_check(result: "SuiteResult") -> bool:
     from conformance.fries_control_check import control_problem  # the FCM channel's reader (session 6)
     from conformance.fries_model_check import model_problem  # frozen values, delays, retention (session 6)
     from conformance.fries_refusals_check import refusal_problem  # Executor / start_query bad input (session 6)
+    from conformance.keys_check import hash_problem  # the documented stable hash and routing (session 7)
     from conformance.records_check import records_problem  # store and record log, torn records (session 6)
     from conformance.sources_check import source_problem  # replayable sources (set C bug 19)
 
     for name, find in (("keys", key_problem), ("faults", fault_problem), ("sources", source_problem),
                        ("model", model_problem), ("control", control_problem), ("refusals", refusal_problem),
-                       ("records", records_problem)):
+                       ("records", records_problem), ("hash", hash_problem)):
         try:
             found = find()
         except Exception as error:  # noqa: BLE001 - a crash of the executor's code is a finding
