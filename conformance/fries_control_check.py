@@ -96,6 +96,14 @@ def _reader_problem(root: str) -> str | None:
     fresh.poll(force=True)
     if _seen(fresh) != 3:
         return f"a reader started on no record polls request {_seen(fresh)} after three records (1 pruned), not 3"
+    one = os.path.join(root, "from-none-one")
+    fresh = ControlReader(one)
+    fresh.start(0)
+    first_one = write_control(control_log(one), [_entry(1)])  # the first request, made while the task runs
+    fresh.poll(force=True)
+    if _seen(fresh) != 1 or fresh.seq != first_one:
+        return (f"a reader started on no record polls request {_seen(fresh)} (record {fresh.seq}) after the first "
+                f"record {first_one} was written, not request 1: it misses the job's first request")
     late: Any = ControlReader(root)
     for pruned in (first, first + 1):  # pruned: the newest instead
         late.start(pruned)

@@ -87,3 +87,19 @@ def test_the_control_check_names_a_reader_that_retries_a_torn_record_for_ever(mo
     monkeypatch.setattr(ControlReader, "_read_settled", read_settled)
     found = fries_control_check.control_problem()
     assert found is not None and "stays truncated" in found
+
+
+def test_the_control_check_names_a_reader_on_no_record_that_misses_the_first_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Holdout survivor (session 7), control.py 121 ``while self.log.exists(self.seq + 1)`` ->
+    ``self.seq + 0``: a reader that started on no record (seq 0) looks for record 0, so the
+    job's first request (record 1) reaches it only once a second record exists."""
+    original = ControlReader.poll
+
+    def poll(self: ControlReader, force: bool = False) -> None:
+        if self.seq == 0 and not self.log.exists(2):  # what the mutant does on a view of no record
+            return
+        original(self, force)
+
+    monkeypatch.setattr(ControlReader, "poll", poll)
+    found = fries_control_check.control_problem()
+    assert found is not None and "misses the job's first request" in found

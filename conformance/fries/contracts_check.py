@@ -24,7 +24,9 @@ A third part, :mod:`conformance.sources_check`: the replayable sources that read
 folds and summarizes every delay, the retention keeps what its docstring names; 
 :mod:`conformance.fries_control_check`: a task's control-log reader follows every record; and
 :mod:`conformance.fries_refusals_check`: ``Executor`` and ``start_query`` refuse bad input;
-:mod:`conformance.records_check`: the store and the record log every front end commits through.
+:mod:`conformance.records_check`: the store and the record log every front end commits through;
+:mod:`conformance.fries_local_check`: a job 32 levels deep and the restart bookkeeping, the
+executor run on a pure-Python stand-in for Spark (session 7).
 
 One check, ``spark_impl keys and faults vs their contracts (no Spark)``; its cases are the keys
 checked. A failure names the first broken promise (``engine`` oracle, like the MCS check).
@@ -151,6 +153,7 @@ def run_contracts_check(result: "SuiteResult") -> bool:
     start = time.monotonic()
     problems = []
     from conformance.fries_control_check import control_problem  # the FCM channel's reader (session 6)
+    from conformance.fries_local_check import local_problem  # deep jobs, restarts, on a pure-Python Spark (session 7)
     from conformance.fries_model_check import model_problem  # frozen values, delays, retention (session 6)
     from conformance.fries_refusals_check import refusal_problem  # Executor / start_query bad input (session 6)
     from conformance.keys_check import hash_problem  # the documented stable hash and routing (session 7)
@@ -166,7 +169,7 @@ def run_contracts_check(result: "SuiteResult") -> bool:
             found = f"{name}: raised {type(error).__name__}: {error}"
         if found is not None:
             problems.append(found)
-    check.cases = len(KEYS) + len(ALIKE) + len(REFUSED) + 1 + 2 + 3 + 1
+    check.cases = len(KEYS) + len(ALIKE) + len(REFUSED) + 1 + 2 + 3 + 1 + 2
     check.failed = len(problems)
     check.elapsed_s = time.monotonic() - start
     if problems:

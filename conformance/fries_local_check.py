@@ -1,0 +1,125 @@
+"""The Fries executor run end to end on a pure-Python Spark, on shapes the Spark runs cannot
+afford and bookkeeping no output shows (issue 12, session 7).
+
+:class:`~conformance.fries_local_spark.LocalSpark` runs the executor's own stages, task files,
+control log and driver in this process. :func:`local_problem` runs two jobs in one executor
+(two partitions) and names the first broken promise (run by
+:mod:`conformance.fries.contracts_check`):
+
+* **Any depth.** A job whose operators form a chain 32 levels deep, with a request on its
+  first operator: stage ``L`` runs the objects of level ``L`` (``layout``'s docstring) and a
+  switch report (kind ``STATS``) is "passed to the end" (``task``'s docstring), whatever the
+  job's depth. The run must finish within a bounded number of batches, complete the request
+  (one delay reported) and conform (every oracle of :mod:`conformance.fries.oracles`). The
+  Spark runs draw dataflows a few levels deep: a report taken for a deep stage's input (the
+  request never completes, the job never ends) cannot show there.
+* **Restarts happen.** ``timing.restarts`` (``driver``'s docstring): "the batch in which a
+  job's ingestion reaches a listed count runs, then the job crashes before its commit and
+  recovers from its last commit (state, offset, requests: a request made after that commit is
+  made again, as attempt + 1)". The oracles see only the committed history, which a run
+  without the crash gives too, so every restart scenario of the Spark runs passes with the
+  crash skipped or misplaced. Checked from the batch plans and the committed history (a job
+  restarted after 4 and after 8 tuples, 4 a batch boundary, 8 the batch that makes its
+  request): walking the batches in order, a batch is rolled back (ran, never committed)
+  exactly when its ingestion reached a listed count not reached before; the tuples after the
+  last commit are ingested again; a job without listed restarts has every batch it ran
+  committed; and the restarted job still conforms.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from typing import Any
+
+DEPTH = 32
+BOUND = 40  # batches: the run needs about 6
+
+
+def _chain(depth: int, count: int, *, at: int, restarts: tuple[int, ...] = ()) -> dict[str, Any]:
+    """A scenario: source ``S`` -> ``O1`` -> ... -> ``O<depth>``, ``count`` tuples on 3 keys,
+    a request at ``at`` updating ``O1`` (order-sensitive folds at both ends)."""
+    names = [f"O{i}" for i in range(1, depth + 1)]
+    functions: dict[str, Any] = {name: {"op": "map", "mul": 1, "add": 1} for name in names}
+    functions[names[0]] = {"op": "fold", "mul": 3}
+    functions[names[-1]] = {"op": "fold", "mul": 5}
+    return {
+        "dataflow": {"operators": [{"name": "S", "kind": "source"}]
+                     + [{"name": name, "kind": "one-to-one"} for name in names],
+                     "edges": [[a, b] for a, b in zip(["S", *names], names)]},
+        "functions": functions,
+        "sources": {"S": [{"key": i % 3, "value": 7 * i + 1} for i in range(count)]},
+        "reconfigurations": [{"at": at, "updates": {names[0]: {"function": {"op": "fold", "mul": 2},
+                                                               "state": {"mul": 1, "add": 4}}}}],
+        "parallelism": {names[0]: 2},
+        "timing": {"restarts": list(restarts)},
+    }
+
+
+def local_problem() -> str | None:
+    """Run the two jobs of the module docstring; the first broken promise, or None."""
+    from conformance.fries.engines import _outcome
+    from conformance.fries.oracles import judge
+    from conformance.fries_local_spark import LocalSpark
+    from spark_impl.reconfig.api import collect_results, scenario_job
+    from spark_impl.reconfig.driver import Executor
+    from spark_impl.reconfig.results import ran_batches
+    from spark_impl.reconfig.task import load_plan
+    from spec.fries.scenario import scenario_from_json
+
+    scenarios = [scenario_from_json(_chain(DEPTH, 6, at=2), "deep"),
+                 scenario_from_json(_chain(2, 12, at=8, restarts=(4, 8)), "restarting")]
+    names = ("the job 32 levels deep", "the job restarted after 4 and 8 tuples")
+    directory = tempfile.mkdtemp(prefix="streamproof-local-")
+    try:
+        ex = Executor(LocalSpark(), [scenario_job(sc) for sc in scenarios], "fries", directory, partitions=2)
+        for _ in range(BOUND):
+            if ex.done():
+                break
+            ex.step()
+        if not ex.done():
+            unfinished = [names[s] for s, st in enumerate(ex.state) if st.live.phase != "done"]
+            return (f"{' and '.join(unfinished)} did not finish in {BOUND} batches (a run needs about 6): "
+                    "a request that never completes holds the job")
+        results = collect_results(ex)
+        ran = ran_batches(directory)
+        plans = {g: load_plan(directory, g) for g in ran}
+        for s, (scenario, result, name) in enumerate(zip(scenarios, results, names)):
+            if len(result.delays_ms) != len(scenario.reconfigurations) or result.rejected:
+                return (f"{name}: {len(result.delays_ms)} of {len(scenario.reconfigurations)} requests completed "
+                        f"(rejected: {list(result.rejected)})")
+            verdict = judge(scenario, _outcome(scenario, result.outputs, result.schedule, result.states,
+                                               result.delays_ms, result.rejected, result.senders))
+            if not verdict.ok:
+                return f"{name}: {verdict.failures[0].summary}"
+            found = _restart_problem(name, scenario, ex.state[s].committed.history,
+                                     {g: p.ranges[s] for g, p in plans.items() if s in p.active})
+            if found is not None:
+                return found
+        return None
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def _restart_problem(name: str, scenario: Any, history: list[int], ranges: dict[int, tuple[int, int]]) -> str | None:
+    """The restart bookkeeping of one job against the module docstring. ``ranges``: the
+    source tuples [lo, hi) each batch that ran the job ingested. Walking the batches in
+    order, a batch is rolled back (ran, never committed) exactly when its ingestion reached a
+    listed count not reached before; the tuples after the last commit are ingested again."""
+    count = sum(len(tuples) for tuples in scenario.sources.values())
+    pending = sorted(c for c in scenario.timing.restarts if c <= count)
+    committed = set(history)
+    for g in sorted(ranges):
+        due = [c for c in pending if ranges[g][1] >= c]
+        pending = [c for c in pending if c not in due]
+        if due and g in committed:
+            return (f"{name}: batch {g} ingested up to {ranges[g][1]} tuples, reaching the restart at {due[0]}, "
+                    "and was committed: the crash before its commit never happened")
+        if not due and g not in committed:
+            return (f"{name}: batch {g} (tuples {ranges[g][0]}..{ranges[g][1]}) ran and was never committed, "
+                    f"though it reached no listed restart ({list(scenario.timing.restarts)})")
+    ingested = sum(hi - lo for lo, hi in ranges.values())
+    if pending or (ingested <= count) != (not scenario.timing.restarts):
+        return (f"{name}: {ingested} source tuples ingested for {count} (restarts {list(scenario.timing.restarts)}, "
+                f"never reached: {pending}): a crash replays the tuples after the last commit, nothing else does")
+    return None

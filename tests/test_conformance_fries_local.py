@@ -1,0 +1,65 @@
+"""The Fries executor on the pure-Python Spark stand-in (:mod:`conformance.fries_local_spark`)
+and the suite's check that uses it (:mod:`conformance.fries_local_check`), without Spark: it
+passes on the executor and names the holdout survivors of session 7 it targets."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conformance import fries_local_check
+from conformance.fries_local_spark import LocalSpark
+
+
+def test_the_local_check_passes_on_the_executor() -> None:
+    assert fries_local_check.local_problem() is None
+
+
+def test_the_local_spark_shuffles_like_pyspark() -> None:
+    """``partitionBy(P, f)`` sends ``(k, v)`` to partition ``f(k) mod P``; ``collect`` reads
+    the partitions in order."""
+    sc = LocalSpark(3).sparkContext
+    rdd = sc.parallelize([], 3).mapPartitionsWithIndex(lambda i, _: [(i + 4, i), (7, -i)])
+    shuffled = rdd.partitionBy(3, lambda k: k).mapPartitionsWithIndex(lambda i, it: [(i, v) for _, v in it])
+    assert shuffled.collect() == [(0, 2), (1, 0), (1, 0), (1, -1), (1, -2), (2, 1)]
+    assert shuffled.values().filter(lambda v: v < 0).collect() == [-1, -2]
+
+
+def test_a_switch_report_taken_for_a_deep_stages_input_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Holdout survivor (session 7), layout.py 29 ``STATS_LEVEL = 1 << 30`` -> ``1 | 30`` (31):
+    stage 31 of a job 32 levels deep takes the switch reports for its own input and drops
+    them; the request never completes and the job never ends."""
+    monkeypatch.setattr("spark_impl.reconfig.task.STATS_LEVEL", 31)
+    found = fries_local_check.local_problem()
+    assert found is not None and "did not finish" in found
+
+
+def test_restarts_that_never_happen_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Holdout survivor (session 7), driver.py 360 ``prog.phase != "done"`` -> ``< "done"``
+    ("stream" and "flush" sort after "done": no restart ever happens)."""
+    from spark_impl.reconfig import driver
+
+    class Everything(set[int]):
+        def __contains__(self, item: object) -> bool:
+            return True
+
+    class NoRestarts(driver._Job):
+        def __init__(self, *args: Any) -> None:
+            super().__init__(*args)
+            self.restarts_done = Everything()
+
+    monkeypatch.setattr(driver, "_Job", NoRestarts)
+    found = fries_local_check.local_problem()
+    assert found is not None and "the crash before its commit never happened" in found
+
+
+@pytest.mark.parametrize("history, ranges, words", [
+    ([1, 2, 3], {1: (0, 4), 2: (4, 8), 3: (8, 8)}, "never happened"),                   # no crash
+    ([1, 3, 4], {1: (0, 4), 2: (4, 8), 3: (4, 8), 4: (8, 8)}, "never happened"),        # one batch late
+    ([2, 3], {1: (0, 2), 2: (0, 2), 3: (2, 8), 4: (8, 8)}, "reached no listed restart"),  # too early
+])
+def test_misplaced_crashes_are_named(history: list[int], ranges: dict[int, tuple[int, int]], words: str) -> None:
+    scenario: Any = type("S", (), {"sources": {"S": [0] * 8}, "timing": type("T", (), {"restarts": (4,)})()})()
+    found = fries_local_check._restart_problem("job", scenario, history, ranges)
+    assert found is not None and words in found
