@@ -17,23 +17,127 @@ directory as a ``file://`` URI (pyarrow's file system: the object-store code pat
   for the previous record, or for none when it is the only one, with a warning naming the
   record used (``streamproof.records``); the next append sets it aside as
   ``<seq>.rec.torn`` and never reuses its number; an altered newest record is refused.
+
+Session 7 (the class "a constant of a durable format, a branch only a damaged or concurrent
+store takes"; branch coverage of the default suite had records.py lines 102-104, 113, 129-130,
+204, 211, 243-244 and store.py's ``load`` on a URI never run):
+
+* the framing is the documented bytes (magic, 8-byte big-endian length, BLAKE2b-128, payload,
+  recomputed here); every strict prefix of a framed object (cut inside the magic, the length,
+  the digest or the payload; an empty file) is *torn*, every other damage (extended, another
+  first byte, a flipped payload or digest bit, a header claiming less) is refused as
+  *altered*, never taken for torn; a whole record that is not JSON is refused;
+* ``Store.load`` decodes an object once, serves it from the cache while it is unchanged, and
+  decodes a rewritten object again; ``stamp`` only for local objects;
+* a writer after an altered newest record numbers above it; a torn record under a torn newest
+  one is refused; a reader beside the writer lists again when a record vanishes between the
+  listing and the read (up to five attempts, then an error saying so).
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import tempfile
+from contextlib import contextmanager
+from typing import Iterator
 
 
 def records_problem() -> str | None:
     """None when the store and the record log keep their contract on both kinds of location
     (module docstring); else the first broken promise."""
+    problem = _frame_problem()
+    if problem is not None:
+        return f"framing: {problem}"
     with tempfile.TemporaryDirectory(prefix="streamproof-records-") as root:
         for where in (os.path.join(root, "local"), "file://" + os.path.join(root, "uri")):
-            problem = _store_problem(where) or _log_problem(where)
+            problem = (_store_problem(where) or _load_problem(where) or _log_problem(where)
+                       or _writer_problem(where) or _reader_problem(where))
             if problem is not None:
                 return f"{where.split(':')[0] if '://' in where else 'local'} store: {problem}"
+    return None
+
+
+def _frame_problem() -> str | None:
+    """The framing is the documented format (``spark_impl/records.py``'s docstring): magic +
+    8-byte big-endian length + BLAKE2b-128 digest + payload, recomputed here; every strict
+    prefix of a framed object is torn, every other damage is refused as corrupt (not torn)."""
+    from spark_impl.records import (PICKLE_MAGIC, RECORD_MAGIC, CorruptStateError, TornRecordError, frame,
+                                    parse_json_record, unframe)
+
+    payload = b'{"batch":7}'
+    for magic, documented in ((RECORD_MAGIC, b"streamproof-record/1\n"), (PICKLE_MAGIC, b"streamproof-pickle/1\n")):
+        want = (documented + len(payload).to_bytes(8, "big") + hashlib.blake2b(payload, digest_size=16).digest()
+                + payload)
+        if frame(payload, magic) != want:
+            return f"frame({payload!r}) is {frame(payload, magic)!r}, the documented bytes are {want!r}"
+        try:
+            whole = unframe("x", want, magic)
+        except CorruptStateError as error:
+            return f"a whole framed object was refused: {error.why}"
+        if whole != payload:
+            return f"unframe of a whole framed object gave {whole!r}"
+        header = len(documented) + 8 + 16
+        for cut in sorted({0, 1, len(documented) - 1, len(documented), len(documented) + 5, header - 1, header,
+                           len(want) - 1}):
+            try:
+                unframe("x", want[:cut], magic)
+            except TornRecordError:
+                continue
+            except CorruptStateError as error:
+                return f"a framed object cut to its first {cut} of {len(want)} bytes is refused as altered ({error.why}), not torn"
+            return f"a framed object cut to its first {cut} of {len(want)} bytes was accepted"
+        shorter = want[:len(documented)] + (len(payload) - 1).to_bytes(8, "big") + want[len(documented) + 8:]
+        for damaged, what in ((want + b"x", "extended by a byte"), (b"X" + want[1:], "with another first byte"),
+                              (want[:-1] + bytes([want[-1] ^ 1]), "with a payload bit flipped"),
+                              (want[:header - 1] + bytes([want[header - 1] ^ 1]) + want[header:], "with a digest bit flipped"),
+                              (shorter, "whose header says one payload byte less"), (b"Y", "of one other byte")):
+            try:
+                unframe("x", damaged, magic)
+            except TornRecordError:
+                return f"a framed object {what} is taken for torn (it would be skipped, not refused)"
+            except CorruptStateError:
+                continue
+            return f"a framed object {what} was accepted"
+    for bad in (b"{not json", b"\xff"):
+        try:
+            parse_json_record("x", frame(bad))
+        except TornRecordError:
+            return f"a whole record holding {bad!r} is taken for torn"
+        except CorruptStateError:
+            continue
+        return f"a record holding {bad!r} (not JSON) was accepted"
+    return None
+
+
+def _load_problem(where: str) -> str | None:
+    """``Store.load``: None for an absent object; decoded once and then served from the cache
+    while the object is unchanged; a rewritten object is decoded again (never served stale)."""
+    from spark_impl.lru import LRU
+    from spark_impl.store import Store
+
+    store = Store(where)
+    cache: LRU[tuple[object, ...], str] = LRU(4)
+    decoded: list[bytes] = []
+
+    def decode(data: bytes) -> str:
+        decoded.append(data)
+        return data.decode()
+
+    if store.load("cached", decode, cache) is not None or decoded:
+        return "load of an absent object was not None"
+    store.write_once("cached", b"one")
+    first, second = store.load("cached", decode, cache), store.load("cached", decode, cache)
+    if (first, second) != ("one", "one") or decoded != [b"one"]:
+        return f"load read {first!r}, {second!r}, decoding {decoded} (expected 'one' twice, decoded once)"
+    store.delete("cached")
+    store.write_once("cached", b"two!")
+    third = store.load("cached", decode, cache)
+    if third != "two!" or decoded != [b"one", b"two!"]:
+        return f"load after the object was rewritten gave {third!r} (decoded {decoded}): a stale cache entry"
+    if (store.stamp("cached") is None) != (not store.local) or store.stamp("absent") is not None:
+        return f"stamp is {store.stamp('cached')} for an object, {store.stamp('absent')} for none (local: {store.local})"
     return None
 
 
@@ -64,6 +168,18 @@ class _Warnings(logging.Handler):
         self.messages.append(record.getMessage())
 
 
+@contextmanager
+def _listening() -> Iterator[_Warnings]:
+    """The warnings of ``streamproof.records`` while inside (kept off the suite's output)."""
+    heard = _Warnings()
+    logger = logging.getLogger("streamproof.records")
+    logger.addHandler(heard)
+    try:
+        yield heard
+    finally:
+        logger.removeHandler(heard)
+
+
 def _log_problem(where: str) -> str | None:
     from spark_impl.records import CorruptStateError, RecordLog
     from spark_impl.store import Store
@@ -82,13 +198,8 @@ def _log_problem(where: str) -> str | None:
         assert data is not None
         store.delete(writer.name(before + 1))
         store.write_once(writer.name(before + 1), data[:-3])  # a strict prefix: a writer killed mid-write
-        heard = _Warnings()
-        logger = logging.getLogger("streamproof.records")
-        logger.addHandler(heard)
-        try:
+        with _listening() as heard:
             got = RecordLog(store, prefix).latest()
-        finally:
-            logger.removeHandler(heard)
         want = (before, {"n": before - 1}) if before else None
         named = f"({before})" if before else "(none: the log is empty)"
         if got != want or len(heard.messages) != 1 or named not in heard.messages[0]:
@@ -110,3 +221,89 @@ def _log_problem(where: str) -> str | None:
     except CorruptStateError:
         return None
     return f"an altered newest record was used: {value}"
+
+
+def _writer_problem(where: str) -> str | None:
+    """A writer after an altered newest record numbers above it (readers still refuse it); a
+    torn record under a torn newest one is refused, not skipped (module docstring of
+    ``spark_impl.records``)."""
+    from spark_impl.records import CorruptStateError, RecordLog
+    from spark_impl.store import Store
+
+    store = Store(where)
+    first = RecordLog(store, "altered-writer")
+    first.append({"n": 1})
+    data = store.read(first.name(1))
+    assert data is not None
+    store.delete(first.name(1))
+    store.write_once(first.name(1), data[:-1] + bytes([data[-1] ^ 1]))
+    seq = RecordLog(store, "altered-writer").append({"n": 2})
+    if seq != 2 or not store.exists(first.name(1)):
+        return f"a writer after an altered record 1 appended record {seq} (expected 2, record 1 kept)"
+    twice = RecordLog(store, "torn-twice")
+    for n in (1, 2):
+        twice.append({"n": n})
+    for n in (1, 2):
+        data = store.read(twice.name(n))
+        assert data is not None
+        store.delete(twice.name(n))
+        store.write_once(twice.name(n), data[:-2])
+    try:
+        got = RecordLog(store, "torn-twice").latest()
+    except CorruptStateError:
+        return None
+    return f"a torn record under a torn newest record was skipped: latest {got}"
+
+
+def _reader_problem(where: str) -> str | None:
+    """A reader beside the writer (``RecordLog.latest``): a record pruned between the listing and
+    the read makes it list again; a newest record that vanishes at every one of its five
+    attempts is an error saying so."""
+    from spark_impl.records import CorruptStateError, RecordLog
+    from spark_impl.store import Store
+
+    class Vanishing(Store):
+        """Reads of the names in ``gone`` find nothing, as many times as counted there."""
+
+        def __init__(self, location: str, gone: dict[str, int]) -> None:
+            super().__init__(location)
+            self.gone = gone
+            self.reads: list[str] = []
+
+        def read(self, name: str) -> bytes | None:
+            self.reads.append(name)
+            if self.gone.get(name, 0) > 0:
+                self.gone[name] -= 1
+                return None
+            return super().read(name)
+
+    writer = RecordLog(Store(where), "beside")
+    for n in (1, 2):
+        writer.append({"n": n})
+    for gone, want in (({writer.name(2): 1}, (2, {"n": 2})), ({writer.name(2): 4}, (2, {"n": 2}))):
+        try:
+            got = RecordLog(Vanishing(where, gone), "beside").latest()
+        except CorruptStateError as error:
+            return f"a newest record pruned between listing and reading ({gone}) was refused: {error.why}"
+        if got != want:
+            return f"a newest record pruned between listing and reading ({gone}) gave {got}, expected {want}"
+    always = Vanishing(where, {writer.name(2): 10**6})
+    try:
+        got = RecordLog(always, "beside").latest()
+    except CorruptStateError as error:
+        if "five times" not in error.why or always.reads.count(writer.name(2)) != 5:
+            return f"a newest record vanishing at every read: {error.why} after {len(always.reads)} reads (expected 5)"
+    else:
+        return f"a newest record vanishing at every read gave {got}"
+    data = Store(where).read(writer.name(2))
+    assert data is not None
+    Store(where).delete(writer.name(2))
+    Store(where).write_once(writer.name(2), data[:-2])  # torn newest; the previous one pruned once meanwhile
+    try:
+        with _listening() as heard:
+            got = RecordLog(Vanishing(where, {writer.name(1): 1}), "beside").latest()
+    except CorruptStateError as error:
+        return f"a torn newest record whose previous one vanished once, then read back, was refused: {error.why}"
+    if got != (1, {"n": 1}) or len(heard.messages) != 1:
+        return f"a torn newest record whose previous one vanished once, then read back, gave {got}, expected (1, ...)"
+    return None

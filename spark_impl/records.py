@@ -1,7 +1,10 @@
 """Checksummed objects and the commit protocol without rename (issue 14, item 5).
 
 **Framing.** Every object the executor reads back is ``magic`` + the payload's length (8 bytes,
-big endian) + its BLAKE2b-128 digest + the payload. :func:`unframe` checks all three, so a
+big endian) + its BLAKE2b-128 digest (``digest_size=16``, no key) + the payload, where ``magic``
+is the 21 bytes ``streamproof-record/1\n`` for a JSON record (:data:`RECORD_MAGIC`; the payload is
+compact UTF-8 JSON) and ``streamproof-pickle/1\n`` for a pickled object (:data:`PICKLE_MAGIC`) - a
+durable format, checked byte for byte by :mod:`conformance.records_check`. :func:`unframe` checks all three, so a
 truncated (torn), extended or altered object raises :class:`CorruptStateError` naming it and
 what is wrong: it is refused, never used (a flipped byte inside a pickled number or a JSON
 digit still parses). Task files (:mod:`spark_impl.reconfig.storage`) use their own magic.

@@ -16,8 +16,8 @@ import spark_impl.store as store
 from conformance.records_check import records_problem
 
 
-def _method_mutant(module: Any, cls: type, name: str, old: str, new: str) -> Any:
-    """Method ``cls.name`` compiled from its source with ``old`` replaced by ``new`` (once)."""
+def _method_mutant(module: Any, cls: Any, name: str, old: str, new: str) -> Any:
+    """Method ``cls.name`` (or a function of a module ``cls``) compiled from its source with ``old`` replaced by ``new`` (once)."""
     source = textwrap.dedent(inspect.getsource(getattr(cls, name)))
     assert source.count(old) == 1, old
     namespace = dict(vars(module))
@@ -42,3 +42,62 @@ def test_a_prefix_left_behind_on_a_uri_store_is_caught(monkeypatch: pytest.Monke
     monkeypatch.setattr(store.Store, "delete", mutant)
     found = records_problem()
     assert found is not None and found.startswith("file store: delete left objects behind"), found
+
+
+@pytest.mark.parametrize("old, new, seen", [
+    # records.py:core/ReplaceComparisonOperator_Lt_Eq:0 / _Gt:0 / _Is:0 (line 102): a file cut inside its magic is refused as altered
+    ("if len(data) < len(magic) and", "if len(data) == len(magic) and", "not torn"),
+    ("if len(data) < len(magic) and", "if len(data) > len(magic) and", "not torn"),
+    ("if len(data) < len(magic) and", "if len(data) is len(magic) and", "not torn"),
+    # records.py:core/ReplaceAndWithOr:0 (line 102): any short foreign file is taken for torn (and skipped)
+    ("len(data) < len(magic) and magic.startswith(data)", "len(data) < len(magic) or magic.startswith(data)",
+     "taken for torn"),
+    ("if len(payload) > length:", "if len(payload) >= length:", "a whole framed object was refused"),
+    ("if len(payload) > length:", "if len(payload) < length:", "one payload byte less was accepted"),
+    ("raise CorruptStateError(path, f\"longer than written", "raise TornRecordError(path, f\"longer than written",
+     "extended by a byte is taken for torn"),
+])
+def test_framing_mutants_are_caught(monkeypatch: pytest.MonkeyPatch, old: str, new: str, seen: str) -> None:
+    """Session 7: the framing's torn/altered split, a branch no Spark run takes (records.py
+    lines 102-104 and 112-113 were never executed by the default suite)."""
+    monkeypatch.setattr(records, "unframe", _method_mutant(records, records, "unframe", old, new))
+    found = records_problem()
+    assert found is not None and seen in found, found
+
+
+def test_a_changed_frame_constant_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(records, "_DIGEST", 17)
+    assert (records_problem() or "").startswith("framing: frame(")
+    monkeypatch.setattr(records, "_DIGEST", 16)
+    monkeypatch.setattr(records, "RECORD_MAGIC", b"streamproof-record/2\n")
+    monkeypatch.setattr(records, "frame", _method_mutant(records, records, "frame", "magic: bytes = RECORD_MAGIC",
+                                                         "magic: bytes = b'streamproof-record/2\\n'"))
+    assert (records_problem() or "").startswith("framing: frame(")
+
+
+@pytest.mark.parametrize("old, new, seen", [
+    # records.py:core/ReplaceContinueWithBreak:0 (line 204): a previous record pruned meanwhile ends the reader
+    ("continue  # pruned meanwhile", "break  # pruned meanwhile", "vanished once"),
+    ("for _ in range(5):", "for _ in range(4):", "pruned between listing and reading"),
+    ("for _ in range(5):", "for _ in range(6):", "expected 5"),
+    ("if value is not None:", "if value is not None or True:", "pruned between listing and reading"),
+])
+def test_a_reader_beside_the_writer_is_checked(monkeypatch: pytest.MonkeyPatch, old: str, new: str, seen: str) -> None:
+    monkeypatch.setattr(records.RecordLog, "latest", _method_mutant(records, records.RecordLog, "latest", old, new))
+    found = records_problem()
+    assert found is not None and seen in found, found
+
+
+def test_a_writer_after_an_altered_record_and_a_stale_load_are_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    # records.py:core/ExceptionReplacer (line 243): an altered newest record stops the writer
+    mutant = _method_mutant(records, records.RecordLog, "_recover", "except CorruptStateError:", "except KeyError:")
+    monkeypatch.setattr(records.RecordLog, "_recover", mutant)
+    with pytest.raises(records.CorruptStateError):  # the contracts check reports the raise
+        records_problem()
+    monkeypatch.undo()
+    # store.py load: an object store's cache keyed by the path alone serves a rewritten object stale
+    mutant = _method_mutant(store, store.Store, "load", "key = (path, hashlib.blake2b(data, digest_size=16).digest())",
+                            "key = (path,)")
+    monkeypatch.setattr(store.Store, "load", mutant)
+    found = records_problem()
+    assert found is not None and found.startswith("file store: load after the object was rewritten"), found
