@@ -74,6 +74,7 @@ def _malformed(event: dict[str, Any], beat: dict[str, Any], jobs: int) -> list[t
         ("a row without stream", without(event, "stream")), ("a row without ts", without(beat, "ts")),
         ("a row with an unknown key", {**beat, "heartbeats": True}),
         ("a row of a job out of range", {**beat, "job": jobs}), ("a row of job -1", {**event, "job": -1}),
+        ("a row of a job far out of range", {**event, "job": jobs + 3}),  # not only the bound itself (session 7)
         ("a row whose job is not an integer", {**beat, "job": "0"}),
         ("a row whose ts is not an integer", {**event, "ts": str(event["ts"])}),
         ("a row whose stream is not a string", {**beat, "stream": 0}),

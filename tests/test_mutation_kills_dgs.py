@@ -55,6 +55,17 @@ def test_a_row_with_event_and_heartbeat_or_heartbeat_false_is_refused(monkeypatc
     assert any("heartbeat" in p and "accepted" in p for p in contracts(FEW))
 
 
+def test_a_row_of_a_job_far_beyond_the_last_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Kills dgs/streaming_input.py:core/ReplaceComparisonOperator_Lt_IsNot:0 (line 54, ``0 <= job
+    < jobs`` -> ``0 <= job is not jobs``; the seed-10 training sample's survivor, session 7): the
+    rows refused were a job at the bound (``jobs``) and -1, where ``is not`` and ``<`` agree; a
+    job beyond the bound passed the check and crashed with IndexError instead of the row's
+    one-line InputError."""
+    _with(monkeypatch, "spark_impl.dgs.streaming_input", "parse_row", "if not 0 <= job < jobs:",
+          "if not 0 <= job is not jobs:")
+    assert any("a job far out of range" in p for p in contracts(FEW))
+
+
 @pytest.mark.parametrize("module, name, old, new, seen", [
     ("spark_impl.dgs.streaming_input", "receive", "item.ts <= last[0]", "item.ts < last[0]", "was accepted"),
     ("spark_impl.dgs.streaming_plan", "keyed_plan", "for b in tags[i + 1:]", "for b in tags[i + 2:]", "leaves own"),
