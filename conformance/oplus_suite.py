@@ -12,6 +12,8 @@ Checks, each on the same random scenarios (:mod:`conformance.generators.oplus`):
   :mod:`conformance.oplus_faults_check`);
 * ``spark-streaming O+ front end and batch API contracts vs their definitions`` (with the spark
   check; no Spark job, :mod:`conformance.oplus_live_contracts`);
+* ``spark-streaming O+ commit bookkeeping vs its definition`` (with the spark check; no Spark
+  job, :mod:`conformance.oplus_commit_check`);
 * ``spark_impl O+ handovers and run_scenario vs their definitions`` (with the spark check; one
   small batch, :mod:`conformance.oplus_handover_check`);
 * ``spark-streaming vs sequential``       (with the spark check) every case through the live
@@ -178,6 +180,9 @@ def run_oplus_suite(*, cases: int, seed: int, progress: Progress | None = None,
     from conformance.oplus_live_contracts import run_check as contracts_check
 
     contracts_check(drawn, result)  # Spark-free: the front end's and the batch API's refusals and rows
+    from conformance.oplus_commit_check import run_check as commit_check
+
+    commit_check(result, seed)  # Spark-free: the live query's commit records, replays, batch_ms, pruning
     check = CheckResult("spark vs sequential")
     result.checks.append(check)
     start = time.monotonic()

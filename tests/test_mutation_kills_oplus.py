@@ -173,3 +173,87 @@ def test_run_batch_refuses_a_cut_that_is_not_a_whole_number(per_round: Any) -> N
     with pytest.raises(InputError) as refused:
         run_batch(_BrokenSpark(False), [case], items_per_round=per_round)
     assert refused.value.where == "items_per_round"
+
+
+# --- session 7: conformance.oplus_commit_check and the batch driver's round plans ----------------
+# Ids at 15023ed (benchmarks/mutation.py); the training sample's survivors were driver.py
+# Sub_Add:0 (line 125 before round_plans existed) and streaming.py Mul_Add:1 (line 166).
+
+
+def _commit_problems(tmp: Path) -> list[str]:
+    from conformance.oplus_commit_check import check
+
+    return check(0)
+
+
+def test_the_commit_bookkeeping_and_the_round_plans_keep_their_definitions(tmp_path: Path) -> None:
+    from conformance.oplus_faults_check import fault_problem
+
+    assert _commit_problems(tmp_path) == [] and fault_problem() is None
+
+
+def test_round_plans_that_hand_the_next_watermark_as_the_previous_one_are_caught(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The training sample's survivor driver.py Sub_Add:0 (``watermark(r - 1)`` ->
+    ``watermark(r + 1)``): only ``drop-near-watermark`` reads ``previous``."""
+    import spark_impl.oplus.driver as driver
+    from conformance.oplus_faults_check import fault_problem
+
+    monkeypatch.setattr(driver, "round_plans", _mutant(driver, "round_plans", "f.watermark(r - 1)",
+                                                       "f.watermark(r + 1)"))
+    found = fault_problem()
+    assert found is not None and "round 0 of scenario 0" in found, found
+
+
+@pytest.mark.parametrize("cls, name, old, new, words", [
+    ("_Handler", "__call__", "* 1000.0", "+ 1000.0", "replayed in 1.25 s"),     # Mul_Add:1 (line 166)
+    ("_Handler", "__call__", "(time.perf_counter() - started)", "(time.perf_counter() % started)",
+     "replayed in 1.25 s"),                                                      # Sub_Mod:0 (line 166)
+    ("_Handler", "__call__", "len(run.batch_ms) > 1000", "len(run.batch_ms) >= 1000",
+     "replayed in 1.25 s"),                                                      # Gt_GtE:0 (line 167)
+    ("_Handler", "__call__", "batch_id <= last.batch", "batch_id < last.batch",
+     "committed batch 5002 raised"),                                             # LtE_Lt:0 (line 159)
+    ("_Handler", "_apply_requests", "del record.rescales[:-KEEP_RESCALES]", "del record.rescales[:+KEEP_RESCALES]",
+     "'rescales'"),                                                              # USub_UAdd (line 212)
+    ("_Handler", "_apply_requests", "at < wanted", "at <= wanted", "'parallelism'"),  # Lt_LtE (line 204)
+])
+def test_broken_foreach_batch_bookkeeping_is_caught(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, cls: str,
+                                                    name: str, old: str, new: str, words: str) -> None:
+    import types
+
+    owner = getattr(streaming, cls)
+    wrong = _method(owner, name, old, new)
+    if name == "__call__":  # the module's own globals: the check replaces streaming.time by its clock
+        wrong = types.FunctionType(wrong.__code__, vars(streaming), name, wrong.__defaults__)
+    monkeypatch.setattr(owner, name, wrong)
+    problems = _commit_problems(tmp_path)
+    assert any(words in p for p in problems), problems
+
+
+@pytest.mark.parametrize("module, name, old, new, words", [
+    ("spark_impl.oplus.streaming", "commit_batch", "prev.late.get(j, 0) + batch.late.get(j, 0)",
+     "prev.late.get(j, 0) - batch.late.get(j, 0)", "'late'"),                    # Add_Sub:1 (line 231)
+    ("spark_impl.oplus.streaming_log", "encode_time", "return None", "return 0", "written as"),
+    ("spark_impl.oplus.streaming_sink", "deliver_pending", "batch <= delivered", "batch < delivered",
+     "deliver_pending with batches"),                                            # LtE_Lt:0 (line 40)
+])
+def test_broken_commit_functions_are_caught(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, module: str, name: str,
+                                            old: str, new: str, words: str) -> None:
+    import importlib
+
+    found = importlib.import_module(module)
+    monkeypatch.setattr(found, name, _mutant(found, name, old, new))
+    problems = _commit_problems(tmp_path)
+    assert any(words in p for p in problems), problems
+
+
+@pytest.mark.parametrize("old, new", [("if b > delivered}", "if b >= delivered}"),
+                                      ("batches[-keep:]", "batches[-keep - 1:]"),
+                                      ("else b > delivered)", "else b >= delivered)"),
+                                      ('if sub == "state"', 'if sub != "state"')])
+def test_a_broken_prune_is_caught(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, old: str, new: str) -> None:
+    import spark_impl.oplus.streaming_log as streaming_log
+
+    monkeypatch.setattr(streaming_log.Log, "prune", _method(streaming_log.Log, "prune", old, new))
+    problems = _commit_problems(tmp_path)
+    assert any("prune(keep=" in p for p in problems), problems

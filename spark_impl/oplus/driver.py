@@ -122,8 +122,7 @@ def _run_rounds(sc: Any, parsed: list[Scenario], feeds: list[Feed], configs: lis
     try:
         for r in range(max((f.rounds for f in feeds), default=0)):
             active = [i for i, f in enumerate(feeds) if r < f.rounds]
-            plans = {i: ScenarioRound(configs[i], parallelism[i], feeds[i].watermark(r - 1),
-                                      feeds[i].watermark(r), drop) for i in active}
+            plans = round_plans(feeds, configs, parallelism, r, drop)
             items = [(i, item) for i in active for item in feeds[i].items(r)]
             start = time.perf_counter()
             states = _round(sc, states, partitions, items, plans, sink, r)
@@ -144,6 +143,16 @@ def _run_rounds(sc: Any, parsed: list[Scenario], feeds: list[Feed], configs: lis
     finally:
         states.unpersist()
     return result
+
+
+def round_plans(feeds: Sequence[Feed], configs: Sequence[OperatorConfig], parallelism: Sequence[int], r: int,
+                drop: bool) -> dict[int, ScenarioRound]:
+    """What round ``r`` tells the instances of every scenario still running (``r < rounds``):
+    its operator, the parallelism in force, the watermark after round ``r - 1`` (``previous``:
+    -inf before round 0; what the seeded fault ``drop-near-watermark`` compares with) and the
+    watermark after round ``r``."""
+    return {i: ScenarioRound(configs[i], parallelism[i], f.watermark(r - 1), f.watermark(r), drop)
+            for i, f in enumerate(feeds) if r < f.rounds}
 
 
 def _materialize(rdd: Any) -> Any:

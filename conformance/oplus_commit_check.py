@@ -1,0 +1,278 @@
+"""The live O+ query's commit bookkeeping against its definition (issue 12, session 7; no Spark).
+
+The live O+ check (:mod:`conformance.oplus_streaming`) judges the outputs, the emission rounds,
+the request log and ``rescaled``; the rest of what a commit record and ``foreachBatch`` keep
+is visible to a user (``status()``, ``batch_ms``, ``replayed``, the checkpoint's size) but was
+never compared with anything, and the suite's live cases never send a late tuple. This check
+drives the bookkeeping functions of :mod:`spark_impl.oplus.streaming` directly, on a checkpoint
+in a temporary directory (``python -c`` speed):
+
+* **commits** (:func:`~spark_impl.oplus.streaming.commit_batch`, :data:`COMMITS` batches of two
+  jobs with drawn watermarks, late counts, outputs and rescale requests, some at a future
+  watermark, some with none, some for the same job in one batch) against an independent model
+  of the definition (``status()``'s docstring, docs/spark.md "O+ on a live stream"): ``ran`` is
+  the previous record's ``parallelism``; a request is applied at the first batch whose job
+  watermark is finite and reaches it (any finite one when it has none), in id order, so a later
+  request of the same job in the same batch wins; ``rescales`` keeps the newest
+  ``KEEP_RESCALES`` rescales ``{request, job, batch, watermark, before, after}``; ``rescaled``
+  counts every one; ``late`` is the running sum of the batches' late tuples; ``applied`` keeps
+  the applied ids still listed under ``requests/``; the request log then keeps the pending
+  requests, the ``KEEP_APPLIED`` newest applied ones and the newest id; the record read back
+  from the checkpoint equals the one returned;
+* **the durable form** of a record: a watermark or bound is written as an int, ``None`` for
+  -inf and ``"inf"`` for +inf (``streaming_log.encode_time``'s docstring); a record with
+  infinite and finite times reads back equal;
+* **foreachBatch on a committed batch** (a replay after a crash; ``_Handler`` with a clock that
+  reads 0.5 then 1.75, so that ``now % start`` is not ``now - start``): nothing runs again, the batch id is listed in ``replayed`` and its
+  wall time is recorded in milliseconds (1250.0) in ``batch_ms``, which keeps the last 1000
+  calls (the oldest goes); a committed batch not yet delivered is delivered (no outputs: no
+  Spark job) and recorded once, under its own id; a crash asked for ``after-delivery`` fails
+  that call before the delivery is recorded, records no wall time, and the next call delivers
+  it; then the checkpoint is pruned with the query's ``keep``; ``deliver_pending`` delivers
+  only the committed batches after the last delivered one (no outputs: no Spark job);
+* **pruning** (:meth:`~spark_impl.oplus.streaming_log.Log.prune`, the module docstring's
+  "Bounded storage"): commit records older than the last ``keep`` and already delivered are
+  deleted, state parts of batches no retained commit names (an uncommitted newer batch's are
+  kept), outputs of delivered batches; objects not named ``b<digits>`` stay; two ``delivered``
+  records are kept.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+import shutil
+import tempfile
+import time
+from typing import Any
+
+from conformance.suite import CheckResult, FailureReport, SuiteResult
+
+#: Name of the check in the O+ suite.
+CHECK = "spark-streaming O+ commit bookkeeping vs its definition (no Spark)"
+#: Batches of the drawn commit sequence (enough to fill and slide both history windows).
+COMMITS = 40
+
+
+class _Clock:
+    """Stands in for the ``time`` module of :mod:`spark_impl.oplus.streaming`: fixed readings."""
+
+    def __init__(self, *readings: float) -> None:
+        self.readings = list(readings)
+
+    def perf_counter(self) -> float:
+        return self.readings.pop(0)
+
+
+class _Query:
+    def stop(self) -> None:
+        pass
+
+
+def _model_step(model: dict[str, Any], batch: int, watermark: dict[int, float]) -> list[dict[str, Any]]:
+    """Apply the definition's request rule to ``model`` for one batch; the rescales it made."""
+    made = []
+    for ident in sorted(model["listed"]):
+        job, size, wanted = model["requests"][ident]
+        at = watermark[job]
+        if ident in model["applied"] or math.isinf(at) or (wanted is not None and at < wanted):
+            continue
+        made.append({"request": ident, "job": job, "batch": batch, "watermark": int(at),
+                     "before": model["parallelism"][job], "after": size})
+        model["parallelism"][job] = size
+        model["rescaled"][job] = model["rescaled"].get(job, 0) + 1
+        model["applied"].append(ident)
+    return made
+
+
+def commit_problems(root: str, seed: int) -> list[str]:
+    """The commit sequence of the module docstring against the model."""
+    from spark_impl.oplus.streaming import KEEP_APPLIED, KEEP_RESCALES, OplusStreamingRun, commit_batch
+    from spark_impl.oplus.streaming_jobs import oplus_job
+    from spark_impl.oplus.streaming_log import Commit, Log
+
+    rng = random.Random(f"oplus-commits-{seed}")
+    jobs = [oplus_job("sliding-sum", 2, 4, parallelism=2), oplus_job("wordcount", 1, 2, parallelism=3)]
+    run = OplusStreamingRun(_Query(), jobs, Log(root))
+    sizes = {0: 2, 1: 3}
+    prev = Commit(-1, dict(sizes), dict(sizes), 0, watermark={0: -math.inf, 1: -math.inf})
+    model: dict[str, Any] = {"parallelism": dict(sizes), "rescaled": {}, "applied": [], "requests": {},
+                             "listed": set(), "late": {0: 0, 1: 0}, "rescales": []}
+    marks = {0: -math.inf, 1: -math.inf}
+    for batch in range(COMMITS):
+        for _ in range(rng.choice((0, 0, 1, 2, 3))):
+            job, size = rng.randrange(2), rng.randint(1, 5)
+            wanted = rng.choice((None, int(max(marks[job], 0)) + rng.randint(-3, 12)))
+            ident = run.rescale(size, job=job, watermark=wanted)
+            model["requests"][ident] = (job, size, wanted)
+            model["listed"].add(ident)
+        for job in marks:
+            if batch == COMMITS - 1:
+                marks[job] = math.inf
+            elif batch >= 2 + job and rng.random() < 0.8:
+                marks[job] = max(marks[job], 0) + rng.randint(0, 4)
+        late = {j: rng.choice((0, 0, 1, 3)) for j in marks}
+        bounds = {(j, 0): marks[j] for j in marks}
+        partitions, outputs = rng.randint(1, 5), rng.randint(0, 9)
+        record = commit_batch(run, prev, Commit(batch, {}, {}, partitions, dict(bounds), dict(marks), late=late,
+                                                outputs=outputs))
+        model["applied"] = [i for i in model["applied"] if i in model["listed"]]
+        ran = dict(model["parallelism"])
+        model["rescales"] = (model["rescales"] + _model_step(model, batch, marks))[-KEEP_RESCALES:]
+        model["late"] = {j: model["late"][j] + late[j] for j in marks}
+        want = Commit(batch, ran, dict(model["parallelism"]), partitions, bounds, dict(marks), list(model["applied"]),
+                      dict(model["late"]), outputs, list(model["rescales"]), dict(model["rescaled"]))
+        if record != want:
+            written, expected = record.to_json(), want.to_json()
+            differ = {k: (written.get(k), v) for k, v in expected.items() if written.get(k) != v} or (record, want)
+            return [f"batch {batch} of a drawn commit sequence (seed {seed}): commit_batch's record differs from the "
+                    f"definition in (got, expected) {differ}"]
+        stored = run.log.latest()
+        if stored != want:
+            return [f"batch {batch}: the commit record read back is {stored}, expected {want}"]
+        done = [i for i in sorted(model["listed"]) if i in model["applied"]]
+        newest = max(model["requests"], default=None)
+        model["listed"] -= {i for i in done[:max(0, len(done) - KEEP_APPLIED)] if i != newest}
+        listed = sorted(int(r["id"]) for r in run.log.requests())
+        if listed != sorted(model["listed"]):
+            return [f"batch {batch}: the request log keeps the ids {listed}, expected {sorted(model['listed'])} "
+                    f"(the pending ones, the {KEEP_APPLIED} newest applied ones, the newest id)"]
+        prev = record
+    return []
+
+
+def format_problems() -> list[str]:
+    """The durable form of times and records (module docstring)."""
+    import json
+
+    from spark_impl.oplus.streaming_log import Commit, decode_time, encode_time
+
+    found = []
+    for value, form in ((math.inf, "inf"), (-math.inf, None), (7.0, 7), (-3.0, -3), (0.0, 0)):
+        written = encode_time(value)
+        if written != form or type(written) is not type(form) or decode_time(json.loads(json.dumps(written))) != value:
+            found.append(f"the time {value} is written as {written!r} and read back as {decode_time(written)}, "
+                         f"expected {form!r}")
+    record = Commit(12, {0: 2, 1: 1}, {0: 3, 1: 1}, 3, {(0, 0): 5.0, (0, 1): math.inf, (1, 0): -math.inf},
+                    {0: 5.0, 1: -math.inf}, [4, 9], {0: 2, 1: 0}, 17,
+                    [{"request": 9, "job": 0, "batch": 12, "watermark": 5, "before": 2, "after": 3}], {0: 4})
+    back = Commit.from_json(json.loads(json.dumps(record.to_json())))
+    if back != record:
+        found.append(f"a commit record written and read back is {back}, expected {record}")
+    return found
+
+
+def handler_problems(root: str) -> list[str]:
+    """``foreachBatch`` on committed batches (module docstring)."""
+    import spark_impl.oplus.streaming as streaming
+    from spark_impl.oplus.streaming import OplusStreamingRun, SimulatedCrash, _Handler
+    from spark_impl.oplus.streaming_jobs import oplus_job
+    from spark_impl.oplus.streaming_log import Commit, Log
+    from spark_impl.oplus.streaming_sink import deliver_pending
+
+    run = OplusStreamingRun(_Query(), [oplus_job("sliding-sum", 2, 4)], Log(root))
+    handler = _Handler([run], None, None, frozenset(), 1)  # type: ignore[arg-type]  # no Spark, no sink reached
+    for batch in (5000, 5001):
+        run.log.write_commit(Commit(batch, {0: 1}, {0: 1}, 1, watermark={0: 7.0}))
+    run.log.mark_delivered(5000)
+    run.batch_ms = {b: 1.0 for b in range(1000)}
+    found = []
+
+    def call(batch: int, *readings: float) -> str | None:
+        clock = getattr(streaming, "time")
+        setattr(streaming, "time", _Clock(*readings))
+        try:
+            handler(None, batch)  # no DataFrame: a committed batch must not be run again
+            return None
+        except SimulatedCrash as crash:
+            return str(crash)
+        except Exception as error:  # noqa: BLE001 - anything else is a finding
+            found.append(f"foreachBatch on the committed batch {batch} raised {type(error).__name__}: {error}")
+            return None
+        finally:
+            setattr(streaming, "time", clock)
+
+    call(5000, 0.5, 1.75)
+    if run.replayed != [5000] or len(run.batch_ms) != 1000 or 0 in run.batch_ms or run.batch_ms.get(5000) != 1250.0:
+        found.append(f"the committed batch 5000 replayed in 1.25 s (after 1000 earlier calls) left replayed "
+                     f"{run.replayed}, {len(run.batch_ms)} wall times, the oldest "
+                     f"{min(run.batch_ms) if run.batch_ms else None}, batch 5000's {run.batch_ms.get(5000)} ms "
+                     "(expected [5000], 1000, 1, 1250.0)")
+    if run.log.delivered() != 5001 or run.log.committed() != [5001]:
+        found.append(f"after the replay of batch 5000 the delivered batch is {run.log.delivered()} and the commits "
+                     f"kept {run.log.committed()} (expected 5001: committed, not yet delivered; keep=1: [5001])")
+    run.log.write_commit(Commit(5002, {0: 1}, {0: 1}, 1, watermark={0: 8.0}))
+    run.crash_at("after-delivery")
+    crashed = call(5002, 0.25)
+    if crashed is None or run.log.delivered() != 5001 or 5002 in run.batch_ms:
+        found.append(f"a crash asked for after the delivery of batch 5002: {crashed or 'no crash'}, delivered "
+                     f"{run.log.delivered()}, wall time {run.batch_ms.get(5002)} (expected a crash, 5001, none)")
+    call(5002, 0.5, 1.0)
+    if (run.log.delivered(), run.replayed[-2:], run.batch_ms.get(5002)) != (5002, [5002, 5002], 500.0):
+        found.append(f"the call after the crash left delivered {run.log.delivered()}, replayed {run.replayed}, "
+                     f"wall time {run.batch_ms.get(5002)} (expected 5002, [..., 5002, 5002], 500.0)")
+    run.log.write_commit(Commit(5003, {0: 1}, {0: 1}, 1, watermark={0: 9.0}))
+    sent = deliver_pending(None, run.log, None)  # type: ignore[arg-type]  # no outputs: no Spark, no sink
+    if sent != [5003] or run.log.delivered() != 5003:
+        found.append(f"deliver_pending with batches 5002-5003 committed and 5002 delivered delivered {sent} "
+                     f"(expected [5003]: only what the delivered log is behind)")
+    return found
+
+
+def prune_problems(root: str) -> list[str]:
+    """:meth:`Log.prune` against the module docstring, twice (``keep`` 2 and 1)."""
+    from spark_impl.oplus.streaming_log import Commit, Log, write_part
+    from spark_impl.records import write_pickle_record
+
+    found = []
+    for keep, delivered in ((2, 6), (1, 9)):
+        where = os.path.join(root, f"keep{keep}")
+        log = Log(where)
+        for batch in range(10):
+            log.write_commit(Commit(batch, {0: 1}, {0: 1}, 1))
+        for batch in range(11):  # batch 10: written by a round, not committed yet
+            for kind in ("state", "out"):
+                write_part(log.location, kind, batch, 0, [batch])
+        for kind in ("state", "out"):
+            write_pickle_record(log.store, f"{kind}/other/p00000.pkl", [0])
+        for batch in (delivered - 2, delivered - 1, delivered):
+            log.mark_delivered(batch)
+        log.prune(keep)
+        kept = sorted(set(range(10 - keep, 10)) | set(range(delivered + 1, 10)))
+        want = {"commits": kept, "state": kept + [10], "out": list(range(delivered + 1, 11))}
+        got = {"commits": log.committed()}
+        for kind in ("state", "out"):
+            names = log.store.list(kind)
+            got[kind] = sorted(int(n[1:]) for n in names if n != "other")
+            if "other" not in names:
+                found.append(f"prune(keep={keep}) deleted {kind}/other (not a batch's objects)")
+        if got != want or len(log.deliveries.sequences()) != 2:
+            found.append(f"prune(keep={keep}) with batches 0-9 committed, 0-{delivered} delivered and batch 10's "
+                         f"parts written kept {got} and {len(log.deliveries.sequences())} delivered records, "
+                         f"expected {want} and 2")
+    return found
+
+
+def check(seed: int) -> list[str]:
+    """Every problem of the module docstring's contracts (empty: all kept)."""
+    root = tempfile.mkdtemp(prefix="streamproof-oplus-commits-")
+    try:
+        parts = [os.path.join(root, n) for n in ("commits", "handler", "prune")]
+        return commit_problems(parts[0], seed) + format_problems() + handler_problems(parts[1]) + prune_problems(parts[2])
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def run_check(result: SuiteResult, seed: int) -> None:
+    """Append the check (a failure reports the first five problems) to ``result``."""
+    start = time.monotonic()
+    try:
+        found = check(seed)
+    except Exception as error:  # noqa: BLE001 - a crash of the bookkeeping's code is a finding
+        found = [f"raised {type(error).__name__}: {error}"]
+    checked = CheckResult(CHECK, cases=4, failed=len(found), elapsed_s=time.monotonic() - start)
+    result.checks.append(checked)
+    if found:
+        checked.oracle_failures["contract"] += len(found)
+        result.failures.append(FailureReport(CHECK, 0, ("contract",), found[0], 1, 1, 0, {"problems": found[:5]}))
