@@ -63,3 +63,15 @@ def test_misplaced_crashes_are_named(history: list[int], ranges: dict[int, tuple
     scenario: Any = type("S", (), {"sources": {"S": [0] * 8}, "timing": type("T", (), {"restarts": (4,)})()})()
     found = fries_local_check._restart_problem("job", scenario, history, ranges)
     assert found is not None and words in found
+
+
+def test_the_suites_contracts_check_runs_the_local_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The local check is wired into the Fries suite's Spark-free contracts check (a first
+    version of session 7 imported it without running it)."""
+    from conformance.fries.contracts_check import run_contracts_check
+    from conformance.suite import SuiteResult
+
+    monkeypatch.setattr("spark_impl.reconfig.task.STATS_LEVEL", 31)
+    result = SuiteResult("fries", "spark", 0)
+    assert run_contracts_check(result)
+    assert any("did not finish" in failure.explanation for failure in result.failures)

@@ -162,7 +162,8 @@ def run_contracts_check(result: "SuiteResult") -> bool:
 
     for name, find in (("keys", key_problem), ("faults", fault_problem), ("sources", source_problem),
                        ("model", model_problem), ("control", control_problem), ("refusals", refusal_problem),
-                       ("records", records_problem), ("hash", hash_problem)):
+                       ("records", records_problem), ("hash", hash_problem),
+                       ("local", local_problem)):
         try:
             found = find()
         except Exception as error:  # noqa: BLE001 - a crash of the executor's code is a finding
