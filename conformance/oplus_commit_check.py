@@ -13,18 +13,20 @@ in a temporary directory (``python -c`` speed):
   of the definition (``status()``'s docstring, docs/spark.md "O+ on a live stream"): ``ran`` is
   the previous record's ``parallelism``; a request is applied at the first batch whose job
   watermark is finite and reaches it (any finite one when it has none), in id order, so a later
-  request of the same job in the same batch wins; ``rescales`` keeps the newest
-  ``KEEP_RESCALES`` rescales ``{request, job, batch, watermark, before, after}``; ``rescaled``
-  counts every one; ``late`` is the running sum of the batches' late tuples; ``applied`` keeps
-  the applied ids still listed under ``requests/``; the request log then keeps the pending
-  requests, the ``KEEP_APPLIED`` newest applied ones and the newest id; the record read back
-  from the checkpoint equals the one returned;
+  request of the same job in the same batch wins; ``rescales`` keeps the newest 8 rescales
+  (:data:`HISTORY`, ``KEEP_RESCALES``) ``{request, job, batch, watermark, before, after}``;
+  ``rescaled`` counts every one; ``late`` is the running sum of the batches' late tuples (a
+  batch's summary lists only jobs with late tuples); ``applied`` keeps the applied ids still
+  listed under ``requests/``; the request log then keeps the pending requests, the 8 newest
+  applied ones (``KEEP_APPLIED``) and the newest id; the record read back from the checkpoint
+  equals the one returned;
 * **the durable form** of a record: a watermark or bound is written as an int, ``None`` for
   -inf and ``"inf"`` for +inf (``streaming_log.encode_time``'s docstring); a record with
   infinite and finite times reads back equal;
 * **foreachBatch on a committed batch** (a replay after a crash; ``_Handler`` with a clock that
-  reads 0.5 then 1.75, so that ``now % start`` is not ``now - start``): nothing runs again, the batch id is listed in ``replayed`` and its
-  wall time is recorded in milliseconds (1250.0) in ``batch_ms``, which keeps the last 1000
+  reads 0.5 then 1.75, so that ``now % start`` is not ``now - start``): nothing runs again,
+  the batch id is listed in ``replayed`` and its wall time is recorded in milliseconds
+  (1250.0) in ``batch_ms`` (empty before the process's first call), which keeps the last 1000
   calls (the oldest goes); a committed batch not yet delivered is delivered (no outputs: no
   Spark job) and recorded once, under its own id; a crash asked for ``after-delivery`` fails
   that call before the delivery is recorded, records no wall time, and the next call delivers
@@ -53,6 +55,10 @@ from conformance.suite import CheckResult, FailureReport, SuiteResult
 CHECK = "spark-streaming O+ commit bookkeeping vs its definition (no Spark)"
 #: Batches of the drawn commit sequence (enough to fill and slide both history windows).
 COMMITS = 40
+#: The history a commit record and ``requests/`` keep: "the last 8 rescales (``KEEP_RESCALES``)",
+#: "the last 8 applied ones (``KEEP_APPLIED``)" (docs/spark.md, "O+ on a live stream": the
+#: bounded-storage paragraph and ``run.status()``).
+HISTORY = 8
 
 
 class _Clock:
@@ -88,7 +94,7 @@ def _model_step(model: dict[str, Any], batch: int, watermark: dict[int, float]) 
 
 def commit_problems(root: str, seed: int) -> list[str]:
     """The commit sequence of the module docstring against the model."""
-    from spark_impl.oplus.streaming import KEEP_APPLIED, KEEP_RESCALES, OplusStreamingRun, commit_batch
+    from spark_impl.oplus.streaming import OplusStreamingRun, commit_batch
     from spark_impl.oplus.streaming_jobs import oplus_job
     from spark_impl.oplus.streaming_log import Commit, Log
 
@@ -112,15 +118,16 @@ def commit_problems(root: str, seed: int) -> list[str]:
                 marks[job] = math.inf
             elif batch >= 2 + job and rng.random() < 0.8:
                 marks[job] = max(marks[job], 0) + rng.randint(0, 4)
-        late = {j: rng.choice((0, 0, 1, 3)) for j in marks}
+        drawn = {j: rng.choice((0, 0, 1, 3)) for j in marks}
+        late = {j: n for j, n in drawn.items() if n or rng.random() < 0.5}  # a summary lists jobs with late tuples
         bounds = {(j, 0): marks[j] for j in marks}
         partitions, outputs = rng.randint(1, 5), rng.randint(0, 9)
         record = commit_batch(run, prev, Commit(batch, {}, {}, partitions, dict(bounds), dict(marks), late=late,
                                                 outputs=outputs))
         model["applied"] = [i for i in model["applied"] if i in model["listed"]]
         ran = dict(model["parallelism"])
-        model["rescales"] = (model["rescales"] + _model_step(model, batch, marks))[-KEEP_RESCALES:]
-        model["late"] = {j: model["late"][j] + late[j] for j in marks}
+        model["rescales"] = (model["rescales"] + _model_step(model, batch, marks))[-HISTORY:]
+        model["late"] = {j: model["late"][j] + drawn[j] for j in marks}
         want = Commit(batch, ran, dict(model["parallelism"]), partitions, bounds, dict(marks), list(model["applied"]),
                       dict(model["late"]), outputs, list(model["rescales"]), dict(model["rescaled"]))
         if record != want:
@@ -133,11 +140,11 @@ def commit_problems(root: str, seed: int) -> list[str]:
             return [f"batch {batch}: the commit record read back is {stored}, expected {want}"]
         done = [i for i in sorted(model["listed"]) if i in model["applied"]]
         newest = max(model["requests"], default=None)
-        model["listed"] -= {i for i in done[:max(0, len(done) - KEEP_APPLIED)] if i != newest}
+        model["listed"] -= {i for i in done[:max(0, len(done) - HISTORY)] if i != newest}
         listed = sorted(int(r["id"]) for r in run.log.requests())
         if listed != sorted(model["listed"]):
             return [f"batch {batch}: the request log keeps the ids {listed}, expected {sorted(model['listed'])} "
-                    f"(the pending ones, the {KEEP_APPLIED} newest applied ones, the newest id)"]
+                    f"(the pending ones, the {HISTORY} newest applied ones, the newest id)"]
         prev = record
     return []
 
@@ -176,7 +183,6 @@ def handler_problems(root: str) -> list[str]:
     for batch in (5000, 5001):
         run.log.write_commit(Commit(batch, {0: 1}, {0: 1}, 1, watermark={0: 7.0}))
     run.log.mark_delivered(5000)
-    run.batch_ms = {b: 1.0 for b in range(1000)}
     found = []
 
     def call(batch: int, *readings: float) -> str | None:
@@ -194,14 +200,18 @@ def handler_problems(root: str) -> list[str]:
             setattr(streaming, "time", clock)
 
     call(5000, 0.5, 1.75)
-    if run.replayed != [5000] or len(run.batch_ms) != 1000 or 0 in run.batch_ms or run.batch_ms.get(5000) != 1250.0:
-        found.append(f"the committed batch 5000 replayed in 1.25 s (after 1000 earlier calls) left replayed "
-                     f"{run.replayed}, {len(run.batch_ms)} wall times, the oldest "
-                     f"{min(run.batch_ms) if run.batch_ms else None}, batch 5000's {run.batch_ms.get(5000)} ms "
-                     "(expected [5000], 1000, 1, 1250.0)")
+    if run.replayed != [5000] or run.batch_ms != {5000: 1250.0}:
+        found.append(f"the committed batch 5000 replayed in 1.25 s (the process's first call) left replayed "
+                     f"{run.replayed}, batch_ms {run.batch_ms} (expected [5000], {{5000: 1250.0}})")
     if run.log.delivered() != 5001 or run.log.committed() != [5001]:
         found.append(f"after the replay of batch 5000 the delivered batch is {run.log.delivered()} and the commits "
                      f"kept {run.log.committed()} (expected 5001: committed, not yet delivered; keep=1: [5001])")
+    run.batch_ms = {b: 1.0 for b in range(1000)}
+    call(5001, 0.5, 1.75)
+    if len(run.batch_ms) != 1000 or 0 in run.batch_ms or run.batch_ms.get(5001) != 1250.0:
+        found.append(f"batch 5001 replayed in 1.25 s after 1000 earlier calls left {len(run.batch_ms)} wall times, "
+                     f"the oldest {min(run.batch_ms) if run.batch_ms else None}, its own {run.batch_ms.get(5001)} ms "
+                     "(expected 1000, 1, 1250.0: the last 1000 calls)")
     run.log.write_commit(Commit(5002, {0: 1}, {0: 1}, 1, watermark={0: 8.0}))
     run.crash_at("after-delivery")
     crashed = call(5002, 0.25)
@@ -209,9 +219,9 @@ def handler_problems(root: str) -> list[str]:
         found.append(f"a crash asked for after the delivery of batch 5002: {crashed or 'no crash'}, delivered "
                      f"{run.log.delivered()}, wall time {run.batch_ms.get(5002)} (expected a crash, 5001, none)")
     call(5002, 0.5, 1.0)
-    if (run.log.delivered(), run.replayed[-2:], run.batch_ms.get(5002)) != (5002, [5002, 5002], 500.0):
+    if (run.log.delivered(), run.replayed, run.batch_ms.get(5002)) != (5002, [5000, 5001, 5002, 5002], 500.0):
         found.append(f"the call after the crash left delivered {run.log.delivered()}, replayed {run.replayed}, "
-                     f"wall time {run.batch_ms.get(5002)} (expected 5002, [..., 5002, 5002], 500.0)")
+                     f"wall time {run.batch_ms.get(5002)} (expected 5002, [5000, 5001, 5002, 5002], 500.0)")
     run.log.write_commit(Commit(5003, {0: 1}, {0: 1}, 1, watermark={0: 9.0}))
     sent = deliver_pending(None, run.log, None)  # type: ignore[arg-type]  # no outputs: no Spark, no sink
     if sent != [5003] or run.log.delivered() != 5003:

@@ -210,12 +210,16 @@ def test_round_plans_that_hand_the_next_watermark_as_the_previous_one_are_caught
     ("_Handler", "__call__", "(time.perf_counter() - started)", "(time.perf_counter() % started)",
      "replayed in 1.25 s"),                                                      # Sub_Mod:0 (line 166)
     ("_Handler", "__call__", "len(run.batch_ms) > 1000", "len(run.batch_ms) >= 1000",
-     "replayed in 1.25 s"),                                                      # Gt_GtE:0 (line 167)
+     "after 1000 earlier calls"),                                                # Gt_GtE:0 (line 167)
+    ("_Handler", "__call__", "len(run.batch_ms) > 1000", "len(run.batch_ms) != 1000",
+     "raised StopIteration"),                                                      # Gt_GtE:0 (line 167)
     ("_Handler", "__call__", "batch_id <= last.batch", "batch_id < last.batch",
      "committed batch 5002 raised"),                                             # LtE_Lt:0 (line 159)
     ("_Handler", "_apply_requests", "del record.rescales[:-KEEP_RESCALES]", "del record.rescales[:+KEEP_RESCALES]",
      "'rescales'"),                                                              # USub_UAdd (line 212)
     ("_Handler", "_apply_requests", "at < wanted", "at <= wanted", "'parallelism'"),  # Lt_LtE (line 204)
+    ("_Handler", "_apply_requests", "del record.rescales[:-KEEP_RESCALES]", "del record.rescales[:-KEEP_RESCALES - 1]",
+     "'rescales'"),                                                              # a window of 9, not 8
 ])
 def test_broken_foreach_batch_bookkeeping_is_caught(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, cls: str,
                                                     name: str, old: str, new: str, words: str) -> None:
@@ -233,6 +237,10 @@ def test_broken_foreach_batch_bookkeeping_is_caught(monkeypatch: pytest.MonkeyPa
 @pytest.mark.parametrize("module, name, old, new, words", [
     ("spark_impl.oplus.streaming", "commit_batch", "prev.late.get(j, 0) + batch.late.get(j, 0)",
      "prev.late.get(j, 0) - batch.late.get(j, 0)", "'late'"),                    # Add_Sub:1 (line 231)
+    ("spark_impl.oplus.streaming", "commit_batch", "batch.late.get(j, 0)", "batch.late.get(j, 1)",
+     "'late'"),                                                                  # NumberReplacer:28 (line 231)
+    ("spark_impl.oplus.streaming", "compact_requests", "len(applied) - KEEP_APPLIED", "len(applied) - KEEP_APPLIED + 1",
+     "the request log keeps"),                                                   # 7 applied kept, not 8
     ("spark_impl.oplus.streaming_log", "encode_time", "return None", "return 0", "written as"),
     ("spark_impl.oplus.streaming_sink", "deliver_pending", "batch <= delivered", "batch < delivered",
      "deliver_pending with batches"),                                            # LtE_Lt:0 (line 40)
