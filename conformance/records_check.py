@@ -67,7 +67,9 @@ def _frame_problem() -> str | None:
                                     parse_json_record, unframe)
 
     payload = b'{"batch":7}'
-    for magic, documented in ((RECORD_MAGIC, b"streamproof-record/1\n"), (PICKLE_MAGIC, b"streamproof-pickle/1\n")):
+    other = b"a caller's magic, 24 B.\n"  # unframe takes any magic (task files: 24 bytes; 21 | 8 == 21 + 8, 24 | 8 != 24 + 8)
+    for magic, documented in ((RECORD_MAGIC, b"streamproof-record/1\n"), (PICKLE_MAGIC, b"streamproof-pickle/1\n"),
+                              (other, other)):
         want = (documented + len(payload).to_bytes(8, "big") + hashlib.blake2b(payload, digest_size=16).digest()
                 + payload)
         if frame(payload, magic) != want:
@@ -92,7 +94,9 @@ def _frame_problem() -> str | None:
         for damaged, what in ((want + b"x", "extended by a byte"), (b"X" + want[1:], "with another first byte"),
                               (want[:-1] + bytes([want[-1] ^ 1]), "with a payload bit flipped"),
                               (want[:header - 1] + bytes([want[header - 1] ^ 1]) + want[header:], "with a digest bit flipped"),
-                              (shorter, "whose header says one payload byte less"), (b"Y", "of one other byte")):
+                              (shorter, "whose header says one payload byte less"), (b"Y", "of one other byte"),
+                              (want[:header - 16] + bytes(16) + want[header:], "whose digest is all zero bytes"),
+                              (want[:header - 16] + b"\xff" * 16 + want[header:], "whose digest is all 0xff bytes")):
             try:
                 unframe("x", damaged, magic)
             except TornRecordError:

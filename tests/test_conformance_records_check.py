@@ -56,6 +56,16 @@ def test_a_prefix_left_behind_on_a_uri_store_is_caught(monkeypatch: pytest.Monke
     ("if len(payload) > length:", "if len(payload) < length:", "one payload byte less was accepted"),
     ("raise CorruptStateError(path, f\"longer than written", "raise TornRecordError(path, f\"longer than written",
      "extended by a byte is taken for torn"),
+    # records.py:core/ReplaceComparisonOperator_NotEq_Gt:0 (line 117): a digest mismatch in one direction accepted
+    ("if _digest(payload) != data[", "if _digest(payload) > data[", "digest is all 0xff bytes was accepted"),
+    ("if _digest(payload) != data[", "if _digest(payload) < data[", "was accepted"),
+    # records.py:core/ReplaceBinaryOperator_Add_BitOr:5 / _BitXor:5 (line 111): equal to + for the 21-byte magics
+    # of records and pickles (21 | 8 == 21 + 8), not for a 24-byte one (task files: every one refused)
+    ("data[len(magic):len(magic) + _LENGTH]", "data[len(magic):len(magic) | _LENGTH]", "a whole framed object was refused"),
+    ("data[len(magic):len(magic) + _LENGTH]", "data[len(magic):len(magic) ^ _LENGTH]", "a whole framed object was refused"),
+    # records.py:core/ReplaceBinaryOperator_Add_BitOr:6 / _BitXor:6 (line 117): the digest read from the wrong bytes
+    ("data[len(magic) + _LENGTH:header]", "data[len(magic) | _LENGTH:header]", "a whole framed object was refused"),
+    ("data[len(magic) + _LENGTH:header]", "data[len(magic) ^ _LENGTH:header]", "a whole framed object was refused"),
 ])
 def test_framing_mutants_are_caught(monkeypatch: pytest.MonkeyPatch, old: str, new: str, seen: str) -> None:
     """Session 7: the framing's torn/altered split, a branch no Spark run takes (records.py
