@@ -104,6 +104,12 @@ def _frame_problem() -> str | None:
             except CorruptStateError:
                 continue
             return f"a framed object {what} was accepted"
+    try:
+        empty = unframe("x", frame(b""))
+    except CorruptStateError as error:
+        return f"a framed empty payload was refused: {error.why}"
+    if empty != b"":
+        return f"a framed empty payload read back as {empty!r}"
     for bad in (b"{not json", b"\xff"):
         try:
             parse_json_record("x", frame(bad))

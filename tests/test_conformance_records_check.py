@@ -56,6 +56,8 @@ def test_a_prefix_left_behind_on_a_uri_store_is_caught(monkeypatch: pytest.Monke
     ("if len(payload) > length:", "if len(payload) < length:", "one payload byte less was accepted"),
     ("raise CorruptStateError(path, f\"longer than written", "raise TornRecordError(path, f\"longer than written",
      "extended by a byte is taken for torn"),
+    # records.py:core/ReplaceComparisonOperator_Lt_LtE:1 (line 109): an empty payload taken for a torn header
+    ("if len(data) < header:", "if len(data) <= header:", "empty payload was refused"),
     # records.py:core/ReplaceComparisonOperator_NotEq_Gt:0 (line 117): a digest mismatch in one direction accepted
     ("if _digest(payload) != data[", "if _digest(payload) > data[", "digest is all 0xff bytes was accepted"),
     ("if _digest(payload) != data[", "if _digest(payload) < data[", "was accepted"),
