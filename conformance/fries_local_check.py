@@ -3,7 +3,7 @@ afford and bookkeeping no output shows (issue 12, session 7).
 
 :class:`~conformance.fries_local_spark.LocalSpark` runs the executor's own stages, task files,
 control log and driver in this process. :func:`local_problem` runs two jobs in one executor
-(two partitions) and names the first broken promise (run by
+(two partitions), then a third afresh on the same directory, and names the first broken promise (run by
 :mod:`conformance.fries.contracts_check`):
 
 * **Any depth.** A job whose operators form a chain 32 levels deep, with a request on its
@@ -24,6 +24,11 @@ control log and driver in this process. :func:`local_problem` runs two jobs in o
   exactly when its ingestion reached a listed count not reached before; the tuples after the
   last commit are ingested again; a job without listed restarts has every batch it ran
   committed; and the restarted job still conforms.
+* **A directory used afresh.** A new executor (no resume) on the checkpoint directory of the
+  runs above (``task.load_plan``'s docstring: "a checkpoint directory used afresh rewrites"
+  the plans) runs a job 2 levels deep: its results are read from its own batches, levels and
+  partitions only (``results``), never from the deeper run's task files still on the
+  directory, and conform.
 """
 
 from __future__ import annotations
@@ -57,48 +62,64 @@ def _chain(depth: int, count: int, *, at: int, restarts: tuple[int, ...] = ()) -
 
 
 def local_problem() -> str | None:
-    """Run the two jobs of the module docstring; the first broken promise, or None."""
-    from conformance.fries.engines import _outcome
-    from conformance.fries.oracles import judge
-    from conformance.fries_local_spark import LocalSpark
-    from spark_impl.reconfig.api import collect_results, scenario_job
-    from spark_impl.reconfig.driver import Executor
-    from spark_impl.reconfig.results import ran_batches
-    from spark_impl.reconfig.task import load_plan
+    """Run the jobs of the module docstring; the first broken promise, or None."""
     from spec.fries.scenario import scenario_from_json
 
-    scenarios = [scenario_from_json(_chain(DEPTH, 6, at=2), "deep"),
-                 scenario_from_json(_chain(2, 12, at=8, restarts=(4, 8)), "restarting")]
-    names = ("the job 32 levels deep", "the job restarted after 4 and 8 tuples")
     directory = tempfile.mkdtemp(prefix="streamproof-local-")
+    runs = [{"the job 32 levels deep": scenario_from_json(_chain(DEPTH, 6, at=2), "deep"),
+             "the job restarted after 4 and 8 tuples": scenario_from_json(_chain(2, 12, at=8, restarts=(4, 8)),
+                                                                         "restarting")},
+            # afresh: the deeper run's task files are still on the directory
+            {"a job 2 levels deep run afresh on the directory of a deeper run": scenario_from_json(
+                _chain(2, 6, at=3), "afresh")}]
     try:
-        ex = Executor(LocalSpark(), [scenario_job(sc) for sc in scenarios], "fries", directory, partitions=2)
-        for _ in range(BOUND):
-            if ex.done():
-                break
-            ex.step()
-        if not ex.done():
-            unfinished = [names[s] for s, st in enumerate(ex.state) if st.live.phase != "done"]
-            return (f"{' and '.join(unfinished)} did not finish in {BOUND} batches (a run needs about 6): "
-                    "a request that never completes holds the job")
-        results = collect_results(ex)
-        ran = ran_batches(directory)
-        plans = {g: load_plan(directory, g) for g in ran}
-        for s, (scenario, result, name) in enumerate(zip(scenarios, results, names)):
-            if len(result.delays_ms) != len(scenario.reconfigurations) or result.rejected:
-                return (f"{name}: {len(result.delays_ms)} of {len(scenario.reconfigurations)} requests completed "
-                        f"(rejected: {list(result.rejected)})")
-            verdict = judge(scenario, _outcome(scenario, result.outputs, result.schedule, result.states,
-                                               result.delays_ms, result.rejected, result.senders))
-            if not verdict.ok:
-                return f"{name}: {verdict.failures[0].summary}"
-            found = _restart_problem(name, scenario, ex.state[s].committed.history,
-                                     {g: p.ranges[s] for g, p in plans.items() if s in p.active})
+        for named in runs:
+            try:
+                found = _run_problem(directory, named)
+            except Exception as error:  # noqa: BLE001 - a crash of the executor's code is a finding
+                found = f"{' and '.join(named)}: raised {type(error).__name__}: {error}"
             if found is not None:
                 return found
         return None
     finally:
         shutil.rmtree(directory, ignore_errors=True)
+
+
+def _run_problem(directory: str, named: dict[str, Any]) -> str | None:
+    """Run the named scenarios in one executor (2 partitions) on ``directory`` (used afresh:
+    no resume), at most :data:`BOUND` batches; the first broken promise, or None."""
+    from conformance.fries.engines import _outcome
+    from conformance.fries.oracles import judge
+    from conformance.fries_local_spark import LocalSpark
+    from spark_impl.reconfig.api import collect_results, scenario_job
+    from spark_impl.reconfig.driver import Executor
+    from spark_impl.reconfig.task import load_plan
+
+    names, scenarios = list(named), list(named.values())
+    ex = Executor(LocalSpark(), [scenario_job(sc) for sc in scenarios], "fries", directory, partitions=2)
+    for _ in range(BOUND):
+        if ex.done():
+            break
+        ex.step()
+    if not ex.done():
+        unfinished = [names[s] for s, st in enumerate(ex.state) if st.live.phase != "done"]
+        return (f"{' and '.join(unfinished)} did not finish in {BOUND} batches (a run needs about 6): "
+                "a request that never completes holds the job")
+    results = collect_results(ex)
+    plans = {g: load_plan(directory, g) for g in range(1, ex.g)}  # the batches this executor ran
+    for s, (scenario, result, name) in enumerate(zip(scenarios, results, names)):
+        if len(result.delays_ms) != len(scenario.reconfigurations) or result.rejected:
+            return (f"{name}: {len(result.delays_ms)} of {len(scenario.reconfigurations)} requests completed "
+                    f"(rejected: {list(result.rejected)})")
+        verdict = judge(scenario, _outcome(scenario, result.outputs, result.schedule, result.states,
+                                           result.delays_ms, result.rejected, result.senders))
+        if not verdict.ok:
+            return f"{name}: {verdict.failures[0].summary}"
+        found = _restart_problem(name, scenario, ex.state[s].committed.history,
+                                 {g: p.ranges[s] for g, p in plans.items() if s in p.active})
+        if found is not None:
+            return found
+    return None
 
 
 def _restart_problem(name: str, scenario: Any, history: list[int], ranges: dict[int, tuple[int, int]]) -> str | None:

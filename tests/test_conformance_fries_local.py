@@ -75,3 +75,21 @@ def test_the_suites_contracts_check_runs_the_local_check(monkeypatch: pytest.Mon
     result = SuiteResult("fries", "spark", 0)
     assert run_contracts_check(result)
     assert any("did not finish" in failure.explanation for failure in result.failures)
+
+
+def test_results_read_from_a_deeper_runs_task_files_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Training survivor (session 7, seed 10), results.py 37 ``range(1, self.depth + 1)`` ->
+    ``range(1, self.depth << 1)``: on a directory used afresh, a job 2 levels deep read the
+    level-3 task files a deeper run left there (its objects' states and logs)."""
+    from spark_impl.reconfig import results
+
+    def batch(self: Any, g: int) -> Any:
+        for level in range(1, self.depth << 1):
+            for part in range(self.partitions):
+                found = self.get(g, level, part)
+                if found is not None:
+                    yield found
+
+    monkeypatch.setattr(results.FileCache, "batch", batch)
+    found = fries_local_check.local_problem()
+    assert found is not None and "afresh" in found
