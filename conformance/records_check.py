@@ -53,7 +53,7 @@ def records_problem() -> str | None:
     with tempfile.TemporaryDirectory(prefix="streamproof-records-") as root:
         for where in (os.path.join(root, "local"), "file://" + os.path.join(root, "uri")):
             problem = (_store_problem(where) or _load_problem(where) or _log_problem(where)
-                       or _writer_problem(where) or _reader_problem(where))
+                       or _writer_problem(where) or _reader_problem(where) or _names_problem(where))
             if problem is not None:
                 return f"{where.split(':')[0] if '://' in where else 'local'} store: {problem}"
     return None
@@ -104,6 +104,12 @@ def _frame_problem() -> str | None:
             except CorruptStateError:
                 continue
             return f"a framed object {what} was accepted"
+    big = b"[" + b"1," * 700 + b"1]"  # lengths past 256: equal ints that are distinct objects
+    try:
+        if unframe("x", frame(big)) != big or parse_json_record("x", frame(big)) != [1] * 701:
+            return "a framed 1,403-byte payload read back differently"
+    except CorruptStateError as error:
+        return f"a framed 1,403-byte payload was refused: {error.why}"
     try:
         empty = unframe("x", frame(b""))
     except CorruptStateError as error:
@@ -199,8 +205,10 @@ def _log_problem(where: str) -> str | None:
     seqs = [log.append({"n": n}, keep=2) for n in range(1, 5)]
     if seqs != [1, 2, 3, 4] or log.sequences() != [3, 4] or log.latest() != (4, {"n": 4}):
         return f"appends numbered {seqs}, kept {log.sequences()}, latest {log.latest()}"
-    for before in (0, 1):  # a torn newest record with no record before it, then with one
-        prefix = f"torn{before}"
+    # a torn newest record with no record before it, with one, with three; the next append by a
+    # fresh writer, or by the reader that found it (a restarted driver: latest, then commit)
+    for before, same in ((0, False), (1, False), (3, False), (0, True), (3, True)):
+        prefix = f"torn{before}{'-same' if same else ''}"
         writer = RecordLog(store, prefix)
         for n in range(before + 1):
             writer.append({"n": n})
@@ -208,18 +216,21 @@ def _log_problem(where: str) -> str | None:
         assert data is not None
         store.delete(writer.name(before + 1))
         store.write_once(writer.name(before + 1), data[:-3])  # a strict prefix: a writer killed mid-write
+        reader = RecordLog(store, prefix)
         with _listening() as heard:
-            got = RecordLog(store, prefix).latest()
+            got = reader.latest()
         want = (before, {"n": before - 1}) if before else None
         named = f"({before})" if before else "(none: the log is empty)"
         if got != want or len(heard.messages) != 1 or named not in heard.messages[0]:
             return (f"a torn newest record after {before} record(s): latest {got}, expected {want}, "
                     f"warnings {heard.messages} (expected one naming {named})")
-        recovered = RecordLog(store, prefix)
+        recovered = reader if same else RecordLog(store, prefix)
         seq = recovered.append({"n": "next"})
         aside = writer.aside_name(before + 1)
         if seq != before + 2 or not store.exists(aside) or recovered.latest() != (seq, {"n": "next"}):
             return f"after a torn record {before + 1}, the next append took {seq} and set aside: {store.exists(aside)}"
+        if recovered.sequences() != [*range(1, before + 1), seq]:
+            return f"after a torn record {before + 1} was set aside, the log holds {recovered.sequences()}"
     altered = RecordLog(store, "altered")
     altered.append({"n": 1})
     data = store.read(altered.name(1))
@@ -316,4 +327,48 @@ def _reader_problem(where: str) -> str | None:
         return f"a torn newest record whose previous one vanished once, then read back, was refused: {error.why}"
     if got != (1, {"n": 1}) or len(heard.messages) != 1:
         return f"a torn newest record whose previous one vanished once, then read back, gave {got}, expected (1, ...)"
+    return None
+
+
+def _names_problem(where: str) -> str | None:
+    """The records are exactly the objects ``<seq:020d>.rec`` of the prefix (other objects - a
+    crashed writer's temporary file, notes, set-aside records - are not records and do not
+    number them, but a set-aside record's number is never reused); a reader that then writes
+    numbers above the newest record; ``prune`` never deletes the newest record."""
+    from spark_impl.records import RecordLog
+    from spark_impl.store import Store
+
+    store = Store(where)
+    log = RecordLog(store, "named")
+    for n in (1, 2, 3):
+        log.append({"n": n})
+    junk = ("notes.rec", "1234x.rec", "00000000000000000007.rec.99.tmp", "123456789.txt", "100000000.notes.x",
+            "9x.rec.torn")
+    for name in junk:
+        store.write_once(f"named/{name}", b"not a record")
+    reader = RecordLog(store, "named")
+    if reader.sequences() != [1, 2, 3] or reader.latest() != (3, {"n": 3}):
+        return f"with other objects {junk} beside records 1-3, the log lists {reader.sequences()}"
+    seq = reader.append({"n": 4})
+    if seq != 4 or RecordLog(store, "named").read(3) != {"n": 3}:
+        return f"a reader that read record 3 then appended took number {seq} (expected 4, record 3 kept)"
+    reader.prune(100)
+    if reader.sequences() != [4] or not all(store.exists(f"named/{name}") for name in junk):
+        return f"prune(100) after record 4 left {reader.sequences()} (the newest must stay; other objects too)"
+    seq = RecordLog(store, "named").append({"n": 5})
+    if seq != 5:
+        return f"a new writer beside other objects {junk} took number {seq} after record 4"
+    only = RecordLog(store, "aside-only")
+    only.append({"n": 1})
+    data = store.read(only.name(1))
+    assert data is not None
+    store.delete(only.name(1))
+    store.write_once(only.name(1), data[:-3])
+    with _listening():
+        torn = RecordLog(store, "aside-only")
+        torn.latest()
+    torn.set_aside_torn()
+    seq = RecordLog(store, "aside-only").append({"n": 2})
+    if seq != 2 or not store.exists(only.aside_name(1)):
+        return f"after the only record 1 was set aside, a new writer took number {seq} (numbers are never reused)"
     return None

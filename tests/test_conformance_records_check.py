@@ -113,3 +113,48 @@ def test_a_writer_after_an_altered_record_and_a_stale_load_are_caught(monkeypatc
     monkeypatch.setattr(store.Store, "load", mutant)
     found = records_problem()
     assert found is not None and found.startswith("file store: load after the object was rewritten"), found
+
+
+@pytest.mark.parametrize("name, old, new", [
+    # records.py:core/ReplaceUnaryOperator_USub_UAdd:1, _Invert:1, _Delete_USub:1, NumberReplacer:6, ReplaceAndWithOr:1 (sequences)
+    ("sequences", 'and n[:-4].isdigit()', 'and n[:+4].isdigit()'),
+    ("sequences", 'and n[:-4].isdigit()', 'and n[:~4].isdigit()'),
+    ("sequences", 'and n[:-4].isdigit()', 'and n[:4].isdigit()'),
+    ("sequences", 'and n[:-4].isdigit()', 'and n[:-5].isdigit()'),
+    ("sequences", 'n.endswith(".rec") and n[:-4]', 'n.endswith(".rec") or n[:-4]'),
+    # _UAdd:2/3, _Invert:2/3, _Not:2/3, _Delete_USub:2/3, ReplaceAndWithOr:2 (_top: set-aside numbers)
+    ("_top", "aside = [int(n[:-len(suffix)])", "aside = [int(n[:+len(suffix)])"),
+    ("_top", "and n[:-len(suffix)].isdigit()", "and n[:~len(suffix)].isdigit()"),
+    ("_top", "and n[:-len(suffix)].isdigit()", "and n[:not len(suffix)].isdigit()"),
+    ("_top", "aside = [int(n[:-len(suffix)])", "aside = [int(n[:len(suffix)])"),
+    ("_top", "if n.endswith(suffix) and n[", "if n.endswith(suffix) or n["),
+    # _Not:5/6/7, NumberReplacer:25 (latest: the previous record, the newest number)
+    ("latest", "previous = self.read(seqs[-2])", "previous = self.read(seqs[not 2])"),
+    ("latest", "return (seqs[-2], previous)", "return (seqs[not 2], previous)"),
+    ("latest", "self.last = seqs[-1]", "self.last = seqs[- 0]"),
+    # _Not:9, NumberReplacer:29 (_torn_newest: which record is torn)
+    ("_torn_newest", "torn = seqs[-1]", "torn = seqs[not 1]"),
+    # IsNot_Is:4, AddNot:19 (prune: the newest kept)
+    ("prune", "if self.last is not None:", "if self.last is None:"),
+])
+def test_record_log_numbering_and_names_are_checked(monkeypatch: pytest.MonkeyPatch, name: str, old: str,
+                                                    new: str) -> None:
+    """Session 7: the record log's names (other objects under its prefix), numbering above
+    set-aside records, a torn newest record over three, a reader that then writes, prune after
+    a read - none of which the suite's well-formed two-record logs showed."""
+    monkeypatch.setattr(records.RecordLog, name, _method_mutant(records, records.RecordLog, name, old, new))
+    try:
+        found = records_problem()
+    except Exception:  # noqa: BLE001 - a raise inside the check: the contracts check reports it
+        return
+    assert found is not None, (name, new)
+
+
+def test_a_record_longer_than_256_bytes_is_read() -> None:
+    """records.py:core/ReplaceComparisonOperator_Gt_IsNot:0 (line 115, ``len(payload) > length`` ->
+    ``is not``): equal lengths past 256 are distinct int objects, so every larger record would be
+    refused; the check's payloads were all small."""
+    mutant = _method_mutant(records, records, "unframe", "if len(payload) > length:", "if len(payload) is not length:")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(records, "unframe", mutant)
+        assert "1,403-byte payload was refused" in (records_problem() or "")
