@@ -31,7 +31,15 @@ store takes"; branch coverage of the default suite had records.py lines 102-104,
   decodes a rewritten object again; ``stamp`` only for local objects;
 * a writer after an altered newest record numbers above it; a torn record under a torn newest
   one is refused; a reader beside the writer lists again when a record vanishes between the
-  listing and the read (up to five attempts, then an error saying so).
+  listing and the read (up to five attempts, then an error saying so);
+* the records are exactly the ``<seq:020d>.rec`` objects of the prefix (a crashed writer's
+  temporary file, notes and odd names beside them are not records); a new writer numbers above
+  set-aside records; a torn newest record over three records, and the next append by the
+  reader that found it (a restarted driver) or by a new writer; ``prune`` after a read keeps
+  the newest record;
+* locations: ``join`` puts names before a URI's query, ``display`` drops credentials and query
+  (a URI with a query and credentials, a local path with a ``?``); ``make_root`` again, and a
+  nested store and part under prefixes that do not exist yet (``file://``).
 """
 
 from __future__ import annotations
@@ -50,6 +58,9 @@ def records_problem() -> str | None:
     problem = _frame_problem()
     if problem is not None:
         return f"framing: {problem}"
+    problem = _location_problem()
+    if problem is not None:
+        return f"locations: {problem}"
     with tempfile.TemporaryDirectory(prefix="streamproof-records-") as root:
         for where in (os.path.join(root, "local"), "file://" + os.path.join(root, "uri")):
             problem = (_store_problem(where) or _load_problem(where) or _log_problem(where)
@@ -127,6 +138,25 @@ def _frame_problem() -> str | None:
     return None
 
 
+def _location_problem() -> str | None:
+    """``join`` and ``display`` as ``spark_impl/store.py``'s docstring defines them: names go
+    into a URI's path before its query (a local path is joined as a path, a ``?`` in it
+    included); a location is shown without credentials or query, a local path as it is."""
+    from spark_impl.store import display, is_uri, join
+
+    uri = "s3://key:secret@bucket/ckpt?region=us-east-1&scheme=http"
+    for got, want in ((join(uri, "commits", "1.rec"), "s3://key:secret@bucket/ckpt/commits/1.rec?region=us-east-1&scheme=http"),
+                      (join("file:///tmp/x/", "a"), "file:///tmp/x/a"),
+                      (join("/tmp/what?not/", "a", "b"), "/tmp/what?not/a/b"), (join("rel/dir", "a"), "rel/dir/a"),
+                      (display(uri + "#frag"), "s3://bucket/ckpt"), (display("gs://bucket"), "gs://bucket"),
+                      (display("/tmp/what?not"), "/tmp/what?not"), (display("rel/dir"), "rel/dir")):
+        if got != want:
+            return f"got {got!r}, the documented location is {want!r}"
+    if not is_uri("hdfs://nn:8020/x") or is_uri("/tmp/x") or is_uri("s3:/one-slash"):
+        return "is_uri does not tell a URI (scheme://...) from a local path"
+    return None
+
+
 def _load_problem(where: str) -> str | None:
     """``Store.load``: None for an absent object; decoded once and then served from the cache
     while the object is unchanged; a rewritten object is decoded again (never served stale)."""
@@ -162,6 +192,12 @@ def _store_problem(where: str) -> str | None:
 
     store = Store(where)
     store.make_root()
+    store.make_root()  # a restart creates it again
+    deep = Store(where.rstrip("/") + "/deep/er")
+    deep.make_root()
+    deep.write_once("one/two/part", b"deep")  # a part under prefixes that do not exist yet
+    if deep.read("one/two/part") != b"deep" or store.list("deep") != ["er"]:
+        return f"a nested store or object was not created: {store.list('deep')}"
     store.write_once("b1/part-0", b"zero")
     store.write_once("b1/part-1", b"one")
     store.write_once("top", b"top")
@@ -170,7 +206,9 @@ def _store_problem(where: str) -> str | None:
     store.delete("top")
     store.delete("b1")
     store.delete("absent")
-    if store.exists("top") or store.exists("b1") or store.list("b1") or store.read("b1/part-0") is not None:
+    store.delete("deep")
+    if store.exists("top") or store.exists("b1") or store.list("b1") or store.read("b1/part-0") is not None \
+            or store.list() != []:
         return f"delete left objects behind: {store.list()}"
     return None
 

@@ -158,3 +158,36 @@ def test_a_record_longer_than_256_bytes_is_read() -> None:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(records, "unframe", mutant)
         assert "1,403-byte payload was refused" in (records_problem() or "")
+
+
+@pytest.mark.parametrize("name, old, new, seen", [
+    # store.py:core/ReplaceUnaryOperator_Delete_Not:0 / AddNot:0 (join), :1 (display), ReplaceOrWithAnd:0 (display)
+    ("join", "if not is_uri(location):", "if is_uri(location):", "locations:"),
+    ("display", "if not is_uri(location):", "if is_uri(location):", "locations:"),
+    ("display", "parts.hostname or ''", "parts.hostname and ''", "locations:"),
+])
+def test_locations_are_checked(monkeypatch: pytest.MonkeyPatch, name: str, old: str, new: str, seen: str) -> None:
+    """Session 7: ``join``/``display`` were only ever given query-less ``file://`` URIs and plain
+    local paths, where a swapped branch gives the same string."""
+    monkeypatch.setattr(store, name, _method_mutant(store, store, name, old, new))
+    found = records_problem()
+    assert found is not None and found.startswith(seen), found
+
+
+@pytest.mark.parametrize("old, new", [
+    ("os.makedirs(self.location, exist_ok=True)", "os.makedirs(self.location, exist_ok=False)"),  # ReplaceTrueWithFalse:0
+    ("fs.create_dir(path, recursive=True)", "fs.create_dir(path, recursive=False)"),  # ReplaceTrueWithFalse:1
+])
+def test_make_root_again_and_nested_is_checked(monkeypatch: pytest.MonkeyPatch, old: str, new: str) -> None:
+    monkeypatch.setattr(store.Store, "make_root", _method_mutant(store, store.Store, "make_root", old, new))
+    with pytest.raises(OSError):  # the contracts check reports the raise
+        records_problem()
+
+
+def test_a_part_under_new_prefixes_on_a_uri_store_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    # store.py:core/ReplaceTrueWithFalse:3 (write_once on file:// / HDFS: parent directories created one level only)
+    mutant = _method_mutant(store, store.Store, "write_once", 'fs.create_dir(inner.rsplit("/", 1)[0], recursive=True)',
+                            'fs.create_dir(inner.rsplit("/", 1)[0], recursive=False)')
+    monkeypatch.setattr(store.Store, "write_once", mutant)
+    with pytest.raises(OSError):
+        records_problem()
