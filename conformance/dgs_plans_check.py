@@ -168,6 +168,46 @@ def _located(case: "DgsCase") -> list[str]:
                              f"{prefix + '...' if prefix else 'no jobs[i] prefix'}")
         except Exception as error:  # noqa: BLE001 - a crash is a finding
             found.append(f"run_dgs_many on an invalid plan raised {type(error).__name__}: {error}")
+    return found + _signature_problems(case, invalid)
+
+
+def _signature_problems(case: "DgsCase", invalid: Plan) -> list[str]:
+    """The one-job wrapper ``run_dgs`` refuses an invalid job like ``run_dgs_many`` on one job
+    (no ``jobs[i]`` prefix), both take their arguments as documented (``spark``, the program,
+    plan and streams by position or name; ``arrival``, ``tick``, ``inline_below``, ``sink_dir``
+    by name only: a positional option is a TypeError), and no job is no run (session 7)."""
+    from spark_impl.dgs import Arrival, run_dgs, run_dgs_many
+    from spec.errors import InputError
+
+    from conformance.dgs_suite import dgs_job
+
+    job = dgs_job(case)
+    found = []
+    try:
+        run_dgs(spark=None, target=job.target, plan=invalid, streams=job.streams, arrival=job.arrival, tick=job.tick)
+        found.append("run_dgs accepted a P-invalid plan")
+    except InputError as error:
+        if (error.where or "").startswith("jobs["):
+            found.append(f"run_dgs located its one job's invalid plan at {error.where!r}")
+    except Exception as error:  # noqa: BLE001 - a crash is a finding
+        found.append(f"run_dgs (arguments by name) on an invalid plan raised {type(error).__name__}: {error}")
+    try:
+        if run_dgs_many(spark=None, jobs=[]) != []:
+            found.append("run_dgs_many of no job returned runs")
+    except Exception as error:  # noqa: BLE001 - the documented call form refused is a finding
+        found.append(f"run_dgs_many(spark=..., jobs=[]) raised {type(error).__name__}: {error}")
+    calls: tuple[tuple[str, Callable[[], object]], ...] = (
+        ("run_dgs_many(None, [], None)", lambda: run_dgs_many(None, [], None)),  # type: ignore[call-arg]
+        ("run_dgs(..., Arrival())", lambda: run_dgs(None, job.target, invalid, job.streams, Arrival())))  # type: ignore[call-arg]
+    for what, call in calls:
+        try:
+            call()
+        except TypeError:
+            continue
+        except Exception as error:  # noqa: BLE001 - any other outcome is a finding
+            found.append(f"{what} (an option by position) raised {type(error).__name__}, not TypeError")
+            continue
+        found.append(f"{what} (an option by position) was accepted")
     return found
 
 

@@ -55,6 +55,28 @@ def test_a_row_with_event_and_heartbeat_or_heartbeat_false_is_refused(monkeypatc
     assert any("heartbeat" in p and "accepted" in p for p in contracts(FEW))
 
 
+@pytest.mark.parametrize("name, old, new, seen", [
+    # dgs/driver.py:core/ReplaceBinaryOperator_Mul_Div:0 (line 138) and :1 (line 149): the keyword-only
+    # marker made positional-only (the arguments by name refused, an option by position accepted)
+    ("run_dgs", "streams: Streams, *,", "streams: Streams, /,", "run_dgs (arguments by name)"),
+    ("run_dgs_many", "jobs: Sequence[DgsJob], *,", "jobs: Sequence[DgsJob], /,", "run_dgs_many(spark=..., jobs=[])"),
+    ("run_dgs", "error if len(jobs) == 1 else", "error if len(jobs) > 1 else", "located its one job"),
+])
+def test_the_batch_executors_call_forms_are_checked(monkeypatch: pytest.MonkeyPatch, name: str, old: str, new: str,
+                                                    seen: str) -> None:
+    """Session 7: ``run_dgs`` (the one-job wrapper) was never called by the suite, and no call
+    named its arguments or passed an option by position."""
+    import spark_impl.dgs as package
+    import spark_impl.dgs.driver as driver
+    from conformance.dgs_plans_check import validity_problems
+
+    target = "run_dgs_many" if "len(jobs)" in old else name
+    mutant = _mutant(driver, target, old, new)
+    monkeypatch.setattr(package, target, mutant)
+    monkeypatch.setattr(driver, target, mutant)  # run_dgs calls the module's run_dgs_many
+    assert any(seen in p for p in validity_problems(CASES[:1])), validity_problems(CASES[:1])
+
+
 def test_a_row_of_a_job_far_beyond_the_last_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     """Kills dgs/streaming_input.py:core/ReplaceComparisonOperator_Lt_IsNot:0 (line 54, ``0 <= job
     < jobs`` -> ``0 <= job is not jobs``; the seed-10 training sample's survivor, session 7): the
