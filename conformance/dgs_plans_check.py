@@ -176,6 +176,8 @@ def _signature_problems(case: "DgsCase", invalid: Plan) -> list[str]:
     (no ``jobs[i]`` prefix), both take their arguments as documented (``spark``, the program,
     plan and streams by position or name; ``arrival``, ``tick``, ``inline_below``, ``sink_dir``
     by name only: a positional option is a TypeError), and no job is no run (session 7)."""
+    from dataclasses import FrozenInstanceError
+
     from spark_impl.dgs import Arrival, run_dgs, run_dgs_many
     from spec.errors import InputError
 
@@ -208,6 +210,11 @@ def _signature_problems(case: "DgsCase", invalid: Plan) -> list[str]:
             found.append(f"{what} (an option by position) raised {type(error).__name__}, not TypeError")
             continue
         found.append(f"{what} (an option by position) was accepted")
+    try:
+        setattr(job, "tick", job.tick + 1)
+        found.append("a DgsJob's tick could be changed after it was made (DgsJob is a frozen value)")
+    except FrozenInstanceError:
+        pass
     return found
 
 

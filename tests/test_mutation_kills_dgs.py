@@ -77,6 +77,20 @@ def test_the_batch_executors_call_forms_are_checked(monkeypatch: pytest.MonkeyPa
     assert any(seen in p for p in validity_problems(CASES[:1])), validity_problems(CASES[:1])
 
 
+def test_a_mutable_dgs_job_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """dgs/driver.py:core/ReplaceTrueWithFalse:0 (line 77, ``@dataclass(frozen=True)`` -> ``False``)."""
+    import dataclasses
+
+    import spark_impl.dgs as package
+    import spark_impl.dgs.driver as driver
+    from conformance.dgs_plans_check import validity_problems
+
+    mutable = dataclasses.make_dataclass("DgsJob", [(f.name, f.type, f) for f in dataclasses.fields(driver.DgsJob)])
+    monkeypatch.setattr(package, "DgsJob", mutable)
+    monkeypatch.setattr(driver, "DgsJob", mutable)
+    assert any("frozen value" in p for p in validity_problems(CASES[:1]))
+
+
 def test_a_row_of_a_job_far_beyond_the_last_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     """Kills dgs/streaming_input.py:core/ReplaceComparisonOperator_Lt_IsNot:0 (line 54, ``0 <= job
     < jobs`` -> ``0 <= job is not jobs``; the seed-10 training sample's survivor, session 7): the
