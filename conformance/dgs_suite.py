@@ -33,6 +33,10 @@ Checks, on the same cases:
 * ``spark-streaming vs spec(sort(u))`` (with the spark check) - every case through the live
   front end ``spark_impl.dgs.streaming`` as one query with driver kills
   (:mod:`conformance.dgs_oplus_live`; the same oracles);
+* ``spark_impl DGS driver on a pure-Python Spark stand-in vs spec(sort(u)) (no Spark)`` (with
+  the spark check) - every case again through ``run_dgs_many`` on a stand-in for Spark, with
+  ``inline_below`` 1, 3, 8 or 50 and explicit stream delays, the first also through ``run_dgs``;
+  the same oracles plus the ticks each run reports (:mod:`conformance.dgs_local_check`);
 * ``spark driver plan vs dependence order`` (with the spark check, no Spark job) - the order in
   which spark_impl's driver releases and plans every case's events (mailbox ticks, steps,
   inlining): each event once, on its worker or an ancestor, dependent events in key order
@@ -213,6 +217,9 @@ def run_dgs_suite(*, cases: int, seed: int, progress: Progress | None = None, sa
     result.checks.append(one_worker(drawn, spark, result))
     result.checks.append(_plans_check(drawn, seed, result))
     result.checks.append(_order_check(drawn, seed, result, save_dir))
+    from conformance.dgs_local_check import run_check as stand_in
+
+    result.checks.append(stand_in(drawn, result))
     from conformance.dgs_live_contracts import run_check as live_contracts
 
     result.checks.append(live_contracts(drawn, result))

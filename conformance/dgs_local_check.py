@@ -1,0 +1,131 @@
+"""The DGS batch driver on a pure-Python Spark stand-in, on shapes the Spark check leaves out
+(issue 12, session 7; with the DGS suite's Spark checks, no Spark job).
+
+The Spark check runs every drawn case once, as drawn. Here the same cases run again through
+:func:`spark_impl.dgs.run_dgs_many` on :class:`conformance.dgs_local_spark.LocalSpark` (the
+driver's own stages and sink, a second of CPU for a hundred cases), each changed where the
+Spark run cannot afford a second pass:
+
+* ``inline_below`` cycles through 1, 3, 8 and 50 (the drawn cases use 0, 2 or 5), so the
+  inlining of longer segments runs, and more of it;
+* the arrival model has explicit per-stream delays (``Arrival.delays``, never set by a drawn
+  case) on top of the case's delays and jitter;
+* the first case also runs through :func:`spark_impl.dgs.run_dgs`, the one-job wrapper (no
+  Spark check calls it), with a sink directory of the caller's.
+
+Every run is judged by the Spark check's oracles (:func:`conformance.dgs_suite.judge`: outputs,
+processed trace, final state) and by what it reports: per tick, the events the release
+schedule gives that tick and the synchronizing steps of its plan (after inlining), which only
+the one-worker check looked at, and only for plans without synchronizing steps.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Sequence
+
+from conformance.generators.dgs import DgsCase
+
+if TYPE_CHECKING:
+    from conformance.suite import CheckResult, SuiteResult
+
+CHECK = "spark_impl DGS driver on a pure-Python Spark stand-in vs spec(sort(u)) (no Spark)"
+INLINE = (1, 3, 8, 50)
+
+
+def variant(case: DgsCase, index: int) -> tuple[DgsCase, Any]:
+    """``case`` with the ``index``-th inlining bound, and its job with explicit stream delays."""
+    from spark_impl.dgs import Arrival, DgsJob
+
+    from reference.dgs.examples import target
+
+    changed = replace(case, inline_below=INLINE[index % len(INLINE)])
+    delays = {stream: (index + n) % 5 for n, stream in enumerate(sorted(case.streams)) if (index + n) % 3}
+    arrival = Arrival(case.max_delay, case.max_jitter, case.seed, delays)
+    return changed, DgsJob(target(case.name), case.plan, case.streams, arrival, case.tick, changed.inline_below)
+
+
+def ticks_problem(case: DgsCase, job: Any, run: Any) -> str | None:
+    """None when ``run`` reports, per tick, the schedule's events and its plan's synchronizing steps."""
+    from spark_impl.dgs.driver import inline_short_segments, steps_of
+    from spark_impl.dgs.release import release_schedule
+    from spark_impl.dgs.topology import topology
+
+    from conformance.generators.dgs import program_of
+
+    program = program_of(case.name)
+    topo = topology(program, job.plan)
+    schedule = release_schedule(program, topo, job.streams, job.arrival, job.tick)
+    want = [(len(tick), sum(sync is not None for _, sync in inline_short_segments(topo, steps_of(topo, tick),
+                                                                               job.inline_below)))
+            for tick in schedule]
+    got = [(t.events, t.syncs) for t in run.ticks]
+    if got != want:
+        return f"ticks (events, synchronizing steps) reported {got[:6]}, the schedule and its plan give {want[:6]}"
+    if any(t.seconds < 0 for t in run.ticks) or abs(run.seconds - sum(t.seconds for t in run.ticks)) > 1e-9:
+        return f"tick wall times {[t.seconds for t in run.ticks][:6]} are negative or do not add up to {run.seconds}"
+    return None
+
+
+def problems(drawn: Sequence[DgsCase]) -> list[tuple[int, list[tuple[str, str]]]]:
+    """The failed oracles of every changed case (module docstring), by case index."""
+    from spark_impl.dgs import run_dgs, run_dgs_many
+
+    from conformance.dgs_local_spark import LocalSpark
+    from conformance.dgs_suite import judge
+
+    if not drawn:
+        return []
+    pairs = [variant(case, i) for i, case in enumerate(drawn)]
+    try:
+        runs = run_dgs_many(LocalSpark(), [job for _, job in pairs])
+    except Exception as error:  # noqa: BLE001 - a crash is an engine failure
+        return [(0, [("engine", f"run_dgs_many on the stand-in raised {type(error).__name__}: {error}")])]
+    found = []
+    for index, ((case, job), run) in enumerate(zip(pairs, runs)):
+        failed = judge(case, (list(run.outputs), run.final_state, list(run.processed)))
+        stats = ticks_problem(case, job, run)
+        failed += [("stats", stats)] if stats is not None else []
+        if failed:
+            found.append((index, failed))
+    case, job = pairs[0]
+    sink = tempfile.mkdtemp(prefix="streamproof-dgs-stand-in-")
+    try:
+        one = run_dgs(LocalSpark(), job.target, job.plan, job.streams, arrival=job.arrival, tick=job.tick,
+                      inline_below=job.inline_below, sink_dir=sink)
+        failed = judge(case, (list(one.outputs), one.final_state, list(one.processed)))
+        if os.path.isdir(sink) and not any(name.endswith(".pkl") for name in os.listdir(sink)) and one.outputs:
+            failed.append(("stats", f"run_dgs emptied the sink_dir given ({sink})"))
+    except Exception as error:  # noqa: BLE001 - a crash is an engine failure
+        failed = [("engine", f"run_dgs on the stand-in raised {type(error).__name__}: {error}")]
+    finally:
+        shutil.rmtree(sink, ignore_errors=True)
+    if failed:
+        found.insert(0, (0, [(oracle, f"run_dgs (one job): {text}") for oracle, text in failed]))
+    return found
+
+
+def run_check(drawn: Sequence[DgsCase], result: "SuiteResult") -> "CheckResult":
+    """Run :func:`problems` on every drawn case and report the first failure (not shrunk: the
+    failing case is printed with its changed inlining bound)."""
+    from conformance.generators.dgs import case_to_json
+    from conformance.suite import CheckResult, FailureReport
+
+    start = time.monotonic()
+    found = problems(drawn)
+    check = CheckResult(CHECK, cases=len(drawn) + (1 if drawn else 0), failed=len(found))
+    for _, failed in found:
+        check.oracle_failures.update(oracle for oracle, _ in failed)
+    if found:
+        index, failed = found[0]
+        case, _ = variant(drawn[index], index)
+        explanation = (f"program {case.name}, inline_below {case.inline_below}, explicit stream delays\n"
+                       + "\n".join(f"[{o}] {t}" for o, t in failed))
+        result.failures.append(FailureReport(CHECK, index, tuple(o for o, _ in failed), explanation, 1, 1, 0,
+                                             case_to_json(case)))
+    check.elapsed_s = time.monotonic() - start
+    return check

@@ -1,0 +1,60 @@
+"""The DGS driver on the pure-Python Spark stand-in (``conformance.dgs_local_check``, issue 12,
+session 7): no failure on the drawn cases of seeds 0-1, and failures on mutants of
+``spark_impl/dgs/driver.py`` that the Spark check cannot see (each recompiled from its source with
+one change, as cosmic-ray writes it; ids are benchmarks/mutation.py's at b199243)."""
+
+from __future__ import annotations
+
+import pytest
+
+from test_conformance_dgs_oplus_order import _mutant
+
+import spark_impl.dgs as package
+import spark_impl.dgs.driver as driver
+from conformance.dgs_local_check import problems, run_check
+from conformance.dgs_suite import draw_dgs_cases
+from conformance.suite import SuiteResult
+
+CASES = draw_dgs_cases(100, 0)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_driver_on_the_stand_in_passes(seed: int) -> None:
+    result = SuiteResult("dgs", "spark", seed)
+    check = run_check(draw_dgs_cases(100, seed), result)
+    assert check.failed == 0 and not result.failures and check.cases == 101
+
+
+def _patch(monkeypatch: pytest.MonkeyPatch, name: str, old: str, new: str) -> None:
+    mutant = _mutant(driver, name, old, new)
+    monkeypatch.setattr(driver, name, mutant)
+    if hasattr(package, name):
+        monkeypatch.setattr(package, name, mutant)
+
+
+def test_the_one_job_wrapper_is_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Kills dgs/driver.py:core/NumberReplacer:40 (line 146, ``run_dgs_many(...)[0]`` -> ``[1]``):
+    no check called ``run_dgs``."""
+    _patch(monkeypatch, "run_dgs", "sink_dir=sink_dir)[0]", "sink_dir=sink_dir)[1]")
+    found = problems(CASES)
+    assert found and "run_dgs on the stand-in raised IndexError" in found[0][1][0][1]
+
+
+@pytest.mark.parametrize("old, new", [
+    ("sum(sync is not None for _, sync in steps)", "sum(sync is None for _, sync in steps)"),
+    ("sum(sync is not None for _, sync in steps)", "len(steps)"),
+    ("TickStats(len(schedules[j][number]),", "TickStats(len(schedules[j]),"),
+])
+def test_the_ticks_a_run_reports_are_checked(monkeypatch: pytest.MonkeyPatch, old: str, new: str) -> None:
+    _patch(monkeypatch, "run_dgs_many", old, new)
+    found = problems(CASES)
+    assert any(oracle == "stats" for _, failed in found for oracle, _ in failed), found[:1]
+
+
+def test_longer_inlined_segments_are_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Inlining a segment regardless of where its events live (the subtree test dropped) puts
+    events at a worker that is not their ancestor: seen with the stand-in's longer bounds."""
+    _patch(monkeypatch, "inline_short_segments", "and all(not events or leaf in topo.subtree_leaves[sync[0]]",
+           "and all(not events or leaf >= 0")
+    found = problems(CASES)
+    assert any(oracle in ("processed", "state", "outputs") for _, failed in found for oracle, _ in failed), found[:1]
