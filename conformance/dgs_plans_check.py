@@ -91,12 +91,19 @@ def check(n: int, seed: int) -> list[str]:
 
     rng = random.Random(f"balanced-plans:{seed}")
     found = []
-    for _ in range(n):
-        request = draw_request(rng)
+    # first, one leaf whose tags overlap the root's (random tags rarely do; session 7)
+    fixed: list[Request] = [([("t1", "s0"), ("t2", "s1")], [[("t2", "s1"), ("t3", "s0")]], "State", None,
+                             ("fork", "join"), None)]
+    for index in range(n + len(fixed)):
+        request = fixed[index] if index < len(fixed) else draw_request(rng)
         root_impl, leaf_impl, root_type, inner_type, root_prims, inner_prims = request
         try:
-            plan = balanced_plan(root_impl, leaf_impl, root_type=root_type, inner_type=inner_type,
-                                 root_prims=root_prims, inner_prims=inner_prims)
+            if index % 2:  # the two documented call forms: the tags by position, or by name
+                plan = balanced_plan(root_impl=root_impl, leaf_impl=leaf_impl, root_type=root_type,
+                                     inner_type=inner_type, root_prims=root_prims, inner_prims=inner_prims)
+            else:
+                plan = balanced_plan(root_impl, leaf_impl, root_type=root_type, inner_type=inner_type,
+                                     root_prims=root_prims, inner_prims=inner_prims)
         except Exception as error:  # noqa: BLE001 - a crash is a finding
             found.append(f"balanced_plan raised {type(error).__name__}: {error}")
             continue

@@ -77,6 +77,19 @@ def test_the_batch_executors_call_forms_are_checked(monkeypatch: pytest.MonkeyPa
     assert any(seen in p for p in validity_problems(CASES[:1])), validity_problems(CASES[:1])
 
 
+@pytest.mark.parametrize("old, new, seen", [
+    # dgs/plans.py:core/ReplaceBinaryOperator_BitOr_BitXor:2 (line 26): a tag of the root and the one leaf dropped
+    ("frozenset(root_impl) | frozenset(leaf_impl[0])", "frozenset(root_impl) ^ frozenset(leaf_impl[0])", "one leaf set"),
+    # dgs/plans.py:core/ReplaceBinaryOperator_Mul_Div:0 (line 14): the tags by name refused
+    ("leaf_impl: Sequence[Sequence[ImplTag]], *,", "leaf_impl: Sequence[Sequence[ImplTag]], /,", "raised TypeError"),
+])
+def test_balanced_plan_edge_requests_are_checked(monkeypatch: pytest.MonkeyPatch, old: str, new: str, seen: str) -> None:
+    from conformance.dgs_plans_check import check
+
+    _with(monkeypatch, "spark_impl.dgs.plans", "balanced_plan", old, new)
+    assert any(seen in p for p in check(100, 0)), check(100, 0)[:2]
+
+
 def test_a_mutable_dgs_job_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     """dgs/driver.py:core/ReplaceTrueWithFalse:0 (line 77, ``@dataclass(frozen=True)`` -> ``False``)."""
     import dataclasses
