@@ -24,17 +24,28 @@ control log and driver in this process. :func:`local_problem` runs two jobs in o
   exactly when its ingestion reached a listed count not reached before; the tuples after the
   last commit are ingested again; a job without listed restarts has every batch it ran
   committed; and the restarted job still conforms.
+* **A failing task.** A user function that raises inside a task makes ``Executor.step``
+  raise that very exception, and nothing of the batch is committed.
+* **Commits as Fries §7.3 says.** After every batch: no job is committed while a head of its
+  request lacks the FCM (:class:`~conformance.fries.stepped.CommitWatch`, as on the stepped
+  path), and every other job that ran is committed (the batch is not left pending). Commits
+  that come late or never show in no output (a crash then replays more), only here.
 * **A directory used afresh.** A new executor (no resume) on the checkpoint directory of the
   runs above (``task.load_plan``'s docstring: "a checkpoint directory used afresh rewrites"
   the plans) runs a job 2 levels deep: its results are read from its own batches, levels and
   partitions only (``results``), never from the deeper run's task files still on the
-  directory, and conform.
+  directory, and conform. Its request is a user's, made by ``Executor.step_with_request``
+  (the ``demo`` and ``bench`` commands' way; no suite path calls it): accepted, completed,
+  the job not committed until it completes; after the run, a batch that crashes before its
+  commit raises out of ``step_with_request``.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
+from dataclasses import replace
 from typing import Any
 
 DEPTH = 32
@@ -70,37 +81,53 @@ def local_problem() -> str | None:
              "the job restarted after 4 and 8 tuples": scenario_from_json(_chain(2, 12, at=8, restarts=(4, 8)),
                                                                          "restarting")},
             # afresh: the deeper run's task files are still on the directory
-            {"a job 2 levels deep run afresh on the directory of a deeper run": scenario_from_json(
-                _chain(2, 6, at=3), "afresh")}]
+            {"a job 2 levels deep run afresh on the directory of a deeper run (a user's request)":
+                scenario_from_json(_chain(2, 6, at=3), "afresh")}]
     try:
         for named in runs:
             try:
-                found = _run_problem(directory, named)
+                found = _run_problem(directory, named, submit=named is runs[-1])
             except Exception as error:  # noqa: BLE001 - a crash of the executor's code is a finding
                 found = f"{' and '.join(named)}: raised {type(error).__name__}: {error}"
             if found is not None:
                 return found
-        return None
+        return _failing_task_problem(os.path.join(directory, "failing"))
     finally:
         shutil.rmtree(directory, ignore_errors=True)
 
 
-def _run_problem(directory: str, named: dict[str, Any]) -> str | None:
+def _run_problem(directory: str, named: dict[str, Any], *, submit: bool = False) -> str | None:
     """Run the named scenarios in one executor (2 partitions) on ``directory`` (used afresh:
-    no resume), at most :data:`BOUND` batches; the first broken promise, or None."""
+    no resume), at most :data:`BOUND` batches; the first broken promise, or None. ``submit``:
+    job 0's request is a user's, made by ``Executor.step_with_request`` in its second batch,
+    and once the run is done a batch that crashes before its commit (the ``before_commit``
+    seam) must raise out of ``step_with_request`` (a demo or bench run would else go on)."""
     from conformance.fries.engines import _outcome
     from conformance.fries.oracles import judge
+    from conformance.fries.stepped import CommitWatch
     from conformance.fries_local_spark import LocalSpark
     from spark_impl.reconfig.api import collect_results, scenario_job
     from spark_impl.reconfig.driver import Executor
     from spark_impl.reconfig.task import load_plan
 
     names, scenarios = list(named), list(named.values())
-    ex = Executor(LocalSpark(), [scenario_job(sc) for sc in scenarios], "fries", directory, partitions=2)
-    for _ in range(BOUND):
+    jobs = [scenario_job(sc) for sc in scenarios]
+    user = jobs[0].planned[0].request if submit else None
+    if submit:
+        jobs[0] = replace(jobs[0], planned=())
+    ex = Executor(LocalSpark(), jobs, "fries", directory, partitions=2)
+    watch = CommitWatch()
+    for batch in range(BOUND):
         if ex.done():
             break
-        ex.step()
+        if user is not None and batch == 1:
+            answer = ex.step_with_request(0.01, 0, user)
+            if answer is not None:
+                return f"{names[0]}: step_with_request's request was rejected: {answer}"
+        else:
+            ex.step()
+        for s, problem in sorted({**watch.after_batch(ex), **_uncommitted(ex)}.items()):
+            return f"{names[s]}: {problem}"
     if not ex.done():
         unfinished = [names[s] for s, st in enumerate(ex.state) if st.live.phase != "done"]
         return (f"{' and '.join(unfinished)} did not finish in {BOUND} batches (a run needs about 6): "
@@ -119,7 +146,70 @@ def _run_problem(directory: str, named: dict[str, Any]) -> str | None:
                                  {g: p.ranges[s] for g, p in plans.items() if s in p.active})
         if found is not None:
             return found
+    return _crash_problem(ex, names[0], user) if user is not None else None
+
+
+def _failing_task_problem(directory: str) -> str | None:
+    """A user function that raises inside a task: ``Executor.step`` raises that exception (the
+    Spark job's error, re-raised in the driver thread) and commits nothing."""
+    from conformance.fries_local_spark import LocalSpark
+    from spark_impl.reconfig import Executor, ListSource, UserOperator, user_job
+    from spec.fries.dataflow import Dataflow, Operator, OperatorKind
+
+    def boom(state: Any, key: Any, value: Any) -> Any:
+        raise ValueError(f"boom on key {key}")
+
+    flow = Dataflow((Operator("S", OperatorKind.SOURCE), Operator("A", OperatorKind.ONE_TO_ONE)), (("S", "A"),))
+    job = user_job(flow, {"A": UserOperator(OperatorKind.ONE_TO_ONE, boom)}, ListSource((("S", "S:0", 3, 1),)))
+    ex = Executor(LocalSpark(), [job], "fries", directory, partitions=2)
+    try:
+        ex.step()
+    except ValueError as error:
+        if str(error) != "boom on key 3":
+            return f"a task's ValueError('boom on key 3') came out of Executor.step as ValueError({str(error)!r})"
+    except Exception as error:  # noqa: BLE001 - another exception is the finding
+        return f"a task's ValueError('boom on key 3') came out of Executor.step as {type(error).__name__}: {error}"
+    else:
+        return "a batch whose task raised ValueError returned from Executor.step as if it ran"
+    if ex.g != 1 or ex.state[0].committed.history:
+        return f"a batch whose task raised was committed (next batch {ex.g}, history {ex.state[0].committed.history})"
     return None
+
+
+class _Crash(Exception):
+    """The driver crash of :func:`_crash_problem`."""
+
+
+def _crash_problem(ex: Any, name: str, request: Any) -> str | None:
+    """A batch that crashes before its commit raises out of ``step_with_request``."""
+    def crash(plan: Any) -> None:
+        raise _Crash(f"crash before the commit of batch {plan.g}")
+
+    ex.before_commit = crash
+    try:
+        ex.step_with_request(0.0, 0, request)
+    except _Crash:
+        return None
+    return f"{name}: a batch that crashed before its commit returned from step_with_request as if it ran"
+
+
+def _uncommitted(ex: Any) -> dict[int, str]:
+    """Jobs whose batch just run was neither committed nor rolled back although Fries §7.3
+    allowed the commit (``driver``'s docstring: after each batch the driver commits every job
+    whose state is consistent, except one whose active request has a head without its FCM,
+    or a user's request in progress). The other direction, no commit in that window, is
+    :class:`conformance.fries.stepped.CommitWatch`'s."""
+    g = ex.g - 1
+    found: dict[int, str] = {}
+    for s, st in enumerate(ex.state):
+        live, a = st.live, st.live.active
+        if g not in live.pending:  # committed, rolled back, or the job did not run
+            continue
+        if a is None or not (a.user or set(a.heads) - set(a.switched)):
+            found[s] = (f"batch {g} was left uncommitted (pending {live.pending}) although "
+                        f"{'no request was in progress' if a is None else f'every head of R{a.j} had its FCM'}: "
+                        "after each batch the driver commits every consistent job (Fries §7.3)")
+    return found
 
 
 def _restart_problem(name: str, scenario: Any, history: list[int], ranges: dict[int, tuple[int, int]]) -> str | None:

@@ -4,6 +4,8 @@ passes on the executor and names the holdout survivors of session 7 it targets."
 
 from __future__ import annotations
 
+import threading
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -93,3 +95,63 @@ def test_results_read_from_a_deeper_runs_task_files_are_named(monkeypatch: pytes
     monkeypatch.setattr(results.FileCache, "batch", batch)
     found = fries_local_check.local_problem()
     assert found is not None and "afresh" in found
+
+
+def test_a_job_left_uncommitted_after_its_users_request_completed_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """driver.py 368 without ``prog.active is not None``: a user's request blocks commits even
+    in the batch that completes it; the batch stays pending until the next one."""
+    from spark_impl.reconfig import driver
+
+    original = driver.Executor._absorb
+
+    def absorb(self: Any, plan: Any, stats: list[Any]) -> None:
+        users = {s: st.live.active for s, st in enumerate(self.state)
+                 if st.live.active is not None and st.live.active.user}
+        original(self, plan, stats)
+        for s, a in users.items():  # completed in this batch: uncommit it, as the mutant does
+            st = self.state[s]
+            if st.live.active is None and st.live.history and st.live.history[-1] == plan.g:
+                st.live.pending = [st.live.history.pop()]
+                st.committed = st.live.snapshot()
+                st.committed.pending = []
+                st.committed.history = list(st.live.history)
+
+    monkeypatch.setattr(driver.Executor, "_absorb", absorb)
+    found = fries_local_check.local_problem()
+    assert found is not None and "was left uncommitted" in found
+
+
+def test_step_with_request_that_swallows_a_crash_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """driver.py 283 ``raise self._step_error.pop()`` dropped: a batch that crashed before its
+    commit looks like one that ran."""
+    from spark_impl.reconfig import driver
+
+    def step_with_request(self: Any, delay_s: float, s: int, request: Any) -> Any:
+        worker = threading.Thread(target=self._guarded_step, daemon=True)
+        worker.start()
+        answer = self.submit(s, request)
+        worker.join()
+        self._step_error.clear()  # the bug: the step's error is dropped
+        return answer
+
+    monkeypatch.setattr(driver.Executor, "step_with_request", step_with_request)
+    found = fries_local_check.local_problem()
+    assert found is not None and "returned from step_with_request as if it ran" in found
+
+
+def test_a_task_error_replaced_on_its_way_out_is_named(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """driver.py 227 ``raise error[0]`` -> ``error[1]``: the task's exception becomes an
+    IndexError in the driver."""
+    from spark_impl.reconfig import driver
+
+    original = driver.Executor.step
+
+    def step(self: Any) -> None:
+        try:
+            original(self)
+        except ValueError as error:
+            raise IndexError("list index out of range") from error
+
+    monkeypatch.setattr(driver.Executor, "step", step)
+    found = fries_local_check._failing_task_problem(str(tmp_path))
+    assert found is not None and "IndexError" in found
