@@ -31,12 +31,13 @@ in a temporary directory (``python -c`` speed):
   Spark job) and recorded once, under its own id; a crash asked for ``after-delivery`` fails
   that call before the delivery is recorded, records no wall time, and the next call delivers
   it; then the checkpoint is pruned with the query's ``keep``; ``deliver_pending`` delivers
-  only the committed batches after the last delivered one (no outputs: no Spark job);
+  only the committed batches after the last delivered one (no outputs: no Spark job), every
+  one of them, batch 0 included, when nothing was delivered yet (``delivered()`` is -1);
 * **pruning** (:meth:`~spark_impl.oplus.streaming_log.Log.prune`, the module docstring's
   "Bounded storage"): commit records older than the last ``keep`` and already delivered are
   deleted, state parts of batches no retained commit names (an uncommitted newer batch's are
-  kept), outputs of delivered batches; objects not named ``b<digits>`` stay; two ``delivered``
-  records are kept.
+  kept, also when nothing is committed yet), outputs of delivered batches; objects not named
+  ``b<digits>`` stay; two ``delivered`` records are kept; batch ids use all 12 digits.
 """
 
 from __future__ import annotations
@@ -156,9 +157,14 @@ def format_problems() -> list[str]:
     from spark_impl.oplus.streaming_log import Commit, decode_time, encode_time
 
     found = []
-    for value, form in ((math.inf, "inf"), (-math.inf, None), (7.0, 7), (-3.0, -3), (0.0, 0)):
-        written = encode_time(value)
-        if written != form or type(written) is not type(form) or decode_time(json.loads(json.dumps(written))) != value:
+    for value, form in ((float("inf"), "inf"), (float("-inf"), None), (7.0, 7), (-3.0, -3), (0.0, 0)):
+        try:
+            written = encode_time(value)  # float("inf"): an infinity that is not math.inf's object
+            read = decode_time(json.loads(json.dumps(written)))
+        except (TypeError, ValueError, OverflowError) as error:
+            found.append(f"the time {value} could not be written and read back: {type(error).__name__}: {error}")
+            continue
+        if written != form or type(written) is not type(form) or read != value:
             found.append(f"the time {value} is written as {written!r} and read back as {decode_time(written)}, "
                          f"expected {form!r}")
     record = Commit(12, {0: 2, 1: 1}, {0: 3, 1: 1}, 3, {(0, 0): 5.0, (0, 1): math.inf, (1, 0): -math.inf},
@@ -222,45 +228,55 @@ def handler_problems(root: str) -> list[str]:
     if (run.log.delivered(), run.replayed, run.batch_ms.get(5002)) != (5002, [5000, 5001, 5002, 5002], 500.0):
         found.append(f"the call after the crash left delivered {run.log.delivered()}, replayed {run.replayed}, "
                      f"wall time {run.batch_ms.get(5002)} (expected 5002, [5000, 5001, 5002, 5002], 500.0)")
-    run.log.write_commit(Commit(5003, {0: 1}, {0: 1}, 1, watermark={0: 9.0}))
-    sent = deliver_pending(None, run.log, None)  # type: ignore[arg-type]  # no outputs: no Spark, no sink
-    if sent != [5003] or run.log.delivered() != 5003:
-        found.append(f"deliver_pending with batches 5002-5003 committed and 5002 delivered delivered {sent} "
-                     f"(expected [5003]: only what the delivered log is behind)")
+    for name, committed, marked, want in (("fresh", [0, 1], [], [0, 1]), ("behind", [3, 4, 5], [4], [5])):
+        log = Log(os.path.join(root, name))
+        for batch in committed:
+            log.write_commit(Commit(batch, {0: 1}, {0: 1}, 1, watermark={0: 9.0}))
+        before = log.delivered()
+        for batch in marked:
+            log.mark_delivered(batch)
+        sent = deliver_pending(None, log, None)  # type: ignore[arg-type]  # no outputs: no Spark, no sink
+        if before != -1 or sent != want or log.delivered() != want[-1]:
+            found.append(f"deliver_pending with batches {committed} committed and {marked or 'none'} delivered "
+                         f"delivered {sent}, then the last delivered is {log.delivered()} (expected {want}: only "
+                         f"what the delivered log is behind; -1 before any delivery, was {before})")
     return found
 
 
 def prune_problems(root: str) -> list[str]:
-    """:meth:`Log.prune` against the module docstring, twice (``keep`` 2 and 1)."""
+    """:meth:`Log.prune` against the module docstring: ``keep`` 2 and 1 (the second with batch
+    ids above 10**11, all 12 digits of a part's name), and a checkpoint with no commit yet."""
     from spark_impl.oplus.streaming_log import Commit, Log, write_part
     from spark_impl.records import write_pickle_record
 
     found = []
-    for keep, delivered in ((2, 6), (1, 9)):
-        where = os.path.join(root, f"keep{keep}")
-        log = Log(where)
-        for batch in range(10):
-            log.write_commit(Commit(batch, {0: 1}, {0: 1}, 1))
-        for batch in range(11):  # batch 10: written by a round, not committed yet
+    for keep, delivered, base, committed in ((2, 6, 0, 10), (1, 9, 10**11, 10), (2, -1, 0, 0)):
+        log = Log(os.path.join(root, f"keep{keep}-{committed}"))
+        for batch in range(committed):
+            log.write_commit(Commit(base + batch, {0: 1}, {0: 1}, 1))
+        for batch in range(committed + 1):  # the last: written by a round, not committed yet
             for kind in ("state", "out"):
-                write_part(log.location, kind, batch, 0, [batch])
+                write_part(log.location, kind, base + batch, 0, [batch])
         for kind in ("state", "out"):
-            write_pickle_record(log.store, f"{kind}/other/p00000.pkl", [0])
-        for batch in (delivered - 2, delivered - 1, delivered):
-            log.mark_delivered(batch)
+            for other in ("other", "x0001"):
+                write_pickle_record(log.store, f"{kind}/{other}/p00000.pkl", [0])
+        marks = [b for b in (delivered - 2, delivered - 1, delivered) if b >= 0]
+        for batch in marks:
+            log.mark_delivered(base + batch)
         log.prune(keep)
-        kept = sorted(set(range(10 - keep, 10)) | set(range(delivered + 1, 10)))
-        want = {"commits": kept, "state": kept + [10], "out": list(range(delivered + 1, 11))}
-        got = {"commits": log.committed()}
+        kept = sorted(set(range(max(0, committed - keep), committed)) | set(range(delivered + 1, committed)))
+        want = {"commits": kept, "state": kept + [committed], "out": list(range(delivered + 1, committed + 1))}
+        got = {"commits": [b - base for b in log.committed()]}
         for kind in ("state", "out"):
             names = log.store.list(kind)
-            got[kind] = sorted(int(n[1:]) for n in names if n != "other")
-            if "other" not in names:
-                found.append(f"prune(keep={keep}) deleted {kind}/other (not a batch's objects)")
-        if got != want or len(log.deliveries.sequences()) != 2:
-            found.append(f"prune(keep={keep}) with batches 0-9 committed, 0-{delivered} delivered and batch 10's "
-                         f"parts written kept {got} and {len(log.deliveries.sequences())} delivered records, "
-                         f"expected {want} and 2")
+            got[kind] = sorted(int(n[1:]) - base for n in names if n not in ("other", "x0001"))
+            if "other" not in names or "x0001" not in names:
+                found.append(f"prune(keep={keep}) deleted {kind}/other or {kind}/x0001 (not a batch's objects)")
+        if got != want or len(log.deliveries.sequences()) != min(2, len(marks)):
+            found.append(f"prune(keep={keep}) with batches {base}+0..{committed - 1} committed, up to {delivered} "
+                         f"delivered and batch {committed}'s parts written kept {got} and "
+                         f"{len(log.deliveries.sequences())} delivered records, expected {want} and "
+                         f"{min(2, len(marks))}")
     return found
 
 
@@ -269,7 +285,8 @@ def check(seed: int) -> list[str]:
     root = tempfile.mkdtemp(prefix="streamproof-oplus-commits-")
     try:
         parts = [os.path.join(root, n) for n in ("commits", "handler", "prune")]
-        return commit_problems(parts[0], seed) + format_problems() + handler_problems(parts[1]) + prune_problems(parts[2])
+        return (commit_problems(parts[0], seed) + format_problems() + handler_problems(parts[1])
+                + prune_problems(parts[2]))
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

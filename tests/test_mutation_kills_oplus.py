@@ -258,10 +258,40 @@ def test_broken_commit_functions_are_caught(monkeypatch: pytest.MonkeyPatch, tmp
 @pytest.mark.parametrize("old, new", [("if b > delivered}", "if b >= delivered}"),
                                       ("batches[-keep:]", "batches[-keep - 1:]"),
                                       ("else b > delivered)", "else b >= delivered)"),
-                                      ('if sub == "state"', 'if sub != "state"')])
+                                      ('if sub == "state"', 'if sub != "state"'),
+                                      ("batches else -1", "batches else +1"),         # USub_UAdd:6 (line 208)
+                                      ("int(name[1:])", "int(name[2:])"),             # ids above 10**11
+                                      ('name.startswith("b") and', 'name.startswith("b") or')])  # AndWithOr:0
 def test_a_broken_prune_is_caught(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, old: str, new: str) -> None:
     import spark_impl.oplus.streaming_log as streaming_log
 
     monkeypatch.setattr(streaming_log.Log, "prune", _method(streaming_log.Log, "prune", old, new))
     problems = _commit_problems(tmp_path)
     assert any("prune(keep=" in p for p in problems), problems
+
+
+@pytest.mark.parametrize("cls, name, old, new, words", [
+    ("Log", "delivered", "return -1 if", "return +1 if", "deliver_pending with batches [0, 1]"),  # USub_UAdd:3 (194)
+    ("Log", "delivered", "return -1 if", "return -0 if", "deliver_pending with batches [0, 1]"),  # NumberReplacer:8
+])
+def test_a_fresh_checkpoint_that_skips_its_first_deliveries_is_caught(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                                       cls: str, name: str, old: str, new: str,
+                                                                       words: str) -> None:
+    """The first-batch class of the blind holdout's survivor ``streaming.py`` ``Commit(-1, ...)``
+    (itself equivalent): a log with no delivery record must deliver batch 0."""
+    import spark_impl.oplus.streaming_log as streaming_log
+
+    owner = getattr(streaming_log, cls)
+    monkeypatch.setattr(owner, name, _method(owner, name, old, new))
+    problems = _commit_problems(tmp_path)
+    assert any(words in p for p in problems), problems
+
+
+def test_an_infinity_compared_by_identity_is_caught(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """streaming_log.py Eq_Is:0 (line 49): ``float("inf")`` is not ``math.inf``'s object."""
+    import spark_impl.oplus.streaming_log as streaming_log
+
+    monkeypatch.setattr(streaming_log, "encode_time", _mutant(streaming_log, "encode_time", "if value == math.inf:",
+                                                              "if value is math.inf:"))
+    problems = _commit_problems(tmp_path)
+    assert any("the time inf could not be written" in p for p in problems), problems
