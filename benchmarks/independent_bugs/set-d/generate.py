@@ -1,7 +1,7 @@
 """Set D (session 7, reviewer "bugs4"): 20 realistic one-line bugs in ``spark_impl/``, written
-independently of the test suite from ``spark_impl/`` itself, ``spec/``, README.md and
-docs/spark.md (and ``benchmarks/independent_bugs.py`` plus the code part, not the table, of
-set C's ``generate.py`` for the file format) - without reading ``conformance/``, ``tests/``,
+independently of the test suite from ``spark_impl/`` alone (and ``benchmarks/independent_bugs.py``
+plus the code part, not the table, of set C's ``generate.py`` for the file format; the earlier
+sets' patch file names were seen in directory listings, none of the files opened) - without reading ``conformance/``, ``tests/``,
 docs/conformance.md, docs/notes/, the earlier sets' patches or INDEX.md files, or git log
 messages, and without running the suite or the tests on them. Spread as a real codebase's
 bugs: 8 in the Fries executor (``spark_impl/reconfig``: task, mcs, driver, retention, sinks,
@@ -164,7 +164,7 @@ def patch_of(file: str, old: str, new: str) -> str:
 def main() -> int:
     """Write the patches and INDEX.md."""
     rows = ["# Set D (session 7): independent one-line bugs", "",
-            "Written by an independent reviewer from spark_impl/, spec/, README.md and docs/spark.md only, "
+            "Written by an independent reviewer from spark_impl/ alone, "
             "without reading conformance/, tests/, docs/conformance.md or the earlier sets' patches "
             "(generate.py holds the table).", "",
             "| bug | file | what the developer got wrong (and why it is observable) |", "|---|---|---|"]
