@@ -30,9 +30,10 @@ in a temporary directory (``python -c`` speed):
   calls (the oldest goes); a committed batch not yet delivered is delivered (no outputs: no
   Spark job) and recorded once, under its own id; a crash asked for ``after-delivery`` fails
   that call before the delivery is recorded, records no wall time, and the next call delivers
-  it; then the checkpoint is pruned with the query's ``keep``; ``deliver_pending`` delivers
-  only the committed batches after the last delivered one (no outputs: no Spark job), every
-  one of them, batch 0 included, when nothing was delivered yet (``delivered()`` is -1);
+  it; then the checkpoint is pruned with the query's ``keep``; a batch after the last commit
+  is run, not replayed; ``deliver_pending`` delivers only the committed batches after the
+  last delivered one (no outputs: no Spark job), every one of them, batch 0 included, when
+  nothing was delivered yet (``delivered()`` is -1);
 * **pruning** (:meth:`~spark_impl.oplus.streaming_log.Log.prune`, the module docstring's
   "Bounded storage"): commit records older than the last ``keep`` and already delivered are
   deleted, state parts of batches no retained commit names (an uncommitted newer batch's are
@@ -75,6 +76,18 @@ class _Clock:
 class _Query:
     def stop(self) -> None:
         pass
+
+
+class _Ran(Exception):
+    """Raised by :class:`_Fresh` when ``foreachBatch`` starts to run a batch."""
+
+
+class _Fresh:
+    """A micro-batch DataFrame that stops ``foreachBatch`` as soon as the batch is run."""
+
+    @property
+    def rdd(self) -> Any:
+        raise _Ran
 
 
 def _model_step(model: dict[str, Any], batch: int, watermark: dict[int, float]) -> list[dict[str, Any]]:
@@ -191,14 +204,16 @@ def handler_problems(root: str) -> list[str]:
     run.log.mark_delivered(5000)
     found = []
 
-    def call(batch: int, *readings: float) -> str | None:
+    def call(batch: int, *readings: float, frame: Any = None) -> str | None:
         clock = getattr(streaming, "time")
         setattr(streaming, "time", _Clock(*readings))
         try:
-            handler(None, batch)  # no DataFrame: a committed batch must not be run again
+            handler(frame, batch)  # no DataFrame: a committed batch must not be run again
             return None
         except SimulatedCrash as crash:
             return str(crash)
+        except _Ran:
+            return "ran"
         except Exception as error:  # noqa: BLE001 - anything else is a finding
             found.append(f"foreachBatch on the committed batch {batch} raised {type(error).__name__}: {error}")
             return None
@@ -228,6 +243,8 @@ def handler_problems(root: str) -> list[str]:
     if (run.log.delivered(), run.replayed, run.batch_ms.get(5002)) != (5002, [5000, 5001, 5002, 5002], 500.0):
         found.append(f"the call after the crash left delivered {run.log.delivered()}, replayed {run.replayed}, "
                      f"wall time {run.batch_ms.get(5002)} (expected 5002, [5000, 5001, 5002, 5002], 500.0)")
+    if call(5003, 0.5, frame=_Fresh()) != "ran" or run.replayed[-1] != 5002:
+        found.append(f"batch 5003 after the commit of 5002 was not run (replayed {run.replayed})")
     for name, committed, marked, want in (("fresh", [0, 1], [], [0, 1]), ("behind", [3, 4, 5], [4], [5])):
         log = Log(os.path.join(root, name))
         for batch in committed:
