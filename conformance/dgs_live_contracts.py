@@ -14,9 +14,11 @@ them directly, on the drawn cases (``python -c`` speed: no Spark, no query):
   or not a string is refused with InputError located at its batch and row;
 * **mailbox** (:func:`~spark_impl.dgs.streaming_input.receive`, one call per file of the live
   check): each call releases events in key order, every event once over the calls, dependent
-  events in key order, nothing left when every stream ended with a heartbeat; an item whose
-  timestamp is not after its stream's previous item is refused, naming the batch, and leaves
-  the mailbox as it was;
+  events in key order, nothing left when every stream ended with a heartbeat, and each call
+  releases exactly what the release rule of ``spark_impl/dgs/release.py``'s docstring releases
+  (recomputed here; session 7: holding an event longer keeps every output right); an item whose
+  timestamp is not after its stream's previous item (at it or before it) is refused, naming
+  the batch, and leaves the mailbox as it was;
 * **start** (:func:`~spark_impl.dgs.streaming.start_dgs_query` before any Spark call): a source
   that is not streaming, a missing column, no jobs, an unknown crash point, a filesystem URI
   without ``query_checkpoint``, an unopenable checkpoint, a checkpoint of the older layout and
@@ -39,6 +41,7 @@ them directly, on the drawn cases (``python -c`` speed: no Spark, no query):
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import tempfile
@@ -114,6 +117,32 @@ def _item(case: DgsCase, row: dict[str, Any]) -> Any:
     return next(item for item in case.streams[row["stream"]] if item.ts == row["ts"])
 
 
+def release_rule_problem(program: Any, case: DgsCase, box: Any, released: Sequence[Any]) -> str | None:
+    """None when a micro-batch released exactly what the release rule of
+    ``spark_impl/dgs/release.py``'s docstring releases (session 7): every released event ``e``
+    (key ``k``, tag ``(σ, s)``) has every stream of ``D(σ, s)`` - ``s`` and the streams of the
+    plan's tags dependent on σ, computed here from the plan - at a timer ``>= k``, and no held
+    event with a smaller key and a dependent tag; every held event lacks one of the two (so the
+    released set is the largest the rule allows, not merely a safe one)."""
+    far = (-math.inf, "")
+    impl = [pair for worker in case.plan.workers() for pair in worker.impl_tags]
+
+    def ready(e: Any) -> bool:
+        streams = {e.stream} | {s for tag, s in impl if program.depends(e.tag, tag)}
+        return all(box.timers.get(s, far) >= e.key for s in streams)
+
+    def blocked(e: Any) -> bool:
+        return any(f.key < e.key and program.depends(f.tag, e.tag) for f in box.buffered)
+
+    for e in released:
+        if not ready(e) or blocked(e):
+            return f"released the event at {e.key}, which the release rule holds"
+    for e in box.buffered:
+        if ready(e) and not blocked(e):
+            return f"held the event at {e.key}, which the release rule releases"
+    return None
+
+
 def mailbox_problems(cases: Sequence[DgsCase]) -> list[str]:
     """The mailbox contract (module docstring), one job per case, one call per file."""
     from spark_impl.dgs.streaming_input import Mailbox, group_rows, receive
@@ -127,9 +156,13 @@ def mailbox_problems(cases: Sequence[DgsCase]) -> list[str]:
         seen: list[tuple[int, Any]] = []
         for number, chunk in enumerate(_rows(case, 0)):
             items = group_rows([json.dumps(row) for row in chunk], 1, number)[0]
-            keys = [e.key for e in receive(program, topo, box, items, f"file {number}")]
+            released = receive(program, topo, box, items, f"file {number}")
+            keys = [e.key for e in released]
             if keys != sorted(keys):
                 found.append(f"case {index}: file {number} released {keys[:6]}, not in key order")
+            wrong = release_rule_problem(program, case, box, released)
+            if wrong is not None:
+                found.append(f"case {index}: file {number}: {wrong}")
             seen += [(number, key) for key in keys]
         wanted = sorted((item.ts, stream) for stream, items in case.streams.items() for item in items
                         if isinstance(item, StreamEvent))

@@ -90,6 +90,25 @@ def test_balanced_plan_edge_requests_are_checked(monkeypatch: pytest.MonkeyPatch
     assert any(seen in p for p in check(100, 0)), check(100, 0)[:2]
 
 
+@pytest.mark.parametrize("old, new", [
+    # dgs/release.py:core/ReplaceComparisonOperator_Lt_NotEq:3 (line 133): held back by a dependent LATER event too
+    ("any(key < e.key and program.depends(tag, e.tag)", "any(key != e.key and program.depends(tag, e.tag)"),
+    ("timers.get(s, far) >= e.key for s in", "timers.get(s, far) > e.key for s in"),
+])
+def test_a_mailbox_that_holds_what_the_rule_releases_is_caught(monkeypatch: pytest.MonkeyPatch, old: str,
+                                                              new: str) -> None:
+    """Session 7: holding an event longer than the release rule says keeps every output right
+    (dependent events still in key order), so only the rule itself, recomputed from
+    release.py's docstring on the live mailbox, sees it."""
+    import spark_impl.dgs.release as release
+    import spark_impl.dgs.streaming_input as streaming_input
+
+    mutant = _mutant(release, "_release", old, new)
+    monkeypatch.setattr(release, "_release", mutant)
+    monkeypatch.setattr(streaming_input, "_release", mutant)
+    assert any("which the release rule releases" in p for p in contracts(FEW)), contracts(FEW)[:2]
+
+
 def test_a_mutable_dgs_job_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     """dgs/driver.py:core/ReplaceTrueWithFalse:0 (line 77, ``@dataclass(frozen=True)`` -> ``False``)."""
     import dataclasses
