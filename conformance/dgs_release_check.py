@@ -216,6 +216,16 @@ def arrival_problem(case: DgsCase) -> str | None:
                         f"outside FIFO order or [ts, ts + {bound}] (max delay {case.max_delay}, jitter "
                         f"{case.max_jitter}, seed {case.seed})")
             previous = t
+    delays = {stream: 3 + 5 * n for n, stream in enumerate(sorted(case.streams))}
+    exact = Arrival(0, 0, case.seed, delays).times(case.streams)  # no jitter: the docstring's formula exactly
+    for stream, items in sorted(case.streams.items()):
+        want, last = [], -math.inf
+        for item in items:
+            last = max(last, float(item.ts + delays[stream]))
+            want.append(last)
+        if exact.get(stream) != want:
+            return (f"stream {stream} with the explicit delay {delays[stream]} and no jitter arrives at "
+                    f"{exact.get(stream, [])[:5]}, the arrival model says {want[:5]}")
     return None
 
 

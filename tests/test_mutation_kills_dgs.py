@@ -109,6 +109,19 @@ def test_a_mailbox_that_holds_what_the_rule_releases_is_caught(monkeypatch: pyte
     assert any("which the release rule releases" in p for p in contracts(FEW)), contracts(FEW)[:2]
 
 
+def test_an_arrival_model_off_its_formula_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """dgs/release.py:core/ReplaceBinaryOperator_Add_BitOr:0 (line 73, ``item.ts + delay`` ->
+    ``item.ts | delay``): arrival times stay FIFO and inside ``[ts, ts + delay + jitter]``, the
+    bounds the order check knew; with explicit delays and no jitter the formula is exact."""
+    import spark_impl.dgs.release as release
+
+    from test_conformance_records_check import _method_mutant
+
+    mutant = _method_mutant(release, release.Arrival, "times", "float(item.ts + delay + rng", "float(item.ts | delay + rng")
+    monkeypatch.setattr(release.Arrival, "times", mutant)
+    assert any("the arrival model says" in p for _, p in order(CASES))
+
+
 def test_a_mutable_dgs_job_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     """dgs/driver.py:core/ReplaceTrueWithFalse:0 (line 77, ``@dataclass(frozen=True)`` -> ``False``)."""
     import dataclasses
