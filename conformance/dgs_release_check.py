@@ -37,7 +37,8 @@ wrong order, without Spark, on every drawn case:
   arrives at ``max(arrival of item i-1, ts_i + delay + jitter)`` with the delay and jitter in
   ``[0, max_delay]`` and ``[0, max_jitter]`` (``spark_impl.dgs.release``'s docstring). A
   broken model still gives correct outputs (any arrival order must), but the case then no
-  longer exercises the delays and reordering it claims to.
+  longer exercises the delays and reordering it claims to. With explicit per-stream delays
+  (``Arrival.delays``) and no jitter the formula is exact (session 7).
 """
 
 from __future__ import annotations
