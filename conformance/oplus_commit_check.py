@@ -23,10 +23,10 @@ in a temporary directory (``python -c`` speed):
 * **the durable form** of a record: a watermark or bound is written as an int, ``None`` for
   -inf and ``"inf"`` for +inf (``streaming_log.encode_time``'s docstring); a record with
   infinite and finite times reads back equal;
-* **foreachBatch on a committed batch** (a replay after a crash; ``_Handler`` with a clock that
-  reads 0.5 then 1.75, so that ``now % start`` is not ``now - start``): nothing runs again,
-  the batch id is listed in ``replayed`` and its wall time is recorded in milliseconds
-  (1250.0) in ``batch_ms`` (empty before the process's first call), which keeps the last 1000
+* **foreachBatch on a committed batch** (a replay after a crash; ``_Handler`` with the
+  handover check's ``DoublingClock``: 2.0 then 4.0, so ``now % start`` is 0, not 2): nothing
+  runs again, the batch id is listed in ``replayed`` and its wall time is recorded in milliseconds
+  (2000.0) in ``batch_ms`` (empty before the process's first call), which keeps the last 1000
   calls (the oldest goes); a committed batch not yet delivered is delivered (no outputs: no
   Spark job) and recorded once, under its own id; a crash asked for ``after-delivery`` fails
   that call before the delivery is recorded, records no wall time, and the next call delivers
@@ -48,10 +48,9 @@ import os
 import random
 import shutil
 import tempfile
-import time
 from typing import Any
 
-from conformance.suite import CheckResult, FailureReport, SuiteResult
+from conformance.suite import SuiteResult
 
 #: Name of the check in the O+ suite.
 CHECK = "spark-streaming O+ commit bookkeeping vs its definition (no Spark)"
@@ -61,16 +60,6 @@ COMMITS = 40
 #: "the last 8 applied ones (``KEEP_APPLIED``)" (docs/spark.md, "O+ on a live stream": the
 #: bounded-storage paragraph and ``run.status()``).
 HISTORY = 8
-
-
-class _Clock:
-    """Stands in for the ``time`` module of :mod:`spark_impl.oplus.streaming`: fixed readings."""
-
-    def __init__(self, *readings: float) -> None:
-        self.readings = list(readings)
-
-    def perf_counter(self) -> float:
-        return self.readings.pop(0)
 
 
 class _Query:
@@ -192,6 +181,7 @@ def format_problems() -> list[str]:
 def handler_problems(root: str) -> list[str]:
     """``foreachBatch`` on committed batches (module docstring)."""
     import spark_impl.oplus.streaming as streaming
+    from conformance.oplus_handover_check import DoublingClock
     from spark_impl.oplus.streaming import OplusStreamingRun, SimulatedCrash, _Handler
     from spark_impl.oplus.streaming_jobs import oplus_job
     from spark_impl.oplus.streaming_log import Commit, Log
@@ -204,9 +194,9 @@ def handler_problems(root: str) -> list[str]:
     run.log.mark_delivered(5000)
     found = []
 
-    def call(batch: int, *readings: float, frame: Any = None) -> str | None:
+    def call(batch: int, frame: Any = None) -> str | None:
         clock = getattr(streaming, "time")
-        setattr(streaming, "time", _Clock(*readings))
+        setattr(streaming, "time", DoublingClock())  # reads 2.0, then 4.0: 2 s
         try:
             handler(frame, batch)  # no DataFrame: a committed batch must not be run again
             return None
@@ -220,30 +210,30 @@ def handler_problems(root: str) -> list[str]:
         finally:
             setattr(streaming, "time", clock)
 
-    call(5000, 0.5, 1.75)
-    if run.replayed != [5000] or run.batch_ms != {5000: 1250.0}:
-        found.append(f"the committed batch 5000 replayed in 1.25 s (the process's first call) left replayed "
-                     f"{run.replayed}, batch_ms {run.batch_ms} (expected [5000], {{5000: 1250.0}})")
+    call(5000)
+    if run.replayed != [5000] or run.batch_ms != {5000: 2000.0}:
+        found.append(f"the committed batch 5000 replayed in 2 s (the process's first call) left replayed "
+                     f"{run.replayed}, batch_ms {run.batch_ms} (expected [5000], {{5000: 2000.0}})")
     if run.log.delivered() != 5001 or run.log.committed() != [5001]:
         found.append(f"after the replay of batch 5000 the delivered batch is {run.log.delivered()} and the commits "
                      f"kept {run.log.committed()} (expected 5001: committed, not yet delivered; keep=1: [5001])")
     run.batch_ms = {b: 1.0 for b in range(1000)}
-    call(5001, 0.5, 1.75)
-    if len(run.batch_ms) != 1000 or 0 in run.batch_ms or run.batch_ms.get(5001) != 1250.0:
-        found.append(f"batch 5001 replayed in 1.25 s after 1000 earlier calls left {len(run.batch_ms)} wall times, "
+    call(5001)
+    if len(run.batch_ms) != 1000 or 0 in run.batch_ms or run.batch_ms.get(5001) != 2000.0:
+        found.append(f"batch 5001 replayed in 2 s after 1000 earlier calls left {len(run.batch_ms)} wall times, "
                      f"the oldest {min(run.batch_ms) if run.batch_ms else None}, its own {run.batch_ms.get(5001)} ms "
-                     "(expected 1000, 1, 1250.0: the last 1000 calls)")
+                     "(expected 1000, 1, 2000.0: the last 1000 calls)")
     run.log.write_commit(Commit(5002, {0: 1}, {0: 1}, 1, watermark={0: 8.0}))
     run.crash_at("after-delivery")
-    crashed = call(5002, 0.25)
+    crashed = call(5002)
     if crashed is None or run.log.delivered() != 5001 or 5002 in run.batch_ms:
         found.append(f"a crash asked for after the delivery of batch 5002: {crashed or 'no crash'}, delivered "
                      f"{run.log.delivered()}, wall time {run.batch_ms.get(5002)} (expected a crash, 5001, none)")
-    call(5002, 0.5, 1.0)
-    if (run.log.delivered(), run.replayed, run.batch_ms.get(5002)) != (5002, [5000, 5001, 5002, 5002], 500.0):
+    call(5002)
+    if (run.log.delivered(), run.replayed, run.batch_ms.get(5002)) != (5002, [5000, 5001, 5002, 5002], 2000.0):
         found.append(f"the call after the crash left delivered {run.log.delivered()}, replayed {run.replayed}, "
-                     f"wall time {run.batch_ms.get(5002)} (expected 5002, [5000, 5001, 5002, 5002], 500.0)")
-    if call(5003, 0.5, frame=_Fresh()) != "ran" or run.replayed[-1] != 5002:
+                     f"wall time {run.batch_ms.get(5002)} (expected 5002, [5000, 5001, 5002, 5002], 2000.0)")
+    if call(5003, frame=_Fresh()) != "ran" or run.replayed[-1] != 5002:
         found.append(f"batch 5003 after the commit of 5002 was not run (replayed {run.replayed})")
     for name, committed, marked, want in (("fresh", [0, 1], [], [0, 1]), ("behind", [3, 4, 5], [4], [5])):
         log = Log(os.path.join(root, name))
@@ -310,13 +300,6 @@ def check(seed: int) -> list[str]:
 
 def run_check(result: SuiteResult, seed: int) -> None:
     """Append the check (a failure reports the first five problems) to ``result``."""
-    start = time.monotonic()
-    try:
-        found = check(seed)
-    except Exception as error:  # noqa: BLE001 - a crash of the bookkeeping's code is a finding
-        found = [f"raised {type(error).__name__}: {error}"]
-    checked = CheckResult(CHECK, cases=4, failed=len(found), elapsed_s=time.monotonic() - start)
-    result.checks.append(checked)
-    if found:
-        checked.oracle_failures["contract"] += len(found)
-        result.failures.append(FailureReport(CHECK, 0, ("contract",), found[0], 1, 1, 0, {"problems": found[:5]}))
+    from conformance.oplus_live_contracts import append_check
+
+    append_check(result, CHECK, 4, lambda: check(seed))

@@ -462,13 +462,20 @@ def check(case: dict[str, Any]) -> list[str]:
 
 def run_check(drawn: Sequence[tuple[dict[str, Any], int]], result: SuiteResult) -> None:
     """Append the check (a failure reports the first five problems) to ``result``."""
+    append_check(result, CHECK, 6, lambda: check(drawn[0][0]) if drawn else [])
+
+
+def append_check(result: SuiteResult, name: str, cases: int, problems: Callable[[], list[str]]) -> None:
+    """Append the Spark-free check ``name`` to ``result``: ``problems()`` (a crash of the
+    executor's code is a problem too) each count as a failed ``contract``; a failure reports
+    the first five."""
     start = time.monotonic()
     try:
-        found = check(drawn[0][0]) if drawn else []
+        found = problems()
     except Exception as error:  # noqa: BLE001 - a crash of the front end's code is a finding
         found = [f"raised {type(error).__name__}: {error}"]
-    checked = CheckResult(CHECK, cases=6, failed=len(found), elapsed_s=time.monotonic() - start)
+    checked = CheckResult(name, cases=cases, failed=len(found), elapsed_s=time.monotonic() - start)
     result.checks.append(checked)
     if found:
         checked.oracle_failures["contract"] += len(found)
-        result.failures.append(FailureReport(CHECK, 0, ("contract",), found[0], 1, 1, 0, {"problems": found[:5]}))
+        result.failures.append(FailureReport(name, 0, ("contract",), found[0], 1, 1, 0, {"problems": found[:5]}))
