@@ -10,7 +10,7 @@ control log and driver in this process. :func:`local_problem` runs two jobs in o
   first operator: stage ``L`` runs the objects of level ``L`` (``layout``'s docstring) and a
   switch report (kind ``STATS``) is "passed to the end" (``task``'s docstring), whatever the
   job's depth. The run must finish within a bounded number of batches, complete the request
-  (one delay reported) and conform (every oracle of :mod:`conformance.fries.oracles`). The
+  (one delay reported, a duration inside the run: ``engines.delay_problem``) and conform (every oracle of :mod:`conformance.fries.oracles`). The
   Spark runs draw dataflows a few levels deep: a report taken for a deep stage's input (the
   request never completes, the job never ends) cannot show there.
 * **Restarts happen.** ``timing.restarts`` (``driver``'s docstring): "the batch in which a
@@ -45,6 +45,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import time
 from dataclasses import replace
 from typing import Any
 
@@ -102,7 +103,7 @@ def _run_problem(directory: str, named: dict[str, Any], *, submit: bool = False)
     job 0's request is a user's, made by ``Executor.step_with_request`` in its second batch,
     and once the run is done a batch that crashes before its commit (the ``before_commit``
     seam) must raise out of ``step_with_request`` (a demo or bench run would else go on)."""
-    from conformance.fries.engines import _outcome
+    from conformance.fries.engines import _outcome, delay_problem
     from conformance.fries.oracles import judge
     from conformance.fries.stepped import CommitWatch
     from conformance.fries_local_spark import LocalSpark
@@ -115,6 +116,7 @@ def _run_problem(directory: str, named: dict[str, Any], *, submit: bool = False)
     user = jobs[0].planned[0].request if submit else None
     if submit:
         jobs[0] = replace(jobs[0], planned=())
+    began = time.monotonic()
     ex = Executor(LocalSpark(), jobs, "fries", directory, partitions=2)
     watch = CommitWatch()
     for batch in range(BOUND):
@@ -132,12 +134,16 @@ def _run_problem(directory: str, named: dict[str, Any], *, submit: bool = False)
         unfinished = [names[s] for s, st in enumerate(ex.state) if st.live.phase != "done"]
         return (f"{' and '.join(unfinished)} did not finish in {BOUND} batches (a run needs about 6): "
                 "a request that never completes holds the job")
+    elapsed_ms = (time.monotonic() - began) * 1000.0
     results = collect_results(ex)
     plans = {g: load_plan(directory, g) for g in range(1, ex.g)}  # the batches this executor ran
     for s, (scenario, result, name) in enumerate(zip(scenarios, results, names)):
         if len(result.delays_ms) != len(scenario.reconfigurations) or result.rejected:
             return (f"{name}: {len(result.delays_ms)} of {len(scenario.reconfigurations)} requests completed "
                     f"(rejected: {list(result.rejected)})")
+        delay = delay_problem(result.delays_ms, elapsed_ms)
+        if delay is not None:
+            return f"{name}: {delay}"
         verdict = judge(scenario, _outcome(scenario, result.outputs, result.schedule, result.states,
                                            result.delays_ms, result.rejected, result.senders))
         if not verdict.ok:

@@ -155,3 +155,16 @@ def test_a_task_error_replaced_on_its_way_out_is_named(monkeypatch: pytest.Monke
     monkeypatch.setattr(driver.Executor, "step", step)
     found = fries_local_check._failing_task_problem(str(tmp_path))
     assert found is not None and "IndexError" in found
+
+
+def test_a_delay_that_is_not_a_duration_inside_the_run_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """driver.py 355 ``(max(applied) - a.issued) * 1000.0`` with a wrong issue time (here 0:
+    the delay becomes the epoch seconds of the switch)."""
+    import time
+    from types import SimpleNamespace
+
+    from spark_impl.reconfig import driver
+
+    monkeypatch.setattr(driver, "time", SimpleNamespace(time=lambda: 0.0, monotonic=time.monotonic, sleep=time.sleep))
+    found = fries_local_check.local_problem()
+    assert found is not None and "not a duration inside the run" in found
