@@ -191,7 +191,7 @@ def _stale_problem(index: int, case: DgsCase, program: Any, topo: Any, box: Any)
     for stale, what in ((ts, "at its own last ts"), (ts - 1, "before its own last ts")):  # the bound and beyond
         batch = [(other, Heartbeat(box.timers[other][0] + 1)), (stream, Heartbeat(stale))]
         problem = refused(lambda: receive(program, topo, box, batch, "file 9"), "file 9",
-                          f"case {index}: a heartbeat of {stream} {what} {ts}")
+                          f"case {index}: a heartbeat of {stream} {what} {ts}", f"(ts {ts})")
         if problem is None and (box.timers, box.buffered) != before:
             problem = f"case {index}: a refused micro-batch changed the mailbox ({before[0]} -> {box.timers})"
         if problem is not None:

@@ -151,6 +151,8 @@ def test_a_row_of_a_job_far_beyond_the_last_is_refused(monkeypatch: pytest.Monke
     ("spark_impl.dgs.streaming_input", "receive", "item.ts <= last[0]", "item.ts < last[0]", "was accepted"),
     # dgs/streaming_input.py:core/ReplaceComparisonOperator_LtE_Eq:1 (line 73): only the bound itself refused (session 7)
     ("spark_impl.dgs.streaming_input", "receive", "item.ts <= last[0]", "item.ts == last[0]", "before its own last ts"),
+    # dgs/streaming_input.py:core/NumberReplacer:10 (line 75): the refusal names the stream, not the previous ts
+    ("spark_impl.dgs.streaming_input", "receive", 'f"(ts {last[0]}); a stream', 'f"(ts {last[1]}); a stream', "not for"),
     ("spark_impl.dgs.streaming_plan", "keyed_plan", "for b in tags[i + 1:]", "for b in tags[i + 2:]", "leaves own"),
     ("spark_impl.dgs.streaming_plan", "keyed_plan", "if leaves < 1", "if leaves < 0", "0 leaves"),
     ("spark_impl.dgs.streaming_store", "Store", "int(entry[1:]) <= commit.delivered", "int(entry[1:]) < commit.delivered",
