@@ -31,9 +31,10 @@ in a temporary directory (``python -c`` speed):
   Spark job) and recorded once, under its own id; a crash asked for ``after-delivery`` fails
   that call before the delivery is recorded, records no wall time, and the next call delivers
   it; then the checkpoint is pruned with the query's ``keep``; a batch after the last commit
-  is run, not replayed; ``deliver_pending`` delivers only the committed batches after the
-  last delivered one (no outputs: no Spark job), every one of them, batch 0 included, when
-  nothing was delivered yet (``delivered()`` is -1);
+  is run, not replayed, and so is the first batch of a checkpoint with no commit;
+  ``deliver_pending`` delivers only the committed batches after the last delivered one (no
+  outputs: no Spark job), every one of them, batch 0 included, when nothing was delivered yet
+  (``delivered()`` is -1);
 * **pruning** (:meth:`~spark_impl.oplus.streaming_log.Log.prune`, the module docstring's
   "Bounded storage"): commit records older than the last ``keep`` and already delivered are
   deleted, state parts of batches no retained commit names (an uncommitted newer batch's are
@@ -189,9 +190,6 @@ def handler_problems(root: str) -> list[str]:
 
     run = OplusStreamingRun(_Query(), [oplus_job("sliding-sum", 2, 4)], Log(root))
     handler = _Handler([run], None, None, frozenset(), 1)  # type: ignore[arg-type]  # no Spark, no sink reached
-    for batch in (5000, 5001):
-        run.log.write_commit(Commit(batch, {0: 1}, {0: 1}, 1, watermark={0: 7.0}))
-    run.log.mark_delivered(5000)
     found = []
 
     def call(batch: int, frame: Any = None) -> str | None:
@@ -210,6 +208,11 @@ def handler_problems(root: str) -> list[str]:
         finally:
             setattr(streaming, "time", clock)
 
+    if call(0, frame=_Fresh()) != "ran" or run.replayed:
+        found.append(f"the first batch of a checkpoint with no commit was not run (replayed {run.replayed})")
+    for batch in (5000, 5001):
+        run.log.write_commit(Commit(batch, {0: 1}, {0: 1}, 1, watermark={0: 7.0}))
+    run.log.mark_delivered(5000)
     call(5000)
     if run.replayed != [5000] or run.batch_ms != {5000: 2000.0}:
         found.append(f"the committed batch 5000 replayed in 2 s (the process's first call) left replayed "

@@ -215,6 +215,8 @@ def test_round_plans_that_hand_the_next_watermark_as_the_previous_one_are_caught
      "raised StopIteration"),                                                      # Gt_GtE:0 (line 167)
     ("_Handler", "__call__", "batch_id <= last.batch", "batch_id < last.batch",
      "committed batch 5002 raised"),                                             # LtE_Lt:0 (line 159)
+    ("_Handler", "__call__", "last is not None and batch_id", "last is not None or batch_id",
+     "the first batch of a checkpoint with no commit was not run"),             # AndWithOr:1 (line 159)
     ("_Handler", "__call__", "batch_id <= last.batch", "batch_id is not last.batch",
      "batch 5003 after the commit of 5002 was not run"),                        # LtE_IsNot:3 (line 159)
     ("_Handler", "_apply_requests", "del record.rescales[:-KEEP_RESCALES]", "del record.rescales[:+KEEP_RESCALES]",
