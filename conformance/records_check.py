@@ -49,7 +49,10 @@ import logging
 import os
 import tempfile
 from contextlib import contextmanager
-from typing import Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
+
+if TYPE_CHECKING:
+    from spark_impl.store import Store
 
 
 def records_problem() -> str | None:
@@ -213,6 +216,15 @@ def _store_problem(where: str) -> str | None:
     return None
 
 
+def _rewrite(store: "Store", name: str, change: Callable[[bytes], bytes]) -> None:
+    """Replace object ``name`` by ``change`` of its bytes (a torn or altered record, as a crash
+    or a disk would leave it)."""
+    data = store.read(name)
+    assert data is not None
+    store.delete(name)
+    store.write_once(name, change(data))
+
+
 class _Warnings(logging.Handler):
     def __init__(self) -> None:
         super().__init__(logging.WARNING)
@@ -250,10 +262,7 @@ def _log_problem(where: str) -> str | None:
         writer = RecordLog(store, prefix)
         for n in range(before + 1):
             writer.append({"n": n})
-        data = store.read(writer.name(before + 1))
-        assert data is not None
-        store.delete(writer.name(before + 1))
-        store.write_once(writer.name(before + 1), data[:-3])  # a strict prefix: a writer killed mid-write
+        _rewrite(store, writer.name(before + 1), lambda data: data[:-3])  # a strict prefix: a writer killed mid-write
         reader = RecordLog(store, prefix)
         with _listening() as heard:
             got = reader.latest()
@@ -271,10 +280,7 @@ def _log_problem(where: str) -> str | None:
             return f"after a torn record {before + 1} was set aside, the log holds {recovered.sequences()}"
     altered = RecordLog(store, "altered")
     altered.append({"n": 1})
-    data = store.read(altered.name(1))
-    assert data is not None
-    store.delete(altered.name(1))
-    store.write_once(altered.name(1), data[:-1] + bytes([data[-1] ^ 1]))
+    _rewrite(store, altered.name(1), lambda data: data[:-1] + bytes([data[-1] ^ 1]))
     try:
         value = RecordLog(store, "altered").latest()
     except CorruptStateError:
@@ -292,10 +298,7 @@ def _writer_problem(where: str) -> str | None:
     store = Store(where)
     first = RecordLog(store, "altered-writer")
     first.append({"n": 1})
-    data = store.read(first.name(1))
-    assert data is not None
-    store.delete(first.name(1))
-    store.write_once(first.name(1), data[:-1] + bytes([data[-1] ^ 1]))
+    _rewrite(store, first.name(1), lambda data: data[:-1] + bytes([data[-1] ^ 1]))
     seq = RecordLog(store, "altered-writer").append({"n": 2})
     if seq != 2 or not store.exists(first.name(1)):
         return f"a writer after an altered record 1 appended record {seq} (expected 2, record 1 kept)"
@@ -303,10 +306,7 @@ def _writer_problem(where: str) -> str | None:
     for n in (1, 2):
         twice.append({"n": n})
     for n in (1, 2):
-        data = store.read(twice.name(n))
-        assert data is not None
-        store.delete(twice.name(n))
-        store.write_once(twice.name(n), data[:-2])
+        _rewrite(store, twice.name(n), lambda data: data[:-2])
     try:
         got = RecordLog(store, "torn-twice").latest()
     except CorruptStateError:
@@ -354,10 +354,7 @@ def _reader_problem(where: str) -> str | None:
             return f"a newest record vanishing at every read: {error.why} after {len(always.reads)} reads (expected 5)"
     else:
         return f"a newest record vanishing at every read gave {got}"
-    data = Store(where).read(writer.name(2))
-    assert data is not None
-    Store(where).delete(writer.name(2))
-    Store(where).write_once(writer.name(2), data[:-2])  # torn newest; the previous one pruned once meanwhile
+    _rewrite(Store(where), writer.name(2), lambda data: data[:-2])  # torn newest; the previous one pruned once meanwhile
     try:
         with _listening() as heard:
             got = RecordLog(Vanishing(where, {writer.name(1): 1}), "beside").latest()
@@ -398,10 +395,7 @@ def _names_problem(where: str) -> str | None:
         return f"a new writer beside other objects {junk} took number {seq} after record 4"
     only = RecordLog(store, "aside-only")
     only.append({"n": 1})
-    data = store.read(only.name(1))
-    assert data is not None
-    store.delete(only.name(1))
-    store.write_once(only.name(1), data[:-3])
+    _rewrite(store, only.name(1), lambda data: data[:-3])
     with _listening():
         torn = RecordLog(store, "aside-only")
         torn.latest()
