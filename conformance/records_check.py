@@ -378,7 +378,7 @@ def _names_problem(where: str) -> str | None:
     for n in (1, 2, 3):
         log.append({"n": n})
     junk = ("notes.rec", "1234x.rec", "00000000000000000007.rec.99.tmp", "123456789.txt", "100000000.notes.x",
-            "9x.rec.torn")
+            "9x.rec.torn", "123456789x.rec.torn")
     for name in junk:
         store.write_once(f"named/{name}", b"not a record")
     reader = RecordLog(store, "named")

@@ -126,6 +126,7 @@ def test_a_writer_after_an_altered_record_and_a_stale_load_are_caught(monkeypatc
     ("_top", "aside = [int(n[:-len(suffix)])", "aside = [int(n[:+len(suffix)])"),
     ("_top", "and n[:-len(suffix)].isdigit()", "and n[:~len(suffix)].isdigit()"),
     ("_top", "and n[:-len(suffix)].isdigit()", "and n[:not len(suffix)].isdigit()"),
+    ("_top", "and n[:-len(suffix)].isdigit()", "and n[:+len(suffix)].isdigit()"),  # USub_UAdd:3
     ("_top", "aside = [int(n[:-len(suffix)])", "aside = [int(n[:len(suffix)])"),
     ("_top", "if n.endswith(suffix) and n[", "if n.endswith(suffix) or n["),
     # _Not:5/6/7, NumberReplacer:25 (latest: the previous record, the newest number)
