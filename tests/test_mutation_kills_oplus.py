@@ -265,7 +265,8 @@ def test_broken_commit_functions_are_caught(monkeypatch: pytest.MonkeyPatch, tmp
                                       ('if sub == "state"', 'if sub != "state"'),
                                       ("batches else -1", "batches else +1"),         # USub_UAdd:6 (line 208)
                                       ("int(name[1:])", "int(name[2:])"),             # ids above 10**11
-                                      ('name.startswith("b") and', 'name.startswith("b") or')])  # AndWithOr:0
+                                      ('name.startswith("b") and', 'name.startswith("b") or'),  # AndWithOr:0
+                                      ("and name[1:].isdigit()", "and name[2:].isdigit()")])  # NumberReplacer:22
 def test_a_broken_prune_is_caught(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, old: str, new: str) -> None:
     import spark_impl.oplus.streaming_log as streaming_log
 
