@@ -34,7 +34,9 @@ control log and driver in this process. :func:`local_problem` runs two jobs in o
   runs above (``task.load_plan``'s docstring: "a checkpoint directory used afresh rewrites"
   the plans) runs a job 2 levels deep: its results are read from its own batches, levels and
   partitions only (``results``), never from the deeper run's task files still on the
-  directory, and conform. Its request is a user's, made by ``Executor.step_with_request``
+  directory, and conform. It runs on 9 partitions, more than ``FUSE_MAX_PARTITIONS``: the
+  source has a stage of its own (the unfused plan, which on Spark only the resume path runs)
+  and its objects spread over other partitions than at 2. Its request is a user's, made by ``Executor.step_with_request``
   (the ``demo`` and ``bench`` commands' way; no suite path calls it): accepted, completed,
   the job not committed until it completes; after the run, a batch that crashes before its
   commit raises out of ``step_with_request``.
@@ -87,7 +89,7 @@ def local_problem() -> str | None:
     try:
         for named in runs:
             try:
-                found = _run_problem(directory, named, submit=named is runs[-1])
+                found = _run_problem(directory, named, submit=named is runs[-1], partitions=9 if named is runs[-1] else 2)
             except Exception as error:  # noqa: BLE001 - a crash of the executor's code is a finding
                 found = f"{' and '.join(named)}: raised {type(error).__name__}: {error}"
             if found is not None:
@@ -97,8 +99,8 @@ def local_problem() -> str | None:
         shutil.rmtree(directory, ignore_errors=True)
 
 
-def _run_problem(directory: str, named: dict[str, Any], *, submit: bool = False) -> str | None:
-    """Run the named scenarios in one executor (2 partitions) on ``directory`` (used afresh:
+def _run_problem(directory: str, named: dict[str, Any], *, submit: bool = False, partitions: int = 2) -> str | None:
+    """Run the named scenarios in one executor (``partitions``) on ``directory`` (used afresh:
     no resume), at most :data:`BOUND` batches; the first broken promise, or None. ``submit``:
     job 0's request is a user's, made by ``Executor.step_with_request`` in its second batch,
     and once the run is done a batch that crashes before its commit (the ``before_commit``
@@ -117,7 +119,7 @@ def _run_problem(directory: str, named: dict[str, Any], *, submit: bool = False)
     if submit:
         jobs[0] = replace(jobs[0], planned=())
     began = time.monotonic()
-    ex = Executor(LocalSpark(), jobs, "fries", directory, partitions=2)
+    ex = Executor(LocalSpark(), jobs, "fries", directory, partitions=partitions)
     watch = CommitWatch()
     for batch in range(BOUND):
         if ex.done():
