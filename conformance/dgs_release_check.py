@@ -176,6 +176,9 @@ def refusal_problem(case: DgsCase) -> str | None:
     if waiting is not None:
         attempts.append((f"only stream {waiting[0]}, an event of which waits for the others",
                          {waiting[0]: [waiting[1], Heartbeat(waiting[1].ts + 1)]}, 1))
+        # the same with 300 heartbeats after it: item counts past 256 are distinct int objects (session 7)
+        attempts.append((f"only stream {waiting[0]}, an event of which waits for the others, then 300 heartbeats",
+                         {waiting[0]: [waiting[1], *(Heartbeat(waiting[1].ts + k) for k in range(1, 301))]}, 1))
     for what, streams, tick in attempts:
         outcome: list[str] = []
 

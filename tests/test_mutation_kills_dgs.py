@@ -122,6 +122,21 @@ def test_an_arrival_model_off_its_formula_is_caught(monkeypatch: pytest.MonkeyPa
     assert any("the arrival model says" in p for _, p in order(CASES))
 
 
+def test_a_long_input_that_can_never_be_released_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """dgs/release.py:core/ReplaceComparisonOperator_GtE_Is:0 (line 112, ``position >=
+    len(pending)`` -> ``is``): equal ints past 256 are distinct objects, so a long input whose
+    event can never be released looped forever instead of being refused."""
+    import spark_impl.dgs.release as release
+
+    from conformance.dgs_release_check import refusal_problem
+
+    monkeypatch.setattr(release, "release_schedule", _mutant(release, "release_schedule",
+                                                             "if position >= len(pending) and buffered:",
+                                                             "if position is len(pending) and buffered:"))
+    found = [refusal_problem(case) for case in CASES[:3]]
+    assert any(p is not None and "300 heartbeats did not return" in p for p in found), found
+
+
 def test_a_mutable_dgs_job_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     """dgs/driver.py:core/ReplaceTrueWithFalse:0 (line 77, ``@dataclass(frozen=True)`` -> ``False``)."""
     import dataclasses
