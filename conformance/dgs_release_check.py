@@ -38,7 +38,10 @@ wrong order, without Spark, on every drawn case:
   ``[0, max_delay]`` and ``[0, max_jitter]`` (``spark_impl.dgs.release``'s docstring). A
   broken model still gives correct outputs (any arrival order must), but the case then no
   longer exercises the delays and reordering it claims to. With explicit per-stream delays
-  (``Arrival.delays``) and no jitter the formula is exact (session 7).
+  (``Arrival.delays``) and no jitter the formula is exact (session 7);
+* the driver receives an item only once it arrived (:func:`poll_problem`, session 7): three
+  events of one stream that no other stream holds back, 100 time units apart, come out in
+  three ticks.
 """
 
 from __future__ import annotations
@@ -304,4 +307,29 @@ def check(cases: list[DgsCase]) -> list[tuple[int, str]]:
         refused = refusal_problem(case)
         if refused is not None:  # the first only: a schedule that never ends keeps a thread busy
             return found + [(i, refused)]
+    found += [(i, late) for i, case in enumerate(cases) for late in [poll_problem(case)] if late is not None]
     return found
+
+
+def poll_problem(case: DgsCase) -> str | None:
+    """None when the driver receives an item only once it arrived (release.py's docstring: "the
+    driver polls every tick time units; the items that arrived by then are received"; session 7):
+    three events of one stream whose release needs no other stream, 100 time units apart with
+    no delay, are released at three different ticks (tick 1)."""
+    from spark_impl.dgs.release import Arrival, release_schedule
+    from spark_impl.dgs.topology import topology
+
+    program = program_of(case.name)
+    topo = topology(program, case.plan)
+    alone = next(((stream, item) for stream, items in sorted(case.streams.items()) for item in items
+                  if isinstance(item, StreamEvent)
+                  and topo.release_streams[(program.tag(item.payload), stream)] == frozenset({stream})), None)
+    if alone is None:
+        return None
+    stream, item = alone
+    streams: dict[str, list[Any]] = {stream: [StreamEvent(ts, item.payload) for ts in (1, 101, 201)] + [Heartbeat(301)]}
+    ticks = release_schedule(program, topo, streams, Arrival(), 1)
+    if [len(t) for t in ticks] != [1, 1, 1]:
+        return (f"three events of stream {stream} arriving at 1, 101 and 201 (released by their own stream alone) "
+                f"came out in ticks of {[len(t) for t in ticks]} events: received before they arrived")
+    return None

@@ -137,6 +137,17 @@ def test_a_long_input_that_can_never_be_released_is_refused(monkeypatch: pytest.
     assert any(p is not None and "300 heartbeats did not return" in p for p in found), found
 
 
+@pytest.mark.parametrize("new", ["pending[position][0] >= now:", "pending[position][0] is not now:"])
+def test_items_received_before_they_arrive_are_caught(monkeypatch: pytest.MonkeyPatch, new: str) -> None:
+    """dgs/release.py:core/ReplaceComparisonOperator_LtE_GtE:0 and _LtE_IsNot:0 (line 98): every
+    item received at the first poll - one tick, every output right."""
+    import spark_impl.dgs.release as release
+
+    monkeypatch.setattr(release, "release_schedule", _mutant(release, "release_schedule",
+                                                             "pending[position][0] <= now:", new))
+    assert any("received before they arrived" in p for _, p in order(CASES))
+
+
 def test_a_mutable_dgs_job_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     """dgs/driver.py:core/ReplaceTrueWithFalse:0 (line 77, ``@dataclass(frozen=True)`` -> ``False``)."""
     import dataclasses
