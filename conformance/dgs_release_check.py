@@ -223,9 +223,12 @@ def arrival_problem(case: DgsCase) -> str | None:
                         f"outside FIFO order or [ts, ts + {bound}] (max delay {case.max_delay}, jitter "
                         f"{case.max_jitter}, seed {case.seed})")
             previous = t
+    from conformance.dgs_live_contracts import shifted
+
     delays = {stream: 3 + 5 * n for n, stream in enumerate(sorted(case.streams))}
-    exact = Arrival(0, 0, case.seed, delays).times(case.streams)  # no jitter: the docstring's formula exactly
-    for stream, items in sorted(case.streams.items()):
+    early = shifted(case, -10**6).streams  # negative timestamps are valid (Def. 3.3)
+    exact = Arrival(0, 0, case.seed, delays).times(early)  # no jitter: the docstring's formula exactly
+    for stream, items in sorted(early.items()):
         want, last = [], -math.inf
         for item in items:
             last = max(last, float(item.ts + delays[stream]))

@@ -148,6 +148,25 @@ def test_items_received_before_they_arrive_are_caught(monkeypatch: pytest.Monkey
     assert any("received before they arrived" in p for _, p in order(CASES))
 
 
+def test_negative_timestamps_are_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """dgs/release.py:core/ReplaceUnaryOperator_USub_Not:0 (line 70, ``last = -math.inf`` -> ``not
+    math.inf``: arrivals clamped at 0) and :1 (line 122, ``far = (-math.inf, "")`` -> ``(not
+    math.inf, "")``: a stream without a timer passes an event of negative key); every drawn case
+    had timestamps >= 0."""
+    import spark_impl.dgs.release as release
+    import spark_impl.dgs.streaming_input as streaming_input
+    from test_conformance_records_check import _method_mutant
+
+    times = _method_mutant(release, release.Arrival, "times", "last = -math.inf", "last = not math.inf")
+    monkeypatch.setattr(release.Arrival, "times", times)
+    assert any("the arrival model says" in p for _, p in order(CASES))
+    monkeypatch.undo()
+    early = _mutant(release, "_release", 'far = (-math.inf, "")', 'far = (not math.inf, "")')
+    monkeypatch.setattr(release, "_release", early)
+    monkeypatch.setattr(streaming_input, "_release", early)
+    assert any("which the release rule holds" in p for p in contracts(CASES))
+
+
 def test_a_mutable_dgs_job_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     """dgs/driver.py:core/ReplaceTrueWithFalse:0 (line 77, ``@dataclass(frozen=True)`` -> ``False``)."""
     import dataclasses
