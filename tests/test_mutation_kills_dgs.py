@@ -167,6 +167,17 @@ def test_negative_timestamps_are_checked(monkeypatch: pytest.MonkeyPatch) -> Non
     assert any("which the release rule holds" in p for p in contracts(CASES))
 
 
+def test_a_mutable_released_event_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """dgs/release.py:core/ReplaceTrueWithFalse:0 (line 44, ``Released``'s ``frozen=True`` -> ``False``)."""
+    import dataclasses
+
+    import spark_impl.dgs.release as release
+
+    mutable = dataclasses.make_dataclass("Released", [(f.name, f.type, f) for f in dataclasses.fields(release.Released)])
+    monkeypatch.setattr(release, "Released", mutable)
+    assert any("Released is a frozen value" in p for _, p in order(CASES))
+
+
 def test_a_mutable_dgs_job_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     """dgs/driver.py:core/ReplaceTrueWithFalse:0 (line 77, ``@dataclass(frozen=True)`` -> ``False``)."""
     import dataclasses
