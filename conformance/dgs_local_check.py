@@ -2,7 +2,7 @@
 (issue 12, session 7; with the DGS suite's Spark checks, no Spark job).
 
 The Spark check runs every drawn case once, as drawn. Here the same cases run again through
-:func:`spark_impl.dgs.run_dgs_many` on :class:`conformance.dgs_local_spark.LocalSpark` (the
+:func:`spark_impl.dgs.run_dgs_many` on :class:`conformance.local_spark.LocalSpark` (the
 driver's own stages and sink, a second of CPU for a hundred cases), each changed where the
 Spark run cannot afford a second pass:
 
@@ -75,7 +75,7 @@ def problems(drawn: Sequence[DgsCase]) -> list[tuple[int, list[tuple[str, str]]]
     """The failed oracles of every changed case (module docstring), by case index."""
     from spark_impl.dgs import run_dgs, run_dgs_many
 
-    from conformance.dgs_local_spark import LocalSpark
+    from conformance.local_spark import LocalSpark
     from conformance.dgs_suite import judge
 
     if not drawn:

@@ -1,7 +1,7 @@
 """The Fries executor run end to end on a pure-Python Spark, on shapes the Spark runs cannot
 afford and bookkeeping no output shows (issue 12, session 7).
 
-:class:`~conformance.fries_local_spark.LocalSpark` runs the executor's own stages, task files,
+:class:`~conformance.local_spark.LocalSpark` runs the executor's own stages, task files,
 control log and driver in this process. :func:`local_problem` runs two jobs in one executor
 (two partitions), then a third afresh on the same directory, and names the first broken promise (run by
 :mod:`conformance.fries.contracts_check`):
@@ -108,7 +108,7 @@ def _run_problem(directory: str, named: dict[str, Any], *, submit: bool = False,
     from conformance.fries.engines import _outcome, delay_problem
     from conformance.fries.oracles import judge
     from conformance.fries.stepped import CommitWatch
-    from conformance.fries_local_spark import LocalSpark
+    from conformance.local_spark import LocalSpark
     from spark_impl.reconfig.api import collect_results, scenario_job
     from spark_impl.reconfig.driver import Executor
     from spark_impl.reconfig.task import load_plan
@@ -160,7 +160,7 @@ def _run_problem(directory: str, named: dict[str, Any], *, submit: bool = False,
 def _failing_task_problem(directory: str) -> str | None:
     """A user function that raises inside a task: ``Executor.step`` raises that exception (the
     Spark job's error, re-raised in the driver thread) and commits nothing."""
-    from conformance.fries_local_spark import LocalSpark
+    from conformance.local_spark import LocalSpark
     from spark_impl.reconfig import Executor, ListSource, UserOperator, user_job
     from spec.fries.dataflow import Dataflow, Operator, OperatorKind
 

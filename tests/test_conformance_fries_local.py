@@ -1,4 +1,4 @@
-"""The Fries executor on the pure-Python Spark stand-in (:mod:`conformance.fries_local_spark`)
+"""The Fries executor on the pure-Python Spark stand-in (:mod:`conformance.local_spark`)
 and the suite's check that uses it (:mod:`conformance.fries_local_check`), without Spark: it
 passes on the executor and names the holdout survivors of session 7 it targets."""
 
@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from conformance import fries_local_check
-from conformance.fries_local_spark import LocalSpark
+from conformance.local_spark import LocalSpark
 
 
 def test_the_local_check_passes_on_the_executor() -> None:

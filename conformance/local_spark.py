@@ -1,11 +1,13 @@
-"""A pure-Python stand-in for the part of Spark the DGS batch driver uses (issue 12, session 7).
+"""A pure-Python stand-in for the part of Spark the executors' drivers use (issue 12, session 7).
 
-:func:`spark_impl.dgs.run_dgs_many` touches Spark only through ``spark.sparkContext``:
-``parallelize(items, P)``, RDDs built with ``flatMap``, ``partitionBy(P, f)``, ``mapPartitions``,
-``mapPartitionsWithIndex`` and ``zip``, the actions ``count`` and ``collect``, and
+The Fries executor (:class:`spark_impl.reconfig.Executor`) and the DGS batch driver
+(:func:`spark_impl.dgs.run_dgs_many`) touch Spark only through ``spark.sparkContext``: its
+configuration and ``defaultParallelism``, ``parallelize(items, P)``, RDDs built with
+``flatMap``, ``partitionBy(P, f)``, ``mapPartitions``, ``mapPartitionsWithIndex``, ``zip``,
+``values`` and ``filter``, the actions ``count`` and ``collect``, and
 ``persist``/``localCheckpoint``/``unpersist`` with ``rdd.context.getCheckpointDir()``
 (:func:`spark_impl.lineage.cut_lineage`). :class:`LocalSpark` offers exactly these, in the calling
-thread, with Spark's semantics where the driver could depend on them:
+thread, with Spark's semantics where a driver could depend on them:
 
 * ``parallelize`` slices contiguously (PySpark's rule), ``partitionBy`` sends a pair ``(k, v)``
   to partition ``f(k) mod P`` keeping the upstream order (one order a shuffle may deliver);
@@ -15,11 +17,11 @@ thread, with Spark's semantics where the driver could depend on them:
 * an RDD is recomputed by every action unless persisted (then computed once, by the next
   action); ``zip`` refuses partitions of unequal sizes, as Spark does.
 
-The stage functions, the sink files and the driver's bookkeeping are the executor's own, so a
-run on it is a real run of the driver's logic without a JVM: what the DGS suite's Spark-free
-check (:mod:`conformance.dgs_local_check`) needs for shapes too costly on Spark. The Fries
-executor's stand-in (:mod:`conformance.fries_local_spark`) offers another part of the API
-(no ``zip``, no caching, round-robin slices) for another driver.
+The stage functions, the task and sink files and the drivers' bookkeeping are the executors' own,
+so a run on it is a real run of the driver's logic without a JVM: what the Spark-free checks
+(:mod:`conformance.fries_local_check`, :mod:`conformance.dgs_local_check`) need for shapes too
+costly on Spark (a job 32 levels deep, every DGS case again) or bookkeeping no output shows
+(restarts). Nothing else of Spark is offered (no DataFrames: no sinks).
 """
 
 from __future__ import annotations
@@ -95,6 +97,14 @@ class StandInRDD:
         self._keep, self._kept = False, None
         return self
 
+    def values(self) -> "StandInRDD":
+        """The second item of every pair."""
+        return self._then(lambda parts: [[pair[1] for pair in part] for part in parts])
+
+    def filter(self, keep: Callable[[Any], bool]) -> "StandInRDD":
+        """The items ``keep`` accepts."""
+        return self._then(lambda parts: [[item for item in part if keep(item)] for part in parts])
+
     def count(self) -> int:
         return sum(len(part) for part in self._parts())
 
@@ -103,7 +113,15 @@ class StandInRDD:
 
 
 class StandInContext:
-    """The SparkContext part (module docstring)."""
+    """The SparkContext part (module docstring): ``spark.speculation`` is false."""
+
+    def __init__(self, parallelism: int) -> None:
+        self.defaultParallelism = parallelism  # noqa: N815 - Spark's name
+        self._conf = {"spark.speculation": "false"}
+
+    def getConf(self) -> dict[str, str]:  # noqa: N802 - Spark's name
+        """The configuration (a dict has the ``get(key, default)`` the executor calls)."""
+        return self._conf
 
     def getCheckpointDir(self) -> None:  # noqa: N802 - Spark's name
         return None
@@ -118,5 +136,5 @@ class StandInContext:
 class LocalSpark:
     """The SparkSession part: ``sparkContext``."""
 
-    def __init__(self) -> None:
-        self.sparkContext = StandInContext()  # noqa: N815 - Spark's name
+    def __init__(self, parallelism: int = 2) -> None:
+        self.sparkContext = StandInContext(parallelism)  # noqa: N815 - Spark's name
