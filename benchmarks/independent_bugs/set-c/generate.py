@@ -9,16 +9,15 @@ Run them: ``python benchmarks/independent_bugs.py --run DIR --set set-c [--fail-
 
 from __future__ import annotations
 
-import difflib
-import subprocess
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[2]
+sys.path.insert(0, str(HERE.parent))
+from one_line_set import Bug, write_set  # noqa: E402
 
 # (name, file, old snippet, new snippet, what a developer got wrong)
-BUGS: list[tuple[str, str, str, str, str]] = [
+BUGS: list[Bug] = [
     ("01-mcs-leading-child-not-counted", "spark_impl/reconfig/mcs.py",
      "        leading = [c for c in children[x] if c in reconfigured or reachable(c, children) & reconfigured]\n",
      "        leading = [c for c in children[x] if reachable(c, children) & reconfigured]\n",
@@ -128,29 +127,10 @@ BUGS: list[tuple[str, str, str, str, str]] = [
 ]
 
 
-def patch_of(file: str, old: str, new: str) -> str:
-    """The unified diff (3 lines of context) replacing the unique ``old`` by ``new``."""
-    text = subprocess.run(["git", "show", f"HEAD:{file}"], cwd=ROOT, check=True, capture_output=True,
-                          text=True).stdout
-    if text.count(old) != 1:
-        raise SystemExit(f"{file}: the snippet occurs {text.count(old)} times: {old!r}")
-    after = text.replace(old, new)
-    lines = difflib.unified_diff(text.splitlines(keepends=True), after.splitlines(keepends=True),
-                                 f"a/{file}", f"b/{file}", n=3)
-    return f"diff --git a/{file} b/{file}\n" + "".join(lines)
-
-
 def main() -> int:
     """Write the patches and INDEX.md."""
-    rows = ["# Set C (session 5): independent one-line bugs", "",
-            "Written from spark_impl/, spec/, README.md and docs/spark.md only (generate.py holds the table).", "",
-            "| bug | file | what the developer got wrong |", "|---|---|---|"]
-    for name, file, old, new, what in BUGS:
-        (HERE / f"{name}.patch").write_text(patch_of(file, old, new), encoding="utf-8")
-        rows.append(f"| {name} | {file} | {what} |")
-    (HERE / "INDEX.md").write_text("\n".join(rows) + "\n", encoding="utf-8")
-    print(f"{len(BUGS)} patches in {HERE}")
-    return 0
+    return write_set(HERE, ["# Set C (session 5): independent one-line bugs", "",
+                     "Written from spark_impl/, spec/, README.md and docs/spark.md only (generate.py holds the table).", ""], "what the developer got wrong", BUGS)
 
 
 if __name__ == "__main__":

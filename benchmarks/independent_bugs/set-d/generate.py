@@ -17,16 +17,15 @@ Run them: ``python benchmarks/independent_bugs.py --run DIR --set set-d [--fail-
 
 from __future__ import annotations
 
-import difflib
-import subprocess
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[2]
+sys.path.insert(0, str(HERE.parent))
+from one_line_set import Bug, write_set  # noqa: E402
 
 # (name, file, old snippet, new snippet, what a developer got wrong - and why it is observable)
-BUGS: list[tuple[str, str, str, str, str]] = [
+BUGS: list[Bug] = [
     # --- spark_impl/reconfig (Fries executor) -----------------------------------------------
     ("01-epoch-switch-one-batch-late", "spark_impl/reconfig/task.py",
      "            if plan.g >= entry.epoch_batch:\n",
@@ -149,31 +148,12 @@ BUGS: list[tuple[str, str, str, str, str]] = [
 ]
 
 
-def patch_of(file: str, old: str, new: str) -> str:
-    """The unified diff (3 lines of context) replacing the unique ``old`` by ``new``."""
-    text = subprocess.run(["git", "show", f"HEAD:{file}"], cwd=ROOT, check=True, capture_output=True,
-                          text=True).stdout
-    if text.count(old) != 1:
-        raise SystemExit(f"{file}: the snippet occurs {text.count(old)} times: {old!r}")
-    after = text.replace(old, new)
-    lines = difflib.unified_diff(text.splitlines(keepends=True), after.splitlines(keepends=True),
-                                 f"a/{file}", f"b/{file}", n=3)
-    return f"diff --git a/{file} b/{file}\n" + "".join(lines)
-
-
 def main() -> int:
     """Write the patches and INDEX.md."""
-    rows = ["# Set D (session 7): independent one-line bugs", "",
-            "Written by an independent reviewer from spark_impl/ alone, "
-            "without reading conformance/, tests/, docs/conformance.md or the earlier sets' patches "
-            "(generate.py holds the table).", "",
-            "| bug | file | what the developer got wrong (and why it is observable) |", "|---|---|---|"]
-    for name, file, old, new, what in BUGS:
-        (HERE / f"{name}.patch").write_text(patch_of(file, old, new), encoding="utf-8")
-        rows.append(f"| {name} | {file} | {what} |")
-    (HERE / "INDEX.md").write_text("\n".join(rows) + "\n", encoding="utf-8")
-    print(f"{len(BUGS)} patches in {HERE}")
-    return 0
+    return write_set(HERE, ["# Set D (session 7): independent one-line bugs", "",
+                     "Written by an independent reviewer from spark_impl/ alone, "
+                     "without reading conformance/, tests/, docs/conformance.md or the earlier sets' patches "
+                     "(generate.py holds the table).", ""], "what the developer got wrong (and why it is observable)", BUGS)
 
 
 if __name__ == "__main__":
