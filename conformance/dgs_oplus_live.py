@@ -12,9 +12,11 @@ session 4 ran every 8th: 13 DGS, 17 O+ cases) - the ``spark-streaming`` engines 
 :mod:`conformance.dgs_streaming` and :mod:`conformance.oplus_streaming` (all of them as ONE
 live query, with a driver kill at each crash point; DGS cases re-planned mid-stream, O+ cases
 whose sources stay silent for a while: those modules' docstrings), judged by the same oracles
-as the batch check. A failure is reported and saved unshrunk (every shrink candidate would be
-another live query); its replay runs the live engine again (``engine``/``scheduler``
-``spark-streaming``).
+as the batch check. The first failure is shrunk with the live engine (every batch of
+candidates one more live query; ``--shrink-budget`` bounds it, 0 reports it as drawn) by the
+suite's own shrinker, as under ``--engine spark-streaming``, and saved; its replay runs the live
+engine again (``engine``/``scheduler`` ``spark-streaming``). (Session 7: before, it was saved
+unshrunk.)
 """
 
 from __future__ import annotations
@@ -22,8 +24,8 @@ from __future__ import annotations
 import time
 from typing import Any, Sequence
 
-from conformance.regression import save_case
-from conformance.suite import CheckResult, FailureReport, SuiteResult
+from conformance.shrink import DEFAULT_BUDGET as SHRINK_BUDGET
+from conformance.suite import CheckResult, SuiteResult
 
 ENGINE = "spark-streaming"
 DGS_LIVE = "spark-streaming vs spec(sort(u))"
@@ -31,19 +33,20 @@ OPLUS_LIVE = "spark-streaming vs sequential"
 
 
 def dgs_live_check(drawn: Sequence[Any], spark: Any, seed: int, save_dir: str | None,
-                   result: SuiteResult) -> CheckResult:
-    """Every DGS case through :func:`conformance.dgs_streaming.streaming_engine` (one query)."""
+                   result: SuiteResult, shrink_budget: int = SHRINK_BUDGET) -> CheckResult:
+    """Every DGS case through :func:`conformance.dgs_streaming.streaming_engine` (one query);
+    the first failure shrunk with the same engine (:func:`conformance.dgs_suite._shrink_and_save`)."""
+    from conformance import dgs_suite
     from conformance.dgs_streaming import streaming_engine
-    from conformance.dgs_suite import judge
-    from conformance.generators.dgs import case_to_json
 
     check = CheckResult(DGS_LIVE)
     start = time.monotonic()
-    observed = streaming_engine(spark)(drawn)
+    engine = streaming_engine(spark)
+    observed = engine(drawn)
     count_dgs_arrivals(drawn, result)
     first: tuple[int, list[tuple[str, str]]] | None = None
     for i, seen in enumerate(observed):
-        failed = judge(drawn[i], seen)
+        failed = dgs_suite.judge(drawn[i], seen)
         check.cases += 1
         if failed:
             check.failed += 1
@@ -52,37 +55,35 @@ def dgs_live_check(drawn: Sequence[Any], spark: Any, seed: int, save_dir: str | 
     check.elapsed_s = time.monotonic() - start
     if first is not None:
         index, failed = first
-        explanation = "\n".join(f"[{oracle}] {text}" for oracle, text in failed)
-        result.failures.append(_report(DGS_LIVE, "dgs", index, tuple(o for o, _ in failed), explanation,
-                                       case_to_json(drawn[index]), seed, (), save_dir))
+        result.failures.append(dgs_suite._shrink_and_save(DGS_LIVE, index, drawn[index], {o for o, _ in failed},
+                                                          engine, seed, save_dir, ENGINE, shrink_budget))
     return check
 
 
 def oplus_live_check(drawn: Sequence[tuple[dict[str, Any], int]], faults: frozenset[str], spark: Any, seed: int,
-                     save_dir: str | None, result: SuiteResult) -> CheckResult:
+                     save_dir: str | None, result: SuiteResult, shrink_budget: int = SHRINK_BUDGET) -> CheckResult:
     """Every case through :func:`conformance.oplus_streaming.streaming_engine` (one live query:
     job ``i`` = case ``i``), every :data:`~conformance.oplus_streaming.LATE_EVERY`-th one with
     a source silent in its first files (:func:`~conformance.oplus_streaming.late_arrivals`),
-    judged by the Spark check's oracles on the scenario the live run was fed."""
+    judged by the Spark check's oracles on the scenario the live run was fed; the first failure
+    shrunk with the same engine (:func:`conformance.streaming_runner.shrink_oplus_live`)."""
     from conformance.oplus_streaming import late_arrivals, streaming_engine
     from conformance.oplus_suite import _oracle, spark_discrepancies
+    from conformance.streaming_runner import shrink_oplus_live
 
     check = CheckResult(OPLUS_LIVE)
     start = time.monotonic()
     fed = late_arrivals(drawn, seed)
     result.features["live: a source silent in its first files"] += sum(a is not b for a, b in zip(fed, drawn))
-    problems = spark_discrepancies(fed, streaming_engine(faults, spark))
+    engine = streaming_engine(faults, spark)
+    problems = spark_discrepancies(fed, engine)
     check.cases = len(problems)
     check.failed = sum(p is not None for p in problems)
     check.oracle_failures.update(_oracle(p) for p in problems if p is not None)
     check.elapsed_s = time.monotonic() - start
-    failing = next(((i, p) for i, p in enumerate(problems) if p is not None), None)
+    failing = next((i for i, p in enumerate(problems) if p is not None), None)
     if failing is not None:
-        index, problem = failing
-        scenario, per_round = fed[index]
-        result.failures.append(_report(OPLUS_LIVE, "oplus", index, (_oracle(problem),), problem,
-                                       {"scenario": scenario, "items_per_round": per_round}, seed,
-                                       tuple(sorted(faults)), save_dir))
+        result.failures.append(shrink_oplus_live(seed, failing, fed[failing], engine, faults, save_dir, shrink_budget))
     return check
 
 
@@ -95,14 +96,3 @@ def count_dgs_arrivals(drawn: Sequence[Any], result: SuiteResult) -> None:
         files = len(case_chunks(case))
         result.features["live: several files"] += files > 1
         result.features["live: re-planned mid-stream"] += replan_of(case, files) is not None
-
-
-def _report(check: str, suite: str, index: int, oracles: tuple[str, ...], explanation: str,
-            data: dict[str, Any], seed: int, faults: tuple[str, ...], save_dir: str | None) -> FailureReport:
-    report = FailureReport(check, index, oracles, explanation, 0, 0, 0, data)
-    if save_dir is not None:
-        json_path, test_path = save_case(save_dir, suite=suite, engine=ENGINE, scheduler=ENGINE, faults=faults,
-                                         seed=seed, case=index, oracles=oracles, explanation=explanation,
-                                         case_data=data)
-        report.replay_file, report.pytest_file = str(json_path), str(test_path)
-    return report

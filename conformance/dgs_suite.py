@@ -82,6 +82,9 @@ from conformance.suite import CheckResult, FailureReport, Progress, SuiteResult
 SPARK_BATCH = 200
 """Cases per batch of Spark jobs (a batch runs as many jobs as its longest case has ticks)."""
 
+SHRINK_EVALUATIONS = 300
+"""At most this many candidates run while shrinking one DGS failure (fewer with ``--shrink-budget``)."""
+
 SPARK_TIMEOUT_S = 1800.0
 """A batch call that takes longer is a liveness failure. The whole default run takes about a
 minute on a quiet machine; at a load average of 80-100 on the 2 cores one batch took over 900
@@ -194,10 +197,11 @@ def _trace_problem(case: DgsCase, processed: Sequence[tuple[str, tuple[int, str]
 
 def run_dgs_suite(*, cases: int, seed: int, progress: Progress | None = None, save_dir: str | None = None,
                   engine: str = "reference", spark: Any = None, batch: int = SPARK_BATCH,
-                  live: bool = True) -> SuiteResult:
+                  live: bool = True, shrink_budget: int = SHRINK_EVALUATIONS) -> SuiteResult:
     """Run the reference check and, with ``engine == "spark"``, the Spark checks, on all
     ``cases`` cases (module docstring); ``live``: also every case through the live front
-    end (:mod:`conformance.dgs_oplus_live`)."""
+    end (:mod:`conformance.dgs_oplus_live`); ``shrink_budget``: at most that many candidates run
+    while shrinking a failure (``--shrink-budget``; 0: none)."""
     result = SuiteResult("dgs", engine, seed)
     drawn = draw_dgs_cases(cases, seed)
     _count_features(result, drawn)
@@ -205,13 +209,13 @@ def run_dgs_suite(*, cases: int, seed: int, progress: Progress | None = None, sa
     total = len(drawn) * (2 if spark_on else 1)
     tick = _Ticker(progress, total)
     result.checks.append(_run_check(REFERENCE, drawn, reference_engine(), len(drawn) or 1, result, tick,
-                                    seed, save_dir, "reference"))
+                                    seed, save_dir, "reference", shrink_budget))
     if not spark_on:
         result.checks.append(CheckResult(SPARK, status="unavailable",
                                          note=f"engine {engine} (the spark check needs --engine spark)"))
         return result
     result.checks.append(_run_check(SPARK, drawn, spark_engine(spark), batch, result, tick, seed, save_dir,
-                                    "spark"))
+                                    "spark", shrink_budget))
     from conformance.dgs_one_worker import run_check as one_worker
 
     result.checks.append(one_worker(drawn, spark, result))
@@ -229,7 +233,7 @@ def run_dgs_suite(*, cases: int, seed: int, progress: Progress | None = None, sa
     if live:
         from conformance.dgs_oplus_live import dgs_live_check
 
-        result.checks.append(dgs_live_check(drawn, spark, seed, save_dir, result))
+        result.checks.append(dgs_live_check(drawn, spark, seed, save_dir, result, shrink_budget))
     return result
 
 
@@ -291,7 +295,8 @@ class _Ticker:
 
 
 def _run_check(name: str, drawn: Sequence[DgsCase], engine: BatchEngine, batch: int, result: SuiteResult,
-               tick: _Ticker, seed: int, save_dir: str | None, engine_name: str) -> CheckResult:
+               tick: _Ticker, seed: int, save_dir: str | None, engine_name: str,
+               shrink_budget: int = SHRINK_EVALUATIONS) -> CheckResult:
     check = CheckResult(name)
     start = time.monotonic()
     first: tuple[int, tuple[str, ...]] | None = None
@@ -309,16 +314,19 @@ def _run_check(name: str, drawn: Sequence[DgsCase], engine: BatchEngine, batch: 
     check.elapsed_s = time.monotonic() - start
     if first is not None:
         result.failures.append(_shrink_and_save(name, first[0], drawn[first[0]], set(first[1]), engine,
-                                                seed, save_dir, engine_name))
+                                                seed, save_dir, engine_name, shrink_budget))
     return check
 
 
 def _shrink_and_save(check: str, index: int, case: DgsCase, wanted: set[str], engine: BatchEngine, seed: int,
-                     save_dir: str | None, engine_name: str) -> FailureReport:
+                     save_dir: str | None, engine_name: str, budget: int = SHRINK_EVALUATIONS) -> FailureReport:
+    """Shrink a failing case with ``engine`` (at most ``budget`` candidates; the shrink of one
+    failure is also bounded by 3 minutes), check it fails on its own, and save it."""
     def still_fails(batch: Sequence[DgsCase]) -> list[bool]:
         return [bool(wanted & {o for o, _ in judge(c, seen)}) for c, seen in zip(batch, engine(batch))]
 
-    shrunk, stats = shrink(case, candidates, still_fails, batch=16, max_evaluations=300, deadline_s=180.0)
+    shrunk, stats = shrink(case, candidates, still_fails, batch=16,
+                           max_evaluations=min(SHRINK_EVALUATIONS, max(0, budget)), deadline_s=180.0)
     final = judge(shrunk, engine([shrunk])[0])
     reproduced = bool(final)
     if not final:  # passes on its own: report the original case, run alone

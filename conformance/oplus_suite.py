@@ -51,6 +51,9 @@ from conformance.suite import CheckResult, FailureReport, Progress, SuiteResult
 
 Runner = Callable[[dict[str, Any], int], list[Row]]
 
+SHRINK_EVALUATIONS = 400
+"""At most this many candidates run while shrinking one O+ failure (fewer with ``--shrink-budget``)."""
+
 MODES = {"reference SN vs sequential": "sn", "reference elastic VSN vs sequential": "vsn"}
 
 
@@ -142,9 +145,12 @@ def _oracle(problem: str) -> str:
 
 def run_oplus_suite(*, cases: int, seed: int, progress: Progress | None = None,
                     save_dir: str | None = None, engine: str = "reference",
-                    faults: frozenset[str] = frozenset(), spark: Any = None, live: bool = True) -> SuiteResult:
+                    faults: frozenset[str] = frozenset(), spark: Any = None, live: bool = True,
+                    shrink_budget: int = SHRINK_EVALUATIONS) -> SuiteResult:
     """Run every available check on ``cases`` random scenarios (``faults`` go to Spark);
-    ``live``: also every case through the live front end (:mod:`conformance.dgs_oplus_live`)."""
+    ``live``: also every case through the live front end (:mod:`conformance.dgs_oplus_live`);
+    ``shrink_budget``: at most that many candidates run while shrinking a failure
+    (``--shrink-budget``; 0: none)."""
     result = SuiteResult("oplus", engine, seed, delay_unit="")
     drawn = with_edges(draw_cases(oplus_cases(), cases, seed), seed)
     scenarios = [case for case, _ in drawn]
@@ -167,7 +173,7 @@ def run_oplus_suite(*, cases: int, seed: int, progress: Progress | None = None,
                 progress(done, total)
         check.elapsed_s = time.monotonic() - start
         if first is not None:
-            result.failures.append(_shrink(name, mode, seed, first[0], scenarios[first[0]], save_dir))
+            result.failures.append(_shrink(name, mode, seed, first[0], scenarios[first[0]], save_dir, shrink_budget))
     _count_features(result, drawn)
     reason = spark_status() if engine == "spark" else f"engine {engine} (the spark check needs --engine spark)"
     if reason is not None:
@@ -194,7 +200,7 @@ def run_oplus_suite(*, cases: int, seed: int, progress: Progress | None = None,
     check.elapsed_s = time.monotonic() - start
     failing = next((i for i, p in enumerate(problems) if p is not None), None)
     if failing is not None:
-        result.failures.append(_shrink_spark(seed, failing, drawn[failing], guard, faults, save_dir))
+        result.failures.append(_shrink_spark(seed, failing, drawn[failing], guard, faults, save_dir, shrink_budget))
     from conformance.oplus_handover_check import run_check as handover_check
     from conformance.runner import shared_session
 
@@ -202,7 +208,7 @@ def run_oplus_suite(*, cases: int, seed: int, progress: Progress | None = None,
     if live:
         from conformance.dgs_oplus_live import oplus_live_check
 
-        result.checks.append(oplus_live_check(drawn, faults, spark, seed, save_dir, result))
+        result.checks.append(oplus_live_check(drawn, faults, spark, seed, save_dir, result, shrink_budget))
     return result
 
 
@@ -222,8 +228,9 @@ def _count_features(result: SuiteResult, drawn: Sequence[SparkCase]) -> None:
 
 
 def _shrink_spark(seed: int, index: int, case: SparkCase, engine: Guard[SparkCase, SparkSeen],
-                  faults: frozenset[str], save_dir: str | None) -> FailureReport:
-    """Shrink a Spark failure: every batch of candidates is one batch of Spark jobs."""
+                  faults: frozenset[str], save_dir: str | None, budget: int = SHRINK_EVALUATIONS) -> FailureReport:
+    """Shrink a Spark failure: every batch of candidates is one batch of Spark jobs (at most
+    ``budget`` candidates, and 90 s)."""
     scenario, per_round = case
     first = spark_discrepancies([case], engine)[0]
     wanted = _oracle(first) if first is not None else None
@@ -233,7 +240,8 @@ def _shrink_spark(seed: int, index: int, case: SparkCase, engine: Guard[SparkCas
         return [p is not None and (wanted is None or _oracle(p) == wanted) for p in problems]
 
     reproduced = first is not None
-    shrunk, stats = (shrink(scenario, candidates, still_fails, batch=32, deadline_s=90.0) if reproduced
+    shrunk, stats = (shrink(scenario, candidates, still_fails, batch=32, deadline_s=90.0,
+                            max_evaluations=min(SHRINK_EVALUATIONS, max(0, budget))) if reproduced
                      else (scenario, ShrinkResult(0, 0, False)))
     explanation = (spark_discrepancies([(shrunk, per_round)], engine)[0] if reproduced else None) or (
         "failed inside its batch, passes when run on its own (timing- or batch-dependent)")
@@ -249,11 +257,11 @@ def _shrink_spark(seed: int, index: int, case: SparkCase, engine: Guard[SparkCas
 
 
 def _shrink(check: str, mode: str, seed: int, index: int, case: dict[str, Any],
-            save_dir: str | None) -> FailureReport:
+            save_dir: str | None, budget: int = SHRINK_EVALUATIONS) -> FailureReport:
     def still_fails(batch: Sequence[dict[str, Any]]) -> list[bool]:
         return [discrepancy(c, mode, seed + index) is not None for c in batch]
 
-    shrunk, stats = shrink(case, candidates, still_fails)
+    shrunk, stats = shrink(case, candidates, still_fails, max_evaluations=min(SHRINK_EVALUATIONS, max(0, budget)))
     explanation = discrepancy(shrunk, mode, seed + index) or "no longer fails"
     report = FailureReport(check, index, (_oracle(explanation),), explanation, _size(case), _size(shrunk),
                            stats.steps, shrunk)

@@ -19,6 +19,7 @@ from typing import Any, Callable
 from spec.errors import InputError
 
 from conformance.fries.engines import available_faults, engine_status
+from conformance.shrink import DEFAULT_BUDGET
 from conformance.suite import Progress, SuiteResult
 
 SUITES = ("fries", "dgs", "oplus")
@@ -38,7 +39,7 @@ class RunConfig:
     faults: frozenset[str] = frozenset()
     batch_size: int = 200
     save_dir: str | None = None
-    shrink_budget: int = 2000
+    shrink_budget: int = DEFAULT_BUDGET
     scheduler: str = "fries"
     spark: Any = field(default=None, compare=False)
 
@@ -112,13 +113,14 @@ def run_suites(config: RunConfig, progress_for: Callable[[str], Progress | None]
             from conformance.dgs_suite import run_dgs_suite
 
             results.append(run_dgs_suite(cases=cases, seed=config.seed, progress=progress, save_dir=config.save_dir,
-                                         engine=engine, spark=config.spark))
+                                         engine=engine, spark=config.spark, shrink_budget=config.shrink_budget))
         else:
             from conformance.oplus_suite import run_oplus_suite
 
             results.append(run_oplus_suite(cases=cases, seed=config.seed, progress=progress,
                                            save_dir=config.save_dir, engine=engine,
-                                           faults=oplus_faults, spark=config.spark))
+                                           faults=oplus_faults, spark=config.spark,
+                                           shrink_budget=config.shrink_budget))
     if fries_faults and not any(r.suite == "fries" and r.ran for r in results):
         fries = next(r for r in results if r.suite == "fries")
         raise InputError(f"cannot inject faults: {fries.checks[0].note}", "--inject-fault")

@@ -30,6 +30,11 @@ class ShrinkResult:
     exhausted_budget: bool
 
 
+DEFAULT_BUDGET = 2000
+"""``--shrink-budget``'s default: at most this many candidates run while shrinking one failure
+(each suite may cap it lower)."""
+
+
 def shrink(
     value: T,
     candidates: Callable[[T], Iterable[T]],

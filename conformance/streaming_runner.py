@@ -22,6 +22,7 @@ from typing import Any, Callable
 
 from spec.errors import InputError
 
+from conformance.shrink import DEFAULT_BUDGET
 from conformance.suite import CheckResult, Progress, SuiteResult
 
 ENGINE = "spark-streaming"
@@ -69,13 +70,16 @@ def run_streaming_suites(config: Any, progress_for: Callable[[str], Progress | N
                                                spark=config.spark, save_dir=config.save_dir,
                                                shrink_budget=config.shrink_budget))
         elif suite == "dgs":
-            results.append(run_dgs_live(cases, config.seed, progress, config.save_dir, config.spark))
+            results.append(run_dgs_live(cases, config.seed, progress, config.save_dir, config.spark,
+                                        config.shrink_budget))
         else:
-            results.append(run_oplus_live(cases, config.seed, oplus_faults, progress, config.spark, config.save_dir))
+            results.append(run_oplus_live(cases, config.seed, oplus_faults, progress, config.spark, config.save_dir,
+                                          config.shrink_budget))
     return results
 
 
-def run_dgs_live(cases: int, seed: int, progress: Progress | None, save_dir: str | None, spark: Any) -> SuiteResult:
+def run_dgs_live(cases: int, seed: int, progress: Progress | None, save_dir: str | None, spark: Any,
+                 shrink_budget: int = DEFAULT_BUDGET) -> SuiteResult:
     """The DGS suite: the reference check, then every case through the live DGS front end
     (one query per :data:`conformance.dgs_suite.SPARK_BATCH` cases); the first failure is
     shrunk (each candidate batch one live query) and saved."""
@@ -91,14 +95,14 @@ def run_dgs_live(cases: int, seed: int, progress: Progress | None, save_dir: str
     count_dgs_arrivals(drawn, result)
     tick = _Ticker(progress, 2 * len(drawn))
     result.checks.append(_run_check(REFERENCE, drawn, reference_engine(), len(drawn) or 1, result, tick, seed,
-                                    save_dir, "reference"))
+                                    save_dir, "reference", shrink_budget))
     result.checks.append(_run_check(LIVE_DGS, drawn, streaming_engine(spark), SPARK_BATCH, result, tick, seed,
-                                    save_dir, ENGINE))
+                                    save_dir, ENGINE, shrink_budget))
     return result
 
 
 def run_oplus_live(cases: int, seed: int, faults: frozenset[str], progress: Progress | None,
-                   spark: Any, save_dir: str | None = None) -> SuiteResult:
+                   spark: Any, save_dir: str | None = None, shrink_budget: int = DEFAULT_BUDGET) -> SuiteResult:
     """The O+ suite's Spark check with the live engine (the whole batch one live query, some
     sources silent in their first files: :func:`conformance.oplus_streaming.late_arrivals`); the
     first failure is shrunk (each candidate batch one live query) and saved (:func:`shrink_oplus_live`)."""
@@ -126,18 +130,20 @@ def run_oplus_live(cases: int, seed: int, faults: frozenset[str], progress: Prog
         progress(len(drawn), len(drawn))
     failing = next((i for i, p in enumerate(problems) if p is not None), None)
     if failing is not None:
-        result.failures.append(shrink_oplus_live(seed, failing, drawn[failing], engine, faults, save_dir))
+        result.failures.append(shrink_oplus_live(seed, failing, drawn[failing], engine, faults, save_dir,
+                                                 shrink_budget))
     return result
 
 
 def shrink_oplus_live(seed: int, index: int, case: Any, engine: Any, faults: frozenset[str],
-                      save_dir: str | None) -> Any:
+                      save_dir: str | None, budget: int = DEFAULT_BUDGET) -> Any:
     """The O+ suite's Spark shrinker (:func:`conformance.oplus_suite._shrink_spark`) with the
-    live engine; the case is saved with ``"engine"``/``"scheduler"`` ``spark-streaming``."""
+    live engine (at most ``budget`` candidates); the case is saved with
+    ``"engine"``/``"scheduler"`` ``spark-streaming``."""
     from conformance.oplus_suite import _shrink_spark
     from conformance.regression import save_case
 
-    report = _shrink_spark(seed, index, case, engine, faults, None)
+    report = _shrink_spark(seed, index, case, engine, faults, None, budget)
     report.check = LIVE_OPLUS
     if save_dir is not None:
         json_path, test_path = save_case(save_dir, suite="oplus", engine=ENGINE, scheduler=ENGINE,

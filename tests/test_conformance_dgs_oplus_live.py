@@ -97,3 +97,78 @@ def test_the_oplus_live_check_judges_rows_rounds_and_instances_and_replays_live(
     from conformance.oplus_suite import replay
 
     assert replay(record, None)[0] is False
+
+
+def _dgs_engine_losing_every_first_event() -> Any:
+    def run(cases: Sequence[Any]) -> list[Any]:
+        seen = [o for o in reference_engine()(cases) if not isinstance(o, Crash)]
+        return [(outputs, state, processed[1:]) for outputs, state, processed in seen]
+    return lambda spark=None: run
+
+
+def test_a_dgs_live_failure_is_shrunk_with_the_live_engine_within_the_budget(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Session 7: the default suite's live failures were saved as drawn (sizes 0 -> 0, no
+    steps). Now the live engine shrinks them, and ``--shrink-budget 0`` leaves them as drawn."""
+    import conformance.dgs_streaming as live
+
+    monkeypatch.setattr(live, "streaming_engine", _dgs_engine_losing_every_first_event())
+    result = SuiteResult("dgs", "spark", 0)
+    dgs_live_check(DGS, None, 0, str(tmp_path), result)
+    shrunk = result.failures[0]
+    assert shrunk.oracles == ("processed",) and shrunk.reproduced
+    assert 0 < shrunk.shrunk_size < shrunk.original_size and shrunk.shrink_steps > 0
+    assert load_case(shrunk.replay_file or "")["engine"] == "spark-streaming"
+    kept = SuiteResult("dgs", "spark", 0)
+    dgs_live_check(DGS, None, 0, None, kept, shrink_budget=0)
+    assert kept.failures[0].shrink_steps == 0
+    assert kept.failures[0].shrunk_size == kept.failures[0].original_size == shrunk.original_size
+
+
+def test_an_oplus_live_failure_is_shrunk_with_the_live_engine_within_the_budget(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import conformance.oplus_streaming as live
+    from spec.oplus.emission import emission_rounds, emitting_instance
+    from spec.oplus.scenario import parse_scenario
+
+    def make(faults: frozenset[str], spark: Any = None) -> Any:
+        def run(cases: Sequence[tuple[dict[str, Any], int]]) -> list[Any]:
+            seen = []
+            for case, per_round in cases:  # every row one round late
+                scenario = parse_scenario(case)
+                due = emission_rounds(scenario, per_round, lambda s: rows_of(s, "sequential"))
+                rows = [row for (row, _), n in due.items() for _ in range(n)]
+                rounds = [r for (_, r), n in due.items() for _ in range(n)]
+                seen.append((rows, [(r + 1, emitting_instance(scenario, per_round, row[1], r) or 0)
+                                    for row, r in zip(rows, rounds)], None))
+            return seen
+        return run
+
+    monkeypatch.setattr(live, "streaming_engine", make)
+    result = SuiteResult("oplus", "spark", 0)
+    oplus_live_check(OPLUS, frozenset(), None, 0, str(tmp_path), result)
+    shrunk = result.failures[0]
+    assert shrunk.oracles == ("round",) and shrunk.reproduced
+    assert shrunk.shrunk_size < shrunk.original_size and shrunk.shrink_steps > 0
+    assert load_case(shrunk.replay_file or "")["scheduler"] == "spark-streaming"
+    kept = SuiteResult("oplus", "spark", 0)
+    oplus_live_check(OPLUS, frozenset(), None, 0, None, kept, shrink_budget=0)
+    assert kept.failures[0].shrink_steps == 0 and kept.failures[0].shrunk_size == kept.failures[0].original_size
+
+
+def test_the_dgs_suite_honours_the_shrink_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--shrink-budget N``: at most N candidates (0: none). The DGS and O+ suites ignored it
+    before session 7 (the DGS shrinker always ran up to 300 candidates)."""
+    from conformance import dgs_suite
+
+    original = dgs_suite.judge
+
+    def judge(case: Any, observed: Any) -> list[tuple[str, str]]:  # a "bug" in every case with an event
+        found = original(case, observed)
+        return found or ([("outputs", "planted")] if any(case.streams.values()) else [])
+
+    monkeypatch.setattr(dgs_suite, "judge", judge)
+    shrunk = dgs_suite.run_dgs_suite(cases=20, seed=0).failures[0]
+    assert shrunk.shrink_steps > 0 and shrunk.shrunk_size < shrunk.original_size
+    kept = dgs_suite.run_dgs_suite(cases=20, seed=0, shrink_budget=0).failures[0]
+    assert kept.shrink_steps == 0 and kept.shrunk_size == kept.original_size
