@@ -40,6 +40,12 @@ control log and driver in this process. :func:`local_problem` runs two jobs in o
   (the ``demo`` and ``bench`` commands' way; no suite path calls it): accepted, completed,
   the job not committed until it completes; after the run, a batch that crashes before its
   commit raises out of ``step_with_request``.
+* **Many partitions, the source fused.** ``Executor(fuse_source=True)`` fuses the source into
+  the first stage at any partition count (the default does so only up to
+  ``FUSE_MAX_PARTITIONS``): a job on :data:`WIDE` partitions, where every object's partition is
+  above 256 (Python caches the small integers, so a partition number compared by identity
+  instead of value goes unnoticed below that), must conform like any other (session 7's
+  holdout: ``dest != part`` -> ``dest is not part`` dropped every tuple there).
 """
 
 from __future__ import annotations
@@ -53,6 +59,7 @@ from typing import Any
 
 DEPTH = 32
 BOUND = 40  # batches: the run needs about 6
+WIDE = 309  # partitions: the objects of _chain(2, ...) land on 303, 304 and 261
 
 
 def _chain(depth: int, count: int, *, at: int, restarts: tuple[int, ...] = ()) -> dict[str, Any]:
@@ -94,12 +101,16 @@ def local_problem() -> str | None:
                 found = f"{' and '.join(named)}: raised {type(error).__name__}: {error}"
             if found is not None:
                 return found
-        return _failing_task_problem(os.path.join(directory, "failing"))
+        wide = {f"a job on {WIDE} partitions with its source fused (fuse_source=True)":
+                scenario_from_json(_chain(2, 6, at=3), "wide")}
+        found = _run_problem(os.path.join(directory, "wide"), wide, partitions=WIDE, fuse_source=True)
+        return found if found is not None else _failing_task_problem(os.path.join(directory, "failing"))
     finally:
         shutil.rmtree(directory, ignore_errors=True)
 
 
-def _run_problem(directory: str, named: dict[str, Any], *, submit: bool = False, partitions: int = 2) -> str | None:
+def _run_problem(directory: str, named: dict[str, Any], *, submit: bool = False, partitions: int = 2,
+                 fuse_source: bool | None = None) -> str | None:
     """Run the named scenarios in one executor (``partitions``) on ``directory`` (used afresh:
     no resume), at most :data:`BOUND` batches; the first broken promise, or None. ``submit``:
     job 0's request is a user's, made by ``Executor.step_with_request`` in its second batch,
@@ -119,7 +130,7 @@ def _run_problem(directory: str, named: dict[str, Any], *, submit: bool = False,
     if submit:
         jobs[0] = replace(jobs[0], planned=())
     began = time.monotonic()
-    ex = Executor(LocalSpark(), jobs, "fries", directory, partitions=partitions)
+    ex = Executor(LocalSpark(), jobs, "fries", directory, partitions=partitions, fuse_source=fuse_source)
     watch = CommitWatch()
     for batch in range(BOUND):
         if ex.done():

@@ -168,3 +168,21 @@ def test_a_delay_that_is_not_a_duration_inside_the_run_is_named(monkeypatch: pyt
     monkeypatch.setattr(driver, "time", SimpleNamespace(time=lambda: 0.0, monotonic=time.monotonic, sleep=time.sleep))
     found = fries_local_check.local_problem()
     assert found is not None and "not a duration inside the run" in found
+
+
+def test_a_partition_compared_by_identity_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Session 7 holdout survivor, task.py ``if plan.fused and dest != part`` -> ``dest is not
+    part``: equal partition numbers above 256 are distinct objects, so with the source fused
+    (``fuse_source=True``) on 309 partitions every tuple was dropped."""
+    import inspect
+
+    from spark_impl.reconfig import task
+
+    source = inspect.getsource(task.source_stage)
+    old = "if plan.fused and dest != part:"
+    assert source.count(old) == 1
+    namespace = dict(vars(task))
+    exec(compile(source.replace(old, "if plan.fused and dest is not part:"), task.__file__, "exec"), namespace)  # noqa: S102
+    monkeypatch.setattr(task, "source_stage", namespace["source_stage"])
+    found = fries_local_check.local_problem()
+    assert found is not None and "309 partitions" in found and "never processed" in found
