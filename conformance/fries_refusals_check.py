@@ -13,6 +13,13 @@
   planned requests (streaming jobs take them through ``submit``), a dataflow without exactly one
   source; a good call starts its query (a stand-in ``writeStream``) on an unbounded job.
 * ``run_scenarios``: an unknown scheduler, or a fault seeded in another executor (O+).
+* ``Executor.submit`` (its docstring: "None if accepted, else the rejection message (also
+  recorded)"), on the pure-Python Spark (:mod:`conformance.local_spark`): a request submitted
+  before the run is queued (None); a second one while the first is queued is rejected naming the
+  queued request's number (``R1``: it is made as the job's next request), and while it is active
+  naming the active one; after the job's input is exhausted every request is rejected ("reached
+  the end of its input"); each rejection is recorded in order. The suite's runs submit only
+  requests that are accepted (session 7: a queued request named ``R0`` survived the suite).
 
 The suite's cases are always well formed, so no run reaches these refusals; an inverted guard
 would run a job that cannot be right (speculation), lose a checkpoint, or refuse every query.
@@ -154,11 +161,55 @@ def _run_scenarios_problem() -> str | None:
     return None
 
 
+def _submit_problem(directory: str) -> str | None:
+    """``Executor.submit``'s answers (module docstring)."""
+    from dataclasses import replace
+
+    from conformance.fries_local_check import _chain
+    from conformance.local_spark import LocalSpark
+    from spark_impl.reconfig.api import scenario_job
+    from spark_impl.reconfig.driver import Executor
+    from spec.fries.scenario import scenario_from_json
+
+    job = scenario_job(scenario_from_json(_chain(2, 6, at=3), "submit"))
+    request = job.planned[0].request
+    ex = Executor(LocalSpark(), [replace(job, planned=())], "fries", directory, partitions=2)
+    expected: list[str] = []
+
+    def answer(when: str, words: str | None) -> str | None:
+        got = ex.submit(0, request)
+        if words is None:
+            return None if got is None else f"submit {when} was rejected: {got}"
+        if got is None or words not in got:
+            return f"submit {when} answered {got!r}, expected a rejection saying {words!r}"
+        expected.append(got)
+        return None
+
+    found = (answer("before the run", None)
+             or answer("while R1 is queued", "reconfiguration R1 of job 0 is still in progress"))
+    if found is not None:
+        return found
+    ex.step()  # makes the queued request: R1 is active
+    found = answer("while R1 is active", "reconfiguration R1 of job 0 is still in progress")
+    if found is not None:
+        return found
+    for _ in range(40):
+        if ex.done():
+            break
+        ex.step()
+    found = answer("after the input is exhausted", "reached the end of its input")
+    if found is not None:
+        return found
+    if ex.state[0].live.rejected != expected:
+        return f"submit's rejections were recorded as {ex.state[0].live.rejected}, expected {expected}"
+    return None
+
+
 def refusal_problem() -> str | None:
     """The first bad input the executor's entry points accept (module docstring), or None."""
     root = tempfile.mkdtemp(prefix="streamproof-refusals-check-")
     try:
         return (_executor_problem(root) or _query_problem(os.path.join(root, "query"))
-                or _run_scenarios_problem())
+                or _run_scenarios_problem() or _submit_problem(os.path.join(root, "submit")))
     finally:
         shutil.rmtree(root, ignore_errors=True)
