@@ -189,6 +189,9 @@ def run_oplus_suite(*, cases: int, seed: int, progress: Progress | None = None,
     from conformance.oplus_commit_check import run_check as commit_check
 
     commit_check(result, seed)  # Spark-free: the live query's commit records, replays, batch_ms, pruning
+    from conformance.oplus_state_check import run_check as state_check
+
+    state_check(result)  # Spark-free: WT multi and single key states as documented
     check = CheckResult("spark vs sequential")
     result.checks.append(check)
     start = time.monotonic()
