@@ -219,14 +219,18 @@ def run_dgs_suite(*, cases: int, seed: int, progress: Progress | None = None, sa
     from conformance.dgs_one_worker import run_check as one_worker
 
     result.checks.append(one_worker(drawn, spark, result))
-    result.checks.append(_plans_check(drawn, seed, result))
-    result.checks.append(_order_check(drawn, seed, result, save_dir))
-    from conformance.dgs_local_check import run_check as stand_in
-
-    result.checks.append(stand_in(drawn, result))
+    # the Spark-free checks run the executor's code in this process: a crash or a hang there is
+    # a failure of the check (conformance.watchdog.contained_check), not a crash of the suite
+    from conformance.dgs_live_contracts import CHECK as LIVE_CONTRACTS
     from conformance.dgs_live_contracts import run_check as live_contracts
+    from conformance.dgs_local_check import CHECK as STAND_IN
+    from conformance.dgs_local_check import run_check as stand_in
+    from conformance.watchdog import contained_check
 
-    result.checks.append(live_contracts(drawn, result))
+    result.checks.append(contained_check(result, PLANS, lambda: _plans_check(drawn, seed, result)))
+    result.checks.append(contained_check(result, ORDER, lambda: _order_check(drawn, seed, result, save_dir)))
+    result.checks.append(contained_check(result, STAND_IN, lambda: stand_in(drawn, result)))
+    result.checks.append(contained_check(result, LIVE_CONTRACTS, lambda: live_contracts(drawn, result)))
     from conformance.dgs_user_error import run_check as user_error
 
     result.checks.append(user_error(drawn, spark, live, result))

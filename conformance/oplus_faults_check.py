@@ -95,9 +95,11 @@ def plan_problem() -> str | None:
 def run_check(result: SuiteResult) -> bool:
     """Append the check (and its failure, if any) to ``result``; True on a failure."""
     start = time.monotonic()
+    from conformance.watchdog import bounded
+
     try:
-        found = fault_problem()
-    except Exception as error:  # noqa: BLE001 - a crash of the executor's code is a finding
+        found = bounded(fault_problem, CHECK)
+    except Exception as error:  # noqa: BLE001 - a crash (or a hang) of the executor's code is a finding
         found = f"raised {type(error).__name__}: {error}"
     check = CheckResult(CHECK, cases=2 * len(WINDOWS) + 3, failed=int(found is not None),
                         elapsed_s=time.monotonic() - start)

@@ -470,9 +470,11 @@ def append_check(result: SuiteResult, name: str, cases: int, problems: Callable[
     executor's code is a problem too) each count as a failed ``contract``; a failure reports
     the first five."""
     start = time.monotonic()
+    from conformance.watchdog import bounded
+
     try:
-        found = problems()
-    except Exception as error:  # noqa: BLE001 - a crash of the front end's code is a finding
+        found = bounded(problems, name)
+    except Exception as error:  # noqa: BLE001 - a crash (or a hang) of the front end's code is a finding
         found = [f"raised {type(error).__name__}: {error}"]
     checked = CheckResult(name, cases=cases, failed=len(found), elapsed_s=time.monotonic() - start)
     result.checks.append(checked)

@@ -11,7 +11,11 @@ daemon thread does not keep the process alive at exit.
 from __future__ import annotations
 
 import threading
-from typing import Callable, TypeVar
+import time
+from typing import TYPE_CHECKING, Callable, TypeVar
+
+if TYPE_CHECKING:
+    from conformance.suite import CheckResult, SuiteResult
 
 T = TypeVar("T")
 
@@ -35,3 +39,45 @@ def call_with_timeout(fn: Callable[[], T], timeout_s: float) -> tuple[bool, T | 
     if "error" in box:
         raise box["error"]  # type: ignore[misc]
     return True, box.get("value")  # type: ignore[return-value]
+
+
+CHECK_LIMIT_S = 120.0
+"""A Spark-free check of the suite (run in this process) that takes longer hangs: each takes
+well under 5 s on this 2-core machine, under 10 s at a load of 16 (session 7)."""
+
+
+class Hang(Exception):
+    """A Spark-free check that did not finish within its limit (:func:`bounded`)."""
+
+
+def bounded(fn: Callable[[], T], what: str, limit_s: float | None = None) -> T:
+    """``fn()`` if it returns within ``limit_s`` seconds (default :data:`CHECK_LIMIT_S`, read at
+    the call; its exception is re-raised), else
+    :class:`Hang`. The suite's Spark-free checks run the executor's code in this process, where
+    no engine watchdog looks: a loop that never ends there (a control reader that never moves
+    on) hung the whole run; now it is a failure of that check and the run goes on (the thread
+    is left spinning: a daemon, it ends with the process)."""
+    limit = CHECK_LIMIT_S if limit_s is None else limit_s
+    finished, value = call_with_timeout(fn, limit)
+    if not finished:
+        raise Hang(f"{what} did not finish within {limit:g} s (an endless loop in the code it runs?)")
+    return value  # type: ignore[return-value]
+
+
+def contained_check(result: "SuiteResult", name: str, run: Callable[[], "CheckResult"],
+                    limit_s: float | None = None) -> "CheckResult":
+    """``run()``, a Spark-free check that appends its failures to ``result`` and returns its
+    :class:`CheckResult`, within ``limit_s`` (:func:`bounded`); a crash or a hang of the code
+    under it is a failure of check ``name`` (oracle ``engine``: exit 1, never the CLI's
+    internal error)."""
+    from conformance.suite import CheckResult, FailureReport
+
+    start = time.monotonic()
+    try:
+        return bounded(run, name, limit_s)
+    except Exception as error:  # noqa: BLE001 - a crash of the executor's code is a finding
+        problem = f"{name}: raised {type(error).__name__}: {error}"
+    check = CheckResult(name, cases=1, failed=1, elapsed_s=time.monotonic() - start)
+    check.oracle_failures["engine"] += 1
+    result.failures.append(FailureReport(name, 0, ("engine",), f"[engine] {problem}", 1, 1, 0, {"problem": problem}))
+    return check

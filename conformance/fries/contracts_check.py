@@ -159,14 +159,15 @@ def run_contracts_check(result: "SuiteResult") -> bool:
     from conformance.keys_check import hash_problem  # the documented stable hash and routing (session 7)
     from conformance.records_check import records_problem  # store and record log, torn records (session 6)
     from conformance.sources_check import source_problem  # replayable sources (set C bug 19)
+    from conformance.watchdog import bounded  # each part in a time limit: a hang is a finding (session 7)
 
     for name, find in (("keys", key_problem), ("faults", fault_problem), ("sources", source_problem),
                        ("model", model_problem), ("control", control_problem), ("refusals", refusal_problem),
                        ("records", records_problem), ("hash", hash_problem),
                        ("local", local_problem)):
         try:
-            found = find()
-        except Exception as error:  # noqa: BLE001 - a crash of the executor's code is a finding
+            found = bounded(find, f"the {name} part")
+        except Exception as error:  # noqa: BLE001 - a crash (or a hang) of the executor's code is a finding
             found = f"{name}: raised {type(error).__name__}: {error}"
         if found is not None:
             problems.append(found)

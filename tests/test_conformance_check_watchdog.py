@@ -1,0 +1,55 @@
+"""The suite's Spark-free checks run the executor's code in this process, where no engine
+watchdog looks (session 7: a control reader mutated to never move on - ``seq + 1`` ->
+``seq ** 1`` in ``ControlReader.poll`` - hung the whole Fries suite). A hang or a crash there is
+now a failure of that check, and the run goes on."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from conformance import watchdog
+from conformance.suite import CheckResult, SuiteResult
+
+
+def test_bounded_returns_the_value_or_names_the_hang() -> None:
+    assert watchdog.bounded(lambda: 7, "seven", 1.0) == 7
+    stop = threading.Event()
+    began = time.monotonic()
+    with pytest.raises(watchdog.Hang, match="the spinner did not finish within 0.2 s"):
+        watchdog.bounded(lambda: stop.wait(), "the spinner", 0.2)
+    assert time.monotonic() - began < 5
+    stop.set()
+    with pytest.raises(ZeroDivisionError):
+        watchdog.bounded(lambda: 1 // 0, "a crash", 1.0)
+
+
+def test_a_hanging_fries_contracts_part_fails_the_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    from conformance import fries_control_check
+    from conformance.fries.contracts_check import run_contracts_check
+
+    stop = threading.Event()
+    monkeypatch.setattr(fries_control_check, "control_problem", lambda: stop.wait())
+    monkeypatch.setattr(watchdog, "CHECK_LIMIT_S", 0.5)
+    result = SuiteResult("fries", "spark", 0)
+    try:
+        assert run_contracts_check(result) is True
+    finally:
+        stop.set()
+    assert "the control part did not finish within 0.5 s" in result.failures[0].explanation
+
+
+def test_a_dgs_check_that_crashes_or_hangs_is_an_engine_failure(monkeypatch: pytest.MonkeyPatch) -> None:
+    result = SuiteResult("dgs", "spark", 0)
+    crashed = watchdog.contained_check(result, "a check", lambda: CheckResult("a check", cases=1 // 0))
+    assert (crashed.failed, dict(crashed.oracle_failures)) == (1, {"engine": 1})
+    assert "a check: raised ZeroDivisionError" in result.failures[0].explanation
+    stop = threading.Event()
+    monkeypatch.setattr(watchdog, "CHECK_LIMIT_S", 0.2)
+    try:
+        hung = watchdog.contained_check(result, "another", lambda: (stop.wait(), CheckResult("another"))[1])
+    finally:
+        stop.set()
+    assert hung.failed == 1 and "another did not finish within 0.2 s" in result.failures[1].explanation
