@@ -46,6 +46,12 @@ control log and driver in this process. :func:`local_problem` runs two jobs in o
   above 256 (Python caches the small integers, so a partition number compared by identity
   instead of value goes unnoticed below that), must conform like any other (session 7's
   holdout: ``dest != part`` -> ``dest is not part`` dropped every tuple there).
+* **The epoch scheduler switches at the next batch.** docs/spark.md ("Scenarios: interpretation
+  choices"): "under the epoch scheduler the serial order puts ``Rj`` exactly after the first
+  ``at`` tuples" (every reconfigured operator switches at the next micro-batch boundary). A
+  job on one source run with ``epoch``: in every reconfigured object's log, the tuples before
+  ``R1`` are exactly those of index below ``at``. A switch one batch late is as consistent
+  (every oracle passes), only later than promised (session 7, independent bug set D, 01).
 """
 
 from __future__ import annotations
@@ -104,6 +110,7 @@ def local_problem() -> str | None:
         wide = {f"a job on {WIDE} partitions with its source fused (fuse_source=True)":
                 scenario_from_json(_chain(2, 6, at=3), "wide")}
         found = _run_problem(os.path.join(directory, "wide"), wide, partitions=WIDE, fuse_source=True)
+        found = found or _epoch_problem(os.path.join(directory, "epoch"))
         return found if found is not None else _failing_task_problem(os.path.join(directory, "failing"))
     finally:
         shutil.rmtree(directory, ignore_errors=True)
@@ -166,6 +173,35 @@ def _run_problem(directory: str, named: dict[str, Any], *, submit: bool = False,
         if found is not None:
             return found
     return _crash_problem(ex, names[0], user) if user is not None else None
+
+
+def _epoch_problem(directory: str) -> str | None:
+    """The epoch scheduler's switch point (module docstring)."""
+    from conformance.local_spark import LocalSpark
+    from spark_impl.reconfig.api import collect_results, scenario_job
+    from spark_impl.reconfig.driver import Executor
+    from spec.fries.scenario import scenario_from_json
+
+    at = 5
+    scenario = scenario_from_json(_chain(2, 12, at=at), "epoch")
+    ex = Executor(LocalSpark(), [scenario_job(scenario)], "epoch", directory, partitions=2)
+    for _ in range(BOUND):
+        if ex.done():
+            break
+        ex.step()
+    if not ex.done():
+        return f"the epoch job did not finish in {BOUND} batches"
+    for obj, log in sorted(collect_results(ex)[0].schedule.logs.items()):
+        txns = [op.txn for op in log]
+        if "R1" not in txns:
+            continue
+        cut = txns.index("R1")
+        before = sorted(int(t.split(":")[1]) for t in txns[:cut])
+        after = sorted(int(t.split(":")[1]) for t in txns[cut + 1:] if t.startswith("S:"))
+        if any(i >= at for i in before) or any(i < at for i in after):
+            return (f"epoch scheduler: {obj} switched to R1 after the tuples {before} (requested at {at} tuples: "
+                    f"the serial order must put R1 exactly after the first {at}, docs/spark.md)")
+    return None
 
 
 def _failing_task_problem(directory: str) -> str | None:

@@ -186,3 +186,22 @@ def test_a_partition_compared_by_identity_is_named(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(task, "source_stage", namespace["source_stage"])
     found = fries_local_check.local_problem()
     assert found is not None and "309 partitions" in found and "never processed" in found
+
+
+def test_an_epoch_switch_one_batch_late_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Independent bug set D, 01: the epoch scheduler switched at ``plan.g > entry.epoch_batch``
+    instead of ``>=``: consistent (every oracle passed), but R1 came a batch after the ``at``
+    tuples docs/spark.md promises."""
+    import inspect
+    import textwrap
+
+    from spark_impl.reconfig import task
+
+    source = textwrap.dedent(inspect.getsource(task._Stage._object))
+    old = "if plan.g >= entry.epoch_batch:"
+    assert source.count(old) == 1
+    namespace = dict(vars(task))
+    exec(compile(source.replace(old, "if plan.g > entry.epoch_batch:"), task.__file__, "exec"), namespace)  # noqa: S102
+    monkeypatch.setattr(task._Stage, "_object", namespace["_object"])
+    found = fries_local_check.local_problem()
+    assert found is not None and found.startswith("epoch scheduler:") and "exactly after the first 5" in found

@@ -171,7 +171,7 @@ def run_contracts_check(result: "SuiteResult") -> bool:
             found = f"{name}: raised {type(error).__name__}: {error}"
         if found is not None:
             problems.append(found)
-    check.cases = len(KEYS) + len(ALIKE) + len(REFUSED) + 1 + 2 + 3 + 1 + 5  # local: 5 runs
+    check.cases = len(KEYS) + len(ALIKE) + len(REFUSED) + 1 + 2 + 3 + 1 + 6  # local: 6 runs
     check.failed = len(problems)
     check.elapsed_s = time.monotonic() - start
     if problems:
