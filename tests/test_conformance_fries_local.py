@@ -174,16 +174,12 @@ def test_a_partition_compared_by_identity_is_named(monkeypatch: pytest.MonkeyPat
     """Session 7 holdout survivor, task.py ``if plan.fused and dest != part`` -> ``dest is not
     part``: equal partition numbers above 256 are distinct objects, so with the source fused
     (``fuse_source=True``) on 309 partitions every tuple was dropped."""
-    import inspect
+    from test_conformance_dgs_oplus_order import _mutant
 
     from spark_impl.reconfig import task
 
-    source = inspect.getsource(task.source_stage)
-    old = "if plan.fused and dest != part:"
-    assert source.count(old) == 1
-    namespace = dict(vars(task))
-    exec(compile(source.replace(old, "if plan.fused and dest is not part:"), task.__file__, "exec"), namespace)  # noqa: S102
-    monkeypatch.setattr(task, "source_stage", namespace["source_stage"])
+    monkeypatch.setattr(task, "source_stage", _mutant(task, "source_stage", "if plan.fused and dest != part:",
+                                                      "if plan.fused and dest is not part:"))
     found = fries_local_check.local_problem()
     assert found is not None and "309 partitions" in found and "never processed" in found
 
@@ -192,16 +188,11 @@ def test_an_epoch_switch_one_batch_late_is_named(monkeypatch: pytest.MonkeyPatch
     """Independent bug set D, 01: the epoch scheduler switched at ``plan.g > entry.epoch_batch``
     instead of ``>=``: consistent (every oracle passed), but R1 came a batch after the ``at``
     tuples docs/spark.md promises."""
-    import inspect
-    import textwrap
+    from test_mutation_kills_oplus import _method
 
     from spark_impl.reconfig import task
 
-    source = textwrap.dedent(inspect.getsource(task._Stage._object))
-    old = "if plan.g >= entry.epoch_batch:"
-    assert source.count(old) == 1
-    namespace = dict(vars(task))
-    exec(compile(source.replace(old, "if plan.g > entry.epoch_batch:"), task.__file__, "exec"), namespace)  # noqa: S102
-    monkeypatch.setattr(task._Stage, "_object", namespace["_object"])
+    monkeypatch.setattr(task._Stage, "_object", _method(task._Stage, "_object", "if plan.g >= entry.epoch_batch:",
+                                                        "if plan.g > entry.epoch_batch:"))
     found = fries_local_check.local_problem()
     assert found is not None and found.startswith("epoch scheduler:") and "exactly after the first 5" in found

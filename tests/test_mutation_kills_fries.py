@@ -280,20 +280,12 @@ def test_batch_numbers_past_the_padding_are_named_when_misread(monkeypatch: pyte
 def test_submit_rejections_that_name_the_wrong_request_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
     """Session 7 holdout survivor, driver.py 147 ``st.live.made + 1`` -> ``st.live.made ** 1``:
     a submit while a request is queued was rejected naming ``R0`` (the queued one is ``R1``)."""
-    import inspect
-    import textwrap
+    from test_mutation_kills_oplus import _method
 
     from conformance.fries_refusals_check import refusal_problem
     from spark_impl.reconfig.driver import Executor
 
     assert refusal_problem() is None
-    source = textwrap.dedent(inspect.getsource(Executor.submit))
-    old = "else st.live.made + 1"
-    assert source.count(old) == 1
-    import spark_impl.reconfig.driver as driver
-
-    namespace = dict(vars(driver))
-    exec(compile(source.replace(old, "else st.live.made ** 1"), driver.__file__, "exec"), namespace)  # noqa: S102
-    monkeypatch.setattr(Executor, "submit", namespace["submit"])
+    monkeypatch.setattr(Executor, "submit", _method(Executor, "submit", "else st.live.made + 1", "else st.live.made ** 1"))
     found = refusal_problem()
     assert found is not None and "while R1 is queued" in found and "R0" in found
