@@ -65,10 +65,10 @@ from typing import Any
 
 DEPTH = 32
 BOUND = 40  # batches: the run needs about 6
-WIDE = 309  # partitions: the objects of _chain(2, ...) land on 303, 304 and 261
+WIDE = 309  # partitions: the objects of chain_json(2, ...) land on 303, 304 and 261
 
 
-def _chain(depth: int, count: int, *, at: int, restarts: tuple[int, ...] = ()) -> dict[str, Any]:
+def chain_json(depth: int, count: int, *, at: int, restarts: tuple[int, ...] = ()) -> dict[str, Any]:
     """A scenario: source ``S`` -> ``O1`` -> ... -> ``O<depth>``, ``count`` tuples on 3 keys,
     a request at ``at`` updating ``O1`` (order-sensitive folds at both ends)."""
     names = [f"O{i}" for i in range(1, depth + 1)]
@@ -93,12 +93,12 @@ def local_problem() -> str | None:
     from spec.fries.scenario import scenario_from_json
 
     directory = tempfile.mkdtemp(prefix="streamproof-local-")
-    runs = [{"the job 32 levels deep": scenario_from_json(_chain(DEPTH, 6, at=2), "deep"),
-             "the job restarted after 4 and 8 tuples": scenario_from_json(_chain(2, 12, at=8, restarts=(4, 8)),
+    runs = [{"the job 32 levels deep": scenario_from_json(chain_json(DEPTH, 6, at=2), "deep"),
+             "the job restarted after 4 and 8 tuples": scenario_from_json(chain_json(2, 12, at=8, restarts=(4, 8)),
                                                                          "restarting")},
             # afresh: the deeper run's task files are still on the directory
             {"a job 2 levels deep run afresh on the directory of a deeper run (a user's request)":
-                scenario_from_json(_chain(2, 6, at=3), "afresh")}]
+                scenario_from_json(chain_json(2, 6, at=3), "afresh")}]
     try:
         for named in runs:
             try:
@@ -108,7 +108,7 @@ def local_problem() -> str | None:
             if found is not None:
                 return found
         wide = {f"a job on {WIDE} partitions with its source fused (fuse_source=True)":
-                scenario_from_json(_chain(2, 6, at=3), "wide")}
+                scenario_from_json(chain_json(2, 6, at=3), "wide")}
         found = _run_problem(os.path.join(directory, "wide"), wide, partitions=WIDE, fuse_source=True)
         found = found or _epoch_problem(os.path.join(directory, "epoch"))
         return found if found is not None else _failing_task_problem(os.path.join(directory, "failing"))
@@ -183,7 +183,7 @@ def _epoch_problem(directory: str) -> str | None:
     from spec.fries.scenario import scenario_from_json
 
     at = 5
-    scenario = scenario_from_json(_chain(2, 12, at=at), "epoch")
+    scenario = scenario_from_json(chain_json(2, 12, at=at), "epoch")
     ex = Executor(LocalSpark(), [scenario_job(scenario)], "epoch", directory, partitions=2)
     for _ in range(BOUND):
         if ex.done():

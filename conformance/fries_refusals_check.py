@@ -165,13 +165,13 @@ def _submit_problem(directory: str) -> str | None:
     """``Executor.submit``'s answers (module docstring)."""
     from dataclasses import replace
 
-    from conformance.fries_local_check import _chain
+    from conformance.fries_local_check import chain_json
     from conformance.local_spark import LocalSpark
     from spark_impl.reconfig.api import scenario_job
     from spark_impl.reconfig.driver import Executor
     from spec.fries.scenario import scenario_from_json
 
-    job = scenario_job(scenario_from_json(_chain(2, 6, at=3), "submit"))
+    job = scenario_job(scenario_from_json(chain_json(2, 6, at=3), "submit"))
     request = job.planned[0].request
     ex = Executor(LocalSpark(), [replace(job, planned=())], "fries", directory, partitions=2)
     expected: list[str] = []

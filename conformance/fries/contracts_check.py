@@ -26,7 +26,9 @@ folds and summarizes every delay, the retention keeps what its docstring names;
 :mod:`conformance.fries_refusals_check`: ``Executor`` and ``start_query`` refuse bad input;
 :mod:`conformance.records_check`: the store and the record log every front end commits through;
 :mod:`conformance.fries_local_check`: a job 32 levels deep and the restart bookkeeping, the
-executor run on a pure-Python stand-in for Spark (session 7).
+executor run on a pure-Python stand-in for Spark (session 7);
+:mod:`conformance.fries_input_log_check`: the Structured Streaming front end's input log under
+a retention, across a request in progress and a restart (session 8).
 
 One check, ``spark_impl keys and faults vs their contracts (no Spark)``; its cases are the keys
 checked. A failure names the first broken promise (``engine`` oracle, like the MCS check).
@@ -153,6 +155,7 @@ def run_contracts_check(result: "SuiteResult") -> bool:
     start = time.monotonic()
     problems = []
     from conformance.fries_control_check import control_problem  # the FCM channel's reader (session 6)
+    from conformance.fries_input_log_check import input_log_problem  # streaming input log, retention (session 8)
     from conformance.fries_local_check import local_problem  # deep jobs, restarts, on a pure-Python Spark (session 7)
     from conformance.fries_model_check import model_problem  # frozen values, delays, retention (session 6)
     from conformance.fries_refusals_check import refusal_problem  # Executor / start_query bad input (session 6)
@@ -164,14 +167,14 @@ def run_contracts_check(result: "SuiteResult") -> bool:
     for name, find in (("keys", key_problem), ("faults", fault_problem), ("sources", source_problem),
                        ("model", model_problem), ("control", control_problem), ("refusals", refusal_problem),
                        ("records", records_problem), ("hash", hash_problem),
-                       ("local", local_problem)):
+                       ("local", local_problem), ("input log", input_log_problem)):
         try:
             found = bounded(find, f"the {name} part")
         except Exception as error:  # noqa: BLE001 - a crash (or a hang) of the executor's code is a finding
             found = f"{name}: raised {type(error).__name__}: {error}"
         if found is not None:
             problems.append(found)
-    check.cases = len(KEYS) + len(ALIKE) + len(REFUSED) + 1 + 2 + 3 + 1 + 6  # local: 6 runs
+    check.cases = len(KEYS) + len(ALIKE) + len(REFUSED) + 1 + 2 + 3 + 1 + 6 + 1  # local: 6 runs; input log: 1
     check.failed = len(problems)
     check.elapsed_s = time.monotonic() - start
     if problems:
