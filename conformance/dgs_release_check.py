@@ -164,8 +164,7 @@ def refusal_problem(case: DgsCase) -> str | None:
     one stream holding an event that waits for other streams of the plan (the case's first
     event with two release streams or more, then a heartbeat: a valid instance of its one
     stream, Def. 3.3, whose event can never be released), and gives no tick for no input."""
-    import threading
-
+    from conformance.watchdog import call_with_timeout
     from spark_impl.dgs.release import Arrival, release_schedule
     from spark_impl.dgs.topology import topology
     from spec.errors import InputError
@@ -183,21 +182,18 @@ def refusal_problem(case: DgsCase) -> str | None:
         attempts.append((f"only stream {waiting[0]}, an event of which waits for the others, then 300 heartbeats",
                          {waiting[0]: [waiting[1], *(Heartbeat(waiting[1].ts + k) for k in range(1, 301))]}, 1))
     for what, streams, tick in attempts:
-        outcome: list[str] = []
-
-        def attempt() -> None:
+        def attempt(streams: Any = streams, tick: int = tick) -> str:
             try:
                 release_schedule(program, topo, streams, Arrival(), tick)
-                outcome.append("was accepted")
+                return "was accepted"
             except InputError:
-                outcome.append("")
+                return ""
             except Exception as error:  # noqa: BLE001 - a crash instead of a refusal is a finding
-                outcome.append(f"raised {type(error).__name__}: {error}")
+                return f"raised {type(error).__name__}: {error}"
 
-        worker = threading.Thread(target=attempt, daemon=True)  # a schedule that never ends is the finding
-        worker.start()
-        worker.join(10.0)
-        said = outcome[0] if outcome else "did not return within 10 s"
+        # a schedule that never ends is the finding (and is stopped: conformance.watchdog)
+        finished, said = call_with_timeout(attempt, 10.0, interrupt=True)
+        said = said if finished else "did not return within 10 s"
         if said:
             return f"release_schedule of {case.name} with {what} {said} (expected InputError)"
     if release_schedule(program, topo, {s: [] for s in case.streams}, Arrival(), 1) != []:

@@ -170,28 +170,25 @@ def _never_settles(reader: Any, torn: bytes) -> str | None:
     """A record that stays truncated is refused once ``SETTLE_S`` passed (here shortened to
     50 ms), not read again for ever."""
     import spark_impl.reconfig.control as control
+    from conformance.watchdog import call_with_timeout
     from spark_impl.records import CorruptStateError
 
     with open(reader.log.store.path(reader.log.name(reader.seq + 1)), "wb") as handle:
         handle.write(torn)
-    outcome: list[str] = []
-
-    def poll() -> None:
+    def poll() -> str:
         try:
             reader.poll(force=True)
-            outcome.append("read")
+            return "read"
         except CorruptStateError:
-            outcome.append("refused")
+            return "refused"
 
     settle, control.SETTLE_S = control.SETTLE_S, 0.05
     try:
-        worker = threading.Thread(target=poll, daemon=True)
-        worker.start()
-        worker.join(timeout=3.0)
+        finished, outcome = call_with_timeout(poll, 3.0, interrupt=True)  # an endless re-read is stopped
     finally:
         control.SETTLE_S = settle
-    if outcome != ["refused"]:
-        what = "read" if outcome else "still being read again after 3 s"
+    if not finished or outcome != "refused":
+        what = "read" if finished else "still being read again after 3 s"
         return f"a control record that stays truncated was {what}, not refused after the settling time"
     return None
 

@@ -53,3 +53,29 @@ def test_a_dgs_check_that_crashes_or_hangs_is_an_engine_failure(monkeypatch: pyt
     finally:
         stop.set()
     assert hung.failed == 1 and "another did not finish within 0.2 s" in result.failures[1].explanation
+
+
+def test_a_timed_out_pure_python_call_is_stopped_not_left_spinning() -> None:
+    """Session 8: a test whose mutant looped for ever left its thread spinning for the rest of
+    the pytest run; holding the GIL half the time it made the run three times slower and a Z3
+    proof of 4 s exceed its 300 s budget. ``bounded`` now stops the loop."""
+    spins = threading.Event()
+
+    def spin() -> None:
+        spins.set()
+        while True:
+            pass
+
+    with pytest.raises(watchdog.Hang):
+        watchdog.bounded(spin, "the spinner", 0.3)
+    assert spins.is_set()
+    assert not [t for t in threading.enumerate() if t.name == watchdog.THREAD_NAME and t.is_alive()]
+
+
+def test_an_engine_call_is_left_running_unless_asked() -> None:
+    """A Spark engine's thread (``interrupt=False``, the default) is never stopped from outside."""
+    release = threading.Event()
+    finished, _ = watchdog.call_with_timeout(lambda: release.wait(), 0.1)
+    alive = [t for t in threading.enumerate() if t.name == watchdog.THREAD_NAME and t.is_alive()]
+    release.set()
+    assert not finished and alive

@@ -27,7 +27,7 @@ from conformance.userjob.cases import Case, case_job
 from conformance.userjob.guard import UserCodeError, captured_output, current_call, user_error_in
 from conformance.userjob.judge import UserRun
 from conformance.userjob.load import JobUnderTest
-from conformance.watchdog import call_with_timeout
+from conformance.watchdog import call_with_timeout, stop_thread
 from reference.fries.userjob import request_order, serial_run
 from spark_impl.keys import route
 from spark_impl.reconfig.model import Job
@@ -105,6 +105,9 @@ class UserJobEngine:
             return CaseRun(job, UserRun(error=f"UserCodeError: the job {error}"), captured_output())
         if not finished:
             call = current_call(box.get("thread", -1)) or "the job's code"
+            hung = next((t for t in threading.enumerate() if t.ident == box.get("thread")), None)
+            if hung is not None:
+                stop_thread(hung)  # a user's endless loop would slow every later case (conformance.watchdog)
             return CaseRun(job, UserRun(error=f"UserCodeError: {call} did not return within "
                                               f"{self.call_limit_s:.0f} s (a hang in the job's code; the "
                                               "reference run of this case was abandoned)"), captured_output())
