@@ -36,3 +36,43 @@ def spark() -> Iterator[Any]:
     session = get_or_create_session(app_name="streamproof-tests")
     yield session
     session.stop()
+
+
+def _busy_threads(seconds: float = 1.0) -> list[str]:
+    """The threads other than the main one that used more than a tenth of ``seconds`` of CPU
+    while the main thread slept ``seconds`` (Linux ``/proc``; elsewhere none), each with its
+    innermost frame."""
+    import sys
+    import threading
+    import time
+
+    def cpu(native_id: int | None) -> float:
+        try:
+            with open(f"/proc/self/task/{native_id}/stat", encoding="ascii") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+        except OSError:
+            return 0.0
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+    others = [t for t in threading.enumerate() if t is not threading.main_thread()]
+    before = {t.ident: cpu(t.native_id) for t in others}
+    time.sleep(seconds)
+    frames = sys._current_frames()
+    busy = []
+    for t in others:
+        used = cpu(t.native_id) - before[t.ident]
+        frame = frames.get(t.ident or -1)
+        if used > seconds / 10 and frame is not None:
+            busy.append(f"{t.name} ({used:.2f} s of CPU in {seconds:g} s): {frame.f_code.co_filename}:"
+                        f"{frame.f_lineno} ({frame.f_code.co_name})")
+    return busy
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """No test may leave a thread spinning (session 8: a mutant's endless loop, left running in a
+    watchdog thread, held the GIL for the rest of the run: 30 min instead of 8, and a 4 s Z3
+    proof ran past its 300 s budget). Checked once at the end: no thread may still be busy."""
+    busy = _busy_threads()
+    if busy:
+        print("\nFAILED: a thread left by a test keeps running while the tests are over:\n  " + "\n  ".join(busy))
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
