@@ -195,7 +195,7 @@ def _never_settles(reader: Any, torn: bytes) -> str | None:
 
 def _entry_problem() -> str | None:
     """Seeded FCM delays within ``[lo, hi]``, the same twice, visible exactly from issue + delay;
-    no delay when ``hi`` is 0; the JSON form reads back equal."""
+    no delay when ``hi`` is 0, draws when only ``lo`` is; the JSON form reads back equal."""
     from dataclasses import replace
 
     from spark_impl.reconfig.control import ControlEntry
@@ -214,6 +214,11 @@ def _entry_problem() -> str | None:
             return f"the FCM of {obj} is not visible a second after issued + {d} s"
     if replace(entry, fcm_lo=0.0, fcm_hi=0.0).delay_s("A") != 0.0:
         return "an FCM delay hook of [0, 0] ms still delays"
+    # [0, hi]: the natural way to ask for "up to hi ms" (session 8, independent set E 04: a
+    # "no delay" shortcut that tested lo delivered every such FCM at once)
+    up_to = {obj: replace(entry, fcm_lo=0.0, fcm_hi=50.0).delay_s(obj) for obj in ("A", "A#1", "B#0", "C")}
+    if not all(0.0 <= d <= 0.05 for d in up_to.values()) or max(up_to.values()) == 0.0:
+        return f"an FCM delay hook of [0, 50] ms delays by {up_to} s, not seeded draws in [0, 50] ms"
     fixed = replace(entry, fcm_lo=40.0, fcm_hi=40.0).delay_s("A")
     if fixed != 0.04:
         return f"an FCM delay hook of [40, 40] ms delays by {fixed} s, not 0.04 s"

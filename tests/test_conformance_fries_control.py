@@ -103,3 +103,18 @@ def test_the_control_check_names_a_reader_on_no_record_that_misses_the_first_one
     monkeypatch.setattr(ControlReader, "poll", poll)
     found = fries_control_check.control_problem()
     assert found is not None and "misses the job's first request" in found
+
+
+def test_the_control_check_names_a_delay_hook_that_ignores_up_to_hi(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Independent set E, 04 (session 8): the "no delay" shortcut tested ``fcm_lo`` instead of
+    ``fcm_hi``, so ``fcm_delay = [0, hi]`` delivered every FCM at once."""
+    from spark_impl.reconfig.control import ControlEntry
+
+    original = ControlEntry.delay_s
+
+    def delay_s(self: ControlEntry, obj: str) -> float:
+        return 0.0 if self.fcm_lo <= 0 else original(self, obj)
+
+    monkeypatch.setattr(ControlEntry, "delay_s", delay_s)
+    found = fries_control_check.control_problem()
+    assert found is not None and "[0, 50] ms" in found
