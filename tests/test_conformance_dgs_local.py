@@ -58,3 +58,13 @@ def test_longer_inlined_segments_are_checked(monkeypatch: pytest.MonkeyPatch) ->
            "and all(not events or leaf >= 0")
     found = problems(CASES)
     assert any(oracle in ("processed", "state", "outputs") for _, failed in found for oracle, _ in failed), found[:1]
+
+
+def test_a_trace_out_of_key_order_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Session 8's holdout survivor, dgs/streaming.py ``run.processed.sort(key=lambda entry:
+    entry[1])`` -> ``entry[2]``: a run's trace sorted by the payload instead of the key passed
+    the order-blind trace comparison. The same slip in the batch driver, on the stand-in."""
+    _patch(monkeypatch, "run_dgs_many", "result.processed.sort(key=lambda entry: entry[1])",
+           "result.processed.sort(key=lambda entry: repr(entry[2]))")
+    found = problems(CASES)
+    assert found and any("not in key order" in text for _, failures in found for _, text in failures[:1])
