@@ -52,6 +52,13 @@ control log and driver in this process. :func:`local_problem` runs two jobs in o
   job on one source run with ``epoch``: in every reconfigured object's log, the tuples before
   ``R1`` are exactly those of index below ``at``. A switch one batch late is as consistent
   (every oracle passes), only later than promised (session 7, independent bug set D, 01).
+* **A long-running job's 300th request.** An unbounded job (``S -> O1 -> O2 -> O3``, every
+  operator on 2 workers) takes :data:`REQUESTS` requests through ``Executor.submit``, one after
+  the other, each updating ``O1`` and ``O3`` (so ``O2``'s and ``O3``'s workers align on markers
+  from their parents): each must complete within :data:`STEPS_PER_REQUEST` batches. Request
+  and batch numbers pass 256, where Python's small-integer cache ends: a number compared by
+  identity instead of value (session 8's holdout: a marker's request number ``is`` the
+  entry's) stops the 257th request from ever completing, which runs of a few requests cannot show.
 """
 
 from __future__ import annotations
@@ -64,6 +71,8 @@ from dataclasses import replace
 from typing import Any
 
 DEPTH = 32
+REQUESTS = 300  # a long-running job's requests (numbers past 256)
+STEPS_PER_REQUEST = 20  # batches a request may take to complete (it needs 2)
 BOUND = 40  # batches: the run needs about 6
 WIDE = 309  # partitions: the objects of chain_json(2, ...) land on 303, 304 and 261
 
@@ -111,6 +120,7 @@ def local_problem() -> str | None:
                 scenario_from_json(chain_json(2, 6, at=3), "wide")}
         found = _run_problem(os.path.join(directory, "wide"), wide, partitions=WIDE, fuse_source=True)
         found = found or _epoch_problem(os.path.join(directory, "epoch"))
+        found = found or _many_requests_problem(os.path.join(directory, "many"))
         return found if found is not None else _failing_task_problem(os.path.join(directory, "failing"))
     finally:
         shutil.rmtree(directory, ignore_errors=True)
@@ -202,6 +212,37 @@ def _epoch_problem(directory: str) -> str | None:
             return (f"epoch scheduler: {obj} switched to R1 after the tuples {before} (requested at {at} tuples: "
                     f"the serial order must put R1 exactly after the first {at}, docs/spark.md)")
     return None
+
+
+def _many_requests_problem(directory: str) -> str | None:
+    """A long-running job's :data:`REQUESTS` requests (module docstring)."""
+    from conformance.local_spark import LocalSpark
+    from spark_impl.reconfig.api import scenario_job
+    from spark_impl.reconfig.driver import Executor
+    from spec.fries.scenario import scenario_from_json
+
+    shape = chain_json(3, 4 * STEPS_PER_REQUEST * REQUESTS, at=1)
+    shape["reconfigurations"][0]["updates"]["O3"] = {"function": {"op": "fold", "mul": 7},
+                                                     "state": {"mul": 1, "add": 2}}
+    shape["parallelism"] = {"O1": 2, "O2": 2, "O3": 2}
+    full = scenario_job(scenario_from_json(shape, "many requests"))
+    request = full.planned[0].request
+    ex = Executor(LocalSpark(), [replace(full, planned=(), unbounded=True)], "fries", directory, partitions=2)
+    for number in range(1, REQUESTS + 1):
+        answer = ex.submit(0, request)
+        if answer is not None:
+            return f"a long-running job's request R{number} was refused: {answer}"
+        for _ in range(STEPS_PER_REQUEST):
+            ex.step()
+            st = ex.state[0]
+            if st.live.active is None and st.queued is None:
+                break
+        else:
+            return (f"a long-running job's request R{number} (batch {ex.g}) did not complete within "
+                    f"{STEPS_PER_REQUEST} batches (each of R1..R{number - 1} did): a request or batch number "
+                    "above 256 compared by identity?")
+    made = ex.state[0].live.made
+    return None if made == REQUESTS else f"a long-running job made {made} of its {REQUESTS} requests"
 
 
 def _failing_task_problem(directory: str) -> str | None:

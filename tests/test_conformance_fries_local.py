@@ -196,3 +196,17 @@ def test_an_epoch_switch_one_batch_late_is_named(monkeypatch: pytest.MonkeyPatch
                                                         "if plan.g > entry.epoch_batch:"))
     found = fries_local_check.local_problem()
     assert found is not None and found.startswith("epoch scheduler:") and "exactly after the first 5" in found
+
+
+def test_a_request_number_compared_by_identity_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Session 8 holdout survivor, task.py ``r[4] == entry.j`` -> ``r[4] is entry.j`` in
+    ``_align``: a marker's request number and the control entry's are equal but distinct
+    objects above 256, so a long-running job's 257th request never aligns."""
+    from test_mutation_kills_oplus import _method
+
+    from spark_impl.reconfig import task
+
+    monkeypatch.setattr(task._Stage, "_align", _method(task._Stage, "_align", "and r[4] == entry.j and r[5] in",
+                                                       "and r[4] is entry.j and r[5] in"))
+    found = fries_local_check.local_problem()
+    assert found is not None and "request R257" in found and "did not complete" in found
