@@ -11,7 +11,9 @@ Spark run cannot afford a second pass:
 * the arrival model has explicit per-stream delays (``Arrival.delays``, never set by a drawn
   case) on top of the case's delays and jitter;
 * the first case also runs through :func:`spark_impl.dgs.run_dgs`, the one-job wrapper (no
-  Spark check calls it), with a sink directory of the caller's.
+  Spark check calls it), with a sink directory of the caller's, and the first :data:`DEFAULTS`
+  cases run through it with every default (they must be ``DgsJob``'s: no delays, one tick, the
+  plan as given).
 
 Every run is judged by the Spark check's oracles (:func:`conformance.dgs_suite.judge`: outputs,
 processed trace, final state) and by what it reports: per tick, the events the release
@@ -35,6 +37,7 @@ if TYPE_CHECKING:
 
 CHECK = "spark_impl DGS driver on a pure-Python Spark stand-in vs spec(sort(u)) (no Spark)"
 INLINE = (1, 3, 8, 50)
+DEFAULTS = 20  # drawn cases run again through run_dgs with every default
 
 
 def variant(case: DgsCase, index: int) -> tuple[DgsCase, Any]:
@@ -106,7 +109,39 @@ def problems(drawn: Sequence[DgsCase]) -> list[tuple[int, list[tuple[str, str]]]
         shutil.rmtree(sink, ignore_errors=True)
     if failed:
         found.insert(0, (0, [(oracle, f"run_dgs (one job): {text}") for oracle, text in failed]))
+    defaults = _defaults_problem(drawn[:DEFAULTS])
+    if defaults is not None:
+        found.append(defaults)
     return found
+
+
+def _defaults_problem(drawn: Sequence[DgsCase]) -> tuple[int, list[tuple[str, str]]] | None:
+    """``run_dgs`` called with its defaults runs as ``DgsJob``'s defaults say (``arrival``:
+    no delays, ``tick``: everything released in one tick, ``inline_below`` 0: the plan as
+    given): judged, and per tick the schedule's events and the plan's synchronizing steps of
+    that job. Every other call passes these arguments explicitly, so a changed default of
+    ``run_dgs`` (a ``tick`` of 1 releasing the input over many ticks, an ``inline_below`` that
+    inlines) was seen by nothing (session 8's holdout drew ``inline_below`` 0 -> 1, which is
+    equivalent: ``steps_of`` already merges synchronizing groups of one worker with no leaf
+    events between them, the only segments shorter than 1)."""
+    from spark_impl.dgs import DgsJob, run_dgs
+
+    from conformance.dgs_suite import judge
+    from conformance.local_spark import LocalSpark
+    from reference.dgs.examples import target
+
+    for index, case in enumerate(drawn):
+        job = DgsJob(target(case.name), case.plan, case.streams)
+        try:
+            run = run_dgs(LocalSpark(), job.target, job.plan, job.streams)
+        except Exception as error:  # noqa: BLE001 - a crash is an engine failure
+            return index, [("engine", f"run_dgs with its defaults raised {type(error).__name__}: {error}")]
+        failed = judge(case, (list(run.outputs), run.final_state, list(run.processed)))
+        stats = ticks_problem(case, job, run)
+        failed += [("stats", stats)] if stats is not None else []
+        if failed:
+            return index, [(oracle, f"run_dgs with its defaults: {text}") for oracle, text in failed]
+    return None
 
 
 def run_check(drawn: Sequence[DgsCase], result: "SuiteResult") -> "CheckResult":

@@ -68,3 +68,15 @@ def test_a_trace_out_of_key_order_is_named(monkeypatch: pytest.MonkeyPatch) -> N
            "result.processed.sort(key=lambda entry: repr(entry[2]))")
     found = problems(CASES)
     assert found and any("not in key order" in text for _, failures in found for _, text in failures[:1])
+
+
+def test_a_changed_default_of_run_dgs_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``run_dgs``'s defaults must be ``DgsJob``'s (one tick); every other call passes them."""
+    original = driver.run_dgs
+
+    def one_tick_less(*args: object, tick: int = 1, **kwargs: object) -> object:
+        return original(*args, tick=tick, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(package, "run_dgs", one_tick_less)
+    found = problems(CASES)
+    assert found and "run_dgs with its defaults: ticks" in found[0][1][0][1]
