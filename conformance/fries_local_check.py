@@ -52,6 +52,14 @@ control log and driver in this process. :func:`local_problem` runs two jobs in o
   job on one source run with ``epoch``: in every reconfigured object's log, the tuples before
   ``R1`` are exactly those of index below ``at``. A switch one batch late is as consistent
   (every oracle passes), only later than promised (session 7, independent bug set D, 01).
+* **Processing costs as configured.** ``timing.operator_cost`` is "the processing time per
+  tuple by operator" and ``stragglers`` "an object's cost multiplier" (``spec.fries.scenario.Timing``):
+  in a job ``S -> O1 -> O2 -> O3`` with costs 2 ms at ``O1`` and 1 ms at ``O2``, ``O2``'s
+  worker a straggler of factor 3 and ``O3`` without a cost, the tasks sleep exactly 2 ms per
+  tuple ``O1``'s workers process and 3 ms per tuple ``O2`` processes, and never for ``O3``
+  (the task module's ``time.sleep`` is recorded for the run). A wrong cost changes only *when*
+  things happen, which no oracle sees (session 8's holdout: a default cost of 1 ms for every
+  operator without one).
 * **A long-running job's 300th request.** An unbounded job (``S -> O1 -> O2 -> O3``, every
   operator on 2 workers) takes :data:`REQUESTS` requests through ``Executor.submit``, one after
   the other, each updating ``O1`` and ``O3`` (so ``O2``'s and ``O3``'s workers align on markers
@@ -121,6 +129,7 @@ def local_problem() -> str | None:
         found = _run_problem(os.path.join(directory, "wide"), wide, partitions=WIDE, fuse_source=True)
         found = found or _epoch_problem(os.path.join(directory, "epoch"))
         found = found or _many_requests_problem(os.path.join(directory, "many"))
+        found = found or _cost_problem(os.path.join(directory, "costs"))
         return found if found is not None else _failing_task_problem(os.path.join(directory, "failing"))
     finally:
         shutil.rmtree(directory, ignore_errors=True)
@@ -211,6 +220,56 @@ def _epoch_problem(directory: str) -> str | None:
         if any(i >= at for i in before) or any(i < at for i in after):
             return (f"epoch scheduler: {obj} switched to R1 after the tuples {before} (requested at {at} tuples: "
                     f"the serial order must put R1 exactly after the first {at}, docs/spark.md)")
+    return None
+
+
+class _SleepRecorder:
+    """The ``time`` module as the task module sees it during :func:`_cost_problem`: ``sleep``
+    records its argument instead of sleeping; everything else is the real module's."""
+
+    def __init__(self) -> None:
+        self.slept: list[float] = []
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(time, name)
+
+
+def _cost_problem(directory: str) -> str | None:
+    """Processing costs and stragglers (module docstring)."""
+    from collections import Counter
+
+    from conformance.local_spark import LocalSpark
+    from spark_impl.reconfig import task
+    from spark_impl.reconfig.api import collect_results, scenario_job
+    from spark_impl.reconfig.driver import Executor
+    from spec.fries.scenario import scenario_from_json
+
+    shape = chain_json(3, 8, at=3)
+    shape["timing"] = {"operator_cost": {"O1": 2.0, "O2": 1.0}, "stragglers": {"O2": 3.0, "O3": 5.0}}
+    ex = Executor(LocalSpark(), [scenario_job(scenario_from_json(shape, "costs"))], "fries", directory, partitions=2)
+    recorder = _SleepRecorder()
+    real = getattr(task, "time")
+    setattr(task, "time", recorder)  # noqa: B010 - the task module's own name for the module
+    try:
+        for _ in range(BOUND):
+            if ex.done():
+                break
+            ex.step()
+    finally:
+        setattr(task, "time", real)  # noqa: B010
+    if not ex.done():
+        return f"the job with processing costs did not finish in {BOUND} batches"
+    processed = Counter(obj.split("#")[0] for obj, log in collect_results(ex)[0].schedule.logs.items()
+                        for op in log if op.txn.startswith("S:"))
+    want = Counter({0.002: processed["O1"], 0.003: processed["O2"]})
+    got = Counter(round(seconds, 9) for seconds in recorder.slept)
+    if got != want:
+        return (f"processing costs: the tasks slept {dict(sorted(got.items()))} (seconds: times), the timing "
+                f"gives {dict(sorted(want.items()))} (O1 2 ms, O2 1 ms x straggler 3, O3 none; "
+                f"tuples processed: {dict(processed)})")
     return None
 
 

@@ -5,6 +5,7 @@ passes on the executor and names the holdout survivors of session 7 it targets."
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -210,3 +211,24 @@ def test_a_request_number_compared_by_identity_is_named(monkeypatch: pytest.Monk
                                                        "and r[4] is entry.j and r[5] in"))
     found = fries_local_check.local_problem()
     assert found is not None and "request R257" in found and "did not complete" in found
+
+
+def test_a_default_processing_cost_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Session 8 holdout survivor, task.py ``operator_cost.get(op, 0.0)`` -> ``get(op, 1.0)``:
+    every operator without a configured cost slept 1 ms per tuple; only *when* things happen
+    changed, which no oracle sees. (Simulated by the costs the task reads.)"""
+    from spark_impl.reconfig import api
+
+    class CostOne(dict[str, float]):
+        def get(self, key: str, default: object = None) -> float:
+            return super().get(key, 1.0)
+
+    scenario_job = api.scenario_job
+
+    def with_default_cost(*args: Any, **kwargs: Any) -> Any:
+        job = scenario_job(*args, **kwargs)
+        return replace(job, timing=replace(job.timing, operator_cost=CostOne(job.timing.operator_cost)))
+
+    monkeypatch.setattr(api, "scenario_job", with_default_cost)
+    found = fries_local_check.local_problem()
+    assert found is not None and found.startswith("processing costs:") and "0.005: 8" in found
