@@ -60,6 +60,12 @@ control log and driver in this process. :func:`local_problem` runs two jobs in o
   (the task module's ``time.sleep`` is recorded for the run). A wrong cost changes only *when*
   things happen, which no oracle sees (session 8's holdout: a default cost of 1 ms for every
   operator without one).
+* **A crash before the first commit.** ``Executor``'s resume: "a resume with nothing
+  committed (a crash before the first commit) still never reuses a batch number that ran, and
+  loads no state from those batches". A job whose first batch crashes before its commit,
+  resumed on the same directory, runs its next batch as batch 2 and must finish and conform
+  (session 8's holdout: a resume that numbered from 0 again ran over the crashed batch's
+  files, with outputs that still conformed).
 * **A long-running job's 300th request.** An unbounded job (``S -> O1 -> O2 -> O3``, every
   operator on 2 workers) takes :data:`REQUESTS` requests through ``Executor.submit``, one after
   the other, each updating ``O1`` and ``O3`` (so ``O2``'s and ``O3``'s workers align on markers
@@ -130,6 +136,7 @@ def local_problem() -> str | None:
         found = found or _epoch_problem(os.path.join(directory, "epoch"))
         found = found or _many_requests_problem(os.path.join(directory, "many"))
         found = found or _cost_problem(os.path.join(directory, "costs"))
+        found = found or _first_commit_crash_problem(os.path.join(directory, "first-crash"))
         return found if found is not None else _failing_task_problem(os.path.join(directory, "failing"))
     finally:
         shutil.rmtree(directory, ignore_errors=True)
@@ -221,6 +228,43 @@ def _epoch_problem(directory: str) -> str | None:
             return (f"epoch scheduler: {obj} switched to R1 after the tuples {before} (requested at {at} tuples: "
                     f"the serial order must put R1 exactly after the first {at}, docs/spark.md)")
     return None
+
+
+def _first_commit_crash_problem(directory: str) -> str | None:
+    """A crash before the first commit, then a resume (module docstring)."""
+    from conformance.fries.engines import _outcome
+    from conformance.fries.oracles import judge
+    from conformance.local_spark import LocalSpark
+    from spark_impl.reconfig.api import collect_results, scenario_job
+    from spark_impl.reconfig.driver import Executor
+    from spec.fries.scenario import scenario_from_json
+
+    scenario = scenario_from_json(chain_json(2, 8, at=3), "first-crash")
+    crashed = Executor(LocalSpark(), [scenario_job(scenario)], "fries", directory, partitions=2)
+    crashed.before_commit = _crash
+    try:
+        crashed.step()
+        return "a batch whose commit crashed returned from Executor.step"
+    except _Crash:
+        pass
+    ex = Executor(LocalSpark(), [scenario_job(scenario)], "fries", directory, partitions=2, resume=True)
+    if ex.g != 2:
+        return (f"resumed after a crash before the first commit (batch 1 ran), the next batch is {ex.g}, "
+                "not 2: a resume never reuses a batch number that ran")
+    for _ in range(BOUND):
+        if ex.done():
+            break
+        ex.step()
+    if not ex.done():
+        return f"the job resumed after a crash before its first commit did not finish in {BOUND} batches"
+    result = collect_results(ex)[0]
+    verdict = judge(scenario, _outcome(scenario, result.outputs, result.schedule, result.states,
+                                       result.delays_ms, result.rejected, result.senders))
+    return None if verdict.ok else f"the job resumed after a crash before its first commit: {verdict.failures[0].summary}"
+
+
+def _crash(plan: Any) -> None:
+    raise _Crash(f"crash before the commit of batch {plan.g}")
 
 
 class _SleepRecorder:

@@ -232,3 +232,14 @@ def test_a_default_processing_cost_is_named(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(api, "scenario_job", with_default_cost)
     found = fries_local_check.local_problem()
     assert found is not None and found.startswith("processing costs:") and "0.005: 8" in found
+
+
+def test_a_resume_that_reuses_batch_numbers_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Session 8 holdout survivor, driver.py ``self._last_batch_on_disk() + 1 if resume`` ->
+    ``% 1``: after a crash before the first commit the resumed executor numbered its batches
+    from 0 again, over the crashed batch's files (its outputs still conformed)."""
+    from spark_impl.reconfig import driver
+
+    monkeypatch.setattr(driver.Executor, "_last_batch_on_disk", lambda self: -1)
+    found = fries_local_check.local_problem()
+    assert found is not None and "the next batch is 0, not 2" in found

@@ -174,7 +174,7 @@ def run_contracts_check(result: "SuiteResult") -> bool:
             found = f"{name}: raised {type(error).__name__}: {error}"
         if found is not None:
             problems.append(found)
-    check.cases = len(KEYS) + len(ALIKE) + len(REFUSED) + 1 + 2 + 3 + 1 + 7 + 1  # local: 7 runs; input log: 1
+    check.cases = len(KEYS) + len(ALIKE) + len(REFUSED) + 1 + 2 + 3 + 1 + 9 + 1  # local: 9 runs; input log: 1
     check.failed = len(problems)
     check.elapsed_s = time.monotonic() - start
     if problems:
