@@ -51,6 +51,7 @@ from typing import Any, Callable, Sequence, cast
 
 from conformance.refusals import refused
 from conformance.suite import CheckResult, FailureReport, SuiteResult
+from spec.errors import InputError
 
 CHECK = "spark-streaming O+ front end and batch API contracts vs their definitions (no Spark)"
 
@@ -220,7 +221,15 @@ def start_problems(root: str) -> list[str]:
                              lambda: cast(Any, start_oplus_query)(None, _Stream(), jobs, os.path.join(root, "new")))])
     for trigger in (None, {"processingTime": "1 second"}):
         stream = _Stream()
-        run = start(stream, [oplus_job("forward", 1, 1)], trigger=trigger, checkpoint_dir=os.path.join(root, "good"))
+        # keep=1, the smallest valid value ("commit records retained (>= 1)"): session 8's holdout
+        # refused it (``keep < 2``) and only keep=0 was tried
+        options = {"keep": 1} if trigger is None else {}
+        try:
+            run = start(stream, [oplus_job("forward", 1, 1)], trigger=trigger,
+                        checkpoint_dir=os.path.join(root, "good"), **options)
+        except InputError as error:
+            found.append(f"a good start ({options or 'defaults'}, trigger {trigger}) was refused: {error}")
+            continue
         writer = stream.writeStream
         expected = os.path.join(os.path.abspath(os.path.join(root, "good")), "query")
         if (run.query is not writer.query or writer.options != {"checkpointLocation": expected}

@@ -95,6 +95,8 @@ def test_the_front_end_and_the_batch_api_keep_their_contracts() -> None:
      "one items_per_round for two scenarios"),                    # driver.py NotEq_Gt:0 (line 100)
     ("spark_impl.oplus.driver", "run_batch", "len(per_round) != len(parsed)", "len(per_round) is not len(parsed)",
      "260 scenarios"),                                            # NotEq_IsNot:0: ints above 256 are not cached
+    ("spark_impl.oplus.streaming", "start_oplus_query", "if keep < 1:", "if keep < 2:",
+     "a good start ({'keep': 1}"),                                # session 8 holdout, NumberReplacer:34: keep=1 refused
 ])
 def test_a_broken_function_contract_is_caught(monkeypatch: pytest.MonkeyPatch, module: str, name: str, old: str,
                                               new: str, words: str) -> None:
