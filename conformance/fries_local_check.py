@@ -73,6 +73,13 @@ control log and driver in this process. :func:`local_problem` runs two jobs in o
   and batch numbers pass 256, where Python's small-integer cache ends: a number compared by
   identity instead of value (session 8's holdout: a marker's request number ``is`` the
   entry's) stops the 257th request from ever completing, which runs of a few requests cannot show.
+* **A request's 300th attempt.** A request made after the last commit is "made again, as
+  attempt + 1" after every crash (``driver``'s docstring): attempt numbers grow without bound
+  in a job that keeps crashing. A job whose request R1 is made as attempt :data:`LATE_ATTEMPT`
+  (its attempt count set as 299 crashes would leave it) must finish and conform: the
+  driver matches the tasks' switch reports (read back from Spark, new int objects) to the
+  active attempt by value (session 8's holdouts: ``a.attempt != attempt`` -> ``is not``
+  dropped every report of an attempt past 256; the request never completed).
 """
 
 from __future__ import annotations
@@ -88,6 +95,7 @@ DEPTH = 32
 REQUESTS = 300  # a long-running job's requests (numbers past 256)
 STEPS_PER_REQUEST = 20  # batches a request may take to complete (it needs 2)
 BOUND = 40  # batches: the run needs about 6
+LATE_ATTEMPT = 300  # a request made again after 299 crashes (attempt numbers past 256)
 WIDE = 309  # partitions: the objects of chain_json(2, ...) land on 303, 304 and 261
 
 
@@ -137,6 +145,7 @@ def local_problem() -> str | None:
         found = found or _many_requests_problem(os.path.join(directory, "many"))
         found = found or _cost_problem(os.path.join(directory, "costs"))
         found = found or _first_commit_crash_problem(os.path.join(directory, "first-crash"))
+        found = found or _late_attempt_problem(os.path.join(directory, "late-attempt"))
         return found if found is not None else _failing_task_problem(os.path.join(directory, "failing"))
     finally:
         shutil.rmtree(directory, ignore_errors=True)
@@ -346,6 +355,33 @@ def _many_requests_problem(directory: str) -> str | None:
                     "above 256 compared by identity?")
     made = ex.state[0].live.made
     return None if made == REQUESTS else f"a long-running job made {made} of its {REQUESTS} requests"
+
+
+def _late_attempt_problem(directory: str) -> str | None:
+    """A request's attempt number past 256 (module docstring)."""
+    from conformance.fries.engines import _outcome
+    from conformance.fries.oracles import judge
+    from conformance.local_spark import LocalSpark
+    from spark_impl.reconfig.api import collect_results, scenario_job
+    from spark_impl.reconfig.driver import Executor
+    from spec.fries.scenario import scenario_from_json
+
+    scenario = scenario_from_json(chain_json(2, 12, at=3), "late attempt")
+    ex = Executor(LocalSpark(), [scenario_job(scenario)], "fries", directory, partitions=2)
+    ex.state[0].attempts[1] = LATE_ATTEMPT - 1  # R1 was made, then lost to a crash, this many times
+    for _ in range(BOUND):
+        if ex.done():
+            break
+        ex.step()
+    if ex.state[0].attempts.get(1) != LATE_ATTEMPT:
+        return f"R1 was made as attempt {ex.state[0].attempts.get(1)}, not {LATE_ATTEMPT} (the check's set-up)"
+    if not ex.done():
+        return (f"a job whose request R1 is in its attempt {LATE_ATTEMPT} did not finish in {BOUND} batches: "
+                "an attempt number above 256 compared by identity?")
+    result = collect_results(ex)[0]
+    verdict = judge(scenario, _outcome(scenario, result.outputs, result.schedule, result.states,
+                                       result.delays_ms, result.rejected, result.senders))
+    return None if verdict.ok else f"a job whose request is in its attempt {LATE_ATTEMPT}: {verdict.failures[0].summary}"
 
 
 def _failing_task_problem(directory: str) -> str | None:

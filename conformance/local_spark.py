@@ -21,7 +21,9 @@ The stage functions, the task and sink files and the drivers' bookkeeping are th
 so a run on it is a real run of the driver's logic without a JVM: what the Spark-free checks
 (:mod:`conformance.fries_local_check`, :mod:`conformance.dgs_local_check`) need for shapes too
 costly on Spark (a job 32 levels deep, every DGS case again) or bookkeeping no output shows
-(restarts). Nothing else of Spark is offered (no DataFrames: no sinks).
+(restarts). For sinks, ``createDataFrame(rdd, schema)`` gives a :class:`StandInDataFrame` whose
+only action is ``collect`` (the rows as tuples): what a ``CallbackSink`` function that keeps its
+deliveries needs (:mod:`conformance.fries_sink_crash_check`). Nothing else of Spark is offered.
 """
 
 from __future__ import annotations
@@ -133,8 +135,23 @@ class StandInContext:
                                                  for i in range(partitions)]))
 
 
+class StandInDataFrame:
+    """``createDataFrame(rdd, schema)``: the rows of ``rdd`` (tuples, in the schema's column
+    order) and the schema's DDL text; ``collect`` recomputes the RDD, as Spark would."""
+
+    def __init__(self, rdd: StandInRDD, schema: str) -> None:
+        self.rdd = rdd
+        self.schema = schema
+
+    def collect(self) -> list[tuple[Any, ...]]:
+        return [tuple(row) for row in self.rdd.collect()]
+
+
 class LocalSpark:
-    """The SparkSession part: ``sparkContext``."""
+    """The SparkSession part: ``sparkContext`` and ``createDataFrame`` (module docstring)."""
 
     def __init__(self, parallelism: int = 2) -> None:
         self.sparkContext = StandInContext(parallelism)  # noqa: N815 - Spark's name
+
+    def createDataFrame(self, rdd: StandInRDD, schema: str) -> StandInDataFrame:  # noqa: N802 - Spark's name
+        return StandInDataFrame(rdd, schema)

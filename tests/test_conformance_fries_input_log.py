@@ -63,3 +63,16 @@ def test_the_suites_contracts_check_runs_the_input_log_check(monkeypatch: pytest
     result = SuiteResult("fries", "spark", 0)
     assert run_contracts_check(result)
     assert "the planted problem" in result.failures[0].explanation
+
+
+def test_a_stale_cached_layout_refreshed_only_at_its_end_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Session 8's second holdout: ``index >= starts[-1]`` -> ``index == starts[-1]`` in
+    ``BatchLogSource.get``: a worker whose cached layout predates the batches since reads a
+    later tuple past the layout's end (an ``IndexError``) instead of refreshing it."""
+    from test_mutation_kills_oplus import _method
+
+    monkeypatch.setattr(streaming.BatchLogSource, "get", _method(streaming.BatchLogSource, "get",
+                                                                 "if index >= starts[-1]:\n        starts, names",
+                                                                 "if index == starts[-1]:\n        starts, names"))
+    found = fries_input_log_check.input_log_problem()
+    assert found is not None and "cannot be read: IndexError" in found

@@ -243,3 +243,18 @@ def test_a_resume_that_reuses_batch_numbers_is_named(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(driver.Executor, "_last_batch_on_disk", lambda self: -1)
     found = fries_local_check.local_problem()
     assert found is not None and "the next batch is 0, not 2" in found
+
+
+def test_an_attempt_number_compared_by_identity_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Session 8's holdouts' last survivor, driver.py ``a.attempt != attempt`` -> ``is not`` in
+    ``_absorb``: a switch report's attempt number (read back from the tasks, a new int object)
+    and the active attempt are equal but distinct above 256, so a request in its 300th attempt
+    never completes."""
+    from test_mutation_kills_oplus import _method
+
+    from spark_impl.reconfig import driver
+
+    monkeypatch.setattr(driver.Executor, "_absorb", _method(driver.Executor, "_absorb",
+                                                            "or a.attempt != attempt:", "or a.attempt is not attempt:"))
+    found = fries_local_check.local_problem()
+    assert found is not None and "attempt 300 did not finish" in found
