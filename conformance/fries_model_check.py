@@ -29,6 +29,8 @@ check (:mod:`conformance.fries.contracts_check`) before any Spark job:
   sinks (string keys, long values) never exercise.
 * **The bounded caches** (:func:`lru_problem`): ``spark_impl.lru.LRU``'s size bound and order.
 * **Batch directory names** (:func:`batch_names_problem`): listed back as numbers past batch 10^6.
+* **Request validation on keys of mixed types** (:func:`validation_problem`): accepted or
+  rejected, never a ``TypeError`` at the user (session 9: it raised).
 * **The round-based executors' part files** (:func:`part_sink_problem`): ``spark_impl.sink`` on
   a directory and on a URI; ``ObjectStoreSink``'s columns for non-Fries DataFrames
   (:func:`object_store_columns_problem`).
@@ -417,10 +419,54 @@ def batch_names_problem() -> str | None:
     return None
 
 
+def validation_problem() -> str | None:
+    """``validate_request`` (its docstring) dry-runs a request's transformation "on the
+    operator's last committed state of every key" - keys of any supported type, mixed in one
+    operator (``spark_impl.keys``): a transformation that holds on every state is accepted, one
+    that raises on one key's state is rejected with a message naming that key, whatever the
+    other keys' types. Session 9: the keys were sorted as they are, so an operator holding a
+    string key beside a number (or ``None`` beside a tuple) made ``Executor.submit`` raise
+    ``TypeError`` at the user instead of answering. The suite's submitted requests run on
+    integer keys; its mixed keys (the sink path) come with planned requests, never validated."""
+    from spark_impl.reconfig import Request, Update
+    from spark_impl.reconfig.model import CatalogueLogic
+    from spark_impl.reconfig.validate import validate_request
+    from conformance.fries_local_check import chain_json
+    from spark_impl.reconfig.api import scenario_job
+    from spec.fries.scenario import scenario_from_json
+
+    job = scenario_job(scenario_from_json(chain_json(2, 4, at=1), "validation"))
+    logic = job.logic["O1"]
+    assert isinstance(logic, CatalogueLogic)
+    mixed = [("a", 1), (None, 2), (("a", 1), 3), ((1, "a"), 4), (2.5, 5), (b"k", 6), (7, 7), (True, 8)]
+    for n in range(2, len(mixed) + 1):
+        states = {("O1", key): value for key, value in mixed[:n]}
+        try:
+            accepted = validate_request(job, Request({"O1": Update(logic, lambda state: state)}), states)
+            bad_key = mixed[n - 1][0]
+
+            def raising(state: Any, bad: Any = mixed[n - 1][1]) -> Any:
+                if state == bad:
+                    raise ValueError("refused")
+                return state
+
+            rejected = validate_request(job, Request({"O1": Update(logic, raising)}), states)
+        except Exception as error:  # noqa: BLE001 - the finding
+            return (f"validate_request on states with the keys {[k for k, _ in mixed[:n]]} raised "
+                    f"{type(error).__name__}: {error} (keys of mixed types must be accepted or rejected)")
+        if accepted is not None:
+            return f"an identity transformation on keys {[k for k, _ in mixed[:n]]} was rejected: {accepted}"
+        if rejected is None or repr(bad_key) not in rejected and str(bad_key) not in rejected:
+            return (f"a transformation raising on the state of key {bad_key!r} (beside keys of other types) "
+                    f"was answered {rejected!r}: it must be rejected naming the key")
+    return None
+
+
 def model_problem() -> str | None:
     """The first broken promise (module docstring), or None."""
     for find in (frozen_problem, delays_problem, retention_problem, user_logic_problem, sink_types_problem,
-                 lru_problem, part_sink_problem, object_store_columns_problem, batch_names_problem):
+                 lru_problem, part_sink_problem, object_store_columns_problem, batch_names_problem,
+                 validation_problem):
         found = find()
         if found is not None:
             return found

@@ -74,6 +74,13 @@ def stable_hash(key: Any) -> int:
     return int.from_bytes(hashlib.blake2b(b"".join(parts), digest_size=8).digest(), "big") >> 1
 
 
+def key_order(key: Any) -> tuple[int, Any]:
+    """A total order on keys of every supported type, for a deterministic iteration over keys
+    of mixed types: numbers numerically, then every other key by :func:`stable_hash` (a plain
+    ``sorted`` raises TypeError on a string next to a number, ``None`` or a tuple)."""
+    return (0, key) if isinstance(key, (int, float)) else (1, stable_hash(key))
+
+
 def route(key: Any, n: int) -> int:
     """The index in ``range(n)`` that ``key`` goes to: ``key mod n`` for an integer (or an
     integral float), else ``stable_hash(key) mod n``."""

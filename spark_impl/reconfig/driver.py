@@ -395,7 +395,7 @@ class Executor:
 
         return os.stat(self.jobs_path).st_mtime
 
-    def _committed_states(self, s: int, request: Request) -> dict[tuple[str, int], Any]:
+    def _committed_states(self, s: int, request: Request) -> dict[tuple[str, Any], Any]:
         from spark_impl.reconfig.results import read_states_for
         history = self.state[s].committed.history
         if not history:

@@ -31,7 +31,7 @@ from typing import Any, Iterable, Iterator
 
 from spec.fries.dataflow import OperatorKind
 from spec.fries.scenario import operator_of
-from spark_impl.keys import route, stable_hash
+from spark_impl.keys import key_order, route
 from spark_impl.lru import LRU
 from spark_impl.reconfig.control import ControlEntry, ControlReader
 from spark_impl.reconfig.layout import (
@@ -236,7 +236,7 @@ class _Stage:
                 process(rec)
             maybe_switch(True)
         if s in plan.flush and job.dataflow.kind(op) is OperatorKind.BLOCKING:
-            for key in sorted(st.states, key=_flush_order):  # keys of mixed types (issue 14)
+            for key in sorted(st.states, key=key_order):  # keys of mixed types (issue 14)
                 self._emit(s, job, lay, op, obj, st, f"{op}:final", logic.flush(st.states[key], key))
 
     def _align(self, entry: ControlEntry, role: ObjectRole, st: ObjState, inbox: list[Record],
@@ -324,13 +324,6 @@ def load_plan(directory: str, g: int) -> BatchPlan:
     if plan is None:
         raise FileNotFoundError(f"no plan for batch {g} in {display(path)}")
     return plan
-
-
-def _flush_order(key: Any) -> tuple[int, Any]:
-    """The order a blocking operator flushes its keys in: numbers numerically, then every other
-    key by :func:`~spark_impl.keys.stable_hash` (a plain ``sorted`` raised TypeError on a
-    string next to a number or a tuple)."""
-    return (0, key) if isinstance(key, (int, float)) else (1, stable_hash(key))
 
 
 def stage_function(directory: str, g: int, level: int) -> Any:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from spark_impl.keys import key_order
 from spec.jsonio import write_json_atomic
 
 
@@ -22,5 +23,6 @@ def write_trace(result: Any, directory: str) -> dict[str, str]:
     write_json_atomic(paths["schedule"], result.schedule.to_json())
     write_json_atomic(paths["outputs"], {"outputs": [list(o) for o in result.outputs],
                                          "delays_ms": list(result.delays_ms), "rejected": list(result.rejected)})
-    write_json_atomic(paths["states"], {"states": [[op, key, value] for (op, key), value in sorted(result.states.items())]})
+    write_json_atomic(paths["states"], {"states": [[op, key, value] for (op, key), value in
+                                            sorted(result.states.items(), key=lambda item: (item[0][0], key_order(item[0][1])))]})
     return paths

@@ -14,10 +14,11 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from spec.fries.dataflow import OperatorKind
+from spark_impl.keys import key_order
 from spark_impl.reconfig.model import Job, Request
 
 
-def validate_request(job: Job, request: Request, states: Mapping[tuple[str, int], Any]) -> str | None:
+def validate_request(job: Job, request: Request, states: Mapping[tuple[str, Any], Any]) -> str | None:
     """None if ``request`` may be made, else the one-line reason it is rejected."""
     if not request.updates:
         return "the request updates no operator"
@@ -31,7 +32,7 @@ def validate_request(job: Job, request: Request, states: Mapping[tuple[str, int]
             return f"the new logic of {name!r} has no process(state, key, value) method"
         if not callable(update.transform):
             return f"the state transformation of {name!r} is not callable"
-    for (name, key), state in sorted(states.items(), key=lambda item: (item[0][0], item[0][1])):
+    for (name, key), state in sorted(states.items(), key=lambda item: (item[0][0], key_order(item[0][1]))):
         if name not in request.updates:
             continue
         try:
