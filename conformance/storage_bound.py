@@ -88,12 +88,14 @@ def retention_problem(ex: Any, keep: int) -> str | None:
 
 
 def _request_files_problem(ex: Any) -> str | None:
-    """Request files after a run under a retention whose jobs make their *planned* requests
-    (request ``j`` = ``job.planned[j - 1]``): a completed and committed request's file goes
-    once a later completed request updated each of its operators (``retention``'s docstring:
-    the latest request per operator stays, ``requests/current.json`` names it). Assumes
-    every completed delay is still in ``committed.delays`` (fewer than ``Retention.delays``)."""
-    from spark_impl.reconfig.layout import request_name
+    """Request files after a run under a retention: a completed and committed request's file
+    goes once a later completed request updated each of its operators (``retention``'s
+    docstring: the latest request per operator stays, ``requests/current.json`` names it).
+    Request ``j`` is ``job.planned[j - 1]`` for a job's planned requests; a submitted one is
+    read from its file (a request whose file is gone is no operator's latest, or the retention
+    lost what a restart needs: a failure of the runs' own oracles). Assumes every completed
+    delay is still in ``committed.delays`` (fewer than ``Retention.delays``)."""
+    from spark_impl.reconfig.layout import load_request, request_name
 
     for s, st in enumerate(ex.state):
         completed = sorted(st.committed.delays)
@@ -101,7 +103,13 @@ def _request_files_problem(ex: Any) -> str | None:
             continue
         latest: dict[str, int] = {}
         for j in completed:
-            for op in st.job.planned[j - 1].request.operators:
+            if j <= len(st.job.planned):
+                request = st.job.planned[j - 1].request
+            elif ex.store.exists(request_name(s, j)):
+                request = load_request(ex.directory, s, j)
+            else:
+                continue
+            for op in request.operators:
                 latest[op] = j
         allowed = set(latest.values())
         stale = [j for j in range(1, completed[-1] + 1)

@@ -48,3 +48,38 @@ def test_other_files_and_directories_are_ignored(tmp_path: Path) -> None:
     _append(tmp_path / "batches", "g0000001", 4, None)  # not a record log of the executor
     assert log_problem(str(tmp_path)) is None
     assert log_problem(str(tmp_path / "missing")) is None
+
+
+def test_request_files_of_submitted_requests_are_judged(tmp_path: Path) -> None:
+    """Failed before the fix (IndexError: ``job.planned[j - 1]``): the request-file part
+    assumed every request was planned, so a run whose requests came through ``submit`` (the
+    Structured Streaming front end's only way) could not be judged at all. Two submitted
+    requests updating the same operator under ``Retention(1)``: only the second one's file
+    stays, and a file the retention forgot is named."""
+    from dataclasses import replace
+
+    from conformance.fries_local_check import chain_json
+    from conformance.local_spark import LocalSpark
+    from conformance.storage_bound import retention_problem
+    from spark_impl.reconfig.api import scenario_job
+    from spark_impl.reconfig.driver import Executor
+    from spark_impl.reconfig.layout import request_name, save_request
+    from spark_impl.reconfig.retention import Retention
+    from spec.fries.scenario import scenario_from_json
+
+    full = scenario_job(scenario_from_json(chain_json(2, 24, at=2), "submitted"))
+    request = full.planned[0].request
+    ex = Executor(LocalSpark(), [replace(full, planned=())], "fries", str(tmp_path), partitions=2,
+                  retention=Retention(1))
+    for batch in range(40):
+        if ex.done():
+            break
+        if batch in (1, 4):
+            assert ex.submit(0, request) is None
+        ex.step()
+    assert ex.done() and sorted(ex.state[0].committed.delays) == [1, 2]
+    assert retention_problem(ex, 1) is None
+    assert not ex.store.exists(request_name(0, 1))
+    save_request(str(tmp_path), 0, 1, request)  # as a retention that forgets it would leave it
+    found = retention_problem(ex, 1)
+    assert found is not None and "requests [1]" in found
