@@ -20,6 +20,10 @@
   naming the active one; after the job's input is exhausted every request is rejected ("reached
   the end of its input"); each rejection is recorded in order. The suite's runs submit only
   requests that are accepted (session 7: a queued request named ``R0`` survived the suite).
+  ``collect_results`` then reports all of them (``RunResult.rejected``: "messages of rejected
+  requests"; ``collect_results`` reads them from the live view: "answers already given, also
+  after the last commit"), the end-of-input one too, which no commit follows; the suite's
+  runs reject nothing, so an empty tuple from the committed view looks right there.
 
 The suite's cases are always well formed, so no run reaches these refusals; an inverted guard
 would run a job that cannot be right (speculation), lose a checkpoint, or refuse every query.
@@ -202,6 +206,12 @@ def _submit_problem(directory: str) -> str | None:
         return found
     if ex.state[0].live.rejected != expected:
         return f"submit's rejections were recorded as {ex.state[0].live.rejected}, expected {expected}"
+    from spark_impl.reconfig import api
+
+    reported = api.collect_results(ex)[0].rejected
+    if reported != tuple(expected):
+        return (f"collect_results reports the rejections {list(reported)}; submit answered {expected} (the last "
+                "after the job's last commit): RunResult.rejected holds every rejected request's message")
     return None
 
 

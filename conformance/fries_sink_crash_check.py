@@ -22,11 +22,25 @@ The promises:
 3. ``sink.json`` records the job's last committed batch;
 4. the table as the sink sees it (the last write of every batch id, the ``foreachBatch``
    contract) holds every committed output exactly once: the outputs ``collect_results``
-   reports, as a multiset.
+   reports, as a multiset;
+5. every row of every call has ``job`` 0 and ``batch`` the call's batch id (the sinks'
+   docstring: "``batch`` is the delivery's *batch id*: the last committed executor batch it
+   contains"; ``ParquetSink`` partitions the table by it);
+6. a sink first given to an executor resumed on a checkpoint with :data:`UNDELIVERED` batches
+   run and committed but none delivered receives them in one delivery ("the batches committed
+   since the last delivery"), made at construction under the id of the last one: every
+   committed output (``collect_results``), each row with ``job`` 0 and ``batch`` that id.
+
+Promise 5 in the crash run sees a row that carries its own executor batch only when a
+delivery holds several batches (usually the crashed one: batch 2 is committed with batch 3,
+but that depends on when the request's control message arrives); promise 6 always delivers
+several. The Spark sink path reads back only the other columns (``job`` to split the table
+by scenario), so neither shows there.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from collections import Counter
@@ -39,6 +53,8 @@ AT = 5
 CRASH_AT = 2
 #: Batches the run may take (it needs about 8).
 BOUND = 40
+#: Batches run without a sink before a resumed executor is given one (promise 6).
+UNDELIVERED = 4
 
 
 class _Crash(RuntimeError):
@@ -66,7 +82,7 @@ def sink_crash_problem() -> str | None:
     """Run the job of the module docstring; the first broken promise, or None."""
     directory = tempfile.mkdtemp(prefix="streamproof-sink-crash-")
     try:
-        return _run(directory)
+        return _run(os.path.join(directory, "crash")) or _attached_problem(os.path.join(directory, "attached"))
     finally:
         shutil.rmtree(directory, ignore_errors=True)
 
@@ -127,6 +143,9 @@ def _run(directory: str) -> str | None:
     recorded = read_delivered(directory).get(0)
     if recorded != last:
         return f"sink.json records batch {recorded} as delivered; the job's last committed batch is {last}"
+    found = _columns_problem(table.calls)
+    if found is not None:
+        return found
     want = Counter(result.outputs)
     got = table.rows()
     if got != want:
@@ -135,3 +154,47 @@ def _run(directory: str) -> str | None:
                 f"{sum((got - want).values())} extra (e.g. {extra[:2]}), {sum((want - got).values())} missing "
                 f"(e.g. {missing[:2]}): every committed output is delivered exactly once")
     return None
+
+
+def _columns_problem(calls: list[tuple[int, list[tuple[Any, ...]]]]) -> str | None:
+    """Promise 5 of the module docstring."""
+    for batch_id, rows in calls:
+        wrong = [row for row in rows if (row[0], row[1]) != (0, batch_id)]
+        if wrong:
+            return (f"the delivery under batch id {batch_id} holds {len(wrong)} of {len(rows)} rows with (job, batch) "
+                    f"other than (0, {batch_id}), e.g. {wrong[0]}: ``batch`` is the delivery's batch id, the last "
+                    "committed executor batch it contains (spark_impl.reconfig.sinks)")
+    return None
+
+
+def _attached_problem(directory: str) -> str | None:
+    """Promise 6 of the module docstring."""
+    from conformance.fries_local_check import chain_json
+    from conformance.local_spark import LocalSpark
+    from spark_impl.reconfig.api import collect_results, scenario_job
+    from spark_impl.reconfig.driver import Executor
+    from spark_impl.reconfig.sinks import CallbackSink
+    from spec.fries.scenario import scenario_from_json
+
+    job = scenario_job(scenario_from_json(chain_json(2, TUPLES, at=AT), "sink-attached"))
+    ex = Executor(LocalSpark(), [job], "fries", directory, partitions=2)
+    for _ in range(UNDELIVERED):
+        ex.step()
+    table = _Table()
+    table.crash_at = None
+    ex = Executor(LocalSpark(), [job], "fries", directory, partitions=2, resume=True,
+                  sink=CallbackSink(table, key_type="long", value_type="long"))
+    history = ex.state[0].committed.history
+    if len(history) < 2:
+        return f"after {UNDELIVERED} batches the job committed only batches {history}: promise 6 tests nothing"
+    ids = [batch_id for batch_id, _ in table.calls]
+    if ids != [history[-1]]:
+        return (f"a sink given to an executor resumed on batches {history}, committed and never delivered, received "
+                f"batch ids {ids} at construction; expected one delivery of them all under batch id {history[-1]}")
+    want = Counter(collect_results(ex)[0].outputs)
+    got = table.rows()
+    if got != want:
+        return (f"the one delivery of the committed batches {history} holds {sum(got.values())} outputs, "
+                f"{sum((got - want).values())} of them not committed and {sum((want - got).values())} committed ones "
+                "missing: it holds the outputs of every batch committed since the last delivery")
+    return _columns_problem(table.calls)

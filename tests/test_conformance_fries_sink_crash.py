@@ -4,6 +4,8 @@ that does not make the interrupted delivery again (session 8's second holdout)."
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from conformance import fries_sink_crash_check
@@ -42,3 +44,36 @@ def test_the_suites_contracts_check_runs_the_sink_crash_check(monkeypatch: pytes
     result = SuiteResult("fries", "spark", 0)
     assert run_contracts_check(result)
     assert "the planted problem" in result.failures[0].explanation
+
+
+@pytest.mark.parametrize("old, new, words", [
+    # the rows of a delivery carry their own executor batch, not the delivery's batch id
+    # (in the crash run when its crashed delivery holds two batches, else in the sink given on resume)
+    ("yield s, batch_id, op", "yield s, g, op", "rows with (job, batch) other than (0, "),
+    ("yield s, batch_id, op", "yield s + 1, batch_id, op", "rows with (job, batch) other than (0, 1)"),
+])
+def test_rows_that_do_not_carry_the_deliverys_job_and_batch_id_are_named(monkeypatch: pytest.MonkeyPatch, old: str,
+                                                                         new: str, words: str) -> None:
+    """sinks.py ``_rows`` (a reviewer's finding): ``batch`` is the delivery's batch id, the last
+    committed executor batch it contains; the Spark sink path compares only the other columns."""
+    from test_conformance_dgs_oplus_order import _mutant
+
+    from spark_impl.reconfig import sinks
+
+    monkeypatch.setattr(sinks, "_rows", _mutant(sinks, "_rows", old, new))
+    found = fries_sink_crash_check.sink_crash_problem()
+    assert found is not None and words in found, found
+
+
+def test_the_sink_given_on_resume_alone_names_rows_of_their_own_batch(monkeypatch: pytest.MonkeyPatch,
+                                                                        tmp_path: Path) -> None:
+    """Promise 6 on its own: the one delivery of several committed batches shows the mutant
+    whatever the timing of the crash run."""
+    from test_conformance_dgs_oplus_order import _mutant
+
+    from spark_impl.reconfig import sinks
+
+    assert fries_sink_crash_check._attached_problem(str(tmp_path / "real")) is None
+    monkeypatch.setattr(sinks, "_rows", _mutant(sinks, "_rows", "yield s, batch_id, op", "yield s, g, op"))
+    found = fries_sink_crash_check._attached_problem(str(tmp_path / "mutant"))
+    assert found is not None and "rows with (job, batch) other than (0, " in found, found

@@ -32,7 +32,9 @@ a retention, across a request in progress and a restart (session 8);
 :mod:`conformance.fries_sink_crash_check`: a crash between a sink write and its record, then a
 resume that delivers the same batches again under the same batch id (session 9);
 :mod:`conformance.fries_streaming_check`: the Structured Streaming front end's stop, settle
-steps, sink and retention arguments and bookkeeping (session 9).
+steps, sink and retention arguments and bookkeeping (session 9);
+:mod:`conformance.fries_storage_check`: an object store's jobs files, ``run_scenarios``'
+checkpoint, framed task files, ``ObjectStoreSink``'s manifests (session 9).
 
 One check, ``spark_impl keys and faults vs their contracts (no Spark)``; its cases are the keys
 checked. A failure names the first broken promise (``engine`` oracle, like the MCS check).
@@ -164,6 +166,7 @@ def run_contracts_check(result: "SuiteResult") -> bool:
     from conformance.fries_model_check import model_problem  # frozen values, delays, retention (session 6)
     from conformance.fries_refusals_check import refusal_problem  # Executor / start_query bad input (session 6)
     from conformance.fries_sink_crash_check import sink_crash_problem  # redelivery on resume (session 9)
+    from conformance.fries_storage_check import storage_problem  # jobs files, checkpoints, task files (session 9)
     from conformance.fries_streaming_check import streaming_problem  # stop, settle, sink, bookkeeping (session 9)
     from conformance.keys_check import hash_problem  # the documented stable hash and routing (session 7)
     from conformance.records_check import records_problem  # store and record log, torn records (session 6)
@@ -174,14 +177,15 @@ def run_contracts_check(result: "SuiteResult") -> bool:
                        ("model", model_problem), ("control", control_problem), ("refusals", refusal_problem),
                        ("records", records_problem), ("hash", hash_problem),
                        ("local", local_problem), ("input log", input_log_problem),
-                       ("sink crash", sink_crash_problem), ("streaming front end", streaming_problem)):
+                       ("sink crash", sink_crash_problem), ("streaming front end", streaming_problem),
+                       ("storage", storage_problem)):
         try:
             found = bounded(find, f"the {name} part")
         except Exception as error:  # noqa: BLE001 - a crash (or a hang) of the executor's code is a finding
             found = f"{name}: raised {type(error).__name__}: {error}"
         if found is not None:
             problems.append(found)
-    check.cases = len(KEYS) + len(ALIKE) + len(REFUSED) + 1 + 2 + 3 + 1 + 9 + 1 + 1 + 1  # local: 9; input log, sink crash, streaming: 1
+    check.cases = len(KEYS) + len(ALIKE) + len(REFUSED) + 1 + 2 + 3 + 1 + 9 + 1 + 1 + 1 + 4  # local: 9; input log, sink crash, streaming: 1; storage: 4
     check.failed = len(problems)
     check.elapsed_s = time.monotonic() - start
     if problems:

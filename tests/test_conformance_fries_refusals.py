@@ -1,0 +1,28 @@
+"""The Fries executor's refusals and ``submit``'s answers without Spark
+(:mod:`conformance.fries_refusals_check`): ``collect_results`` reports every rejection,
+including one made after the job's last commit (a reviewer's finding)."""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.fries_refusals_check import refusal_problem
+
+
+def test_the_refusals_check_passes_on_the_executor() -> None:
+    assert refusal_problem() is None
+
+
+def test_rejections_reported_from_the_committed_view_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """api.py ``collect_results``: ``tuple(st.live.rejected)`` -> ``tuple(prog.rejected)`` (the
+    committed view) loses the end-of-input rejection, which no commit follows; the suite's runs
+    reject nothing."""
+    from test_conformance_dgs_oplus_order import _mutant
+
+    from spark_impl.reconfig import api
+
+    monkeypatch.setattr(api, "collect_results", _mutant(api, "collect_results", "tuple(st.live.rejected)",
+                                                        "tuple(prog.rejected)"))
+    found = refusal_problem()
+    assert found is not None and "collect_results reports the rejections" in found, found
+    assert "reached the end of its input" in found.rsplit("submit answered", 1)[1]

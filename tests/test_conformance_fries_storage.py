@@ -1,0 +1,107 @@
+"""The Fries executor's storage promises without Spark (:mod:`conformance.fries_storage_check`):
+they hold on the executor, and each one-line bug a reviewer found in retention.py, api.py,
+storage.py and objectstore.py (no Spark run of the suite sees them) is named."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance import fries_storage_check
+
+
+def test_the_storage_check_passes_on_the_executor() -> None:
+    assert fries_storage_check.storage_problem() is None
+
+
+def _names(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str, mutant: Any, words: str) -> None:
+    monkeypatch.setattr(owner, name, mutant)
+    found = fries_storage_check.storage_problem()
+    assert found is not None and words in found, found
+
+
+@pytest.mark.parametrize("old, new, words", [
+    # the current driver's jobs-<digest>.pkl deleted on s3://...?region=...: its name keeps the query
+    ('.partition("?")[0].rsplit("/", 1)[-1]', '.rsplit("/", 1)[-1]', "its jobs files are []"),
+    # earlier drivers' jobs files never deleted on an object store
+    ("if not ex.store.local", "if ex.store.local", "its jobs files are ['jobs-0000000000000000.pkl', "),
+])
+def test_a_retention_that_deletes_the_wrong_jobs_files_is_named(monkeypatch: pytest.MonkeyPatch, old: str, new: str,
+                                                                words: str) -> None:
+    """retention.py ``collect_garbage`` (the driver calls it by the name it imported)."""
+    from test_conformance_dgs_oplus_order import _mutant
+
+    from spark_impl.reconfig import driver, retention
+
+    _names(monkeypatch, driver, "collect_garbage", _mutant(retention, "collect_garbage", old, new), words)
+
+
+@pytest.mark.parametrize("old, new, words", [
+    ("        if own:", "        if not own:", "holds nothing (the directory is gone)"),  # the caller's checkpoint deleted
+    ("own = checkpoint_dir is None", "own = checkpoint_dir is not None", "that directory holds []"),  # a temp dir used
+])
+def test_run_scenarios_losing_or_ignoring_the_callers_checkpoint_is_named(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, old: str, new: str, words: str) -> None:
+    """api.py ``run_scenarios``: a given ``checkpoint_dir`` is the run's and stays."""
+    from test_conformance_dgs_oplus_order import _mutant
+
+    from spark_impl.reconfig import api
+
+    monkeypatch.chdir(tmp_path)  # the second mutant, called without a directory, would make ./None
+    _names(monkeypatch, api, "run_scenarios", _mutant(api, "run_scenarios", old, new), words)
+
+
+def test_run_scenarios_leaving_its_temporary_directory_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """api.py ``run_scenarios`` without ``checkpoint_dir``: its own directory is removed."""
+    from test_conformance_dgs_oplus_order import _mutant
+
+    from spark_impl.reconfig import api
+
+    _names(monkeypatch, api, "run_scenarios",
+           _mutant(api, "run_scenarios", "shutil.rmtree(directory, ignore_errors=True)", "pass"),
+           "left its temporary directory ['streamproof-run-")
+
+
+def test_a_task_file_read_without_its_framing_checked_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """storage.py ``read_task_file``: a damaged file unpickled as is (a flipped byte in a string
+    still unpickles: altered state used silently)."""
+    from test_conformance_dgs_oplus_order import _mutant
+
+    from spark_impl.reconfig import storage
+
+    _names(monkeypatch, storage, "read_task_file",
+           _mutant(storage, "read_task_file", "pickle.loads(unframe(path, data))", "pickle.loads(data[HEADER:])"),
+           "read_task_file of a task file with one payload byte flipped (inside a pickled string) returned TaskFile")
+
+
+@pytest.mark.parametrize("name, old, new, words", [
+    # a torn manifest makes committed_files / read_committed / deliver raise forever
+    ("_read_json", "except (FileNotFoundError, OSError, ValueError)", "except (FileNotFoundError, OSError)",
+     "raised JSONDecodeError"),
+    # part files in listing order, not batch order
+    ("committed_files", "sorted(infos, key=lambda i: str(i.path))", "infos",
+     "files come in batch order"),
+    # manifest names unpadded: string order 1 < 10 < 100 < 1000 < 9
+    ("_manifest", ":020d", "", "lists the part files of batch ids [1, 1, 10, 10, 100, 100, 1000, 1000, 9, 9]"),
+])
+def test_object_store_manifests_misread_are_named(monkeypatch: pytest.MonkeyPatch, name: str, old: str, new: str,
+                                                  words: str) -> None:
+    """objectstore.py (the ``objstore`` path delivers each batch id once, in increasing order)."""
+    from test_conformance_dgs_oplus_order import _mutant
+
+    from spark_impl.reconfig import objectstore
+
+    _names(monkeypatch, objectstore, name, _mutant(objectstore, name, old, new), words)
+
+
+def test_a_delivery_that_rewrites_a_committed_batch_id_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``ObjectStoreSink.deliver`` of a committed batch id writes nothing (idempotent by batch id)."""
+    from test_mutation_kills_oplus import _method
+
+    from spark_impl.reconfig.objectstore import ObjectStoreSink
+
+    _names(monkeypatch, ObjectStoreSink, "deliver", _method(ObjectStoreSink, "deliver", "is not None:",
+                                                            "is not None and False:"),
+           "after batch id 9, already committed, was delivered again with other rows")
