@@ -16,6 +16,17 @@ temporary checkpoint and names the first broken promise (run by
 :mod:`conformance.fries.contracts_check`). Session 6 found a real bug this way: after three
 records written while a task ran, the reader never moved again (its next record was pruned);
 fixed in ``ControlReader.poll``.
+
+The throttle (session 10): a task "checks whether the *next* record exists at most every
+``Store.poll_s`` seconds (1 ms locally ...) *between two tuples* and reads it when it appears",
+and a forced poll (a tuple of a newer version arrived) reads at once. The cases above poll only
+with ``force=True``, so :func:`_throttle_problem` also polls plainly: with a long throttle (60 s) a
+plain poll right after a view reads nothing new and a forced one reads the new record; with the
+store's own ``poll_s``, a plain poll a little more than ``poll_s`` after the last check reads it;
+two records written since the view are both read by one poll (the newest is seen). A throttle
+never lifted, one inverted (reading only when *less* than ``poll_s`` passed) or a poll that reads
+one record each time only delays a request by a poll or a batch in the suite's runs: every
+oracle passes.
 """
 
 from __future__ import annotations
@@ -193,6 +204,40 @@ def _never_settles(reader: Any, torn: bytes) -> str | None:
     return None
 
 
+def _throttle_problem(root: str) -> str | None:
+    """Plain polls between tuples and the ``poll_s`` throttle (module docstring)."""
+    from spark_impl.reconfig.control import ControlReader, control_log, write_control
+
+    log = control_log(root)
+    reader = ControlReader(root)
+    poll_s = reader.poll_s
+    reader.start(write_control(log, [_entry(1)]))
+    reader.poll_s = 60.0  # a long throttle: the next plain poll comes well within it
+    write_control(log, [_entry(2)])
+    reader.poll()
+    if _seen(reader) != 1:
+        return (f"a plain poll right after the reader's view (throttle 60 s) read request {_seen(reader)}: a task "
+                "checks for the next control record at most every poll_s seconds")
+    reader.poll(force=True)
+    if _seen(reader) != 2:
+        return (f"a forced poll within the reader's throttle (60 s) sees request {_seen(reader)}, not the new 2: a "
+                "forced poll reads at once")
+    reader.poll_s = poll_s
+    write_control(log, [_entry(3)])
+    time.sleep(poll_s + 0.005)
+    reader.poll()
+    if _seen(reader) != 3:
+        return (f"a plain poll {poll_s + 0.005:.3f} s after the last check (poll_s {poll_s} s) sees request "
+                f"{_seen(reader)}, not the new 3: a task reads the next control record once poll_s passed")
+    write_control(log, [_entry(4)])
+    newest = write_control(log, [_entry(5)])
+    reader.poll(force=True)
+    if _seen(reader) != 5 or reader.seq != newest:
+        return (f"after two new records one forced poll sees request {_seen(reader)} (record {reader.seq}), not the "
+                f"newest 5 (record {newest}): a poll reads every record that appeared")
+    return None
+
+
 def _entry_problem() -> str | None:
     """Seeded FCM delays within ``[lo, hi]``, the same twice, visible exactly from issue + delay;
     no delay when ``hi`` is 0, draws when only ``lo`` is; the JSON form reads back equal."""
@@ -232,6 +277,6 @@ def control_problem() -> str | None:
     root = tempfile.mkdtemp(prefix="streamproof-control-check-")
     try:
         return (_entry_problem() or _reader_problem(os.path.join(root, "a"))
-                or _torn_problem(os.path.join(root, "b")))
+                or _torn_problem(os.path.join(root, "b")) or _throttle_problem(os.path.join(root, "c")))
     finally:
         shutil.rmtree(root, ignore_errors=True)

@@ -118,3 +118,23 @@ def test_the_control_check_names_a_delay_hook_that_ignores_up_to_hi(monkeypatch:
     monkeypatch.setattr(ControlEntry, "delay_s", delay_s)
     found = fries_control_check.control_problem()
     assert found is not None and "[0, 50] ms" in found
+
+
+@pytest.mark.parametrize("old, new, words", [
+    # the throttle never lets a plain poll through; a forced poll within poll_s reads nothing
+    ("if not force and now", "if not force or now", "a forced poll within the reader's throttle"),
+    # the throttle inverted: a plain poll reads only within poll_s of the last check
+    ("now - self._checked < self.poll_s", "now - self._checked > self.poll_s", "a plain poll right after"),
+    # one record per poll: the newest of two new records is missed
+    ("while self.log.exists(self.seq + 1):", "if self.log.exists(self.seq + 1):", "after two new records"),
+])
+def test_the_control_check_names_a_broken_poll_throttle(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, old: str,
+                                                        new: str, words: str) -> None:
+    """Session 10: the suite's runs and the checks above poll with ``force=True`` only, so these
+    survived (control.py ``ControlReader.poll``)."""
+    from test_mutation_kills_oplus import _method
+
+    monkeypatch.setattr(ControlReader, "poll", _method(ControlReader, "poll", old, new))
+    found = fries_control_check._throttle_problem(str(tmp_path))
+    assert found is not None and words in found, found
+    assert fries_control_check.control_problem() is not None

@@ -34,7 +34,10 @@ resume that delivers the same batches again under the same batch id (session 9);
 :mod:`conformance.fries_streaming_check`: the Structured Streaming front end's stop, settle
 steps, sink and retention arguments and bookkeeping (session 9);
 :mod:`conformance.fries_storage_check`: an object store's jobs files, ``run_scenarios``'
-checkpoint, framed task files, ``ObjectStoreSink``'s manifests (session 9).
+checkpoint, framed task files, ``ObjectStoreSink``'s manifests (session 9);
+:mod:`conformance.fries_driver_check`: the driver's partitions, when ``submit`` makes a request,
+user requests and commits, delays, validation and rollback on the last commit, resume numbering,
+one request at a time against a planned one (session 9).
 
 One check, ``spark_impl keys and faults vs their contracts (no Spark)``; its cases are the keys
 checked. A failure names the first broken promise (``engine`` oracle, like the MCS check).
@@ -161,6 +164,7 @@ def run_contracts_check(result: "SuiteResult") -> bool:
     start = time.monotonic()
     problems = []
     from conformance.fries_control_check import control_problem  # the FCM channel's reader (session 6)
+    from conformance.fries_driver_check import driver_problem  # the driver's bookkeeping and answers (session 9)
     from conformance.fries_input_log_check import input_log_problem  # streaming input log, retention (session 8)
     from conformance.fries_local_check import local_problem  # deep jobs, restarts, on a pure-Python Spark (session 7)
     from conformance.fries_model_check import model_problem  # frozen values, delays, retention (session 6)
@@ -178,14 +182,14 @@ def run_contracts_check(result: "SuiteResult") -> bool:
                        ("records", records_problem), ("hash", hash_problem),
                        ("local", local_problem), ("input log", input_log_problem),
                        ("sink crash", sink_crash_problem), ("streaming front end", streaming_problem),
-                       ("storage", storage_problem)):
+                       ("storage", storage_problem), ("driver", driver_problem)):
         try:
             found = bounded(find, f"the {name} part")
         except Exception as error:  # noqa: BLE001 - a crash (or a hang) of the executor's code is a finding
             found = f"{name}: raised {type(error).__name__}: {error}"
         if found is not None:
             problems.append(found)
-    check.cases = len(KEYS) + len(ALIKE) + len(REFUSED) + 1 + 2 + 3 + 1 + 9 + 1 + 1 + 1 + 4  # local: 9; input log, sink crash, streaming: 1; storage: 4
+    check.cases = len(KEYS) + len(ALIKE) + len(REFUSED) + 1 + 2 + 3 + 1 + 9 + 1 + 1 + 1 + 4 + 6  # local: 9; input log, sink crash, streaming: 1; storage: 4; driver: 6
     check.failed = len(problems)
     check.elapsed_s = time.monotonic() - start
     if problems:

@@ -101,6 +101,7 @@ class Executor:
         self.running = False
         self._step_error: list[BaseException] = []
         self._user_made: set[int] = set()
+        self._making: set[int] = set()  # jobs whose planned request the running batch makes (see _plan)
         self._published: list[ControlEntry] | None = None  # last control record written
         self.control = control_log(self.directory)
         self._empty: Any = None
@@ -143,7 +144,7 @@ class Executor:
                 # flushing or done: no batch would ever make the request (it stayed queued
                 # and silently never happened)
                 problem = f"job {s} has reached the end of its input; nothing left to reconfigure"
-            if problem is None and (st.live.active is not None or st.queued is not None):
+            if problem is None and (st.live.active is not None or st.queued is not None or s in self._making):
                 busy = st.live.active.j if st.live.active is not None else st.live.made + 1
                 problem = f"reconfiguration R{busy} of job {s} is still in progress; one at a time (Fries §2.2)"
             if problem is not None:
@@ -217,6 +218,7 @@ class Executor:
                 if self.state[s].queued is request:
                     self.state[s].queued = None  # only now: it was queued until made (see _plan)
             self._user_made.clear()
+            self._making.clear()
             self._publish()
         if worker.is_alive():  # build the next batch's job while this one runs
             self._next = (plan.g + 1, self._job(plan.g + 1))
@@ -314,7 +316,10 @@ class Executor:
                 make_now.append((s, st.queued))
                 self._user_made.add(s)
             elif planned is not None and hi >= limit and prog.active is None:
+                # in progress from now: a user's submit before step() made it would be made
+                # first and then overwritten by it (lost, never applied nor rejected)
                 make_now.append((s, planned.request))
+                self._making.add(s)
             elif (planned is None and prog.active is None and st.queued is None and lo >= count
                   and not job.unbounded):
                 prog.phase = "flush"
