@@ -18,7 +18,13 @@ them directly, on the drawn cases (``python -c`` speed: no Spark, no query):
   releases exactly what the release rule of ``spark_impl/dgs/release.py``'s docstring releases
   (recomputed here; session 7: holding an event longer keeps every output right); an item whose
   timestamp is not after its stream's previous item (at it or before it) is refused, naming
-  the batch, and leaves the mailbox as it was;
+  the batch, and leaves the mailbox as it was - also when items before it in the batch were
+  taken (:func:`_refused_batch_problem`); every file fed again, to a second mailbox, with its
+  rows in reverse order releases the same events and is not refused ("a micro-batch's items
+  of a stream are taken in timestamp order": the live check writes rows in arrival order,
+  which is already stream order); an event on a stream no worker handles is refused with
+  InputError naming the stream, by the live mailbox (leaving it as it was) and by the batch
+  schedule (:func:`_unknown_stream_problem`);
 * **start** (:func:`~spark_impl.dgs.streaming.start_dgs_query` before any Spark call): a source
   that is not streaming, a missing column, no jobs, an unknown crash point, a filesystem URI
   without ``query_checkpoint``, an unopenable checkpoint, a checkpoint of the older layout and
@@ -48,7 +54,7 @@ import tempfile
 import time
 from typing import Any, Callable, Hashable, Sequence
 
-from spec.dgs.streams import Heartbeat, StreamEvent, value_to_json
+from spec.dgs.streams import Heartbeat, Item, StreamEvent, value_to_json
 
 from conformance.generators.dgs import STREAMS, DgsCase, program_of
 from conformance.refusals import refused
@@ -153,10 +159,16 @@ def mailbox_problems(cases: Sequence[DgsCase]) -> list[str]:
         program = program_of(case.name)
         topo = topology(program, case.plan)
         box = Mailbox()
+        back: Mailbox | None = Mailbox()  # the same files, each in reverse order (None once refused)
         seen: list[tuple[int, Any]] = []
         for number, chunk in enumerate(_rows(case, 0)):
             items = group_rows([json.dumps(row) for row in chunk], 1, number)[0]
             released = receive(program, topo, box, items, f"file {number}")
+            if back is not None:
+                problem = _reversed_problem(program, topo, back, items, released, f"case {index}: file {number}")
+                if problem is not None:
+                    found.append(problem)
+                    back = None
             keys = [e.key for e in released]
             if keys != sorted(keys):
                 found.append(f"case {index}: file {number} released {keys[:6]}, not in key order")
@@ -178,7 +190,91 @@ def mailbox_problems(cases: Sequence[DgsCase]) -> list[str]:
         if late:
             found.append(f"case {index}: dependent events {late[0]} released out of key order")
         found += _stale_problem(index, case, program, topo, box)
+        found += _unknown_stream_problem(index, case, program, topo, box)
+        found += _refused_batch_problem(index, case, program, topo, box)
     return found
+
+
+def _reversed_problem(program: Any, topo: Any, back: Any, items: Sequence[Any], released: Sequence[Any],
+                      what: str) -> str | None:
+    """None when ``items`` (one file's, in arrival order), reversed, are taken by the mailbox
+    ``back`` and release ``released`` (what the file in its own order released): ``receive``
+    takes "a micro-batch's items of a stream ... in timestamp order", whatever their row order.
+    The live check writes each file in arrival order, so a ``receive`` that took the rows as
+    they come (or sorted them by stream only) never met a row out of order."""
+    from spark_impl.dgs.streaming_input import receive
+    from spec.errors import InputError
+
+    try:
+        again = receive(program, topo, back, list(reversed(items)), "reversed")
+    except InputError as error:
+        return f"{what} with its rows in reverse order (a valid micro-batch) was refused: {error}"
+    if again != list(released):
+        return (f"{what} with its rows in reverse order released {[e.key for e in again][:6]}, in file order "
+                f"{[e.key for e in released][:6]}")
+    return None
+
+
+def _unknown_stream_problem(index: int, case: DgsCase, program: Any, topo: Any, box: Any) -> list[str]:
+    """``Topology.worker_of``: "The worker responsible for ``(tag, stream)``; InputError if none
+    is." A case's first event sent again on a stream ``s9`` of no implementation tag of the plan
+    is refused with InputError naming ``'s9'`` (not a KeyError: a crash, not the CLI's one-line
+    bad-input error), by ``release_schedule`` (the event before every item, ``s9`` ending with a
+    heartbeat after every item: a valid instance, Def. 3.3) and by ``receive`` after the case
+    (with a heartbeat of every stream in the same batch, taken before it), which leaves the
+    mailbox as it was. Every drawn event is one some worker handles, so no run met one."""
+    from spark_impl.dgs.release import Arrival, release_schedule
+    from spark_impl.dgs.streaming_input import receive
+
+    first = min(((item.ts, stream, item) for stream, items in case.streams.items() for item in items
+                 if isinstance(item, StreamEvent)), key=lambda entry: entry[:2], default=None)
+    if first is None:
+        return []
+    payload = first[2].payload
+    every = [item.ts for items in case.streams.values() for item in items]
+    streams: dict[str, Sequence[Item]] = {**case.streams,
+                                          "s9": [StreamEvent(min(every) - 1, payload), Heartbeat(max(every) + 1)]}
+    found = [p for p in [refused(lambda: release_schedule(program, topo, streams, Arrival(), 1_000_000), None,
+                                 f"case {index}: release_schedule with an event on stream s9, which no worker handles",
+                                 "'s9'")] if p is not None]
+    last = max(ts for ts, _ in box.timers.values())
+    batch: list[tuple[str, Item]] = [(stream, Heartbeat(last + 1)) for stream in sorted(box.timers)]
+    batch.append(("s9", StreamEvent(last + 1, payload)))
+    before = (dict(box.timers), list(box.buffered))
+    problem = refused(lambda: receive(program, topo, box, batch, "file 9"), None,
+                      f"case {index}: a micro-batch with an event on stream s9, which no worker handles", "'s9'")
+    if problem is None and (box.timers, box.buffered) != before:
+        problem = f"case {index}: a micro-batch refused for stream s9 changed the mailbox ({before[0]} -> {box.timers})"
+    return found + ([problem] if problem is not None else [])
+
+
+def _refused_batch_problem(index: int, case: DgsCase, program: Any, topo: Any, box: Any) -> list[str]:
+    """``receive``: "``mailbox`` is updated in place; on InputError it is unchanged." After the
+    case, a heartbeat of stream ``a`` at ``T + 5`` (``T`` the latest timer) is taken; then a
+    batch of an event of another stream ``x`` at ``T + 1`` and a heartbeat of ``a`` at ``T + 3``
+    is refused - after the event was taken (items in timestamp order) - and must leave the
+    timers and the held events as they were. :func:`_stale_problem`'s batches are refused at
+    their first item (every stream ends at about the same timestamp, its other heartbeat comes
+    later), so a ``receive`` working on the mailbox's own timers or event list passed it."""
+    from spark_impl.dgs.streaming_input import receive
+
+    event = next(((stream, item) for stream, items in sorted(case.streams.items()) for item in items
+                  if isinstance(item, StreamEvent)), None)
+    if event is None:
+        return []
+    stream, item = event
+    other = next(s for s in STREAMS if s != stream)
+    last = max(ts for ts, _ in box.timers.values())
+    receive(program, topo, box, [(other, Heartbeat(last + 5))], "file 10")
+    before = (dict(box.timers), list(box.buffered))
+    batch: list[tuple[str, Item]] = [(stream, StreamEvent(last + 1, item.payload)), (other, Heartbeat(last + 3))]
+    problem = refused(lambda: receive(program, topo, box, batch, "file 11"), "file 11",
+                      f"case {index}: a heartbeat of {other} at {last + 3}, after one at {last + 5}, behind an event "
+                      f"of {stream} at {last + 1}", f"(ts {last + 5})")
+    if problem is None and (box.timers, box.buffered) != before:
+        problem = (f"case {index}: a micro-batch refused after taking an event changed the mailbox: timers "
+                   f"{before[0]} -> {box.timers}, {len(before[1])} -> {len(box.buffered)} events held")
+    return [problem] if problem is not None else []
 
 
 def _stale_problem(index: int, case: DgsCase, program: Any, topo: Any, box: Any) -> list[str]:
@@ -455,6 +551,8 @@ def shifted(case: DgsCase, by: int) -> DgsCase:
 
 def check(cases: Sequence[DgsCase]) -> list[str]:
     """Every problem of the module docstring's contracts (empty: all kept)."""
+    from conformance.dgs_live_local_check import dgs_live_local_problem  # defaults, inlining, bookkeeping, stop
+
     if not cases:
         return []
     root = tempfile.mkdtemp(prefix="streamproof-dgs-contracts-")
@@ -464,7 +562,8 @@ def check(cases: Sequence[DgsCase]) -> list[str]:
         early = [shifted(case, -10**6) for case in cases[:6]]  # negative timestamps are valid (session 7)
         return (input_problems(cases) + mailbox_problems(cases) + mailbox_problems(early)
                 + start_problems(cases[0], os.path.join(root, "start"))
-                + store_problems(os.path.join(root, "store")) + keyed_plan_problems())
+                + store_problems(os.path.join(root, "store")) + keyed_plan_problems()
+                + [p for p in [dgs_live_local_problem()] if p is not None])
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

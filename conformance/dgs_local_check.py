@@ -15,6 +15,11 @@ Spark run cannot afford a second pass:
   cases run through it with every default (they must be ``DgsJob``'s: no delays, one tick, the
   plan as given).
 
+* :func:`spark_impl.dgs.sequential_plan` (public API, called by no check): for every case it
+  is the root alone, of state type ``program.initial``, no fork or join, owning exactly the
+  input's implementation tags; the first case of every program runs under it (one more
+  ``run_dgs_many`` call, :func:`sequential_problem`).
+
 Every run is judged by the Spark check's oracles (:func:`conformance.dgs_suite.judge`: outputs,
 processed trace, final state) and by what it reports: per tick, the events the release
 schedule gives that tick and the synchronizing steps of its plan (after inlining), which only
@@ -29,6 +34,8 @@ import tempfile
 import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Sequence
+
+from spec.dgs.streams import StreamEvent
 
 from conformance.generators.dgs import DgsCase
 
@@ -112,7 +119,57 @@ def problems(drawn: Sequence[DgsCase]) -> list[tuple[int, list[tuple[str, str]]]
     defaults = _defaults_problem(drawn[:DEFAULTS])
     if defaults is not None:
         found.append(defaults)
+    sequential = sequential_problem(drawn)
+    if sequential is not None:
+        found.append(sequential)
     return found
+
+
+def sequential_problem(drawn: Sequence[DgsCase]) -> tuple[int, list[tuple[str, str]]] | None:
+    """``sequential_plan(program, streams)``: "One worker responsible for every implementation
+    tag of ``streams``: no fork, no join" (``spark_impl.dgs``: "the one-worker plan: the
+    sequential program on Spark"). On every case: the root alone, with the program's initial
+    state type (V1: the root's is ``State_0``), no fork or join, owning exactly the
+    ``(tag, stream)`` of the input's events; then the first case of each program runs under
+    it on the stand-in, judged (oracle ``plan`` for the shape, the suite's oracles for the run).
+    No check called it: the one-worker check builds its plan itself
+    (:func:`conformance.dgs_suite.candidates`), so a plan of another state type (``"State"``
+    for a program whose initial type is ``"Total"`` or ``"Whole"``, refused as P-invalid) was
+    never built."""
+    from spark_impl.dgs import DgsJob, run_dgs_many, sequential_plan
+
+    from conformance.dgs_suite import judge
+    from conformance.generators.dgs import program_of
+    from conformance.local_spark import LocalSpark
+    from reference.dgs.examples import target
+
+    firsts: dict[str, int] = {}
+    for index, case in enumerate(drawn):
+        program = program_of(case.name)
+        try:
+            plan = sequential_plan(program, case.streams)
+        except Exception as error:  # noqa: BLE001 - a crash is a finding
+            return index, [("plan", f"sequential_plan raised {type(error).__name__}: {error}")]
+        root = plan.root
+        impl = {(program.tag(item.payload), stream) for stream, items in case.streams.items() for item in items
+                if isinstance(item, StreamEvent)}
+        if (root.children or root.fork is not None or root.join is not None or root.state_type != program.initial
+                or root.impl_tags != impl):
+            return index, [("plan", f"sequential_plan of {case.name} is {plan.to_json()}, expected the root alone of "
+                                    f"state type {program.initial!r}, no fork or join, owning the input's "
+                                    f"{len(impl)} implementation tags")]
+        firsts.setdefault(case.name, index)
+    indices = sorted(firsts.values())
+    cases = [replace(drawn[i], plan=sequential_plan(program_of(drawn[i].name), drawn[i].streams)) for i in indices]
+    try:
+        runs = run_dgs_many(LocalSpark(), [DgsJob(target(c.name), c.plan, c.streams) for c in cases])
+    except Exception as error:  # noqa: BLE001 - a crash is an engine failure
+        return indices[0], [("engine", f"run_dgs_many under sequential_plan raised {type(error).__name__}: {error}")]
+    for index, case, run in zip(indices, cases, runs):
+        failed = judge(case, (list(run.outputs), run.final_state, list(run.processed)))
+        if failed:
+            return index, [(oracle, f"under sequential_plan: {text}") for oracle, text in failed]
+    return None
 
 
 def _defaults_problem(drawn: Sequence[DgsCase]) -> tuple[int, list[tuple[str, str]]] | None:

@@ -14,10 +14,19 @@ compares what it builds with its definition (its docstring, DGS Def. 3.1), on ra
 
 :func:`validity_problems` checks the executor's plan validation
 (``spark_impl.dgs.topology.check_valid_plan``, which every DGS run calls) on the drawn cases:
-each case's P-valid plan is accepted, and two P-invalid variants of it are refused with
-``InputError`` (bad input, exit 2): a worker owning a tag the program does not have, and one
-implementation tag owned by two workers (Def. 3.2; ``spec.dgs.validity`` confirms each
-variant invalid); ``run_dgs_many`` refuses a batch holding an invalid job before any Spark job,
+each case's P-valid plan is accepted, and its P-invalid variants are refused with
+``InputError`` (bad input, exit 2): a worker owning a tag the program does not have, one
+implementation tag owned by two workers, and - each breaking one condition alone, so a
+validation that skips that condition (``check_valid_plan`` "names the first Def. 3.2
+condition the plan breaks": known tags, unique responsibility, V1, V2) accepts it - a leaf
+given the root's fork/join names (V1 only: "a leaf names neither") and an implementation
+tag moved to a worker outside its owner's branch (V2 only: "two unrelated workers have
+dependent or shared implementation tags"; the first such move that keeps V1, found by search;
+none exists when every tag outside the root is independent of the others). The oracle is
+``spec.dgs.validity.is_valid``: a variant is refused exactly when it is P-invalid. (The
+first two variants break V1 as well - an unknown tag is in no state type's predicate - so a
+validation that checked only the first two conditions, or V1 in place of V2, passed them.)
+``run_dgs_many`` refuses a batch holding an invalid job before any Spark job,
 naming it (``jobs[1]: plan``) in a batch and not for a single job. A validation that accepts
 invalid plans runs them - on an invalid plan the
 executor's outputs are not the program's, and the run would report that as a violation of
@@ -117,7 +126,7 @@ def validity_problems(cases: Sequence["DgsCase"]) -> list[str]:
     """The problems of ``check_valid_plan`` on ``cases`` and their invalid variants (module
     docstring; empty: it accepts exactly the valid ones tried)."""
     from spark_impl.dgs.topology import check_valid_plan
-    from spec.dgs.validity import responsibility_unique, tags_known
+    from spec.dgs.validity import is_valid, responsibility_unique, tags_known
     from spec.errors import InputError
 
     from conformance.generators.dgs import program_of
@@ -136,6 +145,8 @@ def validity_problems(cases: Sequence["DgsCase"]) -> list[str]:
             tag = sorted(owner.impl_tags)[0]
             twice = _changed(plan, other.id, lambda w: replace(w, impl_tags=w.impl_tags | {tag}))
             variants.append((f"{tag} owned by {owner.id} and {other.id}", twice, responsibility_unique(twice)))
+        variants += [(what, candidate, is_valid(program, candidate))
+                     for what, candidate in _one_condition_broken(program, plan)]
         for what, candidate, valid in variants:
             try:
                 check_valid_plan(program, candidate)
@@ -152,6 +163,35 @@ def validity_problems(cases: Sequence["DgsCase"]) -> list[str]:
     if cases and not found:
         found += _located(cases[0])
     return found
+
+
+def _one_condition_broken(program: Any, plan: Plan) -> list[tuple[str, Plan]]:
+    """Variants of ``plan`` (P-valid) that break V1 alone and V2 alone (module docstring), each
+    with what was changed; a variant that breaks another condition too is not returned."""
+    from spec.dgs.validity import responsibility_unique, tags_known, v1_holds, v2_holds
+
+    def only(candidate: Plan, v1: bool, v2: bool) -> bool:
+        return (tags_known(program, candidate) and responsibility_unique(candidate)
+                and v1_holds(program, candidate) == v1 and v2_holds(program, candidate) == v2)
+
+    variants: list[tuple[str, Plan]] = []
+    root, workers = plan.root, plan.workers()
+    leaf = next(w for w in workers if not w.children)
+    names = (root.fork or "fork", root.join or "join")
+    named = _changed(plan, leaf.id, lambda w: replace(w, fork=names[0], join=names[1]))
+    if only(named, False, True):
+        variants.append((f"leaf {leaf.id} naming the fork/join {names} (V1 broken only)", named))
+    for source in workers:
+        related = {*plan.ancestors(source.id)} | {w.id for w in source.walk()}
+        for impl in sorted(source.impl_tags, key=repr):
+            for target in workers:
+                if target.id in related:
+                    continue
+                moved = _changed(_changed(plan, source.id, lambda w: replace(w, impl_tags=w.impl_tags - {impl})),
+                                 target.id, lambda w: replace(w, impl_tags=w.impl_tags | {impl}))
+                if only(moved, True, False):
+                    return variants + [(f"{impl} moved from {source.id} to {target.id} (V2 broken only)", moved)]
+    return variants
 
 
 def _located(case: "DgsCase") -> list[str]:

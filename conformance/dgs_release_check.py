@@ -38,10 +38,13 @@ wrong order, without Spark, on every drawn case:
   ``[0, max_delay]`` and ``[0, max_jitter]`` (``spark_impl.dgs.release``'s docstring). A
   broken model still gives correct outputs (any arrival order must), but the case then no
   longer exercises the delays and reordering it claims to. With explicit per-stream delays
-  (``Arrival.delays``) and no jitter the formula is exact (session 7);
+  (``Arrival.delays``) and no jitter the formula is exact (session 7); an explicit delay of 0
+  is kept, and the delays not given are drawn (:func:`_delays_problem`);
 * the driver receives an item only once it arrived (:func:`poll_problem`, session 7): three
   events of one stream that no other stream holds back, 100 time units apart, come out in
-  three ticks.
+  three ticks; and it polls every ``tick`` time units: with ticks of 250 they take at most two;
+* an input that is not a valid instance is refused (:func:`invalid_input_problem`): the batch
+  driver "validates every job (program, plan, input) before any Spark job starts".
 """
 
 from __future__ import annotations
@@ -232,6 +235,32 @@ def arrival_problem(case: DgsCase) -> str | None:
         if exact.get(stream) != want:
             return (f"stream {stream} with the explicit delay {delays[stream]} and no jitter arrives at "
                     f"{exact.get(stream, [])[:5]}, the arrival model says {want[:5]}")
+    return _delays_problem(case)
+
+
+def _delays_problem(case: DgsCase) -> str | None:
+    """None when an explicit delay of 0 is kept and the delays not given are drawn:
+    ``Arrival.delays`` are "explicit per-stream delays", the others are drawn from the seed in
+    ``[0, max_delay]`` (release.py's docstring). With every stream's delay given as 0 and no
+    jitter, every item arrives at its timestamp, whatever ``max_delay`` (25 here); with no
+    delay given, ``max_delay`` 1000 and no jitter, some item of the case arrives after its
+    timestamp for one of ten seeds (all streams drawing 0 ten times has odds below 1e-20).
+    The drawn cases give no explicit delays and the explicit ones tried are all positive, so
+    an explicit 0 taken as "draw one" or delays never drawn still kept every bound checked."""
+    from spark_impl.dgs.release import Arrival
+
+    stamps = {stream: [float(item.ts) for item in items] for stream, items in case.streams.items()}
+    if not any(stamps.values()):
+        return None
+    zero = Arrival(25, 0, case.seed, {stream: 0 for stream in case.streams}).times(case.streams)
+    if zero != stamps:
+        late = next(s for s in sorted(stamps) if zero.get(s) != stamps[s])
+        return (f"every stream with the explicit delay 0 (max delay 25, no jitter, seed {case.seed}): stream {late} "
+                f"arrives at {zero.get(late, [])[:5]}, its timestamps are {stamps[late][:5]}")
+    seeds = range(case.seed, case.seed + 10)
+    if all(Arrival(1000, 0, seed).times(case.streams) == stamps for seed in seeds):
+        return (f"no delay given, max delay 1000, no jitter: for seeds {seeds.start}-{seeds.stop - 1} every item "
+                "arrives at its timestamp (the delays are never drawn)")
     return None
 
 
@@ -307,14 +336,55 @@ def check(cases: list[DgsCase]) -> list[tuple[int, str]]:
         if refused is not None:  # the first only: a schedule that never ends keeps a thread busy
             return found + [(i, refused)]
     found += [(i, late) for i, case in enumerate(cases) for late in [poll_problem(case)] if late is not None]
-    return found
+    invalid = invalid_input_problem(cases[0]) if cases else None
+    return found + ([(0, invalid)] if invalid is not None else [])
+
+
+def invalid_input_problem(case: DgsCase) -> str | None:
+    """None when ``run_dgs_many`` refuses, with InputError located at ``jobs[1]``, the case's
+    input with two items of one stream swapped and with one stream's timestamp repeated, run
+    after the case itself as ``jobs[0]`` (``release_schedule``: "Raises InputError for an
+    invalid input instance (Def. 3.3)"; a stream's timestamps increase strictly).
+
+    Every drawn case is a valid instance, so no run ever gave the executor a bad one; and a
+    schedule that takes it anyway mostly still ends - the items arrive in stream order, the
+    last heartbeat releases everything - so the bad input ran as if it were good. No Spark is
+    needed: the jobs are validated before the first Spark call (``spark`` is None here; an
+    accepted input shows as an AttributeError on it)."""
+    from dataclasses import replace
+
+    from spark_impl.dgs import run_dgs_many
+
+    from conformance.dgs_suite import dgs_job
+    from conformance.refusals import refused
+
+    stream = next((s for s, items in sorted(case.streams.items()) if len(items) >= 3), None)
+    if stream is None:
+        return None
+    items = list(case.streams[stream])
+    bad: list[tuple[str, list[Any]]] = [
+        (f"items 0 and 1 of stream {stream} swapped (ts {items[1].ts}, then {items[0].ts})",
+         [items[1], items[0], *items[2:]]),
+        (f"ts {items[0].ts} repeated by item 1 of stream {stream}",
+         [items[0], replace(items[1], ts=items[0].ts), *items[2:]])]
+    for what, changed in bad:
+        streams = {**case.streams, stream: changed}
+        problem = refused(lambda: run_dgs_many(None, [dgs_job(case), dgs_job(replace(case, streams=streams))]),
+                          "jobs[1]", f"run_dgs_many of a valid job and one whose input has {what}")
+        if problem is not None:
+            return f"{problem} (an invalid input instance, DGS Def. 3.3)"
+    return None
 
 
 def poll_problem(case: DgsCase) -> str | None:
     """None when the driver receives an item only once it arrived (release.py's docstring: "the
     driver polls every tick time units; the items that arrived by then are received"; session 7):
     three events of one stream whose release needs no other stream, 100 time units apart with
-    no delay, are released at three different ticks (tick 1)."""
+    no delay, are released at three different ticks (tick 1); polled every 250 time units they
+    take at most two polls (they arrive within 200 of each other; where the polls start is the
+    driver's choice - it polls at the first arrival - so one or two). The drawn cases' ticks
+    are compared with nothing that counts them, and tick 1 cannot tell a poll every ``tick``
+    from a poll every time unit."""
     from dataclasses import FrozenInstanceError
 
     from spark_impl.dgs.release import Arrival, release_schedule
@@ -333,6 +403,10 @@ def poll_problem(case: DgsCase) -> str | None:
     if [len(t) for t in ticks] != [1, 1, 1]:
         return (f"three events of stream {stream} arriving at 1, 101 and 201 (released by their own stream alone) "
                 f"came out in ticks of {[len(t) for t in ticks]} events: received before they arrived")
+    wide = [len(t) for t in release_schedule(program, topo, streams, Arrival(), 250)]
+    if sum(wide) != 3 or len(wide) > 2:
+        return (f"three events of stream {stream} arriving at 1, 101 and 201, polled every 250 time units, came out "
+                f"in ticks of {wide} events: the driver polls every tick time units (at most two polls here)")
     try:  # a released event is a value (mailboxes holding them are pickled into live commits)
         setattr(ticks[0][0], "key", (0, stream))
     except FrozenInstanceError:

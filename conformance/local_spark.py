@@ -4,10 +4,11 @@ The Fries executor (:class:`spark_impl.reconfig.Executor`) and the DGS batch dri
 (:func:`spark_impl.dgs.run_dgs_many`) touch Spark only through ``spark.sparkContext``: its
 configuration and ``defaultParallelism``, ``parallelize(items, P)``, RDDs built with
 ``flatMap``, ``partitionBy(P, f)``, ``mapPartitions``, ``mapPartitionsWithIndex``, ``zip``,
-``values`` and ``filter``, the actions ``count`` and ``collect``, and
-``persist``/``localCheckpoint``/``unpersist`` with ``rdd.context.getCheckpointDir()``
-(:func:`spark_impl.lineage.cut_lineage`). :class:`LocalSpark` offers exactly these, in the calling
-thread, with Spark's semantics where a driver could depend on them:
+``values`` and ``filter`` (and ``map``, ``glom`` and ``accumulator`` for the O+ drivers), the actions ``count``
+and ``collect``, and ``persist``/``localCheckpoint``/``unpersist`` with
+``rdd.context.getCheckpointDir()`` (:func:`spark_impl.lineage.cut_lineage`).
+:class:`LocalSpark` offers exactly these, in the calling thread, with Spark's semantics where a
+driver could depend on them:
 
 * ``parallelize`` slices contiguously (PySpark's rule), ``partitionBy`` sends a pair ``(k, v)``
   to partition ``f(k) mod P`` keeping the upstream order (one order a shuffle may deliver);
@@ -23,7 +24,10 @@ so a run on it is a real run of the driver's logic without a JVM: what the Spark
 costly on Spark (a job 32 levels deep, every DGS case again) or bookkeeping no output shows
 (restarts). For sinks, ``createDataFrame(rdd, schema)`` gives a :class:`StandInDataFrame` whose
 only action is ``collect`` (the rows as tuples): what a ``CallbackSink`` function that keeps its
-deliveries needs (:mod:`conformance.fries_sink_crash_check`). Nothing else of Spark is offered.
+deliveries needs (:mod:`conformance.fries_sink_crash_check`). The live O+ front end's
+``foreachBatch`` handler (:mod:`spark_impl.oplus.streaming`) needs the same, plus ``map`` on a
+micro-batch's ``df.rdd`` (:mod:`conformance.oplus_live_local_check` gives it a stand-in micro-batch
+DataFrame over ``parallelize``). Nothing else of Spark is offered.
 """
 
 from __future__ import annotations
@@ -59,6 +63,14 @@ class StandInRDD:
 
     def _then(self, compute: Callable[[Parts], Parts]) -> "StandInRDD":
         return StandInRDD(self.context, lambda: compute(self._parts()))
+
+    def map(self, fn: Callable[[Any], Any]) -> "StandInRDD":
+        """``fn`` of every item, partitions kept."""
+        return self._then(lambda parts: [[fn(x) for x in part] for part in parts])
+
+    def glom(self) -> "StandInRDD":
+        """Each partition as one list (the O+ batch driver)."""
+        return self._then(lambda parts: [[list(part)] for part in parts])
 
     def flatMap(self, fn: Callable[[Any], Iterable[Any]]) -> "StandInRDD":  # noqa: N802 - Spark's name
         return self._then(lambda parts: [[y for x in part for y in fn(x)] for part in parts])
@@ -114,6 +126,16 @@ class StandInRDD:
         return [item for part in self._parts() for item in part]
 
 
+class StandInAccumulator:
+    """``sc.accumulator(0)``: tasks run in the calling thread, so ``add`` adds."""
+
+    def __init__(self, value: int) -> None:
+        self.value = value
+
+    def add(self, amount: int) -> None:
+        self.value += amount
+
+
 class StandInContext:
     """The SparkContext part (module docstring): ``spark.speculation`` is false."""
 
@@ -127,6 +149,10 @@ class StandInContext:
 
     def getCheckpointDir(self) -> None:  # noqa: N802 - Spark's name
         return None
+
+    def accumulator(self, value: int) -> "StandInAccumulator":
+        """``sc.accumulator(value)`` (the O+ batch driver's counters)."""
+        return StandInAccumulator(value)
 
     def parallelize(self, items: Iterable[Any], partitions: int) -> StandInRDD:
         listed = list(items)

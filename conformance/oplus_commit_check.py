@@ -163,7 +163,9 @@ def format_problems() -> list[str]:
     from spark_impl.oplus.streaming_log import Commit, decode_time, encode_time
 
     found = []
-    for value, form in ((float("inf"), "inf"), (float("-inf"), None), (7.0, 7), (-3.0, -3), (0.0, 0)):
+    # 2**60 + 1: an event time above 2**53 (a float would round it), within MAX_TIME = 2**62
+    for value, form in ((float("inf"), "inf"), (float("-inf"), None), (7.0, 7), (-3.0, -3), (0.0, 0),
+                        (2**60 + 1, 2**60 + 1), (-(2**62) + 1, -(2**62) + 1)):
         try:
             written = encode_time(value)  # float("inf"): an infinity that is not math.inf's object
             read = decode_time(json.loads(json.dumps(written)))

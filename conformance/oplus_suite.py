@@ -16,6 +16,10 @@ Checks, each on the same random scenarios (:mod:`conformance.generators.oplus`):
   job, :mod:`conformance.oplus_commit_check`);
 * ``spark_impl O+ handovers and run_scenario vs their definitions`` (with the spark check; one
   small batch, :mod:`conformance.oplus_handover_check`);
+* ``spark_impl O+ model promises vs their definitions`` (with the spark check; no Spark job,
+  :mod:`conformance.oplus_model_check`);
+* ``spark-streaming O+ foreachBatch on a local Spark stand-in`` (with the spark check; no Spark
+  job, :mod:`conformance.oplus_live_local_check`);
 * ``spark-streaming vs sequential``       (with the spark check) every case through the live
   front end ``spark_impl.oplus.streaming`` as one query with driver crashes
   (:mod:`conformance.dgs_oplus_live`), the same oracles.
@@ -192,6 +196,11 @@ def run_oplus_suite(*, cases: int, seed: int, progress: Progress | None = None,
     from conformance.oplus_state_check import run_check as state_check
 
     state_check(result)  # Spark-free: WT multi and single key states as documented
+    from conformance.oplus_live_local_check import run_check as live_local_check
+    from conformance.oplus_model_check import run_check as model_check
+
+    model_check(result)  # Spark-free: ints above 256, times above 2**53, bounded state, typed/text keys, ...
+    live_local_check(result)  # Spark-free: the live handler's batches on a stand-in (late tuples, bad rows, int keys)
     check = CheckResult("spark vs sequential")
     result.checks.append(check)
     start = time.monotonic()

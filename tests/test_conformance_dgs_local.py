@@ -80,3 +80,15 @@ def test_a_changed_default_of_run_dgs_is_named(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(package, "run_dgs", one_tick_less)
     found = problems(CASES)
     assert found and "run_dgs with its defaults: ticks" in found[0][1][0][1]
+
+
+def test_a_sequential_plan_of_the_wrong_state_type_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review finding 10 (``spark_impl/dgs/__init__.py:22-24``, ``program.initial`` ->
+    ``"State"``): ``sequential_plan`` is public API no check called; for a program whose initial
+    state type is not ``State`` the plan is P-invalid."""
+    from conformance.dgs_local_check import sequential_problem
+
+    monkeypatch.setattr(package, "sequential_plan", _mutant(package, "sequential_plan", "program.initial, impl",
+                                                            '"State", impl'))
+    found = sequential_problem(CASES)
+    assert found is not None and found[1][0][0] == "plan" and "expected the root alone of state type" in found[1][0][1]

@@ -306,3 +306,107 @@ def test_the_live_harness_allows_a_repeated_delivery_only_after_a_kill_between_d
     assert "{1: 2}" in (collected.repeated(set()) or "")
     collected(Frame(), 1)
     assert "{1: 3}" in (collected.repeated({1}) or "")
+
+
+@pytest.mark.parametrize("old, new, seen", [
+    ("for holds, problem in checks:", "for holds, problem in checks[:2]:", "(V1 broken only) was accepted"),
+    ("(v2_holds(program, plan), ", "(v1_holds(program, plan), ", "(V2 broken only) was accepted"),
+])
+def test_a_plan_validation_that_skips_v1_or_v2_is_caught(monkeypatch: pytest.MonkeyPatch, old: str, new: str,
+                                                         seen: str) -> None:
+    """Review finding 1 (topology.py:77-82): ``check_valid_plan`` "names the first Def. 3.2
+    condition the plan breaks"; checking only known tags and unique responsibility, or V1 in
+    place of V2, passed the two variants tried before (each breaks V1 too). A leaf naming a
+    fork/join breaks V1 alone, a tag moved out of its owner's branch V2 alone."""
+    import spark_impl.dgs.topology as topology
+    from conformance.dgs_plans_check import validity_problems
+
+    monkeypatch.setattr(topology, "check_valid_plan", _mutant(topology, "check_valid_plan", old, new))
+    found = validity_problems(CASES[:12])
+    assert any(seen in p for p in found), found[:2]
+
+
+def test_an_invalid_input_instance_run_by_the_batch_driver_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review finding 2 (release.py:87, ``check_valid_input(streams)`` deleted): every drawn
+    input is a valid instance, and a schedule given items of a stream out of order, or a
+    repeated timestamp, ends as usual - the bad input ran as if it were good."""
+    import spark_impl.dgs.driver as driver
+    import spark_impl.dgs.release as release
+    from conformance.dgs_release_check import invalid_input_problem
+
+    mutant = _mutant(release, "release_schedule", "check_valid_input(streams)", "None")
+    monkeypatch.setattr(release, "release_schedule", mutant)
+    monkeypatch.setattr(driver, "release_schedule", mutant)  # run_dgs_many calls the driver's name
+    found = invalid_input_problem(CASES[0])
+    assert found is not None and "swapped" in found and "expected InputError" in found, found
+    assert any("one whose input has" in p for _, p in order(CASES[:3]))
+
+
+@pytest.mark.parametrize("new", ["items", "sorted(items, key=lambda entry: entry[0])"])
+def test_a_micro_batch_taken_in_row_order_is_caught(monkeypatch: pytest.MonkeyPatch, new: str) -> None:
+    """Review finding 3 (streaming_input.py:71): "a micro-batch's items of a stream are taken
+    in timestamp order"; the live check writes each file in arrival order - stream order - so
+    taking the rows as they come (or sorted by stream only) refused no file."""
+    _with(monkeypatch, "spark_impl.dgs.streaming_input", "receive",
+          "sorted(items, key=lambda entry: (entry[1].ts, entry[0]))", new)
+    found = contracts(FEW)
+    assert any("with its rows in reverse order (a valid micro-batch) was refused" in p for p in found), found[:2]
+
+
+def test_an_event_of_a_stream_no_worker_handles_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review finding 5 (topology.py:50, ``self.owner.get((tag, stream))`` -> ``self.owner[(tag,
+    stream)]``): a KeyError instead of the documented InputError; every drawn event has a
+    responsible worker."""
+    from test_mutation_kills_oplus import _method
+
+    import spark_impl.dgs.topology as topology
+
+    monkeypatch.setattr(topology.Topology, "worker_of", _method(topology.Topology, "worker_of",
+                                                                "self.owner.get((tag, stream))",
+                                                                "self.owner[(tag, stream)]"))
+    found = contracts(FEW)
+    for call in ("release_schedule with an event on stream s9", "a micro-batch with an event on stream s9"):
+        assert any(call in p and "raised KeyError" in p for p in found), (call, found[:2])
+
+
+@pytest.mark.parametrize("old, new", [
+    ("timers = dict(mailbox.timers)", "timers = mailbox.timers"),
+    ("buffered = list(mailbox.buffered)", "buffered = mailbox.buffered"),
+])
+def test_a_refused_micro_batch_that_changed_the_mailbox_is_caught(monkeypatch: pytest.MonkeyPatch, old: str,
+                                                                  new: str) -> None:
+    """Review finding 6 (streaming_input.py:69-70): "on InputError it [the mailbox] is
+    unchanged"; the stale batches tried were refused at their first item, before anything was
+    taken, so working on the mailbox's own timers or event list never showed."""
+    _with(monkeypatch, "spark_impl.dgs.streaming_input", "receive", old, new)
+    found = contracts(FEW)
+    assert any("refused after taking an event changed the mailbox" in p for p in found), found[:2]
+
+
+def test_a_driver_that_polls_every_time_unit_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review finding 8 (release.py:115, ``now += tick`` -> ``now += 1``): the driver "polls
+    every tick time units"; the poll check used tick 1, where the two agree, and a schedule of
+    more ticks gives the same outputs."""
+    _with(monkeypatch, "spark_impl.dgs.release", "release_schedule", "now += tick", "now += 1")
+    found = order(CASES)
+    assert any("polled every 250 time units, came out in ticks of [1, 1, 1]" in p for _, p in found), found[:2]
+
+
+@pytest.mark.parametrize("new, seen", [
+    ("self.delays.get(stream) or rng.randint(0, self.max_delay)", "with the explicit delay 0"),
+    ("self.delays.get(stream, 0)", "the delays are never drawn"),
+])
+def test_explicit_zero_delays_and_drawn_delays_are_checked(monkeypatch: pytest.MonkeyPatch, new: str,
+                                                           seen: str) -> None:
+    """Review finding 9 (release.py:69): ``Arrival.delays`` are "explicit per-stream delays",
+    the others drawn in ``[0, max_delay]``; the explicit delays tried were all positive and
+    the drawn ones were only bounded, so an explicit 0 redrawn, or no delay ever drawn, kept
+    every bound checked."""
+    from test_mutation_kills_oplus import _method
+
+    import spark_impl.dgs.release as release
+
+    mutant = _method(release.Arrival, "times", "self.delays.get(stream, rng.randint(0, self.max_delay))", new)
+    monkeypatch.setattr(release.Arrival, "times", mutant)
+    found = order(CASES[:5])
+    assert found and all(seen in p for _, p in found), found[:2]

@@ -68,9 +68,10 @@ class Feed:
         """Per list, the bound after each item: the running max of timestamps and marks."""
         result = []
         for items in self.scenario.inputs:
-            running, prefix = -math.inf, []
+            running: float = -math.inf  # an int after the first item: exact up to MAX_TIME (2**62)
+            prefix: list[float] = []
             for item in items:
-                running = max(running, float(item.value if isinstance(item, ScenarioMark) else item.ts))
+                running = max(running, item.value if isinstance(item, ScenarioMark) else item.ts)
                 prefix.append(running)
             result.append(prefix)
         return result

@@ -54,10 +54,11 @@ def encode_time(value: float) -> Any:
 
 
 def decode_time(value: Any) -> float:
-    """The inverse of :func:`encode_time`."""
+    """The inverse of :func:`encode_time` (a finite time stays an exact ``int``: a float would
+    round event times above 2**53, and the scenario format allows up to 2**62)."""
     if value == "inf":
         return math.inf
-    return -math.inf if value is None else float(value)
+    return -math.inf if value is None else int(value)
 
 
 @dataclass

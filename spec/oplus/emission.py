@@ -71,16 +71,17 @@ def rounds(scenario: Scenario, items_per_round: int) -> int:
 
 
 def round_watermark(scenario: Scenario, items_per_round: int, r: int) -> float:
-    """``W(r)``: the merged watermark after round ``r`` (-inf before round 0)."""
+    """``W(r)``: the merged watermark after round ``r`` (-inf before round 0). A time is an
+    int (exact up to the format's 2**62; a float would round times above 2**53) or +-inf."""
     if r < 0:
         return -math.inf
     end = (r + 1) * items_per_round
-    bounds = []
+    bounds: list[float] = []
     for items in scenario.inputs:
         if end >= len(items):
             bounds.append(math.inf)
         else:
-            bounds.append(max(float(i.value if isinstance(i, ScenarioMark) else i.ts) for i in items[:end]))
+            bounds.append(max(i.value if isinstance(i, ScenarioMark) else i.ts for i in items[:end]))
     return min(bounds, default=math.inf)
 
 
