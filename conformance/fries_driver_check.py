@@ -70,6 +70,10 @@ broken promise (wired into :mod:`conformance.fries.contracts_check`):
   the planned request completes (:func:`_planned_race_problem`; session 9 found the user's
   request made and then overwritten: lost). The Spark runs never submit while a planned
   request is being made (their jobs' requests are either all planned or all submitted).
+* **The epoch switch after a restart.** An epoch job restarted in the batch of its switch runs
+  that batch again under a later number: its objects must switch then
+  (:func:`_epoch_restart_problem`; session 9's holdout: ``plan.g >= entry.epoch_batch`` -> ``==``
+  or ``<=`` hung the Spark run until the mutation tool's 900 s limit).
 """
 
 from __future__ import annotations
@@ -122,7 +126,8 @@ def driver_problem() -> str | None:
                 or _epoch_user_problem(os.path.join(directory, "epoch"))
                 or _rollback_problem(os.path.join(directory, "rollback"))
                 or _resume_problem(os.path.join(directory, "resume"))
-                or _planned_race_problem(os.path.join(directory, "race")))
+                or _planned_race_problem(os.path.join(directory, "race"))
+                or _epoch_restart_problem(os.path.join(directory, "epoch-restart")))
     except Exception as error:  # noqa: BLE001 - a crash of the executor's code is a finding
         return f"the driver checks raised {type(error).__name__}: {error}"
     finally:
@@ -500,3 +505,29 @@ def _planned_race_problem(directory: str) -> str | None:
     found = _finish(ex, "the job with a planned request and a refused user's request")
     result = collect_results(ex)[0]
     return found or _conforms("the job with a planned request and a refused user's request", scenario, result)
+
+
+# --- the epoch switch after a restart --------------------------------------------------------
+
+
+def _epoch_restart_problem(directory: str) -> str | None:
+    """Under the epoch scheduler an object switches in the first batch at or after the
+    request's ``epoch_batch`` it runs (``task``: ``plan.g >= entry.epoch_batch``). A job whose
+    restart (``timing.restarts``, "the batch ... runs, then the job crashes before its commit
+    and recovers from its last commit") falls in the switch batch runs that batch again under a
+    new number, past ``epoch_batch``: the switch must happen then, the job finish and conform.
+    Session 9's holdout: ``>=`` -> ``==`` or ``<=`` never switched again after the restart (the
+    request never completed; on Spark the suite ran batches until its 900 s limit, the local
+    check's epoch job has no restart)."""
+    from conformance.fries_local_check import chain_json
+    from conformance.local_spark import LocalSpark
+    from spark_impl.reconfig.api import collect_results, scenario_job
+    from spark_impl.reconfig.driver import Executor
+
+    scenario = _scenario(chain_json(2, 16, at=4, restarts=(8,)), "epoch restart")
+    ex = Executor(LocalSpark(), [scenario_job(scenario)], "epoch", directory, partitions=2)
+    name = "an epoch job restarted in the batch of its switch (request at 4 tuples, restart at 8)"
+    found = _finish(ex, name)
+    if found is not None:
+        return f"{found}: after the restart the switch batch runs again under a new number, past epoch_batch"
+    return _conforms(name, scenario, collect_results(ex)[0])

@@ -3,6 +3,8 @@ they hold on the executor, and each one-line bug the reviewer found in ``driver.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from conformance import fries_driver_check
@@ -69,3 +71,17 @@ def test_a_users_request_lost_to_a_planned_one_is_named(monkeypatch: pytest.Monk
     monkeypatch.setattr(driver.Executor, "submit", _method(driver.Executor, "submit", " or s in self._making", ""))
     found = fries_driver_check.driver_problem()
     assert found is not None and "while batch 1 was making the planned R1 was answered None" in found
+
+
+@pytest.mark.parametrize("new", ["if plan.g == entry.epoch_batch:", "if plan.g <= entry.epoch_batch:"])
+def test_an_epoch_switch_lost_to_a_restart_is_named(monkeypatch: pytest.MonkeyPatch, new: str, tmp_path: Path) -> None:
+    """Session 9's holdout (two timeouts at 900 s): ``plan.g >= entry.epoch_batch`` -> ``==`` or
+    ``<=``: after a restart in the switch batch the objects never switch."""
+    from test_mutation_kills_oplus import _method
+
+    from spark_impl.reconfig import task
+
+    monkeypatch.setattr(task._Stage, "_object", _method(task._Stage, "_object", "if plan.g >= entry.epoch_batch:", new))
+    assert fries_driver_check.driver_problem() is not None
+    found = fries_driver_check._epoch_restart_problem(str(tmp_path))
+    assert found is not None and "an epoch job restarted in the batch of its switch" in found and "did not finish" in found
