@@ -4,7 +4,7 @@ afford and bookkeeping no output shows (issue 12, session 7).
 :class:`~conformance.local_spark.LocalSpark` runs the executor's own stages, task files,
 control log and driver in this process. :func:`local_problem` runs two jobs in one executor
 (two partitions), then a third afresh on the same directory, and names the first broken promise (run by
-:mod:`conformance.fries.contracts_check`):
+:mod:`conformance.fries.contracts_check`); the parts of :mod:`conformance.fries_local_more` run last:
 
 * **Any depth.** A job whose operators form a chain 32 levels deep, with a request on its
   first operator: stage ``L`` runs the objects of level ``L`` (``layout``'s docstring) and a
@@ -18,12 +18,22 @@ control log and driver in this process. :func:`local_problem` runs two jobs in o
   recovers from its last commit (state, offset, requests: a request made after that commit is
   made again, as attempt + 1)". The oracles see only the committed history, which a run
   without the crash gives too, so every restart scenario of the Spark runs passes with the
-  crash skipped or misplaced. Checked from the batch plans and the committed history (a job
-  restarted after 4 and after 8 tuples, 4 a batch boundary, 8 the batch that makes its
-  request): walking the batches in order, a batch is rolled back (ran, never committed)
-  exactly when its ingestion reached a listed count not reached before; the tuples after the
-  last commit are ingested again; a job without listed restarts has every batch it ran
+  crash skipped or misplaced. Checked from the batch plans and the committed history (a job of
+  16 tuples restarted after 4, 8, 12 and 16: 4 a batch boundary, 8 the batch that makes its
+  request, 12 reached while that batch is still pending, 16 the whole input, a count the
+  Spark runs never list: their restart points are drawn below the total): walking the
+  batches in order, a batch crashes (ran, never committed) exactly when its ingestion reached
+  a listed count not reached before, the crash rolls back the batches pending before it too
+  ("recovers from its last commit") and no other batch stays uncommitted; the tuples after
+  the last commit are ingested again; a job without listed restarts has every batch it ran
   committed; and the restarted job still conforms.
+* **The flush after the input.** docs/spark.md: "A job flushes its blocking operators [...]
+  in one last batch, only after every request completed" (the driver plans the flush once
+  the offset reached the count before the batch): every batch plan that flushes a job
+  ingests nothing for it. A flush planned in the batch that ingests the last tuples gives the
+  same outputs; it only skips a restart listed at the total count (the job is done before
+  the crash), which the restart check above then names too (session 9's reviewer: the
+  driver tested the offset after the batch, ``prog.offset >= count``, instead of ``lo``).
 * **A failing task.** A user function that raises inside a task makes ``Executor.step``
   raise that very exception, and nothing of the batch is committed.
 * **Commits as Fries §7.3 says.** After every batch: no job is committed while a head of its
@@ -45,7 +55,13 @@ control log and driver in this process. :func:`local_problem` runs two jobs in o
   ``FUSE_MAX_PARTITIONS``): a job on :data:`WIDE` partitions, where every object's partition is
   above 256 (Python caches the small integers, so a partition number compared by identity
   instead of value goes unnoticed below that), must conform like any other (session 7's
-  holdout: ``dest != part`` -> ``dest is not part`` dropped every tuple there).
+  holdout: ``dest != part`` -> ``dest is not part`` dropped every tuple there). A job one
+  level deep, unfused (``fuse_source=False``), on :data:`WIDE_UNFUSED` partitions, where the
+  source stage's task of the job (``partition_of(s, "")``) and every object's partition are above 256:
+  ``task.source_stage`` is "Stage 0: read this batch's source tuples of the jobs owned by
+  partition ``part``", and the job must conform like the others (session 9's reviewer: compared by
+  identity, no task read them, and nothing was ever processed; the Spark runs have a few
+  partitions, below 256 and mostly fused).
 * **The epoch scheduler switches at the next batch.** docs/spark.md ("Scenarios: interpretation
   choices"): "under the epoch scheduler the serial order puts ``Rj`` exactly after the first
   ``at`` tuples" (every reconfigured operator switches at the next micro-batch boundary). A
@@ -54,12 +70,15 @@ control log and driver in this process. :func:`local_problem` runs two jobs in o
   (every oracle passes), only later than promised (session 7, independent bug set D, 01).
 * **Processing costs as configured.** ``timing.operator_cost`` is "the processing time per
   tuple by operator" and ``stragglers`` "an object's cost multiplier" (``spec.fries.scenario.Timing``):
-  in a job ``S -> O1 -> O2 -> O3`` with costs 2 ms at ``O1`` and 1 ms at ``O2``, ``O2``'s
-  worker a straggler of factor 3 and ``O3`` without a cost, the tasks sleep exactly 2 ms per
-  tuple ``O1``'s workers process and 3 ms per tuple ``O2`` processes, and never for ``O3``
-  (the task module's ``time.sleep`` is recorded for the run). A wrong cost changes only *when*
-  things happen, which no oracle sees (session 8's holdout: a default cost of 1 ms for every
-  operator without one).
+  in a job ``S -> O1 -> O2 -> O3`` with costs 2 ms at ``O1`` and 1 ms at ``O2`` (2 workers
+  each), ``O2``'s object ``O2#1`` (not ``O2#0``) a straggler of factor 3 and ``O3`` without a
+  cost, the tasks sleep exactly 2 ms per tuple ``O1``'s workers process, 1 ms per tuple
+  ``O2#0`` processes and 3 ms per tuple ``O2#1`` processes (counted per object from the run's
+  schedule logs), and never for ``O3`` (the task module's ``time.sleep`` is recorded for the
+  run). A wrong cost changes only *when* things happen, which no oracle sees (session 8's
+  holdout: a default cost of 1 ms for every operator without one; session 9's reviewer: the
+  multiplier looked up by operator, ``stragglers.get(op)``, which an operator of one worker,
+  whose object is named as the operator, cannot show).
 * **A crash before the first commit.** ``Executor``'s resume: "a resume with nothing
   committed (a crash before the first commit) still never reuses a batch number that ran, and
   loads no state from those batches". A job whose first batch crashes before its commit,
@@ -73,6 +92,15 @@ control log and driver in this process. :func:`local_problem` runs two jobs in o
   and batch numbers pass 256, where Python's small-integer cache ends: a number compared by
   identity instead of value (session 8's holdout: a marker's request number ``is`` the
   entry's) stops the 257th request from ever completing, which runs of a few requests cannot show.
+  The job runs under ``Retention(2, delays=KEPT_DELAYS)`` (``retention``'s docstring: "delays
+  beyond the newest ``delays``" are folded into the record's summary, "``Progress.delay_stats()``
+  still covers every request", and a request file is kept only "while it is the latest
+  completed request that updated one of the job's operators"; docs/spark.md: "``history``
+  keeps ``batches`` entries"): at the end the commit keeps exactly the delays of the newest
+  :data:`KEPT_DELAYS` requests, ``delay_stats()`` counts all :data:`REQUESTS` (the last R300),
+  the history its last 2 batches, and the request files only R300's. No output shows what a
+  commit record keeps, and the Spark runs make a few requests (session 9's reviewer: the
+  committed view trimmed to ``Retention.batches`` delays instead of ``delays``).
 * **A request's 300th attempt.** A request made after the last commit is "made again, as
   attempt + 1" after every crash (``driver``'s docstring): attempt numbers grow without bound
   in a job that keeps crashing. A job whose request R1 is made as attempt :data:`LATE_ATTEMPT`
@@ -94,9 +122,11 @@ from typing import Any
 DEPTH = 32
 REQUESTS = 300  # a long-running job's requests (numbers past 256)
 STEPS_PER_REQUEST = 20  # batches a request may take to complete (it needs 2)
+KEPT_DELAYS = 5  # the long-running job's Retention(2, delays=...)
 BOUND = 40  # batches: the run needs about 6
 LATE_ATTEMPT = 300  # a request made again after 299 crashes (attempt numbers past 256)
 WIDE = 309  # partitions: the objects of chain_json(2, ...) land on 303, 304 and 261
+WIDE_UNFUSED = 338  # partitions: chain_json(1, ...)'s source stage task is 259, its objects on 314 and 315
 
 
 def chain_json(depth: int, count: int, *, at: int, restarts: tuple[int, ...] = ()) -> dict[str, Any]:
@@ -121,12 +151,13 @@ def chain_json(depth: int, count: int, *, at: int, restarts: tuple[int, ...] = (
 
 def local_problem() -> str | None:
     """Run the jobs of the module docstring; the first broken promise, or None."""
+    from conformance.fries_local_more import more_problem
     from spec.fries.scenario import scenario_from_json
 
     directory = tempfile.mkdtemp(prefix="streamproof-local-")
     runs = [{"the job 32 levels deep": scenario_from_json(chain_json(DEPTH, 6, at=2), "deep"),
-             "the job restarted after 4 and 8 tuples": scenario_from_json(chain_json(2, 12, at=8, restarts=(4, 8)),
-                                                                         "restarting")},
+             "the job restarted after 4, 8, 12 and 16 tuples":
+                 scenario_from_json(chain_json(2, 16, at=8, restarts=(4, 8, 12, 16)), "restarting")},
             # afresh: the deeper run's task files are still on the directory
             {"a job 2 levels deep run afresh on the directory of a deeper run (a user's request)":
                 scenario_from_json(chain_json(2, 6, at=3), "afresh")}]
@@ -141,11 +172,16 @@ def local_problem() -> str | None:
         wide = {f"a job on {WIDE} partitions with its source fused (fuse_source=True)":
                 scenario_from_json(chain_json(2, 6, at=3), "wide")}
         found = _run_problem(os.path.join(directory, "wide"), wide, partitions=WIDE, fuse_source=True)
+        unfused = {f"a job on {WIDE_UNFUSED} partitions with a source stage (fuse_source=False)":
+                   scenario_from_json(chain_json(1, 4, at=2), "wide-unfused")}
+        found = found or _run_problem(os.path.join(directory, "wide-unfused"), unfused, partitions=WIDE_UNFUSED,
+                                      fuse_source=False)
         found = found or _epoch_problem(os.path.join(directory, "epoch"))
         found = found or _many_requests_problem(os.path.join(directory, "many"))
         found = found or _cost_problem(os.path.join(directory, "costs"))
         found = found or _first_commit_crash_problem(os.path.join(directory, "first-crash"))
         found = found or _late_attempt_problem(os.path.join(directory, "late-attempt"))
+        found = found or more_problem(os.path.join(directory, "more"))
         return found if found is not None else _failing_task_problem(os.path.join(directory, "failing"))
     finally:
         shutil.rmtree(directory, ignore_errors=True)
@@ -203,6 +239,11 @@ def _run_problem(directory: str, named: dict[str, Any], *, submit: bool = False,
                                            result.delays_ms, result.rejected, result.senders))
         if not verdict.ok:
             return f"{name}: {verdict.failures[0].summary}"
+        flushing = [g for g, p in plans.items() if s in p.flush and p.ranges[s][0] != p.ranges[s][1]]
+        if flushing:
+            g = flushing[0]
+            return (f"{name}: batch {g} flushed the job while ingesting its tuples {plans[g].ranges[s][0]}.."
+                    f"{plans[g].ranges[s][1]}: the flush runs in one last batch, after the input (docs/spark.md)")
         found = _restart_problem(name, scenario, ex.state[s].committed.history,
                                  {g: p.ranges[s] for g, p in plans.items() if s in p.active})
         if found is not None:
@@ -301,7 +342,8 @@ def _cost_problem(directory: str) -> str | None:
     from spec.fries.scenario import scenario_from_json
 
     shape = chain_json(3, 8, at=3)
-    shape["timing"] = {"operator_cost": {"O1": 2.0, "O2": 1.0}, "stragglers": {"O2": 3.0, "O3": 5.0}}
+    shape["parallelism"] = {"O1": 2, "O2": 2}  # objects O2#0 (keys 0, 2) and O2#1 (key 1)
+    shape["timing"] = {"operator_cost": {"O1": 2.0, "O2": 1.0}, "stragglers": {"O2#1": 3.0, "O3": 5.0}}
     ex = Executor(LocalSpark(), [scenario_job(scenario_from_json(shape, "costs"))], "fries", directory, partitions=2)
     recorder = _SleepRecorder()
     real = getattr(task, "time")
@@ -315,14 +357,15 @@ def _cost_problem(directory: str) -> str | None:
         setattr(task, "time", real)  # noqa: B010
     if not ex.done():
         return f"the job with processing costs did not finish in {BOUND} batches"
-    processed = Counter(obj.split("#")[0] for obj, log in collect_results(ex)[0].schedule.logs.items()
+    processed = Counter(obj for obj, log in collect_results(ex)[0].schedule.logs.items()
                         for op in log if op.txn.startswith("S:"))
-    want = Counter({0.002: processed["O1"], 0.003: processed["O2"]})
+    want = Counter({0.002: processed["O1#0"] + processed["O1#1"], 0.001: processed["O2#0"],
+                    0.003: processed["O2#1"]})
     got = Counter(round(seconds, 9) for seconds in recorder.slept)
-    if got != want:
+    if got != want or not processed["O2#0"] or not processed["O2#1"]:
         return (f"processing costs: the tasks slept {dict(sorted(got.items()))} (seconds: times), the timing "
-                f"gives {dict(sorted(want.items()))} (O1 2 ms, O2 1 ms x straggler 3, O3 none; "
-                f"tuples processed: {dict(processed)})")
+                f"gives {dict(sorted(want.items()))} (O1 2 ms, O2 1 ms, its object O2#1 a straggler of factor 3, "
+                f"O3 none; tuples processed by object: {dict(sorted(processed.items()))})")
     return None
 
 
@@ -331,6 +374,8 @@ def _many_requests_problem(directory: str) -> str | None:
     from conformance.local_spark import LocalSpark
     from spark_impl.reconfig.api import scenario_job
     from spark_impl.reconfig.driver import Executor
+    from spark_impl.reconfig.layout import request_name
+    from spark_impl.reconfig.retention import Retention
     from spec.fries.scenario import scenario_from_json
 
     shape = chain_json(3, 4 * STEPS_PER_REQUEST * REQUESTS, at=1)
@@ -339,7 +384,8 @@ def _many_requests_problem(directory: str) -> str | None:
     shape["parallelism"] = {"O1": 2, "O2": 2, "O3": 2}
     full = scenario_job(scenario_from_json(shape, "many requests"))
     request = full.planned[0].request
-    ex = Executor(LocalSpark(), [replace(full, planned=(), unbounded=True)], "fries", directory, partitions=2)
+    ex = Executor(LocalSpark(), [replace(full, planned=(), unbounded=True)], "fries", directory, partitions=2,
+                  retention=Retention(2, delays=KEPT_DELAYS))
     for number in range(1, REQUESTS + 1):
         answer = ex.submit(0, request)
         if answer is not None:
@@ -354,7 +400,24 @@ def _many_requests_problem(directory: str) -> str | None:
                     f"{STEPS_PER_REQUEST} batches (each of R1..R{number - 1} did): a request or batch number "
                     "above 256 compared by identity?")
     made = ex.state[0].live.made
-    return None if made == REQUESTS else f"a long-running job made {made} of its {REQUESTS} requests"
+    if made != REQUESTS:
+        return f"a long-running job made {made} of its {REQUESTS} requests"
+    committed = ex.state[0].committed
+    kept, stats = sorted(committed.delays), committed.delay_stats()
+    newest = list(range(REQUESTS - KEPT_DELAYS + 1, REQUESTS + 1))
+    if kept != newest or stats.count != REQUESTS or stats.last != REQUESTS:
+        return (f"a long-running job under Retention(2, delays={KEPT_DELAYS}) keeps the delays of {kept} and "
+                f"summarizes {stats.count} (the last R{stats.last}): the commit keeps the newest {KEPT_DELAYS} "
+                f"(R{newest[0]}..R{newest[-1]}) and delay_stats() covers all {REQUESTS} requests")
+    if len(committed.history) != 2:
+        return (f"a long-running job under Retention(2, ...) keeps {len(committed.history)} history entries "
+                f"({committed.history}), not its last 2 committed batches")
+    files = sorted(name for name in ex.store.list("requests") if name.endswith(".pkl"))
+    if files != [request_name(0, REQUESTS).rsplit("/", 1)[1]]:
+        return (f"a long-running job under a retention keeps the request files {files[:4]}{'...' * (len(files) > 4)} "
+                f"({len(files)}) after R{REQUESTS} completed and was committed: only the latest request that "
+                "changed an operator is kept")
+    return None
 
 
 def _late_attempt_problem(directory: str) -> str | None:
@@ -450,20 +513,28 @@ def _uncommitted(ex: Any) -> dict[int, str]:
 def _restart_problem(name: str, scenario: Any, history: list[int], ranges: dict[int, tuple[int, int]]) -> str | None:
     """The restart bookkeeping of one job against the module docstring. ``ranges``: the
     source tuples [lo, hi) each batch that ran the job ingested. Walking the batches in
-    order, a batch is rolled back (ran, never committed) exactly when its ingestion reached a
-    listed count not reached before; the tuples after the last commit are ingested again."""
+    order, a batch crashes (runs, is never committed) exactly when its ingestion reached a
+    listed count not reached before; the crash also rolls back the batches still pending
+    before it (run since the last commit: a request's heads lacked the FCM), and no other
+    batch stays uncommitted; the tuples after the last commit are ingested again."""
     count = sum(len(tuples) for tuples in scenario.sources.values())
     pending = sorted(c for c in scenario.timing.restarts if c <= count)
     committed = set(history)
+    crashes: dict[int, int] = {}  # batch -> the listed count it reached first
     for g in sorted(ranges):
         due = [c for c in pending if ranges[g][1] >= c]
         pending = [c for c in pending if c not in due]
-        if due and g in committed:
-            return (f"{name}: batch {g} ingested up to {ranges[g][1]} tuples, reaching the restart at {due[0]}, "
+        if due:
+            crashes[g] = due[0]
+    for g in sorted(ranges):
+        if g in crashes and g in committed:
+            return (f"{name}: batch {g} ingested up to {ranges[g][1]} tuples, reaching the restart at {crashes[g]}, "
                     "and was committed: the crash before its commit never happened")
-        if not due and g not in committed:
+        crash = min((c for c in crashes if c >= g), default=None)
+        if g not in committed and (crash is None or any(b in committed for b in ranges if g <= b <= crash)):
             return (f"{name}: batch {g} (tuples {ranges[g][0]}..{ranges[g][1]}) ran and was never committed, "
-                    f"though it reached no listed restart ({list(scenario.timing.restarts)})")
+                    f"though it reached no listed restart ({list(scenario.timing.restarts)}) and no crash "
+                    "rolled it back before a commit")
     ingested = sum(hi - lo for lo, hi in ranges.values())
     if pending or (ingested <= count) != (not scenario.timing.restarts):
         return (f"{name}: {ingested} source tuples ingested for {count} (restarts {list(scenario.timing.restarts)}, "

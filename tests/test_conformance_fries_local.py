@@ -68,6 +68,24 @@ def test_misplaced_crashes_are_named(history: list[int], ranges: dict[int, tuple
     assert found is not None and words in found
 
 
+@pytest.mark.parametrize("history, ranges, restarts, words", [
+    # the local check's restarting job: 12 crashes while batch 4 (the request's) is pending
+    ([2, 6, 7, 9, 10], {1: (0, 4), 2: (0, 4), 3: (4, 8), 4: (4, 8), 5: (8, 12), 6: (4, 8), 7: (8, 12),
+                        8: (12, 16), 9: (12, 16), 10: (16, 16)}, (4, 8, 12, 16), None),
+    # a restart at the whole input skipped (the job flushed in the batch that reached it)
+    ([2, 4, 5, 6], {1: (0, 4), 2: (0, 4), 3: (4, 8), 4: (4, 8), 5: (8, 12), 6: (12, 16)}, (4, 8, 16),
+     "reaching the restart at 16, and was committed"),
+    # a pending batch left uncommitted with no crash after it
+    ([2, 5], {1: (0, 4), 2: (0, 4), 3: (4, 8), 4: (4, 8), 5: (8, 16), 6: (16, 16)}, (4, 8),
+     "batch 4 (tuples 4..8) ran and was never committed, though it reached no listed restart"),
+])
+def test_a_crash_rolls_back_the_pending_batches_and_nothing_else(
+        history: list[int], ranges: dict[int, tuple[int, int]], restarts: tuple[int, ...], words: str | None) -> None:
+    scenario: Any = type("S", (), {"sources": {"S": [0] * 16}, "timing": type("T", (), {"restarts": restarts})()})()
+    found = fries_local_check._restart_problem("job", scenario, history, ranges)
+    assert found is None if words is None else found is not None and words in found, found
+
+
 def test_the_suites_contracts_check_runs_the_local_check(monkeypatch: pytest.MonkeyPatch) -> None:
     """The local check is wired into the Fries suite's Spark-free contracts check (a first
     version of session 7 imported it without running it)."""
@@ -258,3 +276,80 @@ def test_an_attempt_number_compared_by_identity_is_named(monkeypatch: pytest.Mon
                                                             "or a.attempt != attempt:", "or a.attempt is not attempt:"))
     found = fries_local_check.local_problem()
     assert found is not None and "attempt 300 did not finish" in found
+
+
+def test_a_straggler_looked_up_by_operator_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Session 9's reviewer, task.py ``stragglers.get(obj, 1.0)`` -> ``get(op, 1.0)``: a
+    straggler object (``O2#1``) of an operator with 2 workers ran at the plain cost; an
+    operator of one worker (its object named as the operator) cannot show it. The mutant runs
+    in the task module's own globals: the check records the sleeps of the module's ``time``."""
+    import types
+
+    from test_mutation_kills_oplus import _method
+
+    from spark_impl.reconfig import task
+
+    mutant = _method(task._Stage, "_object", "job.timing.stragglers.get(obj, 1.0)",
+                     "job.timing.stragglers.get(op, 1.0)")
+    monkeypatch.setattr(task._Stage, "_object", types.FunctionType(mutant.__code__, vars(task), "_object"))
+    found = fries_local_check.local_problem()
+    assert found is not None and found.startswith("processing costs:") and "slept {0.001: 8, 0.002: 8}" in found
+
+
+def test_a_flush_in_the_last_ingesting_batch_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Session 9's reviewer, driver.py ``lo >= count`` -> ``prog.offset >= count`` (the offset
+    after the batch): the job flushes in the batch that ingests its last tuples, and a restart
+    listed at the total count is silently skipped."""
+    from test_mutation_kills_oplus import _method
+
+    from spark_impl.reconfig import driver
+
+    monkeypatch.setattr(driver.Executor, "_plan", _method(driver.Executor, "_plan", "st.queued is None and lo >= count",
+                                                          "st.queued is None and prog.offset >= count"))
+    found = fries_local_check.local_problem()
+    assert found is not None and "restarted after 4, 8, 12 and 16 tuples" in found
+    assert "flushed the job while ingesting its tuples 12..16" in found
+
+
+def test_new_version_input_of_a_late_request_compared_by_identity_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Session 9's reviewer, task.py ``r[4] == entry.j`` -> ``r[4] is entry.j`` in ``_align``'s
+    ``is_new`` (not the marker line): above request 256 a member processes new-version input
+    before it switches; every request still completes, the schedule is not serializable."""
+    from test_mutation_kills_oplus import _method
+
+    from spark_impl.reconfig import task
+
+    monkeypatch.setattr(task._Stage, "_align", _method(task._Stage, "_align", "and r[4] == entry.j for r in data]",
+                                                       "and r[4] is entry.j for r in data]"))
+    found = fries_local_check.local_problem()
+    assert found is not None and found.startswith("a job whose requests are R300..R303:"), found
+    assert "did not finish" not in found
+
+
+def test_an_unfused_source_partition_compared_by_identity_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Session 9's reviewer, task.py ``partition_of(s, "", plan.partitions) != part`` ->
+    ``is not part`` in the unfused source stage: on 338 partitions the job's source task (259)
+    read none of its tuples."""
+    from test_conformance_dgs_oplus_order import _mutant
+
+    from spark_impl.reconfig import task
+
+    monkeypatch.setattr(task, "source_stage", _mutant(task, "source_stage",
+                                                      'partition_of(s, "", plan.partitions) != part',
+                                                      'partition_of(s, "", plan.partitions) is not part'))
+    found = fries_local_check.local_problem()
+    assert found is not None and "338 partitions with a source stage" in found and "never processed" in found
+
+
+def test_committed_delays_trimmed_to_the_batches_count_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Session 9's reviewer, retention.py ``_trim(st.committed, needed, retention.delays)`` ->
+    ``retention.batches``: the commit kept the newest ``batches`` delays, not ``delays``."""
+    from test_conformance_dgs_oplus_order import _mutant
+
+    from spark_impl.reconfig import driver, retention
+
+    monkeypatch.setattr(driver, "collect_garbage", _mutant(retention, "collect_garbage",
+                                                           "_trim(st.committed, needed, retention.delays)",
+                                                           "_trim(st.committed, needed, retention.batches)"))
+    found = fries_local_check.local_problem()
+    assert found is not None and "keeps the delays of [299, 300]" in found and "R296..R300" in found
