@@ -44,6 +44,8 @@ runs them all (under a second; the executor runs on
    miss it*: the ``objstore`` path delivers each batch id once, in increasing order, and never
    tears a manifest; rows read back out of batch order went unseen there (the review found
    both order bugs surviving).
+5. **The store's load cache** (:func:`store_load_problem`): a rewritten object of the same size
+   is decoded again, an unchanged one served from the cache (independent bug set F, 20).
 """
 
 from __future__ import annotations
@@ -289,9 +291,52 @@ def _listed(table: str, order: list[int], when: str) -> str | None:
     return None
 
 
+def store_load_problem() -> str | None:
+    """``Store.load`` (its docstring): "``decode(bytes of name)``, cached ...; None if absent.
+    Locally the cache key is the file's stamp" (inode, mtime, size: "changes whenever the object
+    is rewritten"); on an object store the key is the object's digest. So an object rewritten
+    with other bytes of the *same size* - a batch plan or a request file rewritten on a
+    directory used afresh - is decoded again, never served stale, and an object loaded twice
+    unchanged is decoded once. Independent bug set F, 20: a cache keyed by the size alone served
+    the old plan; no run of the suite rewrites an object with one of the same size and reads it
+    in the same process. Checked on a local directory and on a ``file://`` URI."""
+    from spark_impl.lru import LRU
+    from spark_impl.store import open_store
+
+    root = tempfile.mkdtemp(prefix="streamproof-store-load-")
+    try:
+        for location in (os.path.join(root, "local"), "file://" + os.path.join(root, "uri")):
+            store = open_store(location)
+            store.make_root()
+            cache: LRU[tuple[Any, ...], bytes] = LRU(8)
+            decoded: list[bytes] = []
+
+            def decode(data: bytes) -> bytes:
+                decoded.append(data)
+                return data
+
+            if store.load("plan.pkl", decode, cache) is not None:
+                return f"Store({location!r}).load of an absent object did not return None"
+            for content in (b"plan-A", b"plan-B", b"plan-C", b"longer plan D"):
+                store.write_once("plan.pkl", content)
+                first = store.load("plan.pkl", decode, cache)
+                again = store.load("plan.pkl", decode, cache)
+                if first != content or again != content:
+                    return (f"Store({location!r}).load after the object was rewritten as {content!r} returned "
+                            f"{first!r} then {again!r}: a rewritten object (here of the same size) is never served "
+                            "stale from the cache")
+            if len(decoded) != 4:
+                return (f"Store({location!r}).load decoded {len(decoded)} times for 4 versions each loaded twice: "
+                        "an unchanged object is served from the cache")
+        return None
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def storage_problem() -> str | None:
     """The first broken promise of the module docstring, or None."""
-    for find in (jobs_file_problem, checkpoint_dir_problem, task_file_problem, object_store_problem):
+    for find in (jobs_file_problem, checkpoint_dir_problem, task_file_problem, object_store_problem,
+                 store_load_problem):
         found = find()
         if found is not None:
             return found

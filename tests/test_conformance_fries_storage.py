@@ -105,3 +105,16 @@ def test_a_delivery_that_rewrites_a_committed_batch_id_is_named(monkeypatch: pyt
     _names(monkeypatch, ObjectStoreSink, "deliver", _method(ObjectStoreSink, "deliver", "is not None:",
                                                             "is not None and False:"),
            "after batch id 9, already committed, was delivered again with other rows")
+
+
+def test_a_load_cache_keyed_by_size_alone_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Independent bug set F, 20 (missed blind at e163149): ``Store.load`` keyed its local cache
+    by the file's size alone, so a plan or request rewritten with the same size was served stale."""
+    from test_mutation_kills_oplus import _method
+
+    from spark_impl import store
+
+    monkeypatch.setattr(store.Store, "load", _method(store.Store, "load", "key: tuple[Any, ...] = (path, *stamp)",
+                                                     "key: tuple[Any, ...] = (path, stamp[2])"))
+    found = fries_storage_check.store_load_problem()
+    assert found is not None and "never served stale" in found
