@@ -68,6 +68,8 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
+from conformance.oplus_live_contracts import _Query  # the started query: only stop() is called
+
 if TYPE_CHECKING:
     from conformance.dgs_streaming import _Collected
 
@@ -77,16 +79,6 @@ CASES = 8
 SEED = 7
 """Their seed (chosen for it): five jobs re-planned, before batches 1 (two jobs), 2, 3 and - on
 the query started after ``stop()`` - 4; events inlined in batches 1, 3 and 4."""
-
-
-class _Query:
-    """The started query: only ``stop`` is called."""
-
-    def __init__(self) -> None:
-        self.stopped = False
-
-    def stop(self) -> None:
-        self.stopped = True
 
 
 class _Writer:

@@ -72,13 +72,18 @@ def _scenario(name: str) -> Any:
     return scenario_from_json(chain_json(2, 6, at=3), name)
 
 
-def jobs_file_problem() -> str | None:
-    """Part 1 of the module docstring."""
-    root = tempfile.mkdtemp(prefix="streamproof-storage-jobs-")
+def _in_scratch(name: str, part: Callable[[str], str | None]) -> str | None:
+    """``part`` run on a fresh temporary directory, removed afterwards."""
+    root = tempfile.mkdtemp(prefix=f"streamproof-storage-{name}-")
     try:
-        return _jobs_file(root)
+        return part(root)
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def jobs_file_problem() -> str | None:
+    """Part 1 of the module docstring."""
+    return _in_scratch("jobs", _jobs_file)
 
 
 def _jobs_file(root: str) -> str | None:
@@ -108,11 +113,7 @@ def _jobs_file(root: str) -> str | None:
 
 def checkpoint_dir_problem() -> str | None:
     """Part 2 of the module docstring."""
-    root = tempfile.mkdtemp(prefix="streamproof-storage-run-")
-    try:
-        return _checkpoint_dir(root)
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
+    return _in_scratch("run", _checkpoint_dir)
 
 
 def _checkpoint_dir(root: str) -> str | None:
@@ -168,11 +169,7 @@ def _damaged(framed: bytes, header: int, payload: bytes) -> list[tuple[str, byte
 
 def task_file_problem() -> str | None:
     """Part 3 of the module docstring."""
-    root = tempfile.mkdtemp(prefix="streamproof-storage-task-")
-    try:
-        return _task_file(root)
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
+    return _in_scratch("task", _task_file)
 
 
 def _task_file(root: str) -> str | None:
