@@ -164,12 +164,9 @@ def _finish(ex: Any, name: str, after_batch: Callable[[], str | None] = lambda: 
 
 def _conforms(name: str, scenario: Any, result: Any, rejected: Any = ()) -> str | None:
     """Every oracle on ``result`` (``rejected``: the messages naming the rejected requests)."""
-    from conformance.fries.engines import _outcome
-    from conformance.fries.oracles import judge
+    from conformance.fries_local_check import conformance_problem
 
-    verdict = judge(scenario, _outcome(scenario, result.outputs, result.schedule, result.states,
-                                       result.delays_ms, rejected, result.senders))
-    return None if verdict.ok else f"{name}: {verdict.failures[0].summary}"
+    return conformance_problem(name, scenario, result, rejected)
 
 
 def _o1_states(ex: Any) -> set[Any]:

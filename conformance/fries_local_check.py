@@ -149,6 +149,27 @@ def chain_json(depth: int, count: int, *, at: int, restarts: tuple[int, ...] = (
     }
 
 
+def run_to_end(ex: Any, bound: int = BOUND) -> bool:
+    """Step ``ex`` until every job is done, at most ``bound`` batches; whether it finished."""
+    for _ in range(bound):
+        if ex.done():
+            return True
+        ex.step()
+    return bool(ex.done())
+
+
+def conformance_problem(name: str, scenario: Any, result: Any, rejected: Any = None) -> str | None:
+    """Every oracle of :mod:`conformance.fries.oracles` on ``result`` (a ``RunResult``), as
+    ``"<name>: <first failure>"``, or None; ``rejected``: the rejection messages to judge
+    (default: the result's own)."""
+    from conformance.fries.engines import _outcome
+    from conformance.fries.oracles import judge
+
+    verdict = judge(scenario, _outcome(scenario, result.outputs, result.schedule, result.states, result.delays_ms,
+                                       result.rejected if rejected is None else rejected, result.senders))
+    return None if verdict.ok else f"{name}: {verdict.failures[0].summary}"
+
+
 def local_problem() -> str | None:
     """Run the jobs of the module docstring; the first broken promise, or None."""
     from conformance.fries_local_more import more_problem
@@ -194,8 +215,7 @@ def _run_problem(directory: str, named: dict[str, Any], *, submit: bool = False,
     job 0's request is a user's, made by ``Executor.step_with_request`` in its second batch,
     and once the run is done a batch that crashes before its commit (the ``before_commit``
     seam) must raise out of ``step_with_request`` (a demo or bench run would else go on)."""
-    from conformance.fries.engines import _outcome, delay_problem
-    from conformance.fries.oracles import judge
+    from conformance.fries.engines import delay_problem
     from conformance.fries.stepped import CommitWatch
     from conformance.local_spark import LocalSpark
     from spark_impl.reconfig.api import collect_results, scenario_job
@@ -235,10 +255,9 @@ def _run_problem(directory: str, named: dict[str, Any], *, submit: bool = False,
         delay = delay_problem(result.delays_ms, elapsed_ms)
         if delay is not None:
             return f"{name}: {delay}"
-        verdict = judge(scenario, _outcome(scenario, result.outputs, result.schedule, result.states,
-                                           result.delays_ms, result.rejected, result.senders))
-        if not verdict.ok:
-            return f"{name}: {verdict.failures[0].summary}"
+        found = conformance_problem(name, scenario, result)
+        if found is not None:
+            return found
         flushing = [g for g, p in plans.items() if s in p.flush and p.ranges[s][0] != p.ranges[s][1]]
         if flushing:
             g = flushing[0]
@@ -261,10 +280,7 @@ def _epoch_problem(directory: str) -> str | None:
     at = 5
     scenario = scenario_from_json(chain_json(2, 12, at=at), "epoch")
     ex = Executor(LocalSpark(), [scenario_job(scenario)], "epoch", directory, partitions=2)
-    for _ in range(BOUND):
-        if ex.done():
-            break
-        ex.step()
+    run_to_end(ex)
     if not ex.done():
         return f"the epoch job did not finish in {BOUND} batches"
     for obj, log in sorted(collect_results(ex)[0].schedule.logs.items()):
@@ -282,8 +298,6 @@ def _epoch_problem(directory: str) -> str | None:
 
 def _first_commit_crash_problem(directory: str) -> str | None:
     """A crash before the first commit, then a resume (module docstring)."""
-    from conformance.fries.engines import _outcome
-    from conformance.fries.oracles import judge
     from conformance.local_spark import LocalSpark
     from spark_impl.reconfig.api import collect_results, scenario_job
     from spark_impl.reconfig.driver import Executor
@@ -301,16 +315,11 @@ def _first_commit_crash_problem(directory: str) -> str | None:
     if ex.g != 2:
         return (f"resumed after a crash before the first commit (batch 1 ran), the next batch is {ex.g}, "
                 "not 2: a resume never reuses a batch number that ran")
-    for _ in range(BOUND):
-        if ex.done():
-            break
-        ex.step()
+    run_to_end(ex)
     if not ex.done():
         return f"the job resumed after a crash before its first commit did not finish in {BOUND} batches"
     result = collect_results(ex)[0]
-    verdict = judge(scenario, _outcome(scenario, result.outputs, result.schedule, result.states,
-                                       result.delays_ms, result.rejected, result.senders))
-    return None if verdict.ok else f"the job resumed after a crash before its first commit: {verdict.failures[0].summary}"
+    return conformance_problem("the job resumed after a crash before its first commit", scenario, result)
 
 
 def _crash(plan: Any) -> None:
@@ -349,10 +358,7 @@ def _cost_problem(directory: str) -> str | None:
     real = getattr(task, "time")
     setattr(task, "time", recorder)  # noqa: B010 - the task module's own name for the module
     try:
-        for _ in range(BOUND):
-            if ex.done():
-                break
-            ex.step()
+        run_to_end(ex)
     finally:
         setattr(task, "time", real)  # noqa: B010
     if not ex.done():
@@ -422,8 +428,6 @@ def _many_requests_problem(directory: str) -> str | None:
 
 def _late_attempt_problem(directory: str) -> str | None:
     """A request's attempt number past 256 (module docstring)."""
-    from conformance.fries.engines import _outcome
-    from conformance.fries.oracles import judge
     from conformance.local_spark import LocalSpark
     from spark_impl.reconfig.api import collect_results, scenario_job
     from spark_impl.reconfig.driver import Executor
@@ -432,19 +436,14 @@ def _late_attempt_problem(directory: str) -> str | None:
     scenario = scenario_from_json(chain_json(2, 12, at=3), "late attempt")
     ex = Executor(LocalSpark(), [scenario_job(scenario)], "fries", directory, partitions=2)
     ex.state[0].attempts[1] = LATE_ATTEMPT - 1  # R1 was made, then lost to a crash, this many times
-    for _ in range(BOUND):
-        if ex.done():
-            break
-        ex.step()
+    run_to_end(ex)
     if ex.state[0].attempts.get(1) != LATE_ATTEMPT:
         return f"R1 was made as attempt {ex.state[0].attempts.get(1)}, not {LATE_ATTEMPT} (the check's set-up)"
     if not ex.done():
         return (f"a job whose request R1 is in its attempt {LATE_ATTEMPT} did not finish in {BOUND} batches: "
                 "an attempt number above 256 compared by identity?")
     result = collect_results(ex)[0]
-    verdict = judge(scenario, _outcome(scenario, result.outputs, result.schedule, result.states,
-                                       result.delays_ms, result.rejected, result.senders))
-    return None if verdict.ok else f"a job whose request is in its attempt {LATE_ATTEMPT}: {verdict.failures[0].summary}"
+    return conformance_problem(f"a job whose request is in its attempt {LATE_ATTEMPT}", scenario, result)
 
 
 def _failing_task_problem(directory: str) -> str | None:

@@ -55,6 +55,7 @@ def _late_request_problem(directory: str) -> str | None:
     """Requests numbered :data:`LATE_REQUEST` and up (module docstring)."""
     from conformance.fries.engines import _outcome
     from conformance.fries.oracles import judge
+    from conformance.fries_local_check import run_to_end
     from conformance.local_spark import LocalSpark
     from spark_impl.reconfig.api import collect_results, scenario_job
     from spark_impl.reconfig.driver import Executor
@@ -69,10 +70,7 @@ def _late_request_problem(directory: str) -> str | None:
     job = replace(job, planned=(job.planned[0],) * earlier + job.planned)
     ex = Executor(LocalSpark(), [job], "fries", directory, partitions=2)
     ex.state[0].live.made = ex.state[0].committed.made = earlier  # as 299 earlier requests leave it
-    for _ in range(BOUND):
-        if ex.done():
-            break
-        ex.step()
+    run_to_end(ex, BOUND)
     name = f"a job whose requests are R{LATE_REQUEST}..R{earlier + LATE_REQUESTS}"
     if not ex.done():
         return f"{name} did not finish in {BOUND} batches: a request number above 256 compared by identity?"

@@ -88,9 +88,7 @@ def sink_crash_problem() -> str | None:
 
 
 def _run(directory: str) -> str | None:
-    from conformance.fries.engines import _outcome
-    from conformance.fries.oracles import judge
-    from conformance.fries_local_check import chain_json
+    from conformance.fries_local_check import chain_json, conformance_problem, run_to_end
     from conformance.local_spark import LocalSpark
     from spark_impl.reconfig.api import collect_results, scenario_job
     from spark_impl.reconfig.driver import Executor
@@ -107,10 +105,7 @@ def _run(directory: str) -> str | None:
 
     ex = executor(False)
     try:
-        for _ in range(BOUND):
-            if ex.done():
-                break
-            ex.step()
+        run_to_end(ex, BOUND)
         return f"the sink function raised at its delivery {CRASH_AT}, but the run went on (the crash was lost)"
     except _Crash:
         pass
@@ -126,19 +121,14 @@ def _run(directory: str) -> str | None:
     if again[0][1] != crashed_rows:
         return (f"the delivery made again on resume under batch id {crashed_id} holds {len(again[0][1])} rows, "
                 f"the crashed one {len(crashed_rows)}: the same batches must be delivered again")
-    for _ in range(BOUND):
-        if ex.done():
-            break
-        ex.step()
-    if not ex.done():
+    if not run_to_end(ex, BOUND):
         return f"the job resumed after a crash in its sink did not finish in {BOUND} batches"
     if max(b for b, _ in table.calls) <= crashed_id:
         return f"no batch was committed after the crash at batch id {crashed_id}: the scenario tests nothing"
     result = collect_results(ex)[0]
-    verdict = judge(scenario, _outcome(scenario, result.outputs, result.schedule, result.states,
-                                       result.delays_ms, result.rejected, result.senders))
-    if not verdict.ok:
-        return f"the job resumed after a crash in its sink: {verdict.failures[0].summary}"
+    found = conformance_problem("the job resumed after a crash in its sink", scenario, result)
+    if found is not None:
+        return found
     last = ex.state[0].committed.history[-1]
     recorded = read_delivered(directory).get(0)
     if recorded != last:
