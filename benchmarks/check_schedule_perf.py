@@ -103,7 +103,7 @@ def command() -> list[str]:
     script = Path(sys.executable).with_name("streamproof")
     if script.exists():
         return [str(script)]
-    return [sys.executable, "-m", "conformance.cli.main"]
+    return [sys.executable, "-m", "streamproof.main"]
 
 
 def timed(args: list[str]) -> tuple[float, float, float, int, int]:

@@ -29,7 +29,7 @@ def main() -> None:
     parser.add_argument("--examples", type=int, default=None)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    command = [sys.executable, "-m", "conformance.cli.main", "check-dgs"]
+    command = [sys.executable, "-m", "streamproof.main", "check-dgs"]
     extra = ["--seed", str(args.seed)] + (["--examples", str(args.examples)] if args.examples is not None else [])
     print(f"load average before: {os.getloadavg()[0]:.1f}")
     print(f"{'program':42} {'wall s':>7} {'user s':>7} {'exit':>4} {'expected':>8}  verdict")

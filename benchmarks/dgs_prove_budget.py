@@ -19,7 +19,7 @@ from reference.dgs.examples import CONSISTENT, INCONSISTENT, target
 def run(name: str, budget: str) -> tuple[int, float, dict[str, object]]:
     """Exit code, wall seconds and the --json document of one check-dgs run."""
     start = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "conformance.cli.main", "check-dgs", target(name), "--json",
+    done = subprocess.run([sys.executable, "-m", "streamproof.main", "check-dgs", target(name), "--json",
                            "--prove-budget", budget], capture_output=True, text=True, check=False)
     return done.returncode, time.monotonic() - start, json.loads(done.stdout)
 

@@ -173,7 +173,7 @@ def check(run: Path, commit: str, name: str, patch: str, with_tests: bool,
         code, seconds = run_process(argv, tree, base / "suite.log", TIMEOUT_S, stdout=base / "suite.out")
         summary = fail_fast_summary(base / "suite.out")
     else:
-        argv = [sys.executable, "-m", "conformance.cli.main", "conformance", "--suite", suite, "--json",
+        argv = [sys.executable, "-m", "streamproof.main", "conformance", "--suite", suite, "--json",
                 "--shrink-budget", "0", "--save-dir", str(base / "failures")]
         code, seconds = run_process(argv, tree, base / "suite.log", TIMEOUT_S, stdout=base / "suite.json")
         summary = summary_of(base / "suite.json")

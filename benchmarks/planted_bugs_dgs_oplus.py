@@ -85,7 +85,7 @@ BUGS: list[tuple[str, str, str, str, str]] = [
 def run(suite: str, cases: int, seed: int, tree: Path) -> tuple[int, int, dict[str, int], float]:
     env = {**os.environ, "PYTHONPATH": f"{tree}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     start = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "conformance.cli.main", "conformance", "--suite", suite,
+    proc = subprocess.run([sys.executable, "-m", "streamproof.main", "conformance", "--suite", suite,
                            "--engine", "spark", "--cases", str(cases), "--seed", str(seed), "--shrink-budget", "0",
                            "--json", "--save-dir", str(tree / "failures")],
                           cwd=tree, env=env, capture_output=True, text=True, timeout=3600)

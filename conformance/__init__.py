@@ -1,2 +1,3 @@
-"""The differential conformance suite (``spark_impl`` against ``reference``) and the
-``streamproof`` command-line tool (``conformance.cli``)."""
+"""The differential conformance harness: ``spark_impl`` against ``reference``, judged by
+oracles named after the papers' definitions. The ``streamproof`` command that fronts it lives
+in the top-level ``streamproof`` package."""

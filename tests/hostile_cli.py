@@ -1,6 +1,6 @@
 """Run ``streamproof`` in-process the way a terminal would, and check the CLI contract.
 
-:func:`run` calls :func:`conformance.cli.main.main` with stdout / stderr replaced by strict
+:func:`run` calls :func:`streamproof.main.main` with stdout / stderr replaced by strict
 UTF-8 text streams (as a real terminal's are, so a lone surrogate that would crash a real
 run crashes here too) and a wall-clock limit (SIGALRM; a hang is reported, never waited
 for). :func:`assert_contract` states docs/cli.md's promise: exit 0, 1 or 2; on exit 2
@@ -20,7 +20,7 @@ from typing import Iterator, Sequence
 
 from contextlib import contextmanager
 
-from conformance.cli.main import main
+from streamproof.main import main
 
 
 class Hang(BaseException):

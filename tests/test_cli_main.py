@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.cli.main import main
+from streamproof.main import main
 
 
 def test_unknown_command_is_bad_input(capsys: pytest.CaptureFixture[str]) -> None:

@@ -72,7 +72,7 @@ def test_missing_java_is_a_clear_error_and_starts_nothing(monkeypatch: pytest.Mo
 ])
 def test_cluster_command_bad_input_is_one_line_exit_2(argv: list[str], where: str,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
-    from conformance.cli.main import main
+    from streamproof.main import main
 
     assert main(argv) == 2
     err = capsys.readouterr().err

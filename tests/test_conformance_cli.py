@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.cli.main import main
+from streamproof.main import main
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

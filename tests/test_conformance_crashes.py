@@ -12,7 +12,7 @@ from typing import Any, Sequence
 import pytest
 
 from conformance.cases import draw_cases
-from conformance.cli.main import main
+from streamproof.main import main
 from conformance.crashes import Crash, Guard, describe, run_isolating
 
 

@@ -103,7 +103,7 @@ def test_coverage_measures_the_spark_workers(tmp_path: Path) -> None:
     """A fresh process (the daemon module is a launch-time setting): the DGS suite's Spark
     check runs in workers, so worker data files must exist and spark_impl/dgs be covered."""
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
-    done = subprocess.run([sys.executable, "-c", "from conformance.cli.main import main; raise SystemExit(main())", "conformance", "--suite", "dgs",
+    done = subprocess.run([sys.executable, "-c", "from streamproof.main import main; raise SystemExit(main())", "conformance", "--suite", "dgs",
                            "--cases", "3", "--coverage", "--json", "--report", str(tmp_path)],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]

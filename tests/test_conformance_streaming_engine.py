@@ -14,7 +14,7 @@ import pytest
 
 from spec.dgs.streams import StreamEvent, value_to_json
 
-from conformance.cli.main import main
+from streamproof.main import main
 from conformance.dgs_streaming import FILES, case_chunks
 from conformance.dgs_suite import draw_dgs_cases, judge
 from conformance.fries.frontends import applicable

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.cli.main import main
+from streamproof.main import main
 
 
 def test_export_then_check_round_trips_and_catches_tampering(tmp_path: Path,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.cli.main import main
+from streamproof.main import main
 from dgs_helpers import simple_program, target, write_program
 
 

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from conformance.cli.main import main
-from conformance.dgs_sandbox.plan_task import worker_load
+from streamproof.main import main
+from streamproof.sandbox.plan_task import worker_load
 from dgs_helpers import EXAMPLES, example, target, write_program
 from reference.dgs.executor import execute_plan
 from reference.dgs.leaves import cap_leaves, leaf_count

@@ -1,5 +1,5 @@
 """``check-dgs`` without ``--prove`` tries Z3 first within ``--prove-budget`` seconds per
-condition (conformance/dgs_sandbox/budgeted.py): a proof makes the condition ``proved``, a Z3
+condition (streamproof/sandbox/budgeted.py): a proof makes the condition ``proved``, a Z3
 counterexample the spec confirms is the violation, and a condition Z3 does not answer in time
 falls back to the enumeration + hypothesis, saying so. Also the two small-scope holes: bad
 input raised inside the payload sampling, and user states that cannot be printed."""
@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from conformance.cli.main import main
+from streamproof.main import main
 from dgs_helpers import simple_program, target, write_program
 from proofs.dgs.prover import ProveSettings, attempt, symbolic_setting
 from reference.dgs.small_scope import sample_events, search
@@ -102,7 +102,7 @@ def test_states_that_cannot_be_printed_are_enumerated(tmp_path: Path) -> None:
 
 
 def test_a_concrete_violation_beats_a_proof() -> None:
-    from conformance.dgs_sandbox.budgeted import BudgetedProver, merge
+    from streamproof.sandbox.budgeted import BudgetedProver, merge
     from proofs.dgs.prover import Attempt
     from reference.dgs.checker import ConditionResult
 

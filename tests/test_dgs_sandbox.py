@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.cli.main import main
+from streamproof.main import main
 from dgs_helpers import simple_program
 
 FAST = ["--examples", "5", "--call-timeout", "2", "--timeout", "20", "--prove-budget", "0"]  # Z3 first: tests/test_dgs_prove_budget.py
@@ -304,7 +304,7 @@ def test_no_usable_fork_is_vacuous(tmp_path: Path, capsys: pytest.CaptureFixture
 def test_ctrl_c_on_our_process_exits_130_and_leaves_no_process(tmp_path: Path) -> None:
     target = program(tmp_path, update="time.sleep(0.2)")
     cli = subprocess.Popen(
-        [sys.executable, "-m", "conformance.cli.main", "check-dgs", target, "--examples", "1000"],
+        [sys.executable, "-m", "streamproof.main", "check-dgs", target, "--examples", "1000"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     children: list[int] = []
@@ -326,7 +326,7 @@ def test_ctrl_c_on_our_process_exits_130_and_leaves_no_process(tmp_path: Path) -
 
 def test_endless_printing_is_stopped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                      capsys: pytest.CaptureFixture[str]) -> None:
-    from conformance.dgs_sandbox import runner
+    from streamproof.sandbox import runner
 
     monkeypatch.setattr(runner, "MAX_OUTPUT", 1_000_000)
     err = bad_input(capsys, program(tmp_path, imports='while True: print("x" * 1000)'))

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from conformance.cli.main import main
+from streamproof.main import main
 
 DAG = {"operators": [{"name": "S", "kind": "source"}, {"name": "J", "kind": "one-to-many"},
                      {"name": "Sp", "kind": "one-to-one"}, {"name": "M1", "kind": "one-to-one"},

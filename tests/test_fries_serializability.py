@@ -223,7 +223,7 @@ def test_output_does_not_depend_on_string_hashing(tmp_path: Any) -> None:
     outputs = set()
     for seed in ("1", "2", "3"):
         done = subprocess.run(
-            [sys.executable, "-m", "conformance.cli.main", "check-schedule", str(path), "--json"],
+            [sys.executable, "-m", "streamproof.main", "check-schedule", str(path), "--json"],
             capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": seed},
             check=False)
         assert done.returncode == 0, done.stderr

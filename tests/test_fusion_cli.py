@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance.cli.main import main
+from streamproof.main import main
 from reference.fusion.random_jobs import random_job
 from spec.errors import InputError
 from spec.fusion.components import inter_component_percent, is_valid_fusion

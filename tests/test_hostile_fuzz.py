@@ -207,7 +207,7 @@ def test_dgs_plan_sweep(tmp_path: Path, name: str) -> None:
 
 def _subprocess(argv: list[str], stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
     env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
-    return subprocess.run([sys.executable, "-m", "conformance.cli.main", *argv], input=stdin,
+    return subprocess.run([sys.executable, "-m", "streamproof.main", *argv], input=stdin,
                           capture_output=True, timeout=60, env=env, check=False)
 
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from conformance.cli.main import main
+from streamproof.main import main
 
 FAST = ["--queries", "4", "--cores", "1", "--horizon", "15"]
 

@@ -30,7 +30,7 @@ pytestmark = [pytest.mark.cluster, pytest.mark.slow]
 
 def _nemesis(tmp_path: Any, *argv: str) -> "subprocess.Popen[str]":
     env = dict(os.environ, TMPDIR=str(tmp_path))
-    return subprocess.Popen([sys.executable, "-m", "conformance.cli.main", "nemesis", *argv], env=env,
+    return subprocess.Popen([sys.executable, "-m", "streamproof.main", "nemesis", *argv], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
 
 

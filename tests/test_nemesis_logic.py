@@ -26,7 +26,7 @@ from spec.errors import InputError
     (["nemesis", "--jobs", "fries,nope"], "--jobs"),
 ])
 def test_bad_input_is_one_line_exit_2(argv: list[str], where: str, capsys: pytest.CaptureFixture[str]) -> None:
-    from conformance.cli.main import main
+    from streamproof.main import main
 
     assert main(argv) == 2
     err = capsys.readouterr().err

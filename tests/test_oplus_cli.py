@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from conformance.cli.main import main
+from streamproof.main import main
 
 BASE: dict[str, Any] = {
     "operator": "sliding-sum", "WA": 5, "WS": 10, "WT": "multi", "parallelism": 2,

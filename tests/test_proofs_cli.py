@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from conformance.cli.main import main
+from streamproof.main import main
 
 
 def test_prove_json_contract_and_exit_0(capsys: pytest.CaptureFixture[str]) -> None:

@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 import pytest
 
-from conformance.cli.main import main
+from streamproof.main import main
 from proofs.dgs.prover import ProveSettings, prove_consistency
 from spec.dgs.consistency import Evaluation, evaluate_c1, evaluate_c2, evaluate_c3
 from spec.dgs.program import Program

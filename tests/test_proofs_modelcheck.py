@@ -118,7 +118,7 @@ def test_workers_and_unique_operators_are_explored() -> None:
 
 
 def test_cli_json_contract(capsys: pytest.CaptureFixture[str]) -> None:
-    from conformance.cli.main import main
+    from streamproof.main import main
 
     assert main(["modelcheck", "--max-operators", "3", "--json"]) == 0
     document = json.loads(capsys.readouterr().out)

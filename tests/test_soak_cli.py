@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from conformance.cli.main import main
+from streamproof.main import main
 
 CONTRACT = {"batches", "disk_bytes_start", "disk_bytes_end", "rss_bytes_start", "rss_bytes_end",
             "batch_ms_p50_start", "batch_ms_p50_end", "lost", "duplicated"}

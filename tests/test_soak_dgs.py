@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from conformance.cli.main import main
+from streamproof.main import main
 from spec.dgs.loader import load_program
 from spec.dgs.semantics import spec_run
 from spec.dgs.streams import Heartbeat, StreamEvent, sort_streams, value_from_json

@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from conformance.cli.main import main
+from streamproof.main import main
 from spark_impl.reconfig import Executor, collect_results, scenario_job
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -58,7 +58,7 @@ def test_fused_source_changes_nothing(spark: Any, tmp_path: Path) -> None:
 def test_bench_reports_a_baseline_that_cannot_start(spark: Any, monkeypatch: pytest.MonkeyPatch,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     import spark_impl.workloads.structured as structured
-    from conformance.cli.commands import bench
+    from streamproof.commands import bench
 
     calls: list[int] = []
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from conformance.cli.main import main
+from streamproof.main import main
 
 
 @pytest.mark.parametrize("argv, fragment", [

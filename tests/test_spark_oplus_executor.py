@@ -15,7 +15,7 @@ import pytest
 from hypothesis import strategies as st
 
 from conformance.cases import draw_cases
-from conformance.cli.main import main
+from streamproof.main import main
 from conformance.generators.oplus import oplus_scenarios
 from reference.oplus.operators.catalogue import to_row
 from reference.oplus.run import execute

@@ -152,13 +152,13 @@ def ok(state, key, value):
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     """``streamproof conformance ARGS`` in a separate process (the real entry point)."""
-    return subprocess.run([sys.executable, "-m", "conformance.cli.main", "conformance", *args],
+    return subprocess.run([sys.executable, "-m", "streamproof.main", "conformance", *args],
                           capture_output=True, text=True, timeout=120, cwd=ROOT)
 
 
 def _main(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     """The same in this process (fast): exit code, stdout, stderr."""
-    from conformance.cli.main import main
+    from streamproof.main import main
 
     code = main(["conformance", *args])
     out, err = capsys.readouterr()

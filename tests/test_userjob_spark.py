@@ -63,7 +63,7 @@ def test_an_in_memory_user_job_conforms_through_the_plugin_oracle(spark: Any, ca
 
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "conformance.cli.main", "conformance", *args],
+    return subprocess.run([sys.executable, "-m", "streamproof.main", "conformance", *args],
                           capture_output=True, text=True, timeout=3000, cwd=cwd)
 
 

@@ -37,7 +37,7 @@ malformed declaration of the rich form (an unhashable state type name, a missing
 A :class:`Monitor` sees every piece of user code the loader runs: the import, reading the
 members, and every user function (it may wrap them; the wrapped functions are the ones the
 :class:`Program` keeps). ``streamproof check-dgs`` passes one that enforces time limits in its
-sandbox (``conformance.dgs_sandbox``); the default monitor does nothing.
+sandbox (``streamproof.sandbox``); the default monitor does nothing.
 """
 
 from __future__ import annotations
