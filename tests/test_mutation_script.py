@@ -1,4 +1,4 @@
-"""benchmarks/mutation.py's pure helpers: which mutants are equivalent by construction
+"""tools/mutation.py's pure helpers: which mutants are equivalent by construction
 (inside an annotation, never evaluated under postponed evaluation), which statement a line
 belongs to (what coverage records), and the score table."""
 
@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("mutation_script", ROOT / "benchmarks" / "mutation.py")
+    spec = importlib.util.spec_from_file_location("mutation_script", ROOT / "tools" / "mutation.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules["mutation_script"] = module
@@ -183,7 +183,7 @@ def test_mutated_files_names_what_differs_from_the_snapshot_commit(tmp_path: Pat
 
 
 def test_carry_finds_the_same_change_in_a_changed_module() -> None:
-    sys.path.insert(0, str(ROOT / "benchmarks"))
+    sys.path.insert(0, str(ROOT / "tools"))
     from mutation_carry import counterpart
 
     def change_of(source: str, operator: str, occurrence: int) -> str | None:  # "<": the n-th line holding one

@@ -1,4 +1,4 @@
-"""Carrying a campaign's survivors to a newer snapshot (benchmarks/mutation.py ``carry``).
+"""Carrying a campaign's survivors to a newer snapshot (tools/mutation.py ``carry``).
 
 A campaign's mutants are those of its snapshot's ``spark_impl``. When the suite grows checks for
 its survivors, ``refresh`` puts the new suite into the old snapshot - unsound as soon as the new

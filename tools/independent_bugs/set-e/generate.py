@@ -6,11 +6,11 @@ MCS, driver, control messages, progress, retention, sinks, streaming front end),
 (release, steps, live mailbox, live re-plan), 4 in O+ (windows, rounds, live watermark, live
 rescale) and 4 in the shared layer (keys, records, store, faults), of varied kinds.
 
-``python benchmarks/independent_bugs/set-e/generate.py`` (re)writes ``NN-name.patch`` and
+``python tools/independent_bugs/set-e/generate.py`` (re)writes ``NN-name.patch`` and
 ``INDEX.md`` here from the table below; each bug replaces one exact, unique snippet of the file
 at HEAD (checked), so a patch that no longer applies fails loudly.
 
-Run them: ``python benchmarks/independent_bugs.py --run DIR --set set-e [--fail-fast]``.
+Run them: ``python tools/independent_bugs.py --run DIR --set set-e [--fail-fast]``.
 """
 
 from __future__ import annotations

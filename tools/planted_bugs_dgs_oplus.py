@@ -6,7 +6,7 @@ Each bug is applied to a *copy* of the source tree (the working tree is never to
 the copy (``PYTHONPATH`` first, so the driver and Spark's Python workers import the copy).
 Prints one row per bug: failed cases / cases of the Spark check, and the failed oracles.
 
-    python benchmarks/planted_bugs_dgs_oplus.py [--cases N] [--seed S] [--only TEXT] [--suite dgs|oplus]
+    python tools/planted_bugs_dgs_oplus.py [--cases N] [--seed S] [--only TEXT] [--suite dgs|oplus]
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The seeded samples of benchmarks/mutation.py's ``run``: uniform, or stratified by part of
+"""The seeded samples of tools/mutation.py's ``run``: uniform, or stratified by part of
 the scope (:func:`mutation_report.stratum`)."""
 
 from __future__ import annotations

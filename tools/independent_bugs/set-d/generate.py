@@ -1,5 +1,5 @@
 """Set D (session 7, reviewer "bugs4"): 20 realistic one-line bugs in ``spark_impl/``, written
-independently of the test suite from ``spark_impl/`` alone (and ``benchmarks/independent_bugs.py``
+independently of the test suite from ``spark_impl/`` alone (and ``tools/independent_bugs.py``
 plus the code part, not the table, of set C's ``generate.py`` for the file format; the earlier
 sets' patch file names were seen in directory listings, none of the files opened) - without reading ``conformance/``, ``tests/``,
 docs/conformance.md, docs/notes/, the earlier sets' patches or INDEX.md files, or git log
@@ -8,11 +8,11 @@ bugs: 8 in the Fries executor (``spark_impl/reconfig``: task, mcs, driver, reten
 the Structured Streaming front end), 4 in ``spark_impl/dgs`` (batch and live), 4 in
 ``spark_impl/oplus`` (batch and live) and 4 in the shared layer (keys, records).
 
-``python benchmarks/independent_bugs/set-d/generate.py`` (re)writes ``NN-name.patch`` and
+``python tools/independent_bugs/set-d/generate.py`` (re)writes ``NN-name.patch`` and
 ``INDEX.md`` here from the table below; each bug replaces one exact, unique snippet of the file
 at HEAD (checked), so a patch that no longer applies fails loudly.
 
-Run them: ``python benchmarks/independent_bugs.py --run DIR --set set-d [--fail-fast]``.
+Run them: ``python tools/independent_bugs.py --run DIR --set set-d [--fail-fast]``.
 """
 
 from __future__ import annotations

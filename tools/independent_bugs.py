@@ -1,9 +1,9 @@
 """Independent bugs against the default conformance suite (issue 12, "19 of any 20 realistic
 one-line bugs written independently of the suite").
 
-Each ``benchmarks/independent_bugs/NN-name.patch`` is a realistic one-line bug in
+Each ``tools/independent_bugs/NN-name.patch`` is a realistic one-line bug in
 ``spark_impl/``, written from ``spark_impl/`` and the docs only, before reading
-``conformance/`` or ``tests/`` (``benchmarks/independent_bugs/INDEX.md`` says what each one
+``conformance/`` or ``tests/`` (``tools/independent_bugs/INDEX.md`` says what each one
 breaks). For every patch this script
 
 1. snapshots a commit (default HEAD) with ``git archive`` into ``RUN/NN-name/tree`` (never
@@ -15,7 +15,7 @@ breaks). For every patch this script
    snapshot as working directory and first on ``PYTHONPATH``, so the driver AND Spark's
    Python workers import the patched module (``--verify`` checks that with a patch that
    breaks every Fries case); ``--fail-fast`` runs the same default suite through
-   ``benchmarks/mutation.py child-check`` instead, which stops at the first failing batch
+   ``tools/mutation.py child-check`` instead, which stops at the first failing batch
    (same verdicts, faster for caught bugs);
 3. with ``--tests``, also runs the relevant pytest files on a bug the suite missed.
 
@@ -24,14 +24,14 @@ line per bug to ``RUN/results.jsonl``.
 
 Usage::
 
-    python benchmarks/independent_bugs.py --run /tmp/ib              # every patch, HEAD
-    python benchmarks/independent_bugs.py --run /tmp/ib --only 02 14 --jobs 2 [--tests]
-    python benchmarks/independent_bugs.py --run /tmp/ib --verify     # the import check
-    python benchmarks/independent_bugs.py --run /tmp/ib --summary    # the table of every run so far
-    python benchmarks/independent_bugs.py --run /tmp/ib2 --set set-b  # another set (a sub-directory)
-    python benchmarks/independent_bugs.py --run /tmp/ib2 --set set-b --tests-only  # pytest column only
+    python tools/independent_bugs.py --run /tmp/ib              # every patch, HEAD
+    python tools/independent_bugs.py --run /tmp/ib --only 02 14 --jobs 2 [--tests]
+    python tools/independent_bugs.py --run /tmp/ib --verify     # the import check
+    python tools/independent_bugs.py --run /tmp/ib --summary    # the table of every run so far
+    python tools/independent_bugs.py --run /tmp/ib2 --set set-b  # another set (a sub-directory)
+    python tools/independent_bugs.py --run /tmp/ib2 --set set-b --tests-only  # pytest column only
 
-``--set NAME`` runs the patches of ``benchmarks/independent_bugs/NAME/`` (set B, session 4:
+``--set NAME`` runs the patches of ``tools/independent_bugs/NAME/`` (set B, session 4:
 ``set-b``, written independently of set A; its ``generate.py`` makes the patches).
 """
 
@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-PATCHES = ROOT / "benchmarks" / "independent_bugs"
+PATCHES = ROOT / "tools" / "independent_bugs"
 TIMEOUT_S = 1800.0
 TESTS = {"dgs": ["tests/test_spark_dgs_executor.py", "tests/test_conformance_dgs_oplus_spark.py"],
          "oplus": ["tests/test_spark_oplus_executor.py", "tests/test_conformance_dgs_oplus_spark.py"],
@@ -148,7 +148,7 @@ def summary_of(path: Path) -> dict[str, Any]:
 
 
 def fail_fast_summary(path: Path) -> dict[str, Any]:
-    """``benchmarks/mutation.py child-check`` prints ``suite S: N cases, F failed, ran=B``."""
+    """``tools/mutation.py child-check`` prints ``suite S: N cases, F failed, ran=B``."""
     found = re.search(r"suite \w+: (\d+) cases, (\d+) failed", path.read_text(encoding="utf-8", errors="replace"))
     return {"cases": int(found.group(1)), "failed": int(found.group(2))} if found else {}
 
@@ -169,7 +169,7 @@ def check(run: Path, commit: str, name: str, patch: str, with_tests: bool,
                 "cases": None, "failed": None, "line": changed_line(patch),
                 "note": "patch does not apply: " + applied.stderr.strip().splitlines()[0]}
     if fail_fast:  # the same default suite, stopping at its first failing batch
-        argv = [sys.executable, "benchmarks/mutation.py", "child-check", "--suite", suite]
+        argv = [sys.executable, "tools/mutation.py", "child-check", "--suite", suite]
         code, seconds = run_process(argv, tree, base / "suite.log", TIMEOUT_S, stdout=base / "suite.out")
         summary = fail_fast_summary(base / "suite.out")
     else:
@@ -245,13 +245,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1, help="checks at a time (default 1; this machine: <= 2)")
     parser.add_argument("--tests", action="store_true", help="also run the relevant pytest files on survivors")
     parser.add_argument("--fail-fast", action="store_true",
-                        help="stop each suite at its first failing batch (benchmarks/mutation.py child-check)")
+                        help="stop each suite at its first failing batch (tools/mutation.py child-check)")
     parser.add_argument("--summary", action="store_true",
                         help="print the table of RUN/results.jsonl (latest run of each bug) and exit")
     parser.add_argument("--verify", action="store_true", help="check that the snapshot is what Spark runs")
     parser.add_argument("--tests-only", action="store_true",
                         help="run only the relevant pytest files on each patch (RUN/tests.jsonl), no suite")
-    parser.add_argument("--set", default="", help="a set of patches: sub-directory of benchmarks/independent_bugs "
+    parser.add_argument("--set", default="", help="a set of patches: sub-directory of tools/independent_bugs "
                                                   "(default: set A, the top directory)")
     args = parser.parse_args(argv)
     run = Path(args.run).resolve()

@@ -1,4 +1,4 @@
-"""The score table of benchmarks/mutation.py (``summary``): outcomes, the suite's kills and
+"""The score table of tools/mutation.py (``summary``): outcomes, the suite's kills and
 the kills of checks written for survivors apart, Wilson intervals, the score per part of the
 scope (:func:`stratum`) and weighted by part size."""
 

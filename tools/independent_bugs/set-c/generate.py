@@ -1,10 +1,10 @@
 """Set C (session 5): 20 realistic one-line bugs in ``spark_impl/``, written from ``spark_impl/``,
 ``spec/``, README.md and docs/spark.md only, before reading ``conformance/``, ``tests/`` or the
-earlier sets' patches. ``python benchmarks/independent_bugs/set-c/generate.py`` (re)writes
+earlier sets' patches. ``python tools/independent_bugs/set-c/generate.py`` (re)writes
 ``NN-name.patch`` and ``INDEX.md`` here from the table below; each bug replaces one exact,
 unique snippet of the file at HEAD (checked), so a patch that no longer applies fails loudly.
 
-Run them: ``python benchmarks/independent_bugs.py --run DIR --set set-c [--fail-fast]``.
+Run them: ``python tools/independent_bugs.py --run DIR --set set-c [--fail-fast]``.
 """
 
 from __future__ import annotations

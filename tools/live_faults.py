@@ -1,6 +1,6 @@
 """Seeded faults on the live path, per fault and per case (issue 14, item 6).
 
-    python benchmarks/live_faults.py [--cases N] [--seed S] [--faults none,naive,...]
+    python tools/live_faults.py [--cases N] [--seed S] [--faults none,naive,...]
 
 Runs the Fries suite's live engine (``conformance.fries.streaming_engine``: every case through
 the Structured Streaming front end) on the same ``N`` cases once per fault (``none`` = no

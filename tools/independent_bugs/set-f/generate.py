@@ -6,11 +6,11 @@ MCS, driver, control messages, progress, sinks, streaming front end, object-stor
 (release, fork down, live mailbox, steps), 4 in O+ (windows, ScaleJoin, rescale feed, live
 watermark) and 4 in the shared layer (keys, records x2, store), of varied kinds.
 
-``python benchmarks/independent_bugs/set-f/generate.py`` (re)writes ``NN-name.patch`` and
+``python tools/independent_bugs/set-f/generate.py`` (re)writes ``NN-name.patch`` and
 ``INDEX.md`` here from the table below; each bug replaces one exact, unique snippet of the file
 at HEAD (checked), so a patch that no longer applies fails loudly.
 
-Run them: ``python benchmarks/independent_bugs.py --run DIR --set set-f [--fail-fast]``.
+Run them: ``python tools/independent_bugs.py --run DIR --set set-f [--fail-fast]``.
 """
 
 from __future__ import annotations

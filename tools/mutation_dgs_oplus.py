@@ -1,16 +1,16 @@
-"""``prepare`` of benchmarks/mutation.py restricted to ``spark_impl/dgs`` and ``spark_impl/oplus``
+"""``prepare`` of tools/mutation.py restricted to ``spark_impl/dgs`` and ``spark_impl/oplus``
 (issue 12: the DGS and O+ part of the mutation score; the live front ends ``streaming*.py`` of
 issue 14 are left out: :func:`in_scope`).
 
 Same snapshot (``git archive HEAD``), same cosmic-ray mutants and ids, same coverage
 measurement, but only the mutants of the two packages and only the ``dgs`` and ``oplus``
 suites' coverage (the fries suite never executes these packages; skipping its coverage run
-saves ~10 minutes). Then use benchmarks/mutation.py's ``run`` / ``summary`` / ``one`` on the
+saves ~10 minutes). Then use tools/mutation.py's ``run`` / ``summary`` / ``one`` on the
 same run directory as usual::
 
-    python benchmarks/mutation_dgs_oplus.py --run /work/mutation-dgs-oplus [--no-coverage]
-    python benchmarks/mutation.py run --run /work/mutation-dgs-oplus --sample 40 --seed 0
-    python benchmarks/mutation.py summary --run /work/mutation-dgs-oplus
+    python tools/mutation_dgs_oplus.py --run /work/mutation-dgs-oplus [--no-coverage]
+    python tools/mutation.py run --run /work/mutation-dgs-oplus --sample 40 --seed 0
+    python tools/mutation.py summary --run /work/mutation-dgs-oplus
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import mutation  # noqa: E402 - benchmarks/mutation.py, next to this script
+import mutation  # noqa: E402 - tools/mutation.py, next to this script
 
 PACKAGES = ("spark_impl/dgs/", "spark_impl/oplus/")
 SUITES = ("dgs", "oplus")

@@ -1,8 +1,8 @@
-"""The child modes of benchmarks/mutation.py: one default suite, or pytest files, run inside
+"""The child modes of tools/mutation.py: one default suite, or pytest files, run inside
 the snapshot (``PYTHONPATH=RUN/tree``, cwd the snapshot) on the mutant written there.
 
-``python benchmarks/mutation.py child-check --suite dgs|oplus|fries`` (also used by
-benchmarks/independent_bugs.py) exits 1 at the first failing batch, 0 if the suite passes.
+``python tools/mutation.py child-check --suite dgs|oplus|fries`` (also used by
+tools/independent_bugs.py) exits 1 at the first failing batch, 0 if the suite passes.
 """
 
 from __future__ import annotations

@@ -24,15 +24,15 @@ Steps (each resumable; results are appended to ``RUN/results.jsonl``):
 
 Usage::
 
-    python benchmarks/mutation.py prepare --run /work/mutation-run
-    python benchmarks/mutation.py run --run /work/mutation-run --sample 60 --seed 0 [--with-tests]
-    python benchmarks/mutation.py summary --run /work/mutation-run
-    python benchmarks/mutation.py refresh --run /work/mutation-run    # the suite of HEAD, same mutants
-    python benchmarks/mutation.py one --run /work/mutation-run --id 'spark_impl/x.py:core/AddNot:3'
-    python benchmarks/mutation.py run --run /work/mut4 --sample 110 --seed 4 --stratify   # session 4
-    python benchmarks/mutation.py one --run /work/mut4 --id ID --tests tests/test_x.py::test_y  # a new check only
-    python benchmarks/mutation.py coverage --run /work/mut4   # branch coverage of the three suites combined
-    python benchmarks/mutation.py carry --from /work/mut9 --run /work/mut10   # mut9's survivors on a newer snapshot
+    python tools/mutation.py prepare --run /work/mutation-run
+    python tools/mutation.py run --run /work/mutation-run --sample 60 --seed 0 [--with-tests]
+    python tools/mutation.py summary --run /work/mutation-run
+    python tools/mutation.py refresh --run /work/mutation-run    # the suite of HEAD, same mutants
+    python tools/mutation.py one --run /work/mutation-run --id 'spark_impl/x.py:core/AddNot:3'
+    python tools/mutation.py run --run /work/mut4 --sample 110 --seed 4 --stratify   # session 4
+    python tools/mutation.py one --run /work/mut4 --id ID --tests tests/test_x.py::test_y  # a new check only
+    python tools/mutation.py coverage --run /work/mut4   # branch coverage of the three suites combined
+    python tools/mutation.py carry --from /work/mut9 --run /work/mut10   # mut9's survivors on a newer snapshot
 
 ``--stratify`` draws per part of the scope (:func:`stratified_sample`); ``summary`` then also
 prints the score weighted by part size and a 95 % (Wilson) interval, the suite's kills and the

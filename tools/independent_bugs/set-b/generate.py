@@ -6,9 +6,9 @@ Each entry below is ``(name, file, occurrence, old line, new line or None = dele
 would see)``. The old line is matched exactly (stripped) at its ``occurrence``-th place in the
 file at the given commit (default HEAD). Running this script (re)writes ``NN-name.patch``
 (zero-context unified diffs, applied with ``git apply --unidiff-zero`` by
-``benchmarks/independent_bugs.py --set set-b``) and ``INDEX.md`` next to it.
+``tools/independent_bugs.py --set set-b``) and ``INDEX.md`` next to it.
 
-Usage: ``python benchmarks/independent_bugs/set-b/generate.py [--commit HEAD]``
+Usage: ``python tools/independent_bugs/set-b/generate.py [--commit HEAD]``
 """
 
 from __future__ import annotations
@@ -172,8 +172,8 @@ def main(argv: list[str] | None = None) -> int:
         stale.unlink()
     rows = ["# Independent bugs, set B (session 4)", "",
             "Written from `spark_impl/` only, before reading `conformance/`, `tests/` or set A "
-            "(`../INDEX.md`). Regenerate with `python benchmarks/independent_bugs/set-b/generate.py`; "
-            "run with `python benchmarks/independent_bugs.py --run DIR --set set-b`.", "",
+            "(`../INDEX.md`). Regenerate with `python tools/independent_bugs/set-b/generate.py`; "
+            "run with `python tools/independent_bugs.py --run DIR --set set-b`.", "",
             "Two first-draft bugs were replaced after reading set A's INDEX (near-duplicates): "
             "a blocking operator flushing with its initial logic (= A 05) and the O+ handover sized by "
             "the rescaled scenarios only (= A 23); they became 02 and 22.", "",
