@@ -2,7 +2,7 @@
 independently of the test suite from ``spark_impl/`` alone (and ``tools/independent_bugs.py``
 plus the code part, not the table, of set C's ``generate.py`` for the file format; the earlier
 sets' patch file names were seen in directory listings, none of the files opened) - without reading ``conformance/``, ``tests/``,
-docs/conformance.md, docs/notes/, the earlier sets' patches or INDEX.md files, or git log
+docs/conformance.md, the earlier sets' patches or INDEX.md files, or git log
 messages, and without running the suite or the tests on them. Spread as a real codebase's
 bugs: 8 in the Fries executor (``spark_impl/reconfig``: task, mcs, driver, retention, sinks,
 the Structured Streaming front end), 4 in ``spark_impl/dgs`` (batch and live), 4 in

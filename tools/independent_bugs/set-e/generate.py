@@ -1,6 +1,6 @@
 """Set E (session 8, an independent reviewer): 20 realistic one-line bugs in ``spark_impl/``, written
 independently of the test suite from ``spark_impl/``, ``spec/`` and docs/spark.md alone - without
-reading ``conformance/``, ``tests/``, docs/conformance.md, docs/notes/, the earlier sets or git log
+reading ``conformance/``, ``tests/``, docs/conformance.md, the earlier sets or git log
 messages, and without running the suite or the tests on them. 8 in the Fries executor (task,
 MCS, driver, control messages, progress, retention, sinks, streaming front end), 4 in DGS
 (release, steps, live mailbox, live re-plan), 4 in O+ (windows, rounds, live watermark, live

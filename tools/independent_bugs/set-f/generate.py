@@ -1,6 +1,6 @@
 """Set F (session 9, an independent reviewer): 20 realistic one-line bugs in ``spark_impl/``, written
 independently of the test suite from ``spark_impl/``, ``spec/`` and docs/spark.md alone - without
-reading ``conformance/``, ``tests/``, docs/conformance.md, docs/notes/, the earlier sets or git log
+reading ``conformance/``, ``tests/``, docs/conformance.md, the earlier sets or git log
 messages, and without running the suite or the tests on them. 8 in the Fries executor (task,
 MCS, driver, control messages, progress, sinks, streaming front end, object-store sink), 4 in DGS
 (release, fork down, live mailbox, steps), 4 in O+ (windows, ScaleJoin, rescale feed, live
