@@ -1,5 +1,5 @@
-"""Independent bugs against the default conformance suite (issue 12, "19 of any 20 realistic
-one-line bugs written independently of the suite").
+"""Independent bugs against the default conformance suite (target: 19 of any 20 realistic
+one-line bugs written independently of the suite).
 
 Each ``tools/independent_bugs/NN-name.patch`` is a realistic one-line bug in
 ``spark_impl/``, written from ``spark_impl/`` and the docs only, before reading
@@ -31,8 +31,9 @@ Usage::
     python tools/independent_bugs.py --run /tmp/ib2 --set set-b  # another set (a sub-directory)
     python tools/independent_bugs.py --run /tmp/ib2 --set set-b --tests-only  # pytest column only
 
-``--set NAME`` runs the patches of ``tools/independent_bugs/NAME/`` (set B, session 4:
-``set-b``, written independently of set A; its ``generate.py`` makes the patches).
+``--set NAME`` runs the patches of ``tools/independent_bugs/NAME/`` (for
+example ``set-b``, the second set, written independently of the first; each set's
+``generate.py`` makes its patches).
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ TESTS = {"dgs": ["tests/test_spark_dgs_executor.py", "tests/test_conformance_dgs
                    "tests/test_spark_layout_roles.py", "tests/test_spark_keys.py",
                    "tests/test_spark_streaming_query.py", "tests/test_conformance_spark.py"]}
 #: Extra test files for a patch of a module (prefix) whose own tests are not in :data:`TESTS`
-#: (the live front ends, sinks, bounded storage; set B).
+#: (the live front ends, sinks, bounded storage).
 MODULE_TESTS = {"spark_impl/dgs/streaming": ["tests/test_spark_dgs_streaming.py"],
                 "spark_impl/oplus/streaming": ["tests/test_spark_oplus_streaming.py",
                                                "tests/test_spark_oplus_streaming_conformance.py"],
@@ -252,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tests-only", action="store_true",
                         help="run only the relevant pytest files on each patch (RUN/tests.jsonl), no suite")
     parser.add_argument("--set", default="", help="a set of patches: sub-directory of tools/independent_bugs "
-                                                  "(default: set A, the top directory)")
+                                                  "(default: the first set, the top directory)")
     args = parser.parse_args(argv)
     run = Path(args.run).resolve()
     run.mkdir(parents=True, exist_ok=True)

@@ -1,4 +1,4 @@
-"""Seeded faults on the live path, per fault and per case (issue 14, item 6).
+"""Seeded faults on the live path, per fault and per case.
 
     python tools/live_faults.py [--cases N] [--seed S] [--faults none,naive,...]
 

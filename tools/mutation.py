@@ -1,4 +1,4 @@
-"""Mutation testing of ``spark_impl/`` against the default conformance suite (issue 12, item 6).
+"""Mutation testing of ``spark_impl/`` against the default conformance suite.
 
 Tool: cosmic-ray (its operators and its mutation engine; docs/conformance.md says why not
 mutmut). The mutant is written into a *snapshot* of the repository (``git archive HEAD`` into
@@ -24,15 +24,15 @@ Steps (each resumable; results are appended to ``RUN/results.jsonl``):
 
 Usage::
 
-    python tools/mutation.py prepare --run /work/mutation-run
-    python tools/mutation.py run --run /work/mutation-run --sample 60 --seed 0 [--with-tests]
-    python tools/mutation.py summary --run /work/mutation-run
-    python tools/mutation.py refresh --run /work/mutation-run    # the suite of HEAD, same mutants
-    python tools/mutation.py one --run /work/mutation-run --id 'spark_impl/x.py:core/AddNot:3'
-    python tools/mutation.py run --run /work/mut4 --sample 110 --seed 4 --stratify   # session 4
-    python tools/mutation.py one --run /work/mut4 --id ID --tests tests/test_x.py::test_y  # a new check only
-    python tools/mutation.py coverage --run /work/mut4   # branch coverage of the three suites combined
-    python tools/mutation.py carry --from /work/mut9 --run /work/mut10   # mut9's survivors on a newer snapshot
+    python tools/mutation.py prepare --run /tmp/mutation-run
+    python tools/mutation.py run --run /tmp/mutation-run --sample 60 --seed 0 [--with-tests]
+    python tools/mutation.py summary --run /tmp/mutation-run
+    python tools/mutation.py refresh --run /tmp/mutation-run    # the suite of HEAD, same mutants
+    python tools/mutation.py one --run /tmp/mutation-run --id 'spark_impl/x.py:core/AddNot:3'
+    python tools/mutation.py run --run /tmp/mut4 --sample 110 --seed 4 --stratify
+    python tools/mutation.py one --run /tmp/mut4 --id ID --tests tests/test_x.py::test_y  # a new check only
+    python tools/mutation.py coverage --run /tmp/mut4   # branch coverage of the three suites combined
+    python tools/mutation.py carry --from /tmp/mut9 --run /tmp/mut10   # mut9's survivors on a newer snapshot
 
 ``--stratify`` draws per part of the scope (:func:`stratified_sample`); ``summary`` then also
 prints the score weighted by part size and a 95 % (Wilson) interval, the suite's kills and the
@@ -63,7 +63,7 @@ from mutation_report import INVALID, latest, stratum, summary, weighted_line, wi
 from mutation_sample import allocate, sample, stratified_sample  # noqa: E402,F401
 
 ROOT = Path(__file__).resolve().parent.parent
-#: What is mutated: the executor, and (since session 6) the durable-state layer every front end
+#: What is mutated: the executor, and the durable-state layer every front end
 #: writes through (``records.py``, ``store.py``). ``spark_impl/workloads`` (the demo's and the
 #: benchmarks' job definitions), ``session.py`` (SparkSession settings) and ``lineage.py``
 #: (reliable checkpoints only on a cluster with a checkpoint directory; ``local[*]`` never takes
@@ -78,9 +78,9 @@ TESTS = {"spark_impl/dgs": ["tests/test_mutation_kills.py", "tests/test_spark_dg
          "spark_impl/oplus": ["tests/test_mutation_kills.py", "tests/test_spark_oplus_executor.py"],
          "spark_impl": ["tests/test_mutation_kills.py", "tests/test_spark_reconfig.py", "tests/test_spark_mcs.py", "tests/test_spark_reorder.py",
                         "tests/test_spark_streaming_query.py", "tests/test_conformance_spark.py"]}
-CHECK_TIMEOUT_S = 900.0  # the suite's own watchdog limit per batch; fries alone took up to 466 s under this session's load
+CHECK_TIMEOUT_S = 900.0  # the suite's own watchdog limit per batch; fries alone took up to 466 s on a loaded 2-core machine
 #: Per check (``--timeout`` overrides all): about 4x the unmutated suite under coverage at load
-#: 20-30 (session 4's prepare: dgs 96 s, oplus 44 s, fries 333 s). A mutant that makes a suite
+#: 20-30 (a prepare measured dgs 96 s, oplus 44 s, fries 333 s). A mutant that makes a suite
 #: run that much longer is a liveness failure, counted ``killed (timeout)``.
 CHECK_TIMEOUTS = {"dgs": 420.0, "oplus": 300.0, "fries": 900.0}
 
@@ -309,7 +309,7 @@ def refresh(run: Path, paths: Iterable[str] = ()) -> str:
 
     Only sound while HEAD's suite still runs on the snapshot's ``spark_impl`` (check that the
     unmutated checks pass first): a suite that needs a newer executor API kills every mutant.
-    Seen in this session: HEAD's generator drew the new order-sensitive ``fold`` functions
+    Seen once: HEAD's generator drew the new order-sensitive ``fold`` functions
     that the snapshot's executor did not implement yet."""
     commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, check=True, capture_output=True,
                             text=True).stdout.strip()
@@ -487,7 +487,7 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="mode", required=True)
     for mode in ("prepare", "refresh", "run", "summary", "one", "coverage", "carry"):
         p = sub.add_parser(mode)
-        p.add_argument("--run", type=Path, default=Path("/work/mutation-run"))
+        p.add_argument("--run", type=Path, default=Path("/tmp/mutation-run"))
         if mode == "carry":
             p.add_argument("--from", dest="old", type=Path, required=True,
                            help="the earlier campaign whose survivors are judged on --run's snapshot")

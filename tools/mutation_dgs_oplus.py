@@ -1,6 +1,6 @@
 """``prepare`` of tools/mutation.py restricted to ``spark_impl/dgs`` and ``spark_impl/oplus``
-(issue 12: the DGS and O+ part of the mutation score; the live front ends ``streaming*.py`` of
-issue 14 are left out: :func:`in_scope`).
+(the DGS and O+ part of the mutation score; the live front ends ``streaming*.py`` are left
+out: :func:`in_scope`).
 
 Same snapshot (``git archive HEAD``), same cosmic-ray mutants and ids, same coverage
 measurement, but only the mutants of the two packages and only the ``dgs`` and ``oplus``
@@ -8,9 +8,9 @@ suites' coverage (the fries suite never executes these packages; skipping its co
 saves ~10 minutes). Then use tools/mutation.py's ``run`` / ``summary`` / ``one`` on the
 same run directory as usual::
 
-    python tools/mutation_dgs_oplus.py --run /work/mutation-dgs-oplus [--no-coverage]
-    python tools/mutation.py run --run /work/mutation-dgs-oplus --sample 40 --seed 0
-    python tools/mutation.py summary --run /work/mutation-dgs-oplus
+    python tools/mutation_dgs_oplus.py --run /tmp/mutation-dgs-oplus [--no-coverage]
+    python tools/mutation.py run --run /tmp/mutation-dgs-oplus --sample 40 --seed 0
+    python tools/mutation.py summary --run /tmp/mutation-dgs-oplus
 """
 
 from __future__ import annotations
@@ -30,8 +30,7 @@ SUITES = ("dgs", "oplus")
 
 def in_scope(module: str) -> bool:
     """The batch executors of the two packages: not the live front ends ``streaming*.py``
-    (issue 14, being written in this session; their conformance paths are not part of the
-    default dgs / oplus suites)."""
+    (their conformance paths are not part of the default dgs / oplus suites)."""
     return module.startswith(PACKAGES) and not Path(module).name.startswith("streaming")
 
 
@@ -63,7 +62,7 @@ def prepare(run: Path, measure: bool = True) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--run", type=Path, default=Path("/work/mutation-dgs-oplus"))
+    parser.add_argument("--run", type=Path, default=Path("/tmp/mutation-dgs-oplus"))
     parser.add_argument("--no-coverage", action="store_true",
                         help="skip the coverage runs: every mutant runs its own package's suite")
     args = parser.parse_args()

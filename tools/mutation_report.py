@@ -18,7 +18,7 @@ INVALID = "invalid (does not compile)"
 def stratum(module: str) -> str:
     """The stratum of a module: its part of :data:`SCOPE` (``reconfig``, ``dgs``, ``oplus``,
     ``keys``, ``lru``, ``sink``, ``faults``), with the live front ends of DGS and O+
-    (``streaming*.py``, issue 14: ``--engine spark-streaming``, not the default suites'
+    (``streaming*.py``: ``--engine spark-streaming``, not the default suites'
     engine) apart as ``dgs-live`` and ``oplus-live``."""
     part = module.split("/")[1] if module.count("/") >= 1 else module
     part = part[:-3] if part.endswith(".py") else part
@@ -42,7 +42,7 @@ def summary(run: Path) -> str:
     by_suite = sum(v for k, v in outcome.items() if k.startswith("killed") and k != "killed by tests")
     low, high = wilson(killed, judged)
     s_low, s_high = wilson(by_suite, judged)
-    lines += [f"| equivalent (annotations, and survivors argued in docs/conformance.md) | {eq} |", "",
+    lines += [f"| equivalent (annotations, and survivors argued in equivalent.txt) | {eq} |", "",
               f"**Score: {killed}/{judged} non-equivalent mutants killed "
               f"({100.0 * killed / judged if judged else 0:.1f}%).**", "",
               f"Suite alone: {by_suite}/{judged} ({100.0 * by_suite / judged if judged else 0:.1f}%), "

@@ -1,5 +1,5 @@
 """Plant realistic one-line bugs in spark_impl/dgs and spark_impl/oplus and check that the
-default conformance suite catches each (issue 12: "catch the bugs nobody planted").
+default conformance suite catches each (bugs nobody planted).
 
 Each bug is applied to a *copy* of the source tree (the working tree is never touched), and
 ``streamproof conformance --suite dgs|oplus --engine spark --shrink-budget 0 --json`` runs on

@@ -1,6 +1,6 @@
-"""Set B of the independent bugs (issue 12, session 4): 24 realistic one-line bugs in
+"""The second set of independent bugs: 24 realistic one-line bugs in
 ``spark_impl/``, written from ``spark_impl/`` (and the docs/papers) only, before reading
-``conformance/``, ``tests/`` or set A's patches.
+``conformance/``, ``tests/`` or the first set's patches.
 
 Each entry below is ``(name, file, occurrence, old line, new line or None = deleted, what a user
 would see)``. The old line is matched exactly (stripped) at its ``occurrence``-th place in the
@@ -170,13 +170,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     for stale in HERE.glob("*.patch"):
         stale.unlink()
-    rows = ["# Independent bugs, set B (session 4)", "",
-            "Written from `spark_impl/` only, before reading `conformance/`, `tests/` or set A "
+    rows = ["# Independent bugs, second set", "",
+            "Written from `spark_impl/` only, before reading `conformance/`, `tests/` or the first set "
             "(`../INDEX.md`). Regenerate with `python tools/independent_bugs/set-b/generate.py`; "
             "run with `python tools/independent_bugs.py --run DIR --set set-b`.", "",
-            "Two first-draft bugs were replaced after reading set A's INDEX (near-duplicates): "
-            "a blocking operator flushing with its initial logic (= A 05) and the O+ handover sized by "
-            "the rescaled scenarios only (= A 23); they became 02 and 22.", "",
+            "Two first-draft bugs were replaced after reading the first set's INDEX (near-duplicates): "
+            "a blocking operator flushing with its initial logic (= first set 05) and the O+ handover sized by "
+            "the rescaled scenarios only (= first set 23); they became 02 and 22.", "",
             "| bug | file | change | what a user would see |", "|---|---|---|---|"]
     for number, (name, path, occurrence, old, new, effect) in enumerate(BUGS, start=1):
         stem = f"{number:02d}-{name}"

@@ -1,4 +1,4 @@
-"""Set C (session 5): 20 realistic one-line bugs in ``spark_impl/``, written from ``spark_impl/``,
+"""The third set of independent bugs: 20 realistic one-line bugs in ``spark_impl/``, written from ``spark_impl/``,
 ``spec/``, README.md and docs/spark.md only, before reading ``conformance/``, ``tests/`` or the
 earlier sets' patches. ``python tools/independent_bugs/set-c/generate.py`` (re)writes
 ``NN-name.patch`` and ``INDEX.md`` here from the table below; each bug replaces one exact,
@@ -129,7 +129,7 @@ BUGS: list[Bug] = [
 
 def main() -> int:
     """Write the patches and INDEX.md."""
-    return write_set(HERE, ["# Set C (session 5): independent one-line bugs", "",
+    return write_set(HERE, ["# Independent bugs, third set", "",
                      "Written from spark_impl/, spec/, README.md and docs/spark.md only (generate.py holds the table).", ""], "what the developer got wrong", BUGS)
 
 

@@ -1,6 +1,6 @@
-"""Set D (session 7, reviewer "bugs4"): 20 realistic one-line bugs in ``spark_impl/``, written
+"""The fourth set of independent bugs: 20 realistic one-line bugs in ``spark_impl/``, written
 independently of the test suite from ``spark_impl/`` alone (and ``tools/independent_bugs.py``
-plus the code part, not the table, of set C's ``generate.py`` for the file format; the earlier
+plus the code part, not the table, of the third set's ``generate.py`` for the file format; the earlier
 sets' patch file names were seen in directory listings, none of the files opened) - without reading ``conformance/``, ``tests/``,
 docs/conformance.md, the earlier sets' patches or INDEX.md files, or git log
 messages, and without running the suite or the tests on them. Spread as a real codebase's
@@ -150,8 +150,8 @@ BUGS: list[Bug] = [
 
 def main() -> int:
     """Write the patches and INDEX.md."""
-    return write_set(HERE, ["# Set D (session 7): independent one-line bugs", "",
-                     "Written by an independent reviewer from spark_impl/ alone, "
+    return write_set(HERE, ["# Independent bugs, fourth set", "",
+                     "Written independently from spark_impl/ alone, "
                      "without reading conformance/, tests/, docs/conformance.md or the earlier sets' patches "
                      "(generate.py holds the table).", ""], "what the developer got wrong (and why it is observable)", BUGS)
 

@@ -1,4 +1,4 @@
-"""Set E (session 8, an independent reviewer): 20 realistic one-line bugs in ``spark_impl/``, written
+"""The fifth set of independent bugs: 20 realistic one-line bugs in ``spark_impl/``, written
 independently of the test suite from ``spark_impl/``, ``spec/`` and docs/spark.md alone - without
 reading ``conformance/``, ``tests/``, docs/conformance.md, the earlier sets or git log
 messages, and without running the suite or the tests on them. 8 in the Fries executor (task,
@@ -157,8 +157,8 @@ BUGS: list[Bug] = [
 
 def main() -> int:
     """Write the patches and INDEX.md."""
-    return write_set(HERE, ["# Set E (session 8): independent one-line bugs", "",
-                     "Written by an independent reviewer from spark_impl/, spec/ and docs/spark.md alone, "
+    return write_set(HERE, ["# Independent bugs, fifth set", "",
+                     "Written independently from spark_impl/, spec/ and docs/spark.md alone, "
                      "without reading conformance/, tests/, docs/conformance.md or the earlier sets "
                      "(generate.py holds the table).", ""], "what the developer got wrong (and why it is observable)", BUGS)
 
