@@ -4,7 +4,7 @@ On a laptop the default master is ``local[*]``; under ``spark-submit`` the maste
 cluster settings come from spark-submit, and nothing here overrides them (``getOrCreate``
 returns the session spark-submit configured). Python workers are pointed at the interpreter
 running the driver unless ``PYSPARK_PYTHON`` is already set, so a virtual environment works
-without extra set-up (see SPARK-NOTES: otherwise workers start the system Python); under
+without extra set-up (otherwise workers start the system Python); under
 spark-submit nothing is set, so ``spark.pyspark.python`` of a packed environment wins.
 """
 
