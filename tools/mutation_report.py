@@ -154,7 +154,7 @@ def _is_equivalent(record: dict[str, Any], argued: set[str]) -> bool:
 
 def _equivalent(run: Path) -> set[str]:
     """Mutant ids argued equivalent (``RUN/equivalent.txt``, one id per line, ``#`` comments;
-    the arguments themselves are in docs/conformance.md)."""
+    each argued in a comment there)."""
     path = run / "equivalent.txt"
     if not path.exists():
         return set()
