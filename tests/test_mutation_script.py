@@ -199,3 +199,15 @@ def test_carry_finds_the_same_change_in_a_changed_module() -> None:
     assert counterpart(mutant, old, old, catalogue, change_of)["id"] == "m.py:Lt:1"  # unchanged: same id
     assert counterpart(mutant, old, "a = 1 < 2\n", catalogue, change_of) is None    # b's line is gone
     assert counterpart(mutant, old, None, catalogue, change_of) is None             # the module is gone
+
+
+def test_fail_fast_runs_this_checkouts_tools_so_any_commit_can_be_judged() -> None:
+    """tools/independent_bugs.py ``fail_fast_argv``: the child is this checkout's mutation.py by
+    absolute path, never a path inside the snapshot (a commit's snapshot may have no tools/)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    from independent_bugs import fail_fast_argv
+
+    argv = fail_fast_argv("dgs")
+    script = Path(argv[1])
+    assert script.is_absolute() and script == ROOT / "tools" / "mutation.py" and script.exists()
+    assert argv[2:] == ["child-check", "--suite", "dgs"]

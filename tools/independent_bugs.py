@@ -101,6 +101,13 @@ def changed_line(patch: str) -> str:
     return f"{minus}  ->  {plus}"
 
 
+def fail_fast_argv(suite: str) -> list[str]:
+    """The fail-fast run of ``suite``: ``mutation.py child-check`` of THIS checkout's tools (an
+    absolute path), run with the snapshot as working directory and first on ``PYTHONPATH``, so a
+    snapshot of any commit - one without ``tools/`` too - is judged by its own suite."""
+    return [sys.executable, str(Path(__file__).resolve().parent / "mutation.py"), "child-check", "--suite", suite]
+
+
 def snapshot(commit: str, tree: Path) -> None:
     """``git archive commit`` into ``tree``."""
     archive = subprocess.run(["git", "archive", "--format=tar", commit], cwd=ROOT, check=True,
@@ -170,7 +177,7 @@ def check(run: Path, commit: str, name: str, patch: str, with_tests: bool,
                 "cases": None, "failed": None, "line": changed_line(patch),
                 "note": "patch does not apply: " + applied.stderr.strip().splitlines()[0]}
     if fail_fast:  # the same default suite, stopping at its first failing batch
-        argv = [sys.executable, "tools/mutation.py", "child-check", "--suite", suite]
+        argv = fail_fast_argv(suite)
         code, seconds = run_process(argv, tree, base / "suite.log", TIMEOUT_S, stdout=base / "suite.out")
         summary = fail_fast_summary(base / "suite.out")
     else:
