@@ -1,4 +1,4 @@
-"""Where an executor micro-batch's time goes (issue 17, item 4).
+"""Where an executor micro-batch's time goes.
 
     python benchmarks/batch_floor.py                    # 24 tiny batches, breakdown table
     python benchmarks/batch_floor.py --batches 40 --python-profile   # + cProfile of the tasks

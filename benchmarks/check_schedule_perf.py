@@ -1,5 +1,4 @@
-"""End-to-end speed and memory of ``streamproof check-schedule`` on large schedules (issue 2
-§5, issue 17).
+"""End-to-end speed and memory of ``streamproof check-schedule`` on large schedules.
 
 Generated SCHEDULE.json files: N data transactions over 10 objects, transaction i visits
 objects i, i+1, ..., i+4 (mod 10) (about 5N operations, 18 bytes each). Shapes:
@@ -15,7 +14,7 @@ reading, validation, checking and printing included); wall time, CPU time (user 
 and the peak resident memory of that process are reported.
 
 Usage: ``python benchmarks/check_schedule_perf.py [--transactions N] [--keep DIR]`` (the
-four classic runs), ``--ratios`` (issue 17: 100k + 1,000 updates against 100k + 1 update,
+four classic runs), ``--ratios`` (100k + 1,000 updates against 100k + 1 update,
 3M against 1M; ``--memory`` adds the 10M-transaction file, ~900 MB on disk).
 """
 
@@ -152,7 +151,7 @@ def print_rows(rows: list[Row]) -> None:
 
 
 def ratios(folder: Path, memory: bool) -> None:
-    """Issue 17's targets, measured in one run (CPU seconds, so the machine's load matters
+    """The scaling targets, measured in one run (CPU seconds, so the machine's load matters
     less)."""
     rows: list[Row] = []
     one = run_case(folder, "100k, 1 update (violation)", rows, ["--json"], 100_000,
@@ -183,7 +182,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--transactions", type=int, default=1_000_000)
     parser.add_argument("--keep", metavar="DIR", help="write the files here")
-    parser.add_argument("--ratios", action="store_true", help="issue 17's ratio table")
+    parser.add_argument("--ratios", action="store_true", help="the scaling ratio table")
     parser.add_argument("--memory", action="store_true", help="with --ratios: 10M too")
     args = parser.parse_args()
     folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="sp-bench-"))

@@ -1,4 +1,4 @@
-"""How long ``streamproof check-dgs`` takes on each shipped DGS example (issue 3 §4: each
+"""How long ``streamproof check-dgs`` takes on each shipped DGS example (target: each
 shipped example checks in under 20 s by default).
 
 Runs the ``streamproof`` command as a subprocess per example with default settings (200

@@ -1,4 +1,4 @@
-"""Speed of ``streamproof mcs`` on large DAGs (issue 17): a wide DAG (N sources, each
+"""Speed of ``streamproof mcs`` on large DAGs: a wide DAG (N sources, each
 through its own one-to-many operator, into one merge) for N = 10k and 40k, and a dense
 random DAG of 2,000 operators (~78k edges, seeded) with 1 and 50 reconfigured operators.
 

@@ -1,4 +1,4 @@
-"""Fries executor checkpoints: local disk vs an S3 API (moto's server on 127.0.0.1), issue 14.
+"""Fries executor checkpoints: local disk vs an S3 API (moto's server on 127.0.0.1).
 
     python benchmarks/objstore_checkpoints.py                  # 20 batches each, local and S3
     python benchmarks/objstore_checkpoints.py --batches 40 --local-only

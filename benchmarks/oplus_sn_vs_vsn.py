@@ -1,4 +1,4 @@
-"""SN vs VSN on wordcount and paircount (STRETCH §8.1, Fig. 6, qualitatively; issue 4 §6).
+"""SN vs VSN on wordcount and paircount (STRETCH §8.1, Fig. 6, qualitatively).
 
 Synthetic tweets (Zipf-distributed words from a fixed vocabulary, 5-15 words each, one per
 time unit, split round-robin over two upstream sources) go through the reference executors:

@@ -1,8 +1,8 @@
-"""How far the bounded-exhaustive Fries proofs scale (issue 5 §1: "report the largest N").
+"""How far the bounded-exhaustive Fries proofs scale.
 
 Runs every Fries row of ``streamproof prove`` for N = --start, --start + 1, ... operators and
 prints one line per N: the seconds of each row and the total. Stops after the first N whose
-table takes longer than --budget seconds (default 600, the issue's 10 minutes) or whose rows
+table takes longer than --budget seconds (default 600: 10 minutes) or whose rows
 are not all as expected; the largest N within budget is printed last. Each row runs with a
 Z3 time limit of --budget seconds. Timings depend heavily on machine load.
 

@@ -1,4 +1,4 @@
-"""DGS and O+ on Spark, measured side by side in one run (issue 7).
+"""DGS and O+ on Spark, measured side by side in one run.
 
 1. **DGS throughput**: the event-window and fraud-detection examples (reference/dgs/examples)
    on the same input - ``--events`` leaf events over 4 streams and ``--syncs`` synchronizing

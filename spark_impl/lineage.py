@@ -1,4 +1,4 @@
-"""Cutting an RDD's lineage so that it survives the loss of an executor (issue 15).
+"""Cutting an RDD's lineage so that it survives the loss of an executor.
 
 The round-based executors (O+, DGS) keep their state in an RDD whose lineage they cut every
 round. ``localCheckpoint`` keeps the only copy in the executors' block managers: when an

@@ -1,4 +1,4 @@
-"""Checksummed objects and the commit protocol without rename (issue 14, item 5).
+"""Checksummed objects and the commit protocol without rename.
 
 **Framing.** Every object the executor reads back is ``magic`` + the payload's length (8 bytes,
 big endian) + its BLAKE2b-128 digest (``digest_size=16``, no key) + the payload, where ``magic``

@@ -4,7 +4,7 @@ On a laptop the default master is ``local[*]``; under ``spark-submit`` the maste
 cluster settings come from spark-submit, and nothing here overrides them (``getOrCreate``
 returns the session spark-submit configured). Python workers are pointed at the interpreter
 running the driver unless ``PYSPARK_PYTHON`` is already set, so a virtual environment works
-without extra set-up (see SPARK-NOTES: otherwise workers start the system Python); under
+without extra set-up (otherwise workers start the system Python); under
 spark-submit nothing is set, so ``spark.pyspark.python`` of a packed environment wins.
 """
 
@@ -82,8 +82,8 @@ def prefer_installed_pyspark() -> str | None:
     again: ``import pyspark.sql.streaming.transform_with_state_driver_worker`` takes ~3x as
     long as from the installed package (13 s against 4 s wall at load 56 here). The stateful
     streaming API (``transformWithStateInPandas``) starts such fresh workers, which must
-    connect back to the JVM within a fixed 10 s, so on a loaded machine its queries failed
-    (issue 17). Only for a pip-installed pyspark (the zip is the installed package's own,
+    connect back to the JVM within a fixed 10 s, so on a loaded machine its queries failed.
+    Only for a pip-installed pyspark (the zip is the installed package's own,
     same version) and never under spark-submit (a packed environment decides there)."""
     if os.environ.get("PYSPARK_PYTHON") or _launched_by_spark_submit():
         return None

@@ -1,8 +1,8 @@
 """The file sink shared by spark_impl's round-based executors (O+, DGS).
 
 A task writes the outputs of one (batch, step, partition) to one file, replaced atomically,
-so a re-executed task rewrites the same file: the sink is idempotent by batch id (SPARK-NOTES,
-"Exactly-once end to end ... an idempotent sink"). The driver reads the directory once, at
+so a re-executed task rewrites the same file: the sink is idempotent by batch id (Spark's
+guide: exactly-once end to end needs a replayable source and an idempotent sink). The driver reads the directory once, at
 the end of a run. On a cluster the directory must be on storage every executor and the
 driver can reach. ``sink`` may also be a URI :mod:`spark_impl.store` opens (S3, GCS, HDFS,
 ``file://``): a part is then one write-once object (an object store has no rename; a PUT makes

@@ -1,5 +1,5 @@
 """Checkpoint storage on a local disk or on any filesystem ``pyarrow.fs`` opens (S3, GCS, HDFS,
-ABFS, ``file://``), with no rename (issue 14, item 5).
+ABFS, ``file://``), with no rename.
 
 A *location* is a local path or a URI as ``pyarrow.fs.FileSystem.from_uri`` reads it, with
 the credentials and endpoint in it, so a Spark Python worker opens the same store from the

@@ -1,4 +1,4 @@
-"""benchmarks/mutation.py's pure helpers: which mutants are equivalent by construction
+"""tools/mutation.py's pure helpers: which mutants are equivalent by construction
 (inside an annotation, never evaluated under postponed evaluation), which statement a line
 belongs to (what coverage records), and the score table."""
 
@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("mutation_script", ROOT / "benchmarks" / "mutation.py")
+    spec = importlib.util.spec_from_file_location("mutation_script", ROOT / "tools" / "mutation.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules["mutation_script"] = module
@@ -183,7 +183,7 @@ def test_mutated_files_names_what_differs_from_the_snapshot_commit(tmp_path: Pat
 
 
 def test_carry_finds_the_same_change_in_a_changed_module() -> None:
-    sys.path.insert(0, str(ROOT / "benchmarks"))
+    sys.path.insert(0, str(ROOT / "tools"))
     from mutation_carry import counterpart
 
     def change_of(source: str, operator: str, occurrence: int) -> str | None:  # "<": the n-th line holding one
@@ -199,3 +199,15 @@ def test_carry_finds_the_same_change_in_a_changed_module() -> None:
     assert counterpart(mutant, old, old, catalogue, change_of)["id"] == "m.py:Lt:1"  # unchanged: same id
     assert counterpart(mutant, old, "a = 1 < 2\n", catalogue, change_of) is None    # b's line is gone
     assert counterpart(mutant, old, None, catalogue, change_of) is None             # the module is gone
+
+
+def test_fail_fast_runs_this_checkouts_tools_so_any_commit_can_be_judged() -> None:
+    """tools/independent_bugs.py ``fail_fast_argv``: the child is this checkout's mutation.py by
+    absolute path, never a path inside the snapshot (a commit's snapshot may have no tools/)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    from independent_bugs import fail_fast_argv
+
+    argv = fail_fast_argv("dgs")
+    script = Path(argv[1])
+    assert script.is_absolute() and script == ROOT / "tools" / "mutation.py" and script.exists()
+    assert argv[2:] == ["child-check", "--suite", "dgs"]

@@ -3,7 +3,7 @@ compressed precedence graph, and a shortest cycle of the *full* precedence graph
 :mod:`reference.fries.two_cycles` finds no 2-cycle). Transactions are the numbers of
 :class:`~reference.fries.compact.CompactSchedule`.
 
-The full precedence graph (Fries Def. 4.8/4.9, FORMAL-NOTES §1) has an edge Ti -> Tj when an
+The full precedence graph (Fries Def. 4.8/4.9) has an edge Ti -> Tj when an
 operation of Ti precedes a conflicting operation of Tj on the same object. Materialising it
 costs O(data operations x update operations) edges. :func:`shortest_cycle` never does: it runs
 a breadth-first search whose successor lists are read straight off the per-object logs, and

@@ -1,4 +1,4 @@
-"""Reading SCHEDULE.json straight from the file, in bounded memory (issue 17).
+"""Reading SCHEDULE.json straight from the file, in bounded memory.
 
 ``json.loads`` of a 900 MB schedule (10M transactions, 50M operations) needs ~15 GB of
 Python objects; :func:`read_schedule` never holds more than one chunk of the text

@@ -1,6 +1,6 @@
 """Running DGS programs under synchronization plans on Spark (docs/spark-dgs-oplus.md).
 
-The driver is the coordinator (it holds the batch-level mailbox, spark_impl.dgs.release);
+The driver releases the events (it holds the batch-level mailbox, spark_impl.dgs.release);
 the state lives in an RDD whose partition ``i`` holds leaf ``i`` (spark_impl.dgs.topology)
 of every run of the batch.
 For every tick with released events the driver builds one chain of Spark stages and runs it

@@ -3,7 +3,7 @@ micro-batches run a user's program under a plan (docs/spark.md, "DGS on a live s
 
 The shape follows the Fries executor's front end (:mod:`spark_impl.reconfig.streaming`): the
 query owns the input's ingestion and progress; this module owns the plan, the state and the
-sink. ``foreachBatch(df, batch_id)`` on the driver (the DGS coordinator, paper 001 §3.4):
+sink. ``foreachBatch(df, batch_id)`` on the driver (which releases events as DGS §3.4's mailboxes do):
 
 1. reads the batch's rows (JSON items, :mod:`spark_impl.dgs.streaming_input`) and puts them in
    each job's mailbox; the events no earlier dependent event can still precede are released;

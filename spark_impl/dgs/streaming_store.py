@@ -28,7 +28,8 @@ the user's events and tags, of any type).
 
 Retention: after a delivery every states prefix but the committed one is deleted, and the
 records of delivered batches unless ``keep_records`` (the conformance suite reads the trace).
-A checkpoint of the session-4 layout (``commit.pkl`` rewritten in place) is refused
+A checkpoint of layout version 1 (``commit.pkl`` rewritten in place; this module writes
+version 2, the record logs) is refused
 (:func:`check_layout`): resuming it from scratch would skip the input Spark already consumed.
 """
 
@@ -143,7 +144,7 @@ class Store:
 
 
 def check_layout(root: str) -> None:
-    """Refuse a checkpoint written by the session-4 front end (module docstring)."""
+    """Refuse a checkpoint of layout version 1 (module docstring)."""
     where = open_store(root)
     if where.exists("commit.pkl") and not where.list(COMMITS):
         raise InputError(f"{display(root)} holds a live DGS checkpoint of an older layout (commit.pkl); "

@@ -128,8 +128,8 @@ class Log:
         self.deliveries = RecordLog(self.store, "delivered")
 
     def check_layout(self) -> None:
-        """Refuse a checkpoint of the layout before session 5 (``commits/<b>.json``,
-        ``requests.json``): resuming it would restart the O+ state from scratch while
+        """Refuse a checkpoint of layout version 1 (``commits/<b>.json``,
+        ``requests.json``; this module writes version 2, the record logs): resuming it would restart the O+ state from scratch while
         Structured Streaming's offsets continue (outputs lost)."""
         old = [n for n in self.store.list("commits") if n.endswith(".json")]
         if old or self.store.exists("requests.json") or self.store.exists("delivered.json"):

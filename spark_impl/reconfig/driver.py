@@ -45,8 +45,8 @@ from spark_impl.reconfig.validate import validate_request
 SCHEDULERS = ("fries", "epoch", "naive")
 FUSE_MAX_PARTITIONS = 8
 """Up to this many partitions the source is read by the first operator stage itself (every
-task reads the batch's source tuples and keeps its own: one Spark stage less per batch,
-issue 17); above it a source stage reads each job's tuples once and shuffles them.
+task reads the batch's source tuples and keeps its own: one Spark stage less per batch);
+above it a source stage reads each job's tuples once and shuffles them.
 ``Executor(fuse_source=...)`` overrides the choice."""
 
 

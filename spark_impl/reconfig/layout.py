@@ -136,7 +136,7 @@ def roles(job: Job, s: int, request: Request, fries: bool) -> dict[str, ObjectRo
 
     Cached under what the roles depend on - the dataflow, the workers of every operator, the
     reconfigured operators and the scheduler - never under ``id(job)``: CPython reuses the id
-    of a freed job, so a later job could get an earlier job's roles (issue 12)."""
+    of a freed job, so a later job could get an earlier job's roles."""
     counts = tuple((name, job.workers(name)) for name in job.dataflow.names)
     key = (s, request.operators, fries, job.dataflow, counts)
     found = _ROLES.get(key)

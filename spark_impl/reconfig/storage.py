@@ -15,7 +15,7 @@ and the files of an uncommitted batch are never read again: the commit protocol 
 :mod:`spark_impl.records` with the progress log as its commit records. ``directory`` is a
 local path or a filesystem URI (:mod:`spark_impl.store`).
 
-**Framing (issue 15).** A file is ``MAGIC`` + the payload's length (8 bytes, big endian) + its
+**Framing.** A file is ``MAGIC`` + the payload's length (8 bytes, big endian) + its
 BLAKE2b-128 digest + the pickled payload (:func:`spark_impl.records.frame`).
 :func:`read_task_file` checks all three before it unpickles anything, so a truncated, extended or bit-flipped file (a disk or copy fault, a
 half-restored backup, someone editing the checkpoint) raises :class:`CorruptStateError`

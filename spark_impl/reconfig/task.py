@@ -236,7 +236,7 @@ class _Stage:
                 process(rec)
             maybe_switch(True)
         if s in plan.flush and job.dataflow.kind(op) is OperatorKind.BLOCKING:
-            for key in sorted(st.states, key=key_order):  # keys of mixed types (issue 14)
+            for key in sorted(st.states, key=key_order):  # keys of mixed types
                 self._emit(s, job, lay, op, obj, st, f"{op}:final", logic.flush(st.states[key], key))
 
     def _align(self, entry: ControlEntry, role: ObjectRole, st: ObjState, inbox: list[Record],

@@ -1,4 +1,4 @@
-"""Checking a reconfiguration request before it is made (issue 6, req. 9).
+"""Checking a reconfiguration request before it is made.
 
 A bad request is *rejected with a message*; the stream keeps running. Checked: every named
 operator exists and is not a source; each update has callable logic and transformation; the

@@ -1,5 +1,5 @@
 """The backlog workload on Spark's own stateful streaming API: the baseline a user would pick
-instead of spark_impl (issue 17).
+instead of spark_impl.
 
 The same operators as :mod:`spark_impl.workloads.backlog` - ``events -> Expensive -> Tally``,
 ``Expensive`` spinning ``cost_ms`` of CPU per event and counting events per key, ``Tally``

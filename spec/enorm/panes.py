@@ -13,7 +13,7 @@ The user logic is a :class:`Monoid`: ``lift`` one tuple, ``combine`` two partial
 ``finish`` a window's state into its result. Consolidate may merge partials of one pane that
 were computed on different nodes (after an instant migration, §4.4), in any order, so
 ``combine`` must be associative and commutative with ``zero`` as identity. This is the
-condition under which FORMAL-NOTES' testable claim holds: partial-based and direct window
+condition under which Enorm's claim holds: partial-based and direct window
 results are equal, before and after any migration (:func:`direct_results` vs
 :func:`consolidate` of :func:`compute` over any split of the tuples).
 """

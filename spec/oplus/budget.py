@@ -1,4 +1,4 @@
-"""How much work a scenario asks for, bounded before anything runs (issue 13).
+"""How much work a scenario asks for, bounded before anything runs.
 
 An O+ execution does work per (tuple, key, window instance): WT multi updates every one of
 the ``ceil(WS / WA)`` instances a tuple falls in, WT single shifts its one instance ``WA`` at

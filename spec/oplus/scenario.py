@@ -1,5 +1,5 @@
 """The O+ scenario format and operator catalogue: the contract of ``streamproof oplus`` and of
-any engine (reference, Spark) that runs O+ scenarios (issue 4 §3, §5; docs/oplus.md).
+any engine (reference, Spark) that runs O+ scenarios (docs/oplus.md).
 
 A scenario (JSON)::
 

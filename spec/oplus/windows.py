@@ -42,14 +42,14 @@ NO_WATERMARK: Watermark = -math.inf
 event times are allowed)."""
 
 END_OF_STREAM: Watermark = math.inf
-"""The watermark after the last tuple: every window instance expires (issue 4 §5)."""
+"""The watermark after the last tuple: every window instance expires."""
 
 
 @dataclass(frozen=True)
 class WindowSpec:
     """Window advance WA and size WS (§2.1). Validated: ``WA > 0`` and ``WS >= WA``.
 
-    ``WS >= WA`` is the issue's contract (the paper assumes sliding windows, WA < WS, §3;
+    ``WS >= WA`` is streamproof's contract (the paper assumes sliding windows, WA < WS, §3;
     tumbling WA = WS is allowed; hopping windows WS < WA, which skip tuples, are not)."""
 
     WA: int
