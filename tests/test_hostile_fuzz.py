@@ -3,7 +3,7 @@ reference-only command in-process, must keep docs/cli.md's contract - exit 0, 1 
 stderr line on exit 2, ``--json`` output that parses, an answer within the per-case limit
 (:mod:`hostile_cli`). A few cases run through a real subprocess (real stdio encoding).
 Mutations: :mod:`hostile_mutations`. ``check-dgs`` is swept with a few hostile programs
-here; its sandbox is tested in depth by tests/test_dgs_sandbox.py (issue 13a)."""
+here; its sandbox is tested in depth by tests/test_dgs_sandbox.py."""
 
 from __future__ import annotations
 
