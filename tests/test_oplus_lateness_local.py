@@ -22,16 +22,16 @@ import logging
 import math
 import os
 import random
+import sys
 from collections import Counter
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 import pytest
 
+sys.path.insert(0, os.path.dirname(__file__))
+from oplus_sorted_reference import plain, sum_reference, user_reference  # noqa: E402 - a helper module beside
+
 from conformance.local_spark import LocalSpark
-from reference.oplus.executors import run_sequential
-from reference.oplus.run import run_scenario
-from spec.oplus.model import OPlus, StreamTuple
-from spec.oplus.scenario import parse_scenario
 from spark_impl.lateness import LateTupleError
 from spark_impl.oplus.streaming import start_oplus_query
 from spark_impl.oplus.streaming_jobs import oplus_job
@@ -104,27 +104,14 @@ class Live:
     def rows(self, job: int) -> Counter[tuple[int, Any]]:
         """``(ts, value)`` of every row delivered for ``job`` (a user job: the value parsed from
         JSON, the payload; a catalogue job: ``(key, value)``)."""
-        return Counter((ts, _plain(json.loads(value)) if self.user[job] else (key, json.loads(value)))
+        return Counter((ts, plain(json.loads(value)) if self.user[job] else (key, json.loads(value)))
                        for rows in self.delivered.values() for j, _, _, ts, key, value in rows if j == job)
 
 
-def _plain(value: Any) -> Any:
-    return tuple(_plain(v) for v in value) if isinstance(value, list) else value
 
 
-def _reference(op: OPlus, tuples: list[dict[str, Any]]) -> Counter[tuple[int, Any]]:
-    """The reference (sequential O+) on the event-time-sorted input."""
-    ordered = sorted(tuples, key=lambda t: (t["ts"], t["seq"]))
-    source = [StreamTuple(t["ts"], 0, t["seq"], (t["key"], t["value"])) for t in ordered]
-    return Counter((o.ts, _plain(o.payload)) for o in run_sequential(op, [source]).outputs)
 
 
-def _catalogue(wt: str, tuples: list[dict[str, Any]]) -> Counter[tuple[int, Any]]:
-    """The reference's sliding-sum (WA 5, WS 10) on the sorted input, as ``(ts, (key, sum))``."""
-    case = {"operator": "sliding-sum", "WA": 5, "WS": 10, "WT": wt, "parallelism": 1,
-            "inputs": [[{"ts": t["ts"], "key": t["key"], "value": t["value"]}
-                        for t in sorted(tuples, key=lambda t: (t["ts"], t["seq"]))]]}
-    return Counter((r["ts"], (r["key"], r["value"])) for r in run_scenario(parse_scenario(case), "sequential"))
 
 
 def _bounded_disorder(rng: random.Random, count: int, lateness: int) -> list[dict[str, Any]]:
@@ -175,10 +162,10 @@ def test_bounded_disorder_within_allowed_lateness_equals_the_reference_on_sorted
         assert live.run.status().watermark == {j: newest - lateness for j in range(JOBS)}  # type: ignore[union-attr]
     live.feed([{"job": j, "end": True} for j in range(JOBS)])
     assert live.run.late() == {j: 0 for j in range(JOBS)}
-    assert live.rows(0) == _catalogue("multi", tuples)
-    assert live.rows(1) == _catalogue("single", tuples)
+    assert live.rows(0) == sum_reference("multi", tuples)
+    assert live.rows(1) == sum_reference("single", tuples)
     for j, name in enumerate(USER, start=2):
-        assert live.rows(j) == _reference(load_operator(f"{OPERATORS}:{name}"), tuples), name
+        assert live.rows(j) == user_reference(load_operator(f"{OPERATORS}:{name}"), tuples), name
 
 
 def test_a_late_tuple_under_drop_is_counted_and_logged_once_per_batch(tmp_path: Any,
@@ -198,7 +185,7 @@ def test_a_late_tuple_under_drop_is_counted_and_logged_once_per_batch(tmp_path: 
     assert len(warnings) == 1 and "batch 1: dropped 2 late tuple(s)" in warnings[0].getMessage()
     assert "key 'ann' at event time 2" in warnings[0].getMessage()
     assert live.run.late() == {0: 2} and live.run.status().late == {0: 2}  # type: ignore[union-attr]
-    assert live.rows(0) == _reference(load_operator(f"{OPERATORS}:FIRST"),
+    assert live.rows(0) == user_reference(load_operator(f"{OPERATORS}:FIRST"),
                                       first + [{"ts": 21, "seq": 3, "key": "ann", "value": 4}])
 
 
@@ -225,7 +212,7 @@ def test_user_operator_sees_each_key_in_event_time_order_across_batches(tmp_path
     live.feed(tuples[1:])
     live.feed([{"end": True}])
     assert live.run.late() == {0: 0}
-    assert live.rows(0) == _reference(load_operator(f"{OPERATORS}:FIRST"), tuples) == Counter({(5, ("ann", 10)): 1,
+    assert live.rows(0) == user_reference(load_operator(f"{OPERATORS}:FIRST"), tuples) == Counter({(5, ("ann", 10)): 1,
                                                                                                 (10, ("ann", 10)): 1})
 
 
@@ -254,7 +241,3 @@ def test_late_policy_and_allowed_lateness_are_validated(tmp_path: Any) -> None:
         with pytest.raises(InputError) as caught:
             Live(str(tmp_path), [oplus_job("sliding-sum", 5, 10)], **options)
         assert where in str(caught.value), caught.value
-
-
-def _callable_policy(got: list[Any]) -> Callable[[Any, int], None]:
-    return lambda df, batch: got.append((batch, df))
