@@ -10,6 +10,10 @@ live stream").
     #   start_oplus_query(..., checkpoint_dir="s3://key:secret@bucket/ckpt?region=us-east-1",
     #                     query_checkpoint="/shared/query", ...)
 
+A job is a catalogue operator or a user-defined O+ (``oplus_job(OPlus or "file.py:NAME", ...)``,
+:mod:`spark_impl.oplus.user_operator`: each key's tuples are applied in event-time order once
+the watermark passes them); rescale, restart and exactly-once are the same for both.
+
 Structured Streaming owns the *input* (offsets, batch ids, replay); ``foreachBatch(df, b)``:
 
 1. ``b`` already has a commit record: a replay after a crash. Nothing runs again; only a
@@ -387,7 +391,7 @@ def late_rows(df: Any, watermark: dict[int, float]) -> Any:
     job = F.coalesce(F.col("job"), F.lit(0)) if "job" in df.columns else F.lit(0)
     behind: Any = None
     for j, w in sorted(watermark.items()):
-        if finite(w) and w > -math.inf:
+        if finite(w):
             behind = (F.when((job == j) & (F.col("ts") < F.lit(int(w))), F.lit(int(w))) if behind is None
                       else behind.when((job == j) & (F.col("ts") < F.lit(int(w))), F.lit(int(w))))
     if behind is None:

@@ -4,7 +4,9 @@ A job is one catalogue operator (``spec.oplus.scenario.CATALOGUE``: sliding-sum,
 paircount, longest-tweet, scalejoin, forward; WT single or multi) with its windows, initial
 parallelism and number of input sources. Validation is the scenario format's
 (``parse_scenario`` on the job with empty inputs), so a live job accepts exactly what
-``streamproof oplus`` accepts.
+``streamproof oplus`` accepts. Or it is a user-defined O+ (``spec.oplus.model.OPlus``, given as
+an object or ``"file.py:NAME"``) with the stream ``fields`` its payload is made of
+(:mod:`spark_impl.oplus.user_operator`).
 
 **Stream rows** (columns of the streaming DataFrame; missing optional columns mean the default):
 
@@ -21,9 +23,11 @@ parallelism and number of input sources. Validation is the scenario format's
   operators, ``x``/``y`` (source 0) and ``a``/``b`` (source 1) for scalejoin, ``value`` for
   forward.
 
-A source's *bound* is the largest timestamp or explicit watermark it has delivered (each
-source delivers its tuples in event-time order, as a scenario's input list does); a job's
-watermark is the minimum bound over its sources (TB's merged watermark, spec.oplus.watermarks).
+A source's *bound* is the largest timestamp minus the query's ``allowed_lateness``, or the
+largest explicit watermark, it has delivered (with ``allowed_lateness`` 0 each source must
+deliver its tuples in event-time order, as a scenario's input list does; with ``d`` a tuple
+may come up to ``d`` after a newer one, :mod:`spark_impl.lateness`); a job's watermark is the
+minimum bound over its sources (TB's merged watermark, spec.oplus.watermarks).
 """
 
 from __future__ import annotations

@@ -150,7 +150,12 @@ def _fields(fields: Any, sources: int) -> tuple[tuple[str, ...], ...]:
     if isinstance(fields, str) or not isinstance(fields, (list, tuple)) or not fields:
         raise InputError("a user operator needs fields=(names...) (the stream columns its payload is made of), "
                          f"or one tuple of names per source; got {fields!r}", "fields")
-    per_source = (tuple(fields),) if all(isinstance(f, str) for f in fields) else tuple(tuple(f) for f in fields)
+    if all(isinstance(f, str) for f in fields):
+        per_source: tuple[tuple[str, ...], ...] = (tuple(fields),)
+    elif all(isinstance(f, (list, tuple)) for f in fields):
+        per_source = tuple(tuple(f) for f in fields)
+    else:
+        raise InputError(f"expected names, or one tuple of names per source; got {fields!r}", "fields")
     if len(per_source) > 1 and len(per_source) != sources:
         raise InputError(f"one tuple of names per source: expected {sources}, got {len(per_source)}", "fields")
     reserved = ("job", "source", "ts", "watermark", "end", "seq")
