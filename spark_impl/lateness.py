@@ -20,8 +20,8 @@ of the event-time-sorted input. A tuple behind the watermark of the previous mic
   the watermark each one was behind) of every micro-batch that has some, under the batch id,
   *before* the batch commits (a crash in between delivers them again under the same id, so the
   sink must be idempotent by batch id, as Structured Streaming's ``foreachBatch``): a
-  ``function(df, batch_id)``, an object with ``deliver(df, batch_id)`` (the front ends'
-  ``CallbackSink``/``ParquetSink`` shape), or a path (a string: a Parquet directory, one
+  ``function(df, batch_id)``, an object with ``deliver(df, batch_id)`` (e.g. a
+  ``CallbackSink``; a ``ParquetSink`` expects result columns, give a path instead), or a path (a string: a Parquet directory, one
   ``batch=<id>`` partition per batch, replaced when delivered again). The late tuples are
   counted as with ``"drop"`` (no WARNING: nothing is lost).
 

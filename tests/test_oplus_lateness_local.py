@@ -6,7 +6,8 @@
 * "Input whose disorder stays within ``allowed_lateness`` has no late tuple, whatever order the
   source hands it over in", and the results equal the reference fed the event-time-sorted
   input - a seeded property over random bounded-disorder interleavings, random cuts into
-  micro-batches and a rescale mid-stream, for catalogue sliding-sum (WT multi and single) and
+  micro-batches, a rescale mid-stream and a driver crash (at a random crash point, the batch
+  replayed), for catalogue sliding-sum (WT multi and single) and
   user operators (a per-key max over tumbling windows, a sliding distinct count, an
   order-sensitive first value per window);
 * the watermark in every commit record is ``(largest event time seen) - allowed_lateness``;
@@ -33,7 +34,7 @@ from oplus_sorted_reference import plain, sum_reference, user_reference  # noqa:
 
 from conformance.local_spark import LocalSpark
 from spark_impl.lateness import LateTupleError
-from spark_impl.oplus.streaming import start_oplus_query
+from spark_impl.oplus.streaming import CRASH_POINTS, SimulatedCrash, start_oplus_query
 from spark_impl.oplus.streaming_jobs import oplus_job
 from spark_impl.oplus.user_operator import load_operator
 from spark_impl.reconfig.sinks import CallbackSink
@@ -97,7 +98,13 @@ class Live:
         self.batch = 0
         self.user = [job.user is not None for job in jobs]
 
-    def feed(self, items: Sequence[dict[str, Any]]) -> None:
+    def feed(self, items: Sequence[dict[str, Any]], crash: str | None = None) -> None:
+        """One micro-batch; with ``crash`` (a crash point) the driver "dies" there and Structured
+        Streaming replays the same batch id with the same rows."""
+        if crash is not None:
+            self.run.crash_at(crash)
+            with pytest.raises(SimulatedCrash):
+                self.stream.writeStream.handler(_Batch(self.spark, items), self.batch)
         self.stream.writeStream.handler(_Batch(self.spark, items), self.batch)
         self.batch += 1
 
@@ -154,10 +161,12 @@ def test_bounded_disorder_within_allowed_lateness_equals_the_reference_on_sorted
     tuples = _bounded_disorder(rng, rng.randint(20, 60), lateness)
     live = Live(str(tmp_path), _jobs(rng.randint(1, 3)), allowed_lateness=lateness, late_policy="fail")
     newest = -math.inf
+    crash_at = rng.randint(0, 4)
     for index, chunk in enumerate(_cut(rng, tuples)):
         if index == 2:
             live.run.rescale(rng.randint(1, 4), job=rng.randrange(JOBS))
-        live.feed([{"job": j, **t} for t in chunk for j in range(JOBS)])
+        live.feed([{"job": j, **t} for t in chunk for j in range(JOBS)],
+                  rng.choice(CRASH_POINTS) if index == crash_at else None)
         newest = max([newest, *(t["ts"] for t in chunk)])
         assert live.run.status().watermark == {j: newest - lateness for j in range(JOBS)}  # type: ignore[union-attr]
     live.feed([{"job": j, "end": True} for j in range(JOBS)])
