@@ -82,3 +82,10 @@ def test_a_file_whose_name_is_not_an_oplus_is_refused(tmp_path: Any) -> None:
     broken.write_text("raise ValueError('boom')\n", encoding="utf-8")
     with pytest.raises(InputError, match="cannot load: ValueError: boom"):
         load_operator(f"{broken}:OP")
+
+
+def test_a_relative_target_is_made_absolute_for_the_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker's working directory may differ from the driver's: the job keeps the absolute path."""
+    monkeypatch.chdir(os.path.dirname(OPERATORS))
+    job = oplus_job("oplus_user_operators.py:FIRST", fields=("key", "value"))
+    assert job.user is not None and job.user.target == f"{OPERATORS}:FIRST"

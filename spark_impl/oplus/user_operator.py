@@ -126,8 +126,11 @@ class UserOperator:
 def user_operator(operator: Any, *, fields: Any, sources: int | None) -> tuple[UserOperator, int]:
     """Validate a user's operator (an ``OPlus`` or ``"file.py:NAME"``) and its ``fields``;
     ``(UserOperator, number of sources)``. InputError on bad input."""
-    target = operator if isinstance(operator, str) else None
-    op = load_operator(operator) if target is not None else operator
+    target = None
+    if isinstance(operator, str):  # made absolute: a worker's working directory may differ
+        path, _, name = operator.rpartition(":")
+        target = f"{os.path.abspath(path)}:{name}" if path and name else operator
+    op = load_operator(target) if target is not None else operator
     if not isinstance(op, OPlus):
         raise InputError(f"expected a catalogue name, 'file.py:NAME' or a spec.oplus.model.OPlus, got "
                          f"{type(operator).__name__}", "operator")
