@@ -8,6 +8,8 @@
   multi): order-sensitive, so it equals the sorted input's answer only if every key sees its
   tuples in event-time order.
 
+* ``PAIRS``: two inputs (sources 0 and 1), the pairs per key and tumbling window.
+
 Payloads are ``(key, value)`` (the stream's ``key`` and ``value`` columns); every output is
 ``(key, result)``.
 """
@@ -60,3 +62,15 @@ def first_update(ws: WindowSet, t: StreamTuple) -> tuple[tuple[Any, ...], tuple[
 
 FIRST = OPlus(name="first", windows=WindowSpec(5, 10), inputs=1, keys=key_of, window_type=WindowType.MULTI,
               update=first_update, output=max_output, empty=lambda: None, is_empty=lambda s: s is None)
+
+
+def pairs_output(ws: WindowSet) -> tuple[Any, ...]:
+    left, right = ws.states
+    return ((ws.key, len(left) * len(right), sum(t.payload[1] for t in left)),) if left and right else ()
+
+
+PAIRS = OPlus(name="pairs", windows=WindowSpec(4, 4), inputs=2, keys=key_of, window_type=WindowType.MULTI,
+              output=pairs_output)
+"""Two inputs: per key and tumbling window [4l, 4l + 4), the number of (input 0, input 1)
+pairs and the sum of input 0's values (f_U is Table I's default: store the tuple in the
+window of its input)."""
