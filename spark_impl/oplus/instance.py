@@ -39,6 +39,7 @@ from spark_impl.oplus.operators import (
     AGGREGATES, Item, OperatorConfig, band_match, earliest_left, in_window, keys_of, lefts_of,
     lift, match_value, merge, storage_key,
 )
+from spark_impl.oplus.user_operator import UserOperator, run_user
 
 PartitionState = dict[int, dict[str, Any]]
 """``{scenario index: {key: key state}}`` of one partition (= one instance per scenario)."""
@@ -57,6 +58,7 @@ class ScenarioRound:
     watermark: float  # the watermark after this round (+inf at the end of the stream)
     drop_near_watermark: bool = False  # seeded fault
     route: Callable[[Any, int], int] = instance_of  # f_mu (the live front end: spark_impl.keys.route)
+    user: UserOperator | None = None  # a user-defined O+ (the live front end; ``op`` then only names its windows)
 
 
 def process(index: int, state: PartitionState, items: list[tuple[int, Item]],
@@ -69,11 +71,15 @@ def process(index: int, state: PartitionState, items: list[tuple[int, Item]],
     for scenario, plan in plans.items():
         keys = state.setdefault(scenario, {})
         emitted: list[tuple[int, str, Any]] = []
-        for item in sorted(by_scenario.get(scenario, []), key=lambda it: it[:3]):
-            if plan.drop_near_watermark and item[0] <= plan.previous:
-                continue  # the seeded bug: "<=" where a late tuple is "<"
-            _update(index, keys, item, plan, emitted)
-        _expire(keys, plan.op, plan.watermark, emitted)
+        if plan.user is not None:  # a user-defined O+: spark_impl.oplus.user_operator
+            run_user(index, keys, by_scenario.get(scenario, []), plan.user, plan.parallelism, plan.watermark,
+                     plan.route, emitted)
+        else:
+            for item in sorted(by_scenario.get(scenario, []), key=lambda it: it[:3]):
+                if plan.drop_near_watermark and item[0] <= plan.previous:
+                    continue  # the seeded bug: "<=" where a late tuple is "<"
+                _update(index, keys, item, plan, emitted)
+            _expire(keys, plan.op, plan.watermark, emitted)
         outputs.extend((scenario, ts, key, value) for ts, key, value in emitted)
         if not keys:
             del state[scenario]

@@ -10,6 +10,10 @@ live stream").
     #   start_oplus_query(..., checkpoint_dir="s3://key:secret@bucket/ckpt?region=us-east-1",
     #                     query_checkpoint="/shared/query", ...)
 
+A job is a catalogue operator or a user-defined O+ (``oplus_job(OPlus or "file.py:NAME", ...)``,
+:mod:`spark_impl.oplus.user_operator`: each key's tuples are applied in event-time order once
+the watermark passes them); rescale, restart and exactly-once are the same for both.
+
 Structured Streaming owns the *input* (offsets, batch ids, replay); ``foreachBatch(df, b)``:
 
 1. ``b`` already has a commit record: a replay after a crash. Nothing runs again; only a
@@ -34,24 +38,36 @@ Structured Streaming owns the *input* (offsets, batch ids, replay); ``foreachBat
 Exactly-once across a driver crash: whatever the crash interrupted is either committed (then
 never re-run, at most re-delivered under the same batch id) or not (then Structured Streaming
 replays the batch with the same offsets, and it rewrites the same files from the previous
-commit's state). A tuple below its job's previous watermark is *late* (its source broke the
-event-time order): dropped and counted (``status().late``), as Structured Streaming drops
-rows behind its watermark.
+commit's state).
+
+**Bounded out-of-orderness** (:mod:`spark_impl.lateness`). A source's bound is its largest
+event time minus ``allowed_lateness`` (or its largest explicit watermark); the job's watermark,
+the minimum bound over its sources, is in every commit record, so a restart continues from it.
+A tuple below its job's previous watermark is *late*: counted (``status().late``) and handled
+by ``late_policy`` before anything of the batch runs: ``"drop"`` (one WARNING per batch on
+the logger ``streamproof.oplus``), ``"fail"`` (the batch raises
+:class:`~spark_impl.lateness.LateTupleError`, the query stops; :meth:`OplusStreamingRun.process_all_available`
+raises it), or a sink that receives the late rows under the batch id. Input whose disorder
+stays within ``allowed_lateness`` has no late tuple, whatever order the source hands it over in.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import threading
 import time
-from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from typing import Any, Iterable, Iterator, Sequence
 
 from spec.errors import InputError
 from spec.oplus.budget import MAX_PARALLELISM
 
 from spark_impl.faults import check_faults
+from spark_impl.lateness import LatePolicy, LateTuple, LateTupleError, check_allowed_lateness, log_late
+from spark_impl.lateness import late_policy as late_policy_of
 from spark_impl.oplus.instance import ScenarioRound, finite
 from spark_impl.oplus.streaming_jobs import OplusJob, Summary, entries_of, route_key, summarize
 from spark_impl.oplus.streaming_log import Commit, Log
@@ -61,7 +77,10 @@ from spark_impl.reconfig.sinks import Sink
 from spark_impl.reconfig.streaming import StreamStopped
 from spark_impl.store import display, is_uri
 
-__all__ = ["CRASH_POINTS", "OplusStreamingRun", "SimulatedCrash", "start_oplus_query"]
+__all__ = ["CRASH_POINTS", "LOGGER", "OplusStreamingRun", "SimulatedCrash", "start_oplus_query"]
+
+LOGGER = logging.getLogger("streamproof.oplus")
+"""The live O+ front end's logger (a WARNING per batch that drops late tuples)."""
 
 CRASH_POINTS = ("after-round", "after-commit", "after-delivery")
 """Where :meth:`OplusStreamingRun.crash_at` makes the next batch fail, as a driver killed
@@ -76,7 +95,9 @@ class SimulatedCrash(RuntimeError):
 @dataclass
 class OplusStreamingRun:
     """A running live O+ query. ``batch_ms``: wall time of the last 1000 ``foreachBatch``
-    calls of this process; ``replayed``: batch ids that arrived already committed."""
+    calls of this process; ``replayed``: batch ids that arrived already committed;
+    ``allowed_lateness`` and ``policy``: the bounded out-of-orderness and the late policy
+    (:mod:`spark_impl.lateness`); ``failure``: the error a batch raised (the query stopped)."""
 
     query: Any
     jobs: list[OplusJob]
@@ -87,6 +108,26 @@ class OplusStreamingRun:
     batch_ms: dict[int, float] = field(default_factory=dict)
     replayed: list[int] = field(default_factory=list)
     crash: str | None = None
+    allowed_lateness: int = 0
+    policy: LatePolicy = field(default_factory=lambda: LatePolicy("drop"))
+    failure: BaseException | None = None
+
+    def late(self) -> dict[int, int]:
+        """Per job, the late tuples since the query started (dropped, or sent to the late
+        sink), as the last commit recorded them (also right after a restart)."""
+        last = self.log.latest()
+        return {} if last is None else dict(last.late)
+
+    def process_all_available(self) -> None:
+        """``query.processAllAvailable()``; when a batch failed, raises its error itself (a
+        :class:`~spark_impl.lateness.LateTupleError` under ``late_policy="fail"``), not
+        Spark's wrapper."""
+        try:
+            self.query.processAllAvailable()
+        except Exception as error:
+            if self.failure is not None:
+                raise self.failure from error
+            raise
 
     def rescale(self, parallelism: int, *, job: int = 0, watermark: int | None = None) -> int:
         """Request parallelism ``parallelism`` for ``job`` at event time ``watermark`` (None:
@@ -139,6 +180,18 @@ def _initial(jobs: Sequence[OplusJob]) -> Commit:
     return Commit(-1, dict(sizes), dict(sizes), 0, watermark={j: -math.inf for j in sizes})
 
 
+@contextmanager
+def _remember_failure(run: OplusStreamingRun) -> Iterator[None]:
+    """Keep the error a batch raises on the run (:meth:`OplusStreamingRun.process_all_available`);
+    a batch refused after ``stop()`` is not a failure."""
+    try:
+        yield
+    except Exception as error:
+        if not isinstance(error, StreamStopped):
+            run.failure = error
+        raise
+
+
 class _Handler:
     """The ``foreachBatch`` function (module docstring, steps 1-5)."""
 
@@ -153,7 +206,7 @@ class _Handler:
 
     def __call__(self, df: Any, batch_id: int) -> None:
         run, started = self.run_ref[0], time.perf_counter()
-        with run.busy:
+        with run.busy, _remember_failure(run):
             run._refuse_after_stop(batch_id)
             last = run.log.latest()
             if last is not None and batch_id <= last.batch:
@@ -172,10 +225,12 @@ class _Handler:
         entries = df.rdd.map(entries_of(df.columns)).persist()
         try:
             summary = Summary()
-            for part in entries.mapPartitions(summarize(jobs, prev.watermark)).collect():
+            for part in entries.mapPartitions(summarize(jobs, prev.watermark, run.allowed_lateness)).collect():
                 summary.merge(part)
             if summary.bad:
                 raise InputError(f"batch {batch_id}: {'; '.join(summary.bad)}", "stream")
+            if summary.first:
+                handle_late(run, df, batch_id, prev, summary.late, min(summary.first.values()))
             bounds = dict(prev.bounds)
             for at, bound in summary.bounds.items():
                 bounds[at] = max(bounds.get(at, -math.inf), bound)
@@ -183,6 +238,7 @@ class _Handler:
                          for j, job in enumerate(jobs)}
             plans = {j: ScenarioRound(job.config(self.off_by_one), prev.parallelism[j], prev.watermark[j],
                                       watermark[j], self.drop, route_key) for j, job in enumerate(jobs)}
+            plans = {j: replace(p, user=jobs[j].user) for j, p in plans.items()}
             moved = frozenset(j for j in plans if prev.parallelism[j] != prev.ran.get(j))
             plan = RoundPlan(plans, max(prev.parallelism.values()), prev.batch if prev.batch >= 0 else None,
                              prev.partitions, moved, run.log.location, batch_id)
@@ -191,7 +247,8 @@ class _Handler:
             entries.unpersist()
         run._maybe_crash("after-round")
         commit_batch(run, prev, Commit(batch_id, {}, {}, plan.partitions, bounds, watermark, late=summary.late,
-                                       outputs=sum(n for _, n in counts)))
+                                       outputs=sum(n for _, n in counts),
+                                       lateness={j: run.allowed_lateness for j in watermark}))
         run._maybe_crash("after-commit")
 
     @staticmethod
@@ -229,7 +286,7 @@ def commit_batch(run: OplusStreamingRun, prev: Commit, batch: Commit) -> Commit:
     record = Commit(batch.batch, dict(prev.parallelism), dict(prev.parallelism), batch.partitions, batch.bounds,
                     batch.watermark, list(prev.applied),
                     {j: prev.late.get(j, 0) + batch.late.get(j, 0) for j in batch.watermark}, batch.outputs,
-                    list(prev.rescales), dict(prev.rescaled))
+                    list(prev.rescales), dict(prev.rescaled), dict(batch.lateness))
     settle_requests(run, record)
     run.log.write_commit(record)
     compact_requests(run, record)
@@ -261,7 +318,8 @@ def compact_requests(run: OplusStreamingRun, record: Commit) -> None:
 
 def start_oplus_query(spark: Any, stream: Any, jobs: Sequence[OplusJob], *, checkpoint_dir: str, sink: Sink,
                       faults: Iterable[str] = (), trigger: dict[str, Any] | None = None,
-                      keep: int = 2, query_checkpoint: str | None = None) -> OplusStreamingRun:
+                      keep: int = 2, query_checkpoint: str | None = None, allowed_lateness: int = 0,
+                      late_policy: Any = "drop") -> OplusStreamingRun:
     """Start a Structured Streaming query over ``stream`` (a streaming DataFrame, columns as
     in :mod:`spark_impl.oplus.streaming_jobs`) running ``jobs``; outputs go to ``sink``.
 
@@ -273,7 +331,11 @@ def start_oplus_query(spark: Any, stream: Any, jobs: Sequence[OplusJob], *, chec
     ``checkpoint_dir``, required for a URI. Starting again on the same two locations with the
     same jobs resumes exactly once.
     ``faults``: seeded O+ bugs (``spark_impl.faults.OPLUS_FAULTS``) for the conformance suite.
-    ``keep``: commit records retained (>= 1)."""
+    ``keep``: commit records retained (>= 1).
+    ``allowed_lateness`` (event-time units, >= 0) and ``late_policy`` (``"drop"``, ``"fail"``,
+    or a sink: ``function(df, batch_id)``, an object with ``deliver(df, batch_id)``, or a
+    Parquet path): bounded out-of-orderness and what happens to a tuple behind the watermark
+    (:mod:`spark_impl.lateness`; docs/production/oplus.md)."""
     if not getattr(stream, "isStreaming", False):
         raise InputError("start_oplus_query needs a streaming DataFrame (spark.readStream...)", "stream")
     if "ts" not in stream.columns:
@@ -290,6 +352,7 @@ def start_oplus_query(spark: Any, stream: Any, jobs: Sequence[OplusJob], *, chec
         query_checkpoint = os.path.join(os.path.abspath(checkpoint_dir), "query")
     wanted = frozenset(faults)
     check_faults(wanted)
+    lateness, policy = check_allowed_lateness(allowed_lateness), late_policy_of(late_policy)
     log = Log(checkpoint_dir)
     log.check_layout()
     last = log.latest()
@@ -301,7 +364,36 @@ def start_oplus_query(spark: Any, stream: Any, jobs: Sequence[OplusJob], *, chec
               .option("checkpointLocation", query_checkpoint))
     if trigger:
         writer = writer.trigger(**trigger)
-    run = OplusStreamingRun(None, list(jobs), log)
+    run = OplusStreamingRun(None, list(jobs), log, allowed_lateness=lateness, policy=policy)
     ref.append(run)
     run.query = writer.start()
     return run
+
+
+def handle_late(run: OplusStreamingRun, df: Any, batch_id: int, prev: Commit, counts: dict[int, int],
+                first: LateTuple) -> None:
+    """Apply the late policy to a batch with late tuples (``counts`` per job, the ``first``
+    one), before anything of it runs: raise (``fail``), deliver them (a sink), then log."""
+    count = sum(counts.values())
+    if run.policy.kind == "fail":
+        raise LateTupleError(batch_id, first, count, run.allowed_lateness)
+    if run.policy.deliver is not None:
+        run.policy.deliver(late_rows(df, prev.watermark), batch_id)
+    log_late(LOGGER, batch_id, count, first, run.policy, run.allowed_lateness)
+
+
+def late_rows(df: Any, watermark: dict[int, float]) -> Any:
+    """The rows of micro-batch ``df`` that are late (a tuple below its job's previous
+    watermark, as :func:`~spark_impl.oplus.streaming_jobs.summarize` counts them), with a
+    column ``late_watermark``: the watermark each was behind."""
+    from pyspark.sql import functions as F  # noqa: N812 - Spark's usual name
+
+    job = F.coalesce(F.col("job"), F.lit(0)) if "job" in df.columns else F.lit(0)
+    behind: Any = None
+    for j, w in sorted(watermark.items()):
+        if finite(w):
+            behind = (F.when((job == j) & (F.col("ts") < F.lit(int(w))), F.lit(int(w))) if behind is None
+                      else behind.when((job == j) & (F.col("ts") < F.lit(int(w))), F.lit(int(w))))
+    if behind is None:
+        return df.limit(0).withColumn("late_watermark", F.lit(None).cast("long"))
+    return df.withColumn("late_watermark", behind).where(F.col("late_watermark").isNotNull())

@@ -61,6 +61,11 @@ def decode_time(value: Any) -> float:
     return -math.inf if value is None else int(value)
 
 
+COMMIT_LAYOUT = 2
+"""The commit record's layout version: 2 added ``lateness`` (allowed lateness per job; the
+``bounds`` are event times minus it). Layout 1 records are read (lateness 0)."""
+
+
 @dataclass
 class Commit:
     """The record of one committed micro-batch.
@@ -70,7 +75,13 @@ class Commit:
     (differs from ``ran`` right after a rescale applied at this batch's watermark).
     ``applied``: the applied request ids still kept in ``requests/`` (a restart must not apply
     them again); ``rescales``: the last few rescales (a window, ``KEEP_RESCALES``);
-    ``rescaled``: per job, how many rescale requests were applied since the query started."""
+    ``rescaled``: per job, how many rescale requests were applied since the query started.
+    ``lateness``: per job, the allowed lateness the batch ran with (its ``bounds`` are event
+    times minus it, :mod:`spark_impl.lateness`); ``late`` counts every late tuple since the
+    query started, whatever the policy did with it.
+
+    The JSON form carries ``"layout":`` :data:`COMMIT_LAYOUT`; a record without it is layout 1
+    (no allowed lateness: read as lateness 0), a newer layout is refused."""
 
     batch: int
     ran: dict[int, int]
@@ -83,6 +94,7 @@ class Commit:
     outputs: int = 0
     rescales: list[dict[str, Any]] = field(default_factory=list)
     rescaled: dict[int, int] = field(default_factory=dict)
+    lateness: dict[int, int] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         """The record's JSON form."""
@@ -91,16 +103,22 @@ class Commit:
                 "bounds": [[j, s, encode_time(b)] for (j, s), b in sorted(self.bounds.items())],
                 "watermark": [[j, encode_time(w)] for j, w in sorted(self.watermark.items())],
                 "applied": self.applied, "late": _pairs(self.late), "outputs": self.outputs,
-                "rescales": self.rescales, "rescaled": _pairs(self.rescaled)}
+                "rescales": self.rescales, "rescaled": _pairs(self.rescaled), "layout": COMMIT_LAYOUT,
+                "lateness": _pairs(self.lateness)}
 
     @staticmethod
     def from_json(raw: Any) -> "Commit":
-        """Parse a record written by :meth:`to_json`."""
+        """Parse a record written by :meth:`to_json` (layout 1 or 2; InputError on a newer one)."""
+        layout = raw.get("layout", 1)
+        if layout not in (1, COMMIT_LAYOUT):
+            raise InputError(f"commit record of batch {raw.get('batch')} has layout {layout!r}: written by a newer "
+                             f"streamproof (this one reads layouts 1-{COMMIT_LAYOUT}); resume it with that version",
+                             "checkpoint_dir")
         return Commit(int(raw["batch"]), _dict(raw["ran"]), _dict(raw["parallelism"]), int(raw["partitions"]),
                       {(int(j), int(s)): decode_time(b) for j, s, b in raw["bounds"]},
                       {int(j): decode_time(w) for j, w in raw["watermark"]},
                       [int(r) for r in raw["applied"]], _dict(raw["late"]), int(raw["outputs"]),
-                      list(raw["rescales"]), _dict(raw.get("rescaled", [])))
+                      list(raw["rescales"]), _dict(raw.get("rescaled", [])), _dict(raw.get("lateness", [])))
 
 
 def _pairs(table: dict[int, int]) -> list[list[int]]:

@@ -4,7 +4,8 @@
    instance, ``route_key(key, parallelism)`` for each key of f_MK) and shuffled to
    its instance's partition (``partitionBy``: exactly one task per instance, so an instance
    with no tuple still expires its windows). Late tuples (below the job's previous watermark)
-   are dropped here; the driver counted them.
+   are dropped here; the driver counted them (and applied the late policy). A user-defined
+   operator's tuples are routed by its own f_MK (:mod:`spark_impl.oplus.user_operator`).
 2. Task ``j`` loads instance ``j``'s key states from the previous commit's state files, runs
    :func:`spark_impl.oplus.instance.process` (TB order, then expiry of every window instance
    with ``L + WS <= W``), and writes the new states and the outputs to this batch's objects
@@ -72,7 +73,10 @@ def run_round(entries: Any, plan: RoundPlan) -> list[tuple[int, int]]:
         round_plan = plans[job]
         if ts < round_plan.previous:
             return  # late: the driver counted it
-        for instance in sorted(owners(values, round_plan.op, round_plan.parallelism, route_key)):
+        user = round_plan.user
+        targets = (owners(values, round_plan.op, round_plan.parallelism, route_key) if user is None
+                   else {route_key(k, round_plan.parallelism) for k in user.keys_of(values, ts, source, seq)})
+        for instance in sorted(targets):
             yield instance, (job, (ts, source, seq, values))
 
     def task(index: int, routed: Iterator[tuple[int, tuple[int, Item]]]) -> Iterator[tuple[int, int]]:
