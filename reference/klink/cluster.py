@@ -32,7 +32,7 @@ Model (docs/klink.md, "Distributed Klink and memory contention"):
   memory policy starts) each event costs more, growing linearly to ``1 + contention`` times
   its cost at ``memory_capacity`` and staying there (garbage collection and spilling in a
   JVM-based engine); ``memory_capacity=None`` turns contention off. Without it the memory
-  policy cannot change latency (issue 19: "the simulator has no memory contention").
+  policy cannot change latency.
 
 Latency, censoring and memory samples are measured as in :mod:`reference.klink.simulator`.
 """

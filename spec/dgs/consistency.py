@@ -9,7 +9,7 @@ program's ``state_eq`` when given; outputs compare as multisets):
 * C3: ``update(update(s, e1), e2) == update(update(s, e2), e1)`` and
   ``out(s, e1) + out(update(s, e1), e2) == out(s, e2) + out(update(s, e2), e1)``.
 
-**What they quantify over (the choice of issue #3 §2).** Read literally, Def. 2.3 quantifies
+**What they quantify over (the choice streamproof makes).** Read literally, Def. 2.3 quantifies
 over *all* values of the state types, all predicates and all events satisfying ``pred_i``.
 That reading makes the paper's own running example inconsistent: for the key counter
 (Fig. 1), C1 with ``e = r(k)`` and ``s2`` holding a count for ``k`` gives

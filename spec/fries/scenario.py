@@ -108,8 +108,8 @@ class Timing:
     range of per-tuple channel delays (FIFO channels: delays never reorder one channel);
     ``fcm_delay`` a [lo, hi] range of control-message delivery delays; ``stragglers`` maps an
     object (worker) to a cost multiplier; ``restarts`` lists source-tuple counts after which
-    the run stops and restarts from its last checkpoint. ``reorder_bound`` b >= 0 (issue 6,
-    source reordering within a watermark bound): sources ingest in
+    the run stops and restarts from its last checkpoint. ``reorder_bound`` b >= 0 (source
+    reordering within a watermark bound): sources ingest in
     :func:`spec.fries.reorder.reordered_ingestion` order, a seeded permutation of
     :func:`ingestion_order` that moves no tuple more than b positions; transaction ids are
     unchanged, and ``at`` / ``restarts`` still count ingested tuples."""

@@ -1,5 +1,5 @@
 """When each O+ output must appear: the emission round, and the instance that emits it
-(issue 12; STRETCH §2.3 watermarks, Alg. 2 expiry; docs/oplus.md "Emission rounds").
+(STRETCH §2.3 watermarks, Alg. 2 expiry; docs/oplus.md "Emission rounds").
 
 :mod:`spec.oplus.semantics` says *which* outputs an execution must produce ("watermarks decide
 when outputs appear, never which"). This module says *when*, for an engine that runs a

@@ -4,7 +4,7 @@
 A *source* is one physical input stream: a list of items, each a tuple or an explicit
 watermark :class:`Mark`, where tuples are sorted by timestamp and a mark ``w`` promises that
 the later tuples of that source have ``ts >= w``. After its last item every source ends with
-the mark +infinity (issue 4 §5).
+the mark +infinity.
 
 **Bound of a source.** After some prefix of source s has been added, every later tuple of s
 has ``ts >= bound_s``, where ``bound_s`` = the largest timestamp or mark added so far (-inf

@@ -42,7 +42,7 @@ NO_WATERMARK: Watermark = -math.inf
 event times are allowed)."""
 
 END_OF_STREAM: Watermark = math.inf
-"""The watermark after the last tuple: every window instance expires (issue 4 §5)."""
+"""The watermark after the last tuple: every window instance expires."""
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Strings built from both ends: a consistent program whose join is ORDER-SENSITIVE (issue 12).
+"""Strings built from both ends: a consistent program whose join is ORDER-SENSITIVE.
 
 Every other shipped consistent program has a join that is commutative on reachable states
 (sums, equal copies, the newer epoch), so an executor that joins a worker's children right to

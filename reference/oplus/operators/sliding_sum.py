@@ -1,5 +1,5 @@
 """The sliding-sum aggregate A(WA, WS, 1, f_SK = key, WT, ...): per key and window instance,
-the sum of the values (issue 4 §5). Input payload: ``(key, value)``."""
+the sum of the values. Input payload: ``(key, value)``."""
 
 from __future__ import annotations
 
