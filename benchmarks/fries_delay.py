@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from reference.fries.schedulers.fries import object_mcs  # noqa: E402
 from reference.fries.simulator import check_run, simulate  # noqa: E402
-from reference.fries.simulator.topology import build_topology  # noqa: E402
+from reference.fries.topology import build_topology  # noqa: E402
 from spec.fries.scenario import Scenario, scenario_from_json  # noqa: E402
 
 CHANNEL = [0.1, 0.5]

@@ -17,6 +17,7 @@ checker (precedence-graph acyclicity) and with brute force over all serial order
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import permutations
 
 from proofs import z3util as z
 from spec.fries.schedule import Schedule, conflicting_pairs
@@ -89,8 +90,6 @@ def serial_order_iff_acyclic(transactions: int, timeout_ms: int | None = None, *
     disjunction. Returns Z3's outcome on the negation (unsat = proved). Fewer transactions
     are covered by adding isolated ones. ``closure_rounds`` (default: all) truncates the
     transitive closure; tests use it to check that the proof is not vacuous."""
-    from itertools import permutations
-
     k = transactions
     edge = [[z.boolean(f"prec_{i}_{j}") if i != j else z.false() for j in range(k)] for i in range(k)]
     layer = edge

@@ -11,7 +11,10 @@ spark-submit nothing is set, so ``spark.pyspark.python`` of a packed environment
 from __future__ import annotations
 
 import os
+import shlex
 import sys
+import tempfile
+import zlib
 from typing import Any, Mapping
 
 
@@ -92,10 +95,6 @@ def prefer_installed_pyspark() -> str | None:
     package = os.path.dirname(os.path.abspath(pyspark.__file__))
     if not os.path.exists(os.path.join(package, "python", "lib", "pyspark.zip")):
         return None
-    import shlex
-    import tempfile
-    import zlib
-
     text = _WORKER_WRAPPER.format(python=shlex.quote(sys.executable))
     path = os.path.join(tempfile.gettempdir(), f"streamproof-worker-python-{os.getuid()}-{zlib.crc32(text.encode()):08x}.sh")
     if not os.path.exists(path):

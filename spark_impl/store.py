@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 from typing import Any, Callable, TypeVar
 from urllib.parse import urlsplit
 
@@ -169,8 +170,6 @@ class Store:
         path = self.path(name)
         if self.local:
             if os.path.isdir(path):
-                import shutil
-
                 shutil.rmtree(path, ignore_errors=True)
             else:
                 try:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from proofs import z3util as z
-from proofs.fries.dag import KINDS, SymbolicDag
+from proofs.fries.dag import SymbolicDag
 from proofs.fries.flow import Branch, LooseBranch, chain, chain_leaves, one_hot, selected
 from proofs.fries.mcs import SymbolicMcs, Variant, fries_seeds
 from proofs.fries.witness import (

@@ -46,7 +46,7 @@ from reference.fries.compact import (
     validate_types,
 )
 from spec.errors import InputError
-from spec.fries.schedule import _operation_from_json
+from spec.fries.schedule import operation_from_json
 from spec.jsonio import load_json, parse_json
 
 #: Characters of text decoded per read.
@@ -266,7 +266,7 @@ class _Reader:
             txns = [json.loads(f'"{t}"') if "\\" in t else t for t in txns]
         if "" in txns:
             index = count + txns.index("")
-            _operation_from_json({"txn": ""}, f"{self.where}: logs[{name!r}][{index}]")
+            operation_from_json({"txn": ""}, f"{self.where}: logs[{name!r}][{index}]")
         position = -1
         for _ in range(flags.count("true")):
             position = flags.index("true", position + 1)
@@ -284,7 +284,7 @@ class _Reader:
         where = f"{self.where}: logs[{name!r}][{count}]"
         if self.pos - start > MAX_ITEM:
             raise InputError(f"an operation longer than {MAX_ITEM} characters", where)
-        op = _operation_from_json(value, where)
+        op = operation_from_json(value, where)
         if op.update:
             marks.append(count)
         pieces.append(interner.ids([op.txn]))

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from spec.errors import InputError
-from spec.fries.consistency import _consume
+from spec.fries.consistency import consume_input
 from spec.fries.dataflow import OperatorKind
 from spec.fries.schedule import Operation, Schedule
 from spec.fries.userjob import Emitted, JobUpdate, Logic, UserJob, UserOutput
@@ -232,7 +232,7 @@ def _run_object(job: UserJob, op: str, obj: str, log: tuple[Operation, ...], nam
         if operation.txn == f"{op}:final":
             continue
         sender = named[position] if position < len(named) else None
-        item = _consume(obj, operation.txn, sender, inputs, violations)
+        item = consume_input(obj, operation.txn, sender, inputs, violations)
         if item is None:
             continue
         txn, key, value = item

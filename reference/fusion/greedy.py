@@ -20,7 +20,7 @@ import heapq
 
 from spec.errors import InputError
 from spec.fusion.components import Component
-from spec.fusion.greedy import SCORE_COMM, SCORE_PA, SCORES
+from spec.fusion.greedy import SCORE_COMM, SCORES
 from spec.fusion.job import Job
 
 

@@ -30,7 +30,7 @@ from spec.klink.watermarks import swm_generation_time
 from reference.klink.estimator import SwmEstimator, expected_slack
 from reference.klink.policies import Policy, make_policy
 from reference.klink.results import Forecasted, PolicyResult
-from reference.klink.workload import InputStream, QueryModel, WorkloadConfig
+from reference.klink.workload import InputStream, QueryModel, WorkloadConfig, build_workload
 
 
 MAX_CORES = 1024
@@ -347,8 +347,6 @@ class Comparison:
 
 def compare(wconfig: WorkloadConfig, config: SimConfig, policies: tuple[str, ...]) -> Comparison:
     """Run each policy on the same workload (built once from ``wconfig.seed``)."""
-    from reference.klink.workload import build_workload
-
     check_horizon(wconfig, config)  # before the workload is built
     workload = build_workload(wconfig)
     offered = sum(m.rate * m.cost for m in workload) / config.cores

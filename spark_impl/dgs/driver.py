@@ -169,7 +169,7 @@ def run_dgs_many(spark: Any, jobs: Sequence[DgsJob], *, sink_dir: str | None = N
     try:
         states = _materialize(sc.parallelize(range(len(jobs)), len(jobs))
                               .flatMap(lambda run: initial_states(layout, run))
-                              .partitionBy(total, _identity).mapPartitions(collect_slots))
+                              .partitionBy(total, identity_partition).mapPartitions(collect_slots))
         for number in range(max(len(s) for s in schedules)):
             plans = {j: inline_short_segments(topos[j], steps_of(topos[j], s[number]), jobs[j].inline_below)
                      for j, s in enumerate(schedules) if number < len(s)}
@@ -187,7 +187,7 @@ def run_dgs_many(spark: Any, jobs: Sequence[DgsJob], *, sink_dir: str | None = N
                                                sum(sync is not None for _, sync in steps), seconds))
         roots = {slot: layout.host(j, t.plan.root.id) for j, t in enumerate(topos)
                  for slot in layout.members(j, t.plan.root.id)}
-        for run, state in (states.mapPartitionsWithIndex(gather(roots)).partitionBy(total, _identity)
+        for run, state in (states.mapPartitionsWithIndex(gather(roots)).partitionBy(total, identity_partition)
                            .mapPartitionsWithIndex(final_states(layout)).collect()):
             runs[run].final_state = state
         states.unpersist()
@@ -202,7 +202,7 @@ def run_dgs_many(spark: Any, jobs: Sequence[DgsJob], *, sink_dir: str | None = N
     return runs
 
 
-def _step(sc: Any, layout: Layout, rdd: Any, pairs: dict[int, Pair], sink: str, name: str) -> Any:
+def combined_step(sc: Any, layout: Layout, rdd: Any, pairs: dict[int, Pair], sink: str, name: str) -> Any:
     """One combined step: every run's leaf segment (one stage, in place), then every run's
     synchronizing group (gather, synchronize at the hosts, scatter)."""
     lists: list[dict[Slot, list[tuple[Any, Any]]]] = [{} for _ in range(layout.partitions)]
@@ -221,10 +221,13 @@ def _step(sc: Any, layout: Layout, rdd: Any, pairs: dict[int, Pair], sink: str, 
         rdd = rdd.zip(sc.parallelize(lists, layout.partitions)).mapPartitionsWithIndex(
             leaf_segment(layout, sink, f"{name}-leaf"))
     if syncs:
-        rdd = (rdd.mapPartitionsWithIndex(gather(routes)).partitionBy(layout.partitions, _identity)
+        rdd = (rdd.mapPartitionsWithIndex(gather(routes)).partitionBy(layout.partitions, identity_partition)
                .mapPartitionsWithIndex(synchronize(layout, syncs, sink, f"{name}-sync"))
-               .partitionBy(layout.partitions, _identity).mapPartitions(collect_slots))
+               .partitionBy(layout.partitions, identity_partition).mapPartitions(collect_slots))
     return rdd
+
+
+_step = combined_step  # the name this module's calls use
 
 
 def _materialize(rdd: Any) -> Any:
@@ -242,7 +245,10 @@ def _materialize(rdd: Any) -> Any:
     return rdd
 
 
-def _user_error(text: str) -> str | None:
+def user_error(text: str) -> str | None:
+    """The user's one-line error in the text of a failed Spark job (the line a task's
+    ``UserCodeError`` left), or None when the failure is not the user's (shared with the live
+    executor, :mod:`spark_impl.dgs.streaming`)."""
     marker = "UserCodeError: "
     for line in text.splitlines():
         if marker in line:
@@ -250,5 +256,9 @@ def _user_error(text: str) -> str | None:
     return None
 
 
-def _identity(partition: int) -> int:
+_user_error = user_error  # the name this module's calls use
+
+
+def identity_partition(partition: int) -> int:
+    """``partitionBy``'s partitioner for keys that are already partition numbers."""
     return partition

@@ -135,3 +135,8 @@ def _release(program: Program, topo: Topology, timers: Mapping[str, Key],
                 ok[index], changed = False, True
     released_events = sorted((e for e, r in zip(buffered, ok) if r), key=lambda e: e.key)
     return released_events, [e for e, r in zip(buffered, ok) if not r]
+
+
+release_ready = _release
+"""Split the buffer into (released in key order, kept) by the module docstring's release rule
+(shared with the live executor's mailbox, :mod:`spark_impl.dgs.streaming_input`)."""

@@ -45,7 +45,8 @@ from spec.dgs.plan import Plan, plan_from_json
 from spec.dgs.program import Program
 from spec.errors import InputError
 
-from spark_impl.dgs.driver import DgsRun, _identity, _step, _user_error, inline_short_segments, steps_of
+from spark_impl.dgs.driver import (DgsRun, combined_step, identity_partition, inline_short_segments, steps_of,
+                                   user_error)
 from spark_impl.dgs.streaming_input import Mailbox, group_rows, receive
 from spark_impl.dgs.streaming_replan import fresh_name, migrate, remap_mailbox
 from spark_impl.dgs.streaming_sink import deliver_batch
@@ -53,7 +54,7 @@ from spark_impl.dgs.streaming_store import INITIAL, Commit, Store, check_layout,
 from spark_impl.dgs.tasks import Layout, collect_slots, final_states, gather, initial_states
 from spark_impl.dgs.topology import Topology, topology
 from spark_impl.reconfig.sinks import Sink
-from spark_impl.reconfig.streaming import REMEMBERED, StreamStopped, _remember
+from spark_impl.reconfig.streaming import REMEMBERED, StreamStopped, remember
 from spark_impl.store import display, is_uri, join
 
 T = TypeVar("T")
@@ -156,7 +157,7 @@ class DgsStreamingRun:
         roots = {slot: layout.host(j, t.plan.root.id) for j, t in enumerate(layout.topos)
                  for slot in layout.members(j, t.plan.root.id)}
         states = self._states(self.committed().states)
-        joined = _user_action(lambda: states.mapPartitionsWithIndex(gather(roots)).partitionBy(total, _identity)
+        joined = _user_action(lambda: states.mapPartitionsWithIndex(gather(roots)).partitionBy(total, identity_partition)
                               .mapPartitionsWithIndex(final_states(layout)).collect())
         result: list[Any] = [None] * len(self.jobs)
         for job, state in joined:
@@ -196,7 +197,7 @@ class DgsStreamingRun:
             except InputError as error:
                 self.error = error
                 raise
-            _remember(self.batch_ms, batch_id, (time.perf_counter() - started) * 1000.0)
+            remember(self.batch_ms, batch_id, (time.perf_counter() - started) * 1000.0)
 
     def _batch(self, df: Any, batch_id: int, column: str) -> None:
         commit = self.committed()
@@ -223,7 +224,7 @@ class DgsStreamingRun:
             records = self.store.fresh(self.store.records_dir(batch_id))
             rdd = self._states(commit.states)
             for index in range(max(len(p) for p in plans.values())):
-                rdd = _step(self.spark.sparkContext, self.layout, rdd,
+                rdd = combined_step(self.spark.sparkContext, self.layout, rdd,
                             {j: p[index] for j, p in plans.items() if index < len(p)}, records, f"s{index:05d}")
             states = f"b{batch_id:012d}"
             target = self.store.fresh(self.store.states_dir(states))
@@ -279,7 +280,7 @@ def _user_action(action: Callable[[], T]) -> T:
     try:
         return action()
     except Exception as error:  # noqa: BLE001 - Py4J wraps the task's exception
-        problem = _user_error(str(error))
+        problem = user_error(str(error))
         if problem is None:
             raise
         raise InputError(problem) from None
@@ -362,5 +363,5 @@ def _initial(run: DgsStreamingRun) -> None:
     layout, total = run.layout, run.layout.partitions
     target = run.store.fresh(run.store.states_dir(INITIAL))
     _user_action(lambda: run.spark.sparkContext.parallelize(range(len(run.jobs)), len(run.jobs))
-                 .flatMap(lambda job: initial_states(layout, job)).partitionBy(total, _identity)
+                 .flatMap(lambda job: initial_states(layout, job)).partitionBy(total, identity_partition)
                  .mapPartitions(collect_slots).mapPartitionsWithIndex(save_states(target)).count())

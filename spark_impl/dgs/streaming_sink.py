@@ -16,13 +16,13 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, Iterator
 
-from spark_impl.reconfig.sinks import Sink, _convert
+from spark_impl.reconfig.sinks import Sink, column_converter
 from spark_impl.sink import read_part
 from spark_impl.store import display, open_store
 
 
 def _rows(directory: str, batch: int, value_type: str) -> Callable[[str], Iterator[tuple[int, int, Any]]]:
-    value_of = _json_text if value_type == "string" else _convert(value_type)
+    value_of = _json_text if value_type == "string" else column_converter(value_type)
 
     def rows(name: str) -> Iterator[tuple[int, int, Any]]:
         records = read_part(directory, name)

@@ -18,11 +18,11 @@ from __future__ import annotations
 from typing import Any, Callable, Iterator
 
 from spark_impl.oplus.streaming_log import Log, load_part
-from spark_impl.reconfig.sinks import Sink, _convert
+from spark_impl.reconfig.sinks import Sink, column_converter
 
 
 def _rows(location: str, batch: int, key_type: str, value_type: str) -> Callable[[int], Iterator[tuple[Any, ...]]]:
-    key_of, value_of = _convert(key_type), _convert(value_type)
+    key_of, value_of = column_converter(key_type), column_converter(value_type)
 
     def rows(index: int) -> Iterator[tuple[Any, ...]]:
         for job, ts, key, value in load_part(location, "out", batch, index) or []:

@@ -23,6 +23,7 @@ requests: a request made after that commit is made again, as attempt + 1).
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from dataclasses import dataclass
@@ -35,6 +36,7 @@ from spark_impl.reconfig.layout import (
 )
 from spark_impl.reconfig.model import Job, Request
 from spark_impl.reconfig.progress import Active, Progress, read_progress, write_progress
+from spark_impl.reconfig.results import read_states_for
 from spark_impl.reconfig.retention import Retention, collect_garbage
 from spark_impl.reconfig.sinks import Sink, deliver
 from spark_impl.reconfig.storage import batches_on
@@ -396,12 +398,9 @@ class Executor:
         digest: no stamp needed)."""
         if not self.store.local:
             return 0.0
-        import os
-
         return os.stat(self.jobs_path).st_mtime
 
     def _committed_states(self, s: int, request: Request) -> dict[tuple[str, Any], Any]:
-        from spark_impl.reconfig.results import read_states_for
         history = self.state[s].committed.history
         if not history:
             return {}

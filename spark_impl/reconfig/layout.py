@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable, Sequence
 
-from pyspark import cloudpickle
+from pyspark import cloudpickle  # noqa: TID253 - the executor pickles jobs with it; it runs on pyspark anyway
 
 from spec.fries.dataflow import OperatorKind
 from spark_impl.lru import LRU

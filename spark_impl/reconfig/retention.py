@@ -34,15 +34,57 @@ batches of state and outputs (docs/spark.md, "Bounded storage").
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol, Sequence
 
 from spark_impl.reconfig.layout import load_request, request_name
 from spark_impl.reconfig.progress import Progress, write_progress
 from spark_impl.reconfig.storage import batch_name, batches_on
 from spark_impl.records import read_json_record, write_json_record
+from spark_impl.store import Store
 
-if TYPE_CHECKING:
-    from spark_impl.reconfig.driver import Executor
+
+class RetainedJob(Protocol):
+    """What the collection reads of one job's progress in the executor."""
+
+    @property
+    def committed(self) -> Progress:
+        """The job's progress as of the last commit."""
+        ...
+
+    @property
+    def live(self) -> Progress:
+        """The job's progress including batches not committed yet."""
+        ...
+
+
+class RetainingExecutor(Protocol):
+    """What :func:`collect_garbage` reads of the executor
+    (:class:`spark_impl.reconfig.driver.Executor`, which calls it after a commit)."""
+
+    @property
+    def g(self) -> int:
+        """The next batch number (so ``g - 1`` is the last batch that ran)."""
+        ...
+
+    @property
+    def state(self) -> Sequence[RetainedJob]:
+        """Per job, its progress."""
+        ...
+
+    @property
+    def store(self) -> Store:
+        """The checkpoint's storage."""
+        ...
+
+    @property
+    def directory(self) -> str:
+        """The checkpoint's location."""
+        ...
+
+    @property
+    def jobs_path(self) -> str:
+        """Where the executor saved the current jobs."""
+        ...
 
 
 CURRENT = "requests/current.json"
@@ -75,7 +117,7 @@ def _trim(prog: Progress, needed: set[int], delays: int) -> None:
     prog.fold_delays(delays)
 
 
-def collect_garbage(ex: "Executor", retention: Retention, delivered: dict[int, int] | None) -> set[int]:
+def collect_garbage(ex: RetainingExecutor, retention: Retention, delivered: dict[int, int] | None) -> set[int]:
     """Delete what no restart, commit or sink delivery needs any more (module docstring).
     ``delivered``: job -> last batch the sink received (None: no sink). Returns the batches
     kept."""
@@ -102,7 +144,7 @@ def collect_garbage(ex: "Executor", retention: Retention, delivered: dict[int, i
     return needed
 
 
-def _collect_requests(ex: "Executor") -> None:
+def _collect_requests(ex: RetainingExecutor) -> None:
     raw = read_json_record(ex.store, CURRENT) or {"jobs": {}}
     jobs: dict[str, dict[str, int]] = raw["jobs"]
     changed = False

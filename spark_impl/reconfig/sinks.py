@@ -25,20 +25,20 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol
+from typing import Any, Callable, Iterator, Protocol, Sequence
 
 from spec.errors import InputError
+from spark_impl.reconfig.progress import Progress
 from spark_impl.reconfig.storage import read_task_file, task_path
 from spark_impl.records import read_json_record, write_json_record
 from spark_impl.store import open_store
 
-if TYPE_CHECKING:
-    from spark_impl.reconfig.driver import Executor
-
 COLUMN_TYPES = ("string", "long", "double", "boolean")
 
 
-def _convert(kind: str) -> Callable[[Any], Any]:
+def column_converter(kind: str) -> Callable[[Any], Any]:
+    """The conversion of a key or value into a sink column of type ``kind`` (one of
+    :data:`COLUMN_TYPES`; the module docstring): None stays None."""
     if kind == "long":
         return lambda v: None if v is None else int(v)
     if kind == "double":
@@ -46,6 +46,9 @@ def _convert(kind: str) -> Callable[[Any], Any]:
     if kind == "boolean":
         return lambda v: None if v is None else bool(v)
     return lambda v: v if isinstance(v, str) or v is None else json.dumps(v, sort_keys=True, default=str)
+
+
+_convert = column_converter  # the name this module's calls use
 
 
 class Sink(Protocol):
@@ -132,7 +135,51 @@ def _rows(directory: str, depth: int, partitions: int, s: int, batch_id: int, ke
     return rows
 
 
-def deliver(ex: "Executor", sink: Sink) -> dict[int, int]:
+class DeliveredJob(Protocol):
+    """What the delivery reads of one job's progress in the executor."""
+
+    @property
+    def committed(self) -> Progress:
+        """The job's progress as of the last commit."""
+        ...
+
+
+class DeliveringExecutor(Protocol):
+    """What :func:`deliver` reads of the executor (:class:`spark_impl.reconfig.driver.Executor`,
+    which calls it after every commit)."""
+
+    @property
+    def directory(self) -> str:
+        """The checkpoint's location."""
+        ...
+
+    @property
+    def state(self) -> Sequence[DeliveredJob]:
+        """Per job, its progress."""
+        ...
+
+    @property
+    def depth(self) -> int:
+        """The number of operator levels of the deepest job."""
+        ...
+
+    @property
+    def partitions(self) -> int:
+        """The number of Spark partitions per stage."""
+        ...
+
+    @property
+    def sc(self) -> Any:
+        """The SparkContext."""
+        ...
+
+    @property
+    def spark(self) -> Any:
+        """The SparkSession."""
+        ...
+
+
+def deliver(ex: DeliveringExecutor, sink: Sink) -> dict[int, int]:
     """Deliver every job's committed, not yet delivered batches; return the delivered marks."""
     delivered = read_delivered(ex.directory)
     changed = False

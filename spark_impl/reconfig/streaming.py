@@ -343,6 +343,11 @@ def _remember(table: dict[int, Any], key: int, value: Any) -> None:
         del table[next(iter(table))]
 
 
+remember = _remember
+"""Set ``table[key] = value`` and keep only the last :data:`REMEMBERED` keys (the bounded
+bookkeeping of a run, shared with :mod:`spark_impl.dgs.streaming`)."""
+
+
 def start_query(spark: Any, job: Job, source: Any, *, scheduler: str, checkpoint_dir: str,
                 key_column: str = "key", value_column: str = "value", faults: frozenset[str] = frozenset(),
                 partitions: int | None = None, batch_size: int | None = None, settle_steps: int = 4,

@@ -24,6 +24,7 @@ Per object and batch (Fries Alg. 2-4 in micro-batch form):
 from __future__ import annotations
 
 import itertools
+import os
 import pickle
 import time
 from dataclasses import dataclass, field
@@ -361,6 +362,4 @@ def ensure_dirs(plan: BatchPlan) -> None:
     object store has no directories)."""
     store = open_store(plan.directory)
     if store.local:
-        import os
-
         os.makedirs(store.path(batch_name(plan.g)), exist_ok=True)

@@ -27,6 +27,7 @@ import os
 from collections import Counter
 from typing import Any, Callable
 
+from spec.dgs.loader import load_program
 from spark_impl.dgs.streaming import DgsStreamingRun, LiveJob, start_dgs_query
 from spark_impl.dgs.streaming_plan import keyed_plan
 from spark_impl.reconfig.sinks import ParquetSink
@@ -110,7 +111,6 @@ def run_dgs_soak(spark: Any, batches: int, directory: str, *, rows_per_batch: in
     """Run the DGS soak for ``batches`` Structured Streaming batches under ``directory``
     (``ckpt/``: the measured checkpoint, Structured Streaming's ``query/`` and the DGS
     ``dgs/``; ``table/``: the Parquet sink)."""
-    from spec.dgs.loader import load_program
 
     spark.conf.set("spark.sql.streaming.minBatchesToRetain", "10")
     ckpt, table = os.path.join(directory, "ckpt"), os.path.join(directory, "table")

@@ -25,6 +25,8 @@ import os
 import time
 from typing import Any, Callable, Iterator
 
+import pandas as pd
+
 from spark_impl.workloads.backlog import event
 
 SCHEMA = "key int, value long"
@@ -45,7 +47,6 @@ def write_events(directory: str, n: int, batch_size: int) -> str:
 def _processors(cost_ms: float) -> tuple[Any, Any]:
     """The two stateful processors: Expensive (spin, count per key, emit the value) and Tally
     (running sum per key, emit it)."""
-    import pandas as pd
     from pyspark.sql.streaming.stateful_processor import StatefulProcessor
 
     cost = cost_ms / 1000.0

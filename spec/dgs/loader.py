@@ -290,11 +290,10 @@ def _rich_parts(
         if not pred <= tags:
             raise InputError(f"tags {short_repr(sorted(pred - tags, key=repr))} are not program tags", where)
 
-        def function(member: str) -> Callable[..., Any]:
-            return _callable(spec, member, where, f"{where}.{member}", monitor)
-
-        eq = function("state_eq") if "state_eq" in spec else None
-        state_types[type_name] = StateType(type_name, pred, function("update"), function("out"), eq)
+        eq = _callable(spec, "state_eq", where, f"{where}.state_eq", monitor) if "state_eq" in spec else None
+        update = _callable(spec, "update", where, f"{where}.update", monitor)
+        out = _callable(spec, "out", where, f"{where}.out", monitor)
+        state_types[type_name] = StateType(type_name, pred, update, out, eq)
     initial = _type_ref(_member(obj, "initial", name), state_types, f"{name}.initial")
     if state_types[initial].pred != tags:
         raise InputError("the initial state type must accept every tag (pred_0 = true)", f"{name}.initial")

@@ -158,7 +158,7 @@ def _run_object(scenario: Scenario, op: str, obj: str, log: tuple[Operation, ...
         if operation.txn == f"{op}:final":
             continue  # the object's own flush, done after its last operation
         sender = named[position] if position < len(named) else None
-        item = _consume(obj, operation.txn, sender, inputs, violations)
+        item = consume_input(obj, operation.txn, sender, inputs, violations)
         if item is None:
             continue
         txn, key, value = item
@@ -181,8 +181,8 @@ def _update(scenario: Scenario, op: str, txn: str) -> Update | None:
     return scenario.reconfigurations[j - 1].updates.get(op)
 
 
-def _consume(obj: str, txn: str, sender: str | None, inputs: dict[str, deque[Item]],
-             violations: list[str]) -> Item | None:
+def consume_input(obj: str, txn: str, sender: str | None, inputs: dict[str, deque[Item]],
+                  violations: list[str]) -> Item | None:
     """Take the tuple of ``txn`` that ``obj``'s data operation processed (module docstring,
     C2); record a violation when it is not the next tuple of its channel or was never sent."""
     candidates = [snd for snd in inputs if sender is None or snd == sender or operator_of(snd) == sender]

@@ -96,7 +96,7 @@ class Schedule:
                     raise InputError("an object name must be non-empty", where_log)
                 items = expect_list(raw_log, where_log)
                 logs[name] = tuple(
-                    _operation_from_json(item, f"{where_log}[{i}]") for i, item in enumerate(items)
+                    operation_from_json(item, f"{where_log}[{i}]") for i, item in enumerate(items)
                 )
             schedule = Schedule(logs)
             validate_transaction_types(schedule)
@@ -105,7 +105,10 @@ class Schedule:
             raise error.located(where) from None
 
 
-def _operation_from_json(value: Any, where: str) -> Operation:
+def operation_from_json(value: Any, where: str) -> Operation:
+    """One log entry ``{"txn": ..., "update": ...}`` of the schedule format as an
+    :class:`Operation`; raise :class:`InputError` naming ``where`` on anything else (shared
+    by :meth:`Schedule.from_json` and the streaming reader of ``reference.fries``)."""
     obj = expect_object(value, where)
     reject_unknown_keys(obj, {"txn", "update"}, where)
     if "txn" not in obj:

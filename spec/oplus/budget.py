@@ -26,17 +26,68 @@ its size (plus a sort for ScaleJoin):
   item or its watermark to every instance, and their simulations pick the next step among
   all P instances (measured: 30 items with P = 1,024 took 41 s in vsn, 100 items with
   P = 256 took 9.5 s, on the loaded 2-core machine).
+
+The limits read a scenario through :class:`BudgetedScenario`, the few fields they need, so
+that :mod:`spec.oplus.scenario` (which refuses a scenario over budget while it parses it) can
+depend on this module and not the other way round.
 """
 
 from __future__ import annotations
 
 import bisect
-from typing import TYPE_CHECKING, Sequence
+from typing import Any, Mapping, Protocol, Sequence
 
 from spec.errors import InputError, cut
+from spec.oplus.windows import WindowSpec
 
-if TYPE_CHECKING:
-    from spec.oplus.scenario import Scenario, ScenarioTuple
+
+class BudgetedTuple(Protocol):
+    """What the limits read of one input tuple (:class:`spec.oplus.scenario.ScenarioTuple`)."""
+
+    @property
+    def ts(self) -> int: ...
+
+    @property
+    def fields(self) -> Mapping[str, Any]: ...
+
+
+class BudgetedStep(Protocol):
+    """What the limits read of one reconfiguration (:class:`spec.oplus.scenario.Reconfiguration`)."""
+
+    @property
+    def parallelism(self) -> int: ...
+
+
+class BudgetedScenario(Protocol):
+    """What the limits read of a scenario (:class:`spec.oplus.scenario.Scenario` is one)."""
+
+    @property
+    def operator(self) -> str: ...
+
+    @property
+    def windows(self) -> WindowSpec: ...
+
+    @property
+    def parallelism(self) -> int: ...
+
+    @property
+    def inputs(self) -> Sequence[Sequence[object]]: ...
+
+    @property
+    def reconfigurations(self) -> Sequence[BudgetedStep]: ...
+
+    @property
+    def params(self) -> Mapping[str, Any]: ...
+
+    @property
+    def tuple_streams(self) -> Sequence[Sequence[BudgetedTuple]]:
+        """Each input list's tuples, its explicit watermarks left out."""
+        ...
+
+    @property
+    def pair_distance(self) -> int | None:
+        """paircount's largest distance between paired words (None: unbounded)."""
+        ...
 
 MAX_PARALLELISM = 1024
 """Most instances a scenario may ask for (SN / VSN simulate each one)."""
@@ -56,7 +107,7 @@ an output, the worst case) took 68 s and 780 MB (sequential), 112 s and 1 GB (vs
 tuples x 1,000 instances of one key took 11 s. So the limit is ~20-60 s and < 1 GB."""
 
 
-def check_budget(scenario: "Scenario") -> None:
+def check_budget(scenario: BudgetedScenario) -> None:
     """Refuse a scenario asking for more than the limits of the module docstring."""
     if scenario.parallelism > MAX_PARALLELISM:
         raise InputError(_too_many(scenario.parallelism, MAX_PARALLELISM, "instances"),
@@ -79,14 +130,11 @@ def _too_many(value: int, limit: int, what: str) -> str:
     return f"at most {limit:,} {what}, got {cut(f'{value:,}', 30)}"
 
 
-def work_estimate(scenario: "Scenario") -> tuple[float, str]:
+def work_estimate(scenario: BudgetedScenario) -> tuple[float, str]:
     """The upper bound of the module docstring, and which factor makes it."""
-    from spec.oplus.scenario import ScenarioTuple
-
     windows = scenario.windows
     per_tuple = -(-windows.WS // windows.WA)  # ceil(WS / WA)
-    tuples = [[item for item in stream if isinstance(item, ScenarioTuple)]
-              for stream in scenario.inputs]
+    tuples = scenario.tuple_streams
     items = sum(len(stream) for stream in scenario.inputs)
     count = sum(len(stream) for stream in tuples)
     widest = max([scenario.parallelism] + [r.parallelism for r in scenario.reconfigurations])
@@ -103,7 +151,7 @@ def work_estimate(scenario: "Scenario") -> tuple[float, str]:
     return work + delivery, what
 
 
-def _keys(scenario: "Scenario", t: "ScenarioTuple") -> int:
+def _keys(scenario: BudgetedScenario, t: BudgetedTuple) -> int:
     """An upper bound of the keys of tuple ``t`` (f_MK)."""
     name = scenario.operator
     if name in ("scalejoin", "forward"):
@@ -115,9 +163,7 @@ def _keys(scenario: "Scenario", t: "ScenarioTuple") -> int:
         return len(words)
     if name == "longest-tweet":
         return sum(1 for w in words if w.startswith("#"))
-    from spec.oplus.scenario import PAIR_DISTANCE
-
-    distance = PAIR_DISTANCE[scenario.params["duplication"]]
+    distance = scenario.pair_distance
     n = len(words)
     if distance is None or distance >= n:
         return n * (n - 1) // 2
@@ -125,7 +171,7 @@ def _keys(scenario: "Scenario", t: "ScenarioTuple") -> int:
     return distance * (n - distance) + distance * (distance - 1) // 2
 
 
-def _scalejoin(tuples: Sequence[Sequence["ScenarioTuple"]], ws: int, keys: int) -> float:
+def _scalejoin(tuples: Sequence[Sequence[BudgetedTuple]], ws: int, keys: int) -> float:
     stamps = [sorted(t.ts for t in stream) for stream in tuples]
     count = sum(len(s) for s in stamps)
     compared = 0

@@ -34,6 +34,7 @@ without importing ``reference/``: inputs and their fields, keys (f_MK), WT, what
 
 from __future__ import annotations
 
+import json
 import zlib
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
@@ -160,6 +161,18 @@ class Scenario:
     def description(self) -> OperatorDescription:
         """The catalogue entry of the operator."""
         return CATALOGUE[self.operator]
+
+    @property
+    def tuple_streams(self) -> tuple[tuple[ScenarioTuple, ...], ...]:
+        """Each input list's tuples, its explicit watermarks left out."""
+        return tuple(tuple(item for item in stream if isinstance(item, ScenarioTuple))
+                     for stream in self.inputs)
+
+    @property
+    def pair_distance(self) -> int | None:
+        """paircount's largest distance between paired words (:data:`PAIR_DISTANCE` of
+        ``params.duplication``; None: unbounded). Only paircount has one: KeyError otherwise."""
+        return PAIR_DISTANCE[self.params["duplication"]]
 
 
 _TOP = {"operator", "WA", "WS", "WT", "parallelism", "inputs", "reconfigurations", "params"}
@@ -326,6 +339,4 @@ def _parse_params(desc: OperatorDescription, value: Any) -> Mapping[str, Any]:
 
 def sort_output(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The canonical order of ``--json`` output rows: (ts, key, canonical JSON of value)."""
-    import json
-
     return sorted(rows, key=lambda r: (r["ts"], r["key"], json.dumps(r["value"], sort_keys=True)))

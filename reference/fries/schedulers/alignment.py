@@ -9,12 +9,9 @@ inputs outside its MCS component, which carry no marker).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import Mapping, Sequence
 
-from reference.fries.schedulers.base import Scheduler
-
-if TYPE_CHECKING:
-    from reference.fries.simulator.engine import Engine
+from reference.fries.schedulers.base import EngineView, Scheduler
 
 
 class Alignment:
@@ -26,7 +23,7 @@ class Alignment:
         self.inputs = inputs
         self.received: dict[str, set[str]] = {}
 
-    def receive(self, engine: "Engine", obj: str, sender: str) -> bool:
+    def receive(self, engine: EngineView, obj: str, sender: str) -> bool:
         """Record the marker on ``sender -> obj``; True exactly when ``obj`` becomes aligned
         (its blocked inputs are then released)."""
         expected = self.inputs.get(obj, frozenset())
@@ -71,7 +68,7 @@ class MarkerScheduler(Scheduler):
         self._all_applied: set[int] = set()
         self._done: set[int] = set()
 
-    def begin(self, engine: "Engine", rid: int, inputs: Mapping[str, frozenset[str]],
+    def begin(self, engine: EngineView, rid: int, inputs: Mapping[str, frozenset[str]],
               outputs: Mapping[str, Sequence[str]], entries: Sequence[str]) -> None:
         """Start ``rid``: FCMs to ``entries`` in that order (the order decides the seeded FCM
         delays, so it is kept as given). Raises RuntimeError if an earlier reconfiguration's
@@ -87,7 +84,7 @@ class MarkerScheduler(Scheduler):
         for obj in entries:
             engine.send_fcm(obj, rid)
 
-    def on_fcm(self, engine: "Engine", obj: str, payload: object) -> None:
+    def on_fcm(self, engine: EngineView, obj: str, payload: object) -> None:
         assert isinstance(payload, int)
         self._aligned(engine, obj, payload)
         delivered = self._delivered[payload]
@@ -96,23 +93,23 @@ class MarkerScheduler(Scheduler):
             engine.control_delivered(payload)
         self._maybe_complete(engine, payload)
 
-    def on_marker(self, engine: "Engine", obj: str, sender: str, rid: int) -> None:
+    def on_marker(self, engine: EngineView, obj: str, sender: str, rid: int) -> None:
         self._in_flight[rid] -= 1
         if self._alignments[rid].receive(engine, obj, sender):
             self._aligned(engine, obj, rid)
         self._maybe_complete(engine, rid)
 
-    def on_all_applied(self, engine: "Engine", rid: int) -> None:
+    def on_all_applied(self, engine: EngineView, rid: int) -> None:
         self._all_applied.add(rid)
         self._maybe_complete(engine, rid)
 
-    def _aligned(self, engine: "Engine", obj: str, rid: int) -> None:
+    def _aligned(self, engine: EngineView, obj: str, rid: int) -> None:
         engine.apply_update(obj, rid)
         for receiver in self._outputs[rid][obj]:
             self._in_flight[rid] += 1
             engine.send_marker(obj, receiver, rid)
 
-    def _maybe_complete(self, engine: "Engine", rid: int) -> None:
+    def _maybe_complete(self, engine: EngineView, rid: int) -> None:
         """Complete ``rid`` once its epoch is over: updates applied, FCMs handled, no marker
         left on a channel."""
         if (rid not in self._done and rid in self._all_applied

@@ -11,12 +11,8 @@ reconfigured object before the update, every tuple of the new epoch after it (Le
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from reference.fries.schedulers.alignment import MarkerScheduler
-
-if TYPE_CHECKING:
-    from reference.fries.simulator.engine import Engine
+from reference.fries.schedulers.base import EngineView
 
 
 class EpochScheduler(MarkerScheduler):
@@ -24,7 +20,7 @@ class EpochScheduler(MarkerScheduler):
 
     name = "epoch"
 
-    def start(self, engine: "Engine", rid: int) -> None:
+    def start(self, engine: EngineView, rid: int) -> None:
         topology = engine.topology
         self.begin(engine, rid, {obj: frozenset(topology.pipelined_in[obj]) for obj in topology.objects},
                    topology.pipelined_out, list(topology.roots))

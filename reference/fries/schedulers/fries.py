@@ -13,16 +13,15 @@ not being reconfigured, never switch.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
+from typing import Iterable
 
 from reference.fries.mcs import MCS, fries_mcs
 from reference.fries.schedulers.alignment import MarkerScheduler
-if TYPE_CHECKING:
-    from reference.fries.simulator.engine import Engine
-    from reference.fries.simulator.topology import Topology
+from reference.fries.schedulers.base import EngineView
+from reference.fries.topology import Topology
 
 
-def object_mcs(topology: "Topology", operators: Iterable[str], *, prune_edgewise: bool = True,
+def object_mcs(topology: Topology, operators: Iterable[str], *, prune_edgewise: bool = True,
                prune_uniqueness: bool = True, one_to_many: bool = True) -> MCS:
     """The MCS Fries synchronises a reconfiguration of ``operators`` on, over the objects
     (workers) of ``topology`` (§7.2: an update of O is an update of every worker of O)."""
@@ -44,7 +43,7 @@ class FriesScheduler(MarkerScheduler):
         self.mcs: dict[int, MCS] = {}
         super().__init__()
 
-    def start(self, engine: "Engine", rid: int) -> None:
+    def start(self, engine: EngineView, rid: int) -> None:
         operators = engine.scenario.reconfigurations[rid - 1].updates
         mcs = object_mcs(engine.topology, operators, **self.options)
         self.mcs[rid] = mcs

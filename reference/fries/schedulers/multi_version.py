@@ -31,15 +31,12 @@ Our reading, in the simulator:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
+from typing import Iterable
 
 from spec.fries.scenario import Function
 
-from reference.fries.schedulers.base import Scheduler
-
-if TYPE_CHECKING:
-    from reference.fries.simulator.engine import Engine, LogEntry
-    from reference.fries.simulator.messages import Data
+from reference.fries.schedulers.base import EngineView, LogEntry, Scheduler
+from reference.fries.messages import Data
 
 
 class MultiVersionScheduler(Scheduler):
@@ -55,16 +52,16 @@ class MultiVersionScheduler(Scheduler):
         self._functions: dict[tuple[str, int], Function] = {}
         self._sums: dict[tuple[str, int], dict[int, int]] = {}
 
-    def start(self, engine: "Engine", rid: int) -> None:
+    def start(self, engine: EngineView, rid: int) -> None:
         self._switched[rid] = set()
         for obj in sorted(engine.reconfigured_objects(rid)):
             engine.send_fcm(obj, ("install", rid))
 
-    def on_all_applied(self, engine: "Engine", rid: int) -> None:
+    def on_all_applied(self, engine: EngineView, rid: int) -> None:
         for source in engine.topology.sources:
             engine.send_fcm(source, ("switch", rid))
 
-    def on_fcm(self, engine: "Engine", obj: str, payload: object) -> None:
+    def on_fcm(self, engine: EngineView, obj: str, payload: object) -> None:
         assert isinstance(payload, tuple)
         kind, rid = payload
         if kind == "install":
@@ -78,12 +75,12 @@ class MultiVersionScheduler(Scheduler):
             engine.control_delivered(rid)
             engine.complete(rid)
 
-    def source_version(self, engine: "Engine", source_obj: str | None) -> int:
+    def source_version(self, engine: EngineView, source_obj: str | None) -> int:
         if source_obj is None:
             return len(engine.completed)
         return self._version.get(source_obj, 0)
 
-    def function_for(self, engine: "Engine", obj: str, msg: "Data") -> Function:
+    def function_for(self, engine: EngineView, obj: str, msg: Data) -> Function:
         key = (obj, msg.version)
         if key not in self._functions:
             op = engine.topology.operator_of[obj]
@@ -94,11 +91,11 @@ class MultiVersionScheduler(Scheduler):
             self._functions[key] = function
         return self._functions[key]
 
-    def add_state(self, engine: "Engine", op: str, msg: "Data") -> None:
+    def add_state(self, engine: EngineView, op: str, msg: Data) -> None:
         buckets = self._sums.setdefault((op, msg.key), {})
         buckets[msg.version] = buckets.get(msg.version, 0) + msg.value
 
-    def state_of(self, engine: "Engine", op: str, key: int) -> int:
+    def state_of(self, engine: EngineView, op: str, key: int) -> int:
         """Fold the per-version sums as the serial order would: T_j applies, at Rj, to the
         state of a key some older-version tuple created."""
         buckets = self._sums[(op, key)]
@@ -112,20 +109,20 @@ class MultiVersionScheduler(Scheduler):
                 exists = True
         return state
 
-    def final_states(self, engine: "Engine") -> dict[tuple[str, int], int]:
+    def final_states(self, engine: EngineView) -> dict[tuple[str, int], int]:
         return {key: self.state_of(engine, *key) for key in self._sums}
 
-    def on_processed(self, engine: "Engine", obj: str, msg: "Data") -> None:
+    def on_processed(self, engine: EngineView, obj: str, msg: Data) -> None:
         for rid in engine.applied_ids(obj):
             if rid > msg.version:
                 self._last_old[rid] = max(self._last_old.get(rid, 0.0), engine.now)
 
-    def arrange(self, engine: "Engine", obj: str, entries: Iterable["LogEntry"]) -> list["LogEntry"]:
-        def rank(entry: "LogEntry") -> int:
+    def arrange(self, engine: EngineView, obj: str, entries: Iterable[LogEntry]) -> list[LogEntry]:
+        def rank(entry: LogEntry) -> int:
             return 2 * entry.version - 1 if entry.operation.update else 2 * entry.version
         return sorted(entries, key=rank)
 
-    def delays(self, engine: "Engine") -> tuple[float, ...]:
+    def delays(self, engine: EngineView) -> tuple[float, ...]:
         out = []
         for rid in range(1, len(engine.scenario.reconfigurations) + 1):
             end = max(engine.last_applied(rid), self._switch_time[rid], self._last_old.get(rid, 0.0))

@@ -9,12 +9,7 @@ failing.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from reference.fries.schedulers.base import Scheduler
-
-if TYPE_CHECKING:
-    from reference.fries.simulator.engine import Engine
+from reference.fries.schedulers.base import EngineView, Scheduler
 
 
 class NaiveScheduler(Scheduler):
@@ -22,14 +17,14 @@ class NaiveScheduler(Scheduler):
 
     name = "naive"
 
-    def start(self, engine: "Engine", rid: int) -> None:
+    def start(self, engine: EngineView, rid: int) -> None:
         for obj in sorted(engine.reconfigured_objects(rid)):
             engine.send_fcm(obj, rid)
 
-    def on_fcm(self, engine: "Engine", obj: str, payload: object) -> None:
+    def on_fcm(self, engine: EngineView, obj: str, payload: object) -> None:
         assert isinstance(payload, int)
         engine.apply_update(obj, payload)
 
-    def on_all_applied(self, engine: "Engine", rid: int) -> None:
+    def on_all_applied(self, engine: EngineView, rid: int) -> None:
         engine.control_delivered(rid)
         engine.complete(rid)

@@ -2,10 +2,12 @@
 
 ``simulate(scenario, scheduler)`` runs a :class:`~spec.fries.scenario.Scenario` under one of
 the schedulers of :mod:`reference.fries.schedulers` and returns the outputs, the schedule
-(per-object logs), the final states and the reconfiguration delays. Modules: ``topology``
-(objects and channels, §7.1/§7.2), ``messages``, ``engine`` (events, channels, processing),
+(per-object logs), the final states and the reconfiguration delays. Modules: ``clock``
+(event priorities), ``engine`` (events, channels, processing),
 ``checkpoints`` (§7.3), ``result``, ``simulate``, ``consistency`` (judging a run against the
-spec). See docs/fries-simulator.md.
+spec). What the schedulers share with the engine lives below this package (it imports the
+schedulers): :mod:`reference.fries.topology` (objects and channels, §7.1/§7.2) and
+:mod:`reference.fries.messages`. See docs/fries-simulator.md.
 """
 
 from reference.fries.simulator.checkpoints import inconsistent_checkpoints

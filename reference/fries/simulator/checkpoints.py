@@ -22,21 +22,61 @@ are skipped.
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import Callable, Mapping, Protocol
 
 from spec.fries.scenario import Scenario
 
-from reference.fries.simulator.messages import Barrier
+from reference.fries.messages import Barrier, Message
+from reference.fries.simulator.clock import CONTROL
 from reference.fries.simulator.result import CheckpointRecord, SimulationResult
+from reference.fries.topology import Topology
 
-if TYPE_CHECKING:
-    from reference.fries.simulator.engine import Engine
+
+class CheckpointHost(Protocol):
+    """What the tracker reads and calls of the engine that owns it
+    (:class:`reference.fries.simulator.engine.Engine`)."""
+
+    @property
+    def now(self) -> float:
+        """The current simulated time."""
+        ...
+
+    @property
+    def topology(self) -> Topology:
+        """The objects and channels of the run."""
+        ...
+
+    @property
+    def request_time(self) -> Mapping[int, float]:
+        """When each reconfiguration was requested."""
+        ...
+
+    @property
+    def completed(self) -> Mapping[int, float]:
+        """When each completed reconfiguration completed."""
+        ...
+
+    def at(self, time: float, priority: int, action: Callable[[], None]) -> None:
+        """Run ``action`` at ``time``."""
+        ...
+
+    def control(self, obj: str, action: Callable[[], None]) -> None:
+        """A controller message to ``obj``; ``action`` runs on arrival."""
+        ...
+
+    def send(self, sender: str, receiver: str, message: Message) -> None:
+        """Put ``message`` on the FIFO channel ``sender -> receiver``."""
+        ...
+
+    def applied_ids(self, obj: str) -> frozenset[int]:
+        """The reconfigurations ``obj`` has applied so far."""
+        ...
 
 
 class CheckpointTracker:
     """Starts checkpoints, counts barriers, records snapshots (see the module docstring)."""
 
-    def __init__(self, engine: "Engine", interval: float | None, rule: bool) -> None:
+    def __init__(self, engine: CheckpointHost, interval: float | None, rule: bool) -> None:
         self.engine = engine
         self.interval = interval
         self.rule = rule
@@ -51,8 +91,6 @@ class CheckpointTracker:
         """Schedule a checkpoint every ``interval`` up to ``until``."""
         if self.interval is None or self.interval <= 0:
             return
-        from reference.fries.simulator.engine import CONTROL
-
         tick = self.interval
         while tick <= until:
             self.engine.at(tick, CONTROL, self._tick)

@@ -44,24 +44,12 @@ from spec.fries.scenario import (
 from spec.fries.reorder import reordered_ingestion
 from spec.fries.schedule import Operation, Schedule
 
-from reference.fries.schedulers.base import Scheduler
+from reference.fries.messages import Barrier, Data, Marker, Message
+from reference.fries.schedulers.base import LogEntry, Scheduler
 from reference.fries.simulator.checkpoints import CheckpointTracker
-from reference.fries.simulator.messages import Barrier, Data, Marker, Message
+from reference.fries.simulator.clock import CONTROL, INGEST, WORK
 from reference.fries.simulator.result import SimulationResult, SimulationStats
-from reference.fries.simulator.topology import Topology, build_topology
-
-CONTROL, INGEST, WORK = 0, 1, 2
-"""Event priorities at equal times: controller actions, then ingestion, then the rest."""
-
-
-@dataclass(frozen=True)
-class LogEntry:
-    """One operation in an object's log with the version it used (multi-version only) and
-    the object that sent the tuple it processed (data operations)."""
-
-    operation: Operation
-    version: int = 0
-    sender: str | None = None
+from reference.fries.topology import Topology, build_topology
 
 
 @dataclass
