@@ -256,7 +256,9 @@ def test_swapped_same_ms_files_within_allowed_lateness_equal_the_reference(tmp_p
     program's on the event-time-sorted input, whatever order the source hands files over".
     Job 0 gets its files in order, job 1 every same-millisecond pair the other way round; with
     ``allowed_lateness`` = the input's disorder nothing is late and both equal the reference;
-    with one less, something is late (the bound is tight, so this test can fail)."""
+    with one less, something is late (the bound is tight, so this test can fail). Job 1 is
+    re-planned half-way, while events wait for reordering (streaming_replan: "Events waiting in
+    the mailbox are re-assigned to the new plan's responsible workers")."""
     rows = _events(seed, 48)
     chunks = _chunks(rows, 5)
     swapped = _swapped_pairs(chunks)
@@ -267,8 +269,12 @@ def test_swapped_same_ms_files_within_allowed_lateness_equal_the_reference(tmp_p
     files.append([_text(r, j) for j in (0, 1) for r in closing])
     outputs = _Outputs()
     run, source = _local(str(tmp_path / "within"), outputs, jobs=2, allowed_lateness=lateness, late_policy="drop")
-    _feed(source, files)
-    assert run.late_count() == 0
+    half = len(files) // 2
+    _feed(source, files[:half])
+    assert any(box.held for box in run.committed().mailboxes)  # events wait for reordering across the re-plan
+    run.replan(keyed_plan(PROGRAM, STREAMS, 3), job=1)
+    _feed(source, files[half:], half)
+    assert run.replanned == [(half, 1)] and run.late_count() == 0
     assert all(box.held == [] and box.buffered == [] for box in run.committed().mailboxes)
     expected = _reference(rows)
     got = Counter(v for batch in outputs.batches.values() for v in batch)
@@ -337,9 +343,10 @@ def test_a_late_sink_receives_exactly_the_late_rows_once_across_a_restart(tmp_pa
     """streaming_late: a sink "receives the late rows of every micro-batch that has some, *before*
     the batch commits, under the batch id (a crash in between delivers them again under the same
     id)"; counts and outputs are exactly once after a driver kill at every point of the commit
-    protocol and a restart on the checkpoint."""
+    protocol and a restart on the checkpoint. A late heartbeat is neither delivered nor counted."""
     rows = _events(6, 40)
     files = [[_text(r) for r in f] for f in _swapped_pairs(_chunks(rows, 4)) + [_closing(rows, 1)]]
+    files[3].append(_text({"stream": "s0", "ts": 1, "heartbeat": True}))  # late, but "ignored under every policy"
     late = _late_rows([[json.loads(t) for t in f] for f in files], 1)
     assert late
     assert late[0][0] == 1  # the kill comes in the first batch with late events
