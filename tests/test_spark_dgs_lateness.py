@@ -513,3 +513,26 @@ def test_within_one_micro_batch_row_order_does_not_matter() -> None:
         assert late_keys == sorted(late_keys)
         assert boxes[0] == boxes[1]
     assert boxes[0].late and not boxes[0].held and not boxes[0].buffered
+
+
+def test_allowed_lateness_may_change_from_one_start_to_the_next(tmp_path: Any) -> None:
+    """docs/production/dgs.md: "``allowed_lateness`` and ``late_policy`` may change from one
+    start to the next on the same checkpoint: the watermarks never move back, so a smaller bound
+    takes the waiting items sooner". Started with a bound of 6 on disordered files, restarted
+    with 0 on in-order files: the events held at the restart are taken at its first batch and
+    the outputs are the reference's, nothing late."""
+    rows = _events(8, 40)
+    chunks = _chunks(rows, 4)
+    first = _swapped_pairs(chunks[:4])
+    assert _disorder(first) <= 6
+    outputs = _Outputs()
+    root = str(tmp_path)
+    run, source = _local(root, outputs, allowed_lateness=6, late_policy="drop")
+    _feed(source, [[_text(r) for r in f] for f in first])
+    held = len(run.committed().mailboxes[0].held)
+    assert held > 0
+    run, source = _local(root, outputs, late_policy="fail")
+    source.batch([_text(r) for r in chunks[4]], 4)
+    assert run.committed().mailboxes[0].held == []
+    _feed(source, [[_text(r) for r in f] for f in chunks[5:] + [_closing(rows, 0)]], 5)
+    assert run.late_count() == 0 and outputs.counter() == _reference(rows)
