@@ -536,3 +536,32 @@ def test_allowed_lateness_may_change_from_one_start_to_the_next(tmp_path: Any) -
     assert run.committed().mailboxes[0].held == []
     _feed(source, [[_text(r) for r in f] for f in chunks[5:] + [_closing(rows, 0)]], 5)
     assert run.late_count() == 0 and outputs.counter() == _reference(rows)
+
+
+def test_a_failed_batch_fails_again_on_restart_until_the_policy_changes(tmp_path: Any) -> None:
+    """streaming_late: ``"fail"``: "a restart replays the same micro-batch and fails the same way
+    until the policy changes: a larger ``allowed_lateness`` does not help it (its watermarks are
+    committed and never move back)". Restarted with a late sink, the replayed batch's late rows
+    reach the sink and the rest of the stream equals the reference without them."""
+    rows = _events(10, 24)
+    handed = _swapped_pairs(_chunks(rows, 6)) + [_closing(rows, 0)]
+    files = [[_text(r) for r in f] for f in handed]
+    outputs = _Outputs()
+    root = str(tmp_path)
+    messages = []
+    for options in ({}, {"allowed_lateness": _disorder(handed)}):
+        run, source = _local(root, outputs, **options)
+        source.batch(files[0], 0)  # committed by the first query, skipped by the second
+        with pytest.raises(LateEventError) as caught:
+            source.batch(files[1], 1)
+        messages.append(str(caught.value).replace(f"allowed_lateness {options.get('allowed_lateness', 0)}", ""))
+        assert run.committed().batch == 0
+    assert messages[0] == messages[1]
+    sink = _LateRows()
+    run, source = _local(root, outputs, late_policy=sink)
+    _feed(source, files[1:], 1)
+    late = _late_rows(handed, 0)
+    assert sorted(sink.batches) == sorted({number for number, _ in late}) and 1 in sink.batches
+    assert sorted(t for rows_ in sink.batches.values() for t, _ in rows_) == sorted(json.dumps(r) for _, r in late)
+    assert run.late_count() == len(late)
+    assert outputs.counter() == _reference([r for r in rows if r not in [r for _, r in late]])

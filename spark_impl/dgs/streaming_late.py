@@ -13,7 +13,8 @@ events after it may be processed already), so the policy decides:
   :class:`LateEventError` naming the first late event (job, stream, event, its tag - the key
   DGS routes by -, event time and the watermark it was behind); the query stops, the run's
   waits raise it; a restart replays the same micro-batch and fails the same way until the
-  input, ``allowed_lateness`` or the policy changes;
+  policy changes: a larger ``allowed_lateness`` does not help it (its watermarks are committed
+  and never move back), only items still to come;
 * a sink, which receives the late rows of every micro-batch that has some, *before* the batch
   commits, under the batch id (a crash in between delivers them again under the same id: the
   sink must be idempotent by batch id, as ``foreachBatch``): ``function(df, batch_id)``, an
