@@ -204,11 +204,12 @@ def test_a_row_of_a_job_far_beyond_the_last_is_refused(monkeypatch: pytest.Monke
 
 
 @pytest.mark.parametrize("module, name, old, new, seen", [
-    ("spark_impl.dgs.streaming_input", "receive", "item.ts <= last[0]", "item.ts < last[0]", "was accepted"),
-    # dgs/streaming_input.py:core/ReplaceComparisonOperator_LtE_Eq:1 (line 73): only the bound itself refused (session 7)
-    ("spark_impl.dgs.streaming_input", "receive", "item.ts <= last[0]", "item.ts == last[0]", "before its own last ts"),
-    # dgs/streaming_input.py:core/NumberReplacer:10 (line 75): the refusal names the stream, not the previous ts
-    ("spark_impl.dgs.streaming_input", "receive", 'f"(ts {last[0]}); a stream', 'f"(ts {last[1]}); a stream', "not for"),
+    ("spark_impl.dgs.streaming_input", "take", "item.ts <= last[0]", "item.ts < last[0]", "was accepted"),
+    # dgs/streaming_input.py:core/ReplaceComparisonOperator_LtE_Eq:1: only the bound itself refused (session 7)
+    ("spark_impl.dgs.streaming_input", "take", "item.ts <= last[0]", "item.ts == last[0]", "before its own last ts"),
+    # the refusal names the item's own ts, not the stream's previous one
+    ("spark_impl.dgs.streaming_input", "receive", 'f"(ts {late[0].watermark}); a stream', 'f"(ts {item.ts}); a stream',
+     "not for"),
     ("spark_impl.dgs.streaming_plan", "keyed_plan", "for b in tags[i + 1:]", "for b in tags[i + 2:]", "leaves own"),
     ("spark_impl.dgs.streaming_plan", "keyed_plan", "if leaves < 1", "if leaves < 0", "0 leaves"),
     ("spark_impl.dgs.streaming_store", "Store", "int(entry[1:]) <= commit.delivered", "int(entry[1:]) < commit.delivered",
@@ -342,17 +343,6 @@ def test_an_invalid_input_instance_run_by_the_batch_driver_is_caught(monkeypatch
     assert any("one whose input has" in p for _, p in order(CASES[:3]))
 
 
-@pytest.mark.parametrize("new", ["items", "sorted(items, key=lambda entry: entry[0])"])
-def test_a_micro_batch_taken_in_row_order_is_caught(monkeypatch: pytest.MonkeyPatch, new: str) -> None:
-    """Review finding 3 (streaming_input.py:71): "a micro-batch's items of a stream are taken
-    in timestamp order"; the live check writes each file in arrival order - stream order - so
-    taking the rows as they come (or sorted by stream only) refused no file."""
-    _with(monkeypatch, "spark_impl.dgs.streaming_input", "receive",
-          "sorted(items, key=lambda entry: (entry[1].ts, entry[0]))", new)
-    found = contracts(FEW)
-    assert any("with its rows in reverse order (a valid micro-batch) was refused" in p for p in found), found[:2]
-
-
 def test_an_event_of_a_stream_no_worker_handles_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     """Review finding 5 (topology.py:50, ``self.owner.get((tag, stream))`` -> ``self.owner[(tag,
     stream)]``): a KeyError instead of the documented InputError; every drawn event has a
@@ -371,14 +361,13 @@ def test_an_event_of_a_stream_no_worker_handles_is_refused(monkeypatch: pytest.M
 
 @pytest.mark.parametrize("old, new", [
     ("timers = dict(mailbox.timers)", "timers = mailbox.timers"),
-    ("buffered = list(mailbox.buffered)", "buffered = mailbox.buffered"),
 ])
 def test_a_refused_micro_batch_that_changed_the_mailbox_is_caught(monkeypatch: pytest.MonkeyPatch, old: str,
                                                                   new: str) -> None:
-    """Review finding 6 (streaming_input.py:69-70): "on InputError it [the mailbox] is
+    """Review finding 6 (streaming_input.py, ``take``): "on InputError it [the mailbox] is
     unchanged"; the stale batches tried were refused at their first item, before anything was
-    taken, so working on the mailbox's own timers or event list never showed."""
-    _with(monkeypatch, "spark_impl.dgs.streaming_input", "receive", old, new)
+    taken, so working on the mailbox's own timers never showed."""
+    _with(monkeypatch, "spark_impl.dgs.streaming_input", "take", old, new)
     found = contracts(FEW)
     assert any("refused after taking an event changed the mailbox" in p for p in found), found[:2]
 

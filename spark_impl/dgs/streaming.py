@@ -6,7 +6,10 @@ query owns the input's ingestion and progress; this module owns the plan, the st
 sink. ``foreachBatch(df, batch_id)`` on the driver (which releases events as DGS §3.4's mailboxes do):
 
 1. reads the batch's rows (JSON items, :mod:`spark_impl.dgs.streaming_input`) and puts them in
-   each job's mailbox; the events no earlier dependent event can still precede are released;
+   each job's mailbox, each stream's items taken in timestamp order within the query's
+   ``allowed_lateness``; a late event goes to the ``late_policy``
+   (:mod:`spark_impl.dgs.streaming_late`: fail, drop and count, or a late sink) before anything
+   is committed; the events no earlier dependent event can still precede are released;
 2. runs the released events as one tick of the Spark DGS executor (:mod:`spark_impl.dgs.driver`:
    leaf segments in place, synchronizing events gathered, joined, processed and forked back)
    over the leaf states loaded from the last commit, and has the tasks save the new states;
@@ -43,11 +46,15 @@ from typing import Any, Callable, Mapping, Sequence, TypeVar
 from spec.dgs.loader import load_program
 from spec.dgs.plan import Plan, plan_from_json
 from spec.dgs.program import Program
+from spec.dgs.streams import StreamEvent
 from spec.errors import InputError
 
 from spark_impl.dgs.driver import (DgsRun, combined_step, identity_partition, inline_short_segments, steps_of,
                                    user_error)
-from spark_impl.dgs.streaming_input import Mailbox, group_rows, receive
+from spark_impl.dgs.streaming_input import Mailbox, split_rows, take
+from spark_impl.dgs.streaming_late import (
+    LateEvent, LatePolicy, apply_policy, check_allowed_lateness, log_late, parse_late_policy,
+)
 from spark_impl.dgs.streaming_replan import fresh_name, migrate, remap_mailbox
 from spark_impl.dgs.streaming_sink import deliver_batch
 from spark_impl.dgs.streaming_store import INITIAL, Commit, Store, check_layout, load_states, save_states
@@ -106,6 +113,18 @@ class DgsStreamingRun:
     batch_ms: dict[int, float] = field(default_factory=dict)
     last: Commit | None = None
     """The newest commit this process wrote or read (it is the only writer while it runs)."""
+    allowed_lateness: int = 0
+    """Bounded out-of-orderness in event-time units (:mod:`spark_impl.dgs.streaming_input`)."""
+    late_policy: LatePolicy = LatePolicy("fail")
+    """What happens to a late event (:mod:`spark_impl.dgs.streaming_late`)."""
+
+    def late_count(self, job: int | None = None, stream: str | None = None) -> int:
+        """Late events so far (committed: exactly once across restarts; every policy counts
+        them, ``"fail"`` only in the batch it fails, which never commits), of ``job`` and
+        ``stream`` when given, else of all."""
+        boxes = self.committed().mailboxes
+        return sum(n for j, box in enumerate(boxes) if job is None or j == job
+                   for s, n in box.late.items() if stream is None or s == stream)
 
     def replan(self, plan: Plan | Mapping[str, Any], *, job: int = 0) -> None:
         """Run ``job`` under another plan (object or JSON) from the next micro-batch on, while
@@ -205,7 +224,7 @@ class DgsStreamingRun:
             _keep_last(self.replayed, batch_id)
             self.deliver(commit)
             return
-        grouped = group_rows([row[0] for row in df.select(column).collect()], len(self.jobs), batch_id)
+        grouped, texts = split_rows([row[0] for row in df.select(column).collect()], len(self.jobs), batch_id)
         with self.lock:
             wanted, self.pending = self.pending, {}
         if wanted:
@@ -214,11 +233,16 @@ class DgsStreamingRun:
                 _keep_last(self.replanned, (batch_id, j))
         mailboxes = copy.deepcopy(commit.mailboxes)  # receive() fills them; the commit keeps its own
         plans = {}
+        late: list[LateEvent] = []
         for j, items in enumerate(grouped):
             topo = self.layout.topos[j]
-            released = receive(self.programs[j], topo, mailboxes[j], items, f"batch {batch_id}, job {j}")
+            released, behind = take(self.programs[j], topo, mailboxes[j], items, self.allowed_lateness,
+                                    f"batch {batch_id}, job {j}")
+            late += [self._late_event(j, items[b.index], texts[j][b.index], b.watermark) for b in behind
+                     if isinstance(items[b.index][1], StreamEvent)]
             if released:
                 plans[j] = inline_short_segments(topo, steps_of(topo, released), self.jobs[j].inline_below)
+        apply_policy(self.spark, self.late_policy, column, late, batch_id, self.allowed_lateness)
         states = commit.states
         if plans:
             records = self.store.fresh(self.store.records_dir(batch_id))
@@ -233,8 +257,17 @@ class DgsStreamingRun:
         commit = Commit(commit.jobs, batch_id, states, mailboxes, commit.delivered)
         self.commit(commit)
         _keep_last(self.batches, batch_id)
+        log_late(self.late_policy, late, batch_id, self.allowed_lateness)
         self._crash("after-commit")
         self.deliver(commit)
+
+    def _late_event(self, job: int, entry: tuple[str, Any], row: str, watermark: int) -> LateEvent:
+        stream, item = entry
+        try:
+            tag = self.programs[job].tag(item.payload)
+        except Exception as error:  # noqa: BLE001 - the message names the event even if tag() fails on it
+            tag = f"<tag() raised {type(error).__name__}>"
+        return LateEvent(item.ts, job, stream, row, watermark, item.payload, tag)
 
     def switch_plans(self, commit: Commit, plans: Mapping[int, Plan]) -> Commit:
         """Re-plan the committed state (:mod:`spark_impl.dgs.streaming_replan`) and commit it
@@ -293,7 +326,8 @@ def _signature(job: LiveJob, topo: Topology) -> tuple[str, Any, int]:
 def start_dgs_query(spark: Any, jobs: Sequence[LiveJob], source: Any, *, checkpoint_dir: str,
                     column: str = "value", sink: Sink | None = None, keep_records: bool = False,
                     trigger: dict[str, Any] | None = None, crash_at: str | None = None,
-                    query_checkpoint: str | None = None) -> DgsStreamingRun:
+                    query_checkpoint: str | None = None, allowed_lateness: int = 0,
+                    late_policy: Any = "fail") -> DgsStreamingRun:
     """Start a query running ``jobs`` on ``source`` (a streaming DataFrame whose ``column``
     holds one JSON item per row, :mod:`spark_impl.dgs.streaming_input`); the outputs go to
     ``sink`` (:mod:`spark_impl.reconfig.sinks`). ``checkpoint_dir`` (storage every executor
@@ -302,13 +336,20 @@ def start_dgs_query(spark: Any, jobs: Sequence[LiveJob], source: Any, *, checkpo
     Structured Streaming's own checkpoint, a path Spark's Hadoop filesystems reach (local,
     ``hdfs://``, ``s3a://`` with the hadoop-aws jars); default ``<checkpoint_dir>/query`` for a
     local ``checkpoint_dir``, required for a URI. Starting again on both resumes exactly once.
-    Every job is validated (program, plan) first; InputError on bad input."""
+    ``allowed_lateness`` (event-time units, an int >= 0) is how far a stream's items may come
+    behind a newer item of the stream and still be taken in timestamp order
+    (:mod:`spark_impl.dgs.streaming_input`); ``late_policy`` (``"fail"``, ``"drop"`` or a sink)
+    says what happens to an event later than that (:mod:`spark_impl.dgs.streaming_late`); both
+    may change from one start to the next. Every job is validated (program, plan) first;
+    InputError on bad input."""
     if not getattr(source, "isStreaming", False):
         raise InputError("start_dgs_query needs a streaming DataFrame (spark.readStream...)")
     if column not in source.columns:
         raise InputError(f"the stream has no column {column!r} (columns: {source.columns})")
     if not jobs:
         raise InputError("a DGS query needs at least one job")
+    lateness = check_allowed_lateness(allowed_lateness)
+    policy = parse_late_policy(late_policy)
     if crash_at is not None and crash_at not in CRASH_POINTS:
         raise InputError(f"unknown crash point {crash_at!r} (expected one of {', '.join(CRASH_POINTS)})")
     programs: list[Program] = []
@@ -333,7 +374,8 @@ def start_dgs_query(spark: Any, jobs: Sequence[LiveJob], source: Any, *, checkpo
         raise InputError(f"cannot open {display(state)}: {str(error).splitlines()[0]}", "checkpoint_dir") from None
     check_layout(state)
     layout = Layout(tuple(j.target for j in jobs), tuple(topos))
-    run = DgsStreamingRun(spark, store, layout, programs, list(jobs), sink, keep_records, crash_at)
+    run = DgsStreamingRun(spark, store, layout, programs, list(jobs), sink, keep_records, crash_at,
+                          allowed_lateness=lateness, late_policy=policy)
     signature = [_signature(j, t) for j, t in zip(jobs, topos)]
     commit = run.store.read()
     if commit is None:

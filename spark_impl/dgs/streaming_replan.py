@@ -46,8 +46,12 @@ def replan_states(leaves: dict[Slot, Any], old: Layout, new: Layout, programs: S
 
 
 def remap_mailbox(box: Mailbox, topo: Topology) -> Mailbox:
-    """``box`` with every waiting event assigned to ``topo``'s responsible worker."""
-    return Mailbox(dict(box.timers), [replace(e, worker=topo.worker_of(e.tag, e.stream)) for e in box.buffered])
+    """``box`` with every waiting event (taken or held for reordering) assigned to ``topo``'s
+    responsible worker; its watermarks and late counts as they are."""
+    return replace(box, timers=dict(box.timers), buffered=[replace(e, worker=topo.worker_of(e.tag, e.stream))
+                                                           for e in box.buffered],
+                   held=[replace(e, worker=topo.worker_of(e.tag, e.stream)) for e in box.held],
+                   highest=dict(box.highest), late=dict(box.late))
 
 
 def migrate(spark: Any, load: Any, save: Any, old: Layout, new: Layout, programs: Sequence[Program],

@@ -22,9 +22,13 @@ refused (:class:`~spark_impl.records.CorruptStateError`), never skipped for an o
 torn one (a kill mid-commit where writes are not atomic) is a commit that never happened, and
 the previous record is read (:mod:`spark_impl.records`).
 
-A commit record is JSON: ``batch``, ``states``, ``delivered``, ``jobs`` (``[target, plan JSON,
-inline_below]``) and ``mailboxes``, the jobs' mailboxes pickled and base64-encoded (they hold
-the user's events and tags, of any type).
+A commit record is JSON: ``layout`` (:data:`LAYOUT`), ``batch``, ``states``, ``delivered``,
+``jobs`` (``[target, plan JSON, inline_below]``) and ``mailboxes``, the jobs' mailboxes pickled
+and base64-encoded (they hold the user's events and tags, of any type). Layout 2 mailboxes hold
+the events waiting for reordering, each stream's highest timestamp and late counts (bounded
+out-of-orderness, :mod:`spark_impl.dgs.streaming_input`); a record without ``layout`` is of
+layout 1 and is read as one (nothing held, nothing late: :meth:`Mailbox.__setstate__
+<spark_impl.dgs.streaming_input.Mailbox.__setstate__>`); a newer layout is refused with one line.
 
 Retention: after a delivery every states prefix but the committed one is deleted, and the
 records of delivered batches unless ``keep_records`` (the conformance suite reads the trace).
@@ -55,6 +59,9 @@ INITIAL = "init"
 COMMITS = "commits"
 KEEP = 2
 
+LAYOUT = 2
+"""The commit record layout this version writes (module docstring); it reads 1 and 2."""
+
 
 @dataclass
 class Commit:
@@ -70,13 +77,17 @@ class Commit:
 
     def to_json(self) -> dict[str, Any]:
         """The record's JSON (module docstring)."""
-        return {"batch": self.batch, "states": self.states, "delivered": self.delivered,
+        return {"layout": LAYOUT, "batch": self.batch, "states": self.states, "delivered": self.delivered,
                 "jobs": [list(job) for job in self.jobs],
                 "mailboxes": base64.b64encode(pickle.dumps(self.mailboxes)).decode("ascii")}
 
     @staticmethod
     def from_json(raw: dict[str, Any]) -> "Commit":
-        """Inverse of :meth:`to_json`."""
+        """Inverse of :meth:`to_json` (layouts 1 and 2); InputError for a newer layout."""
+        layout = raw.get("layout", 1)
+        if layout not in (1, LAYOUT):
+            raise InputError(f"a live DGS commit record of layout {layout!r}: this version reads layouts 1 and "
+                             f"{LAYOUT}; resume it with the version that wrote it", "checkpoint_dir")
         mailboxes = pickle.loads(base64.b64decode(raw["mailboxes"]))
         return Commit([(str(t), plan, int(i)) for t, plan, i in raw["jobs"]], int(raw["batch"]), str(raw["states"]),
                       mailboxes, int(raw["delivered"]))
