@@ -55,7 +55,7 @@ import math
 from decimal import Decimal
 from typing import Any, Callable
 
-__all__ = ["as_received", "decode", "decoder", "from_json", "normalize", "to_json", "value_order"]
+__all__ = ["as_received", "decode", "decoder", "from_json", "normalize", "to_json", "unsupported", "value_order"]
 
 _UTC = dt.timezone.utc
 
@@ -96,6 +96,30 @@ def decoder(spark_type: Any) -> Callable[[Any], Any]:
                 "TimeType", "DayTimeIntervalType", "NullType"):
         return _same
     return normalize  # a user-defined or newer type: by its Python value
+
+
+_CHILDREN: dict[str, Callable[[Any], list[Any]]] = {
+    "StructType": lambda t: [f.dataType for f in t.fields], "ArrayType": lambda t: [t.elementType],
+    "MapType": lambda t: [t.keyType, t.valueType],
+}
+_REFUSED = ("CalendarIntervalType", "VariantType", "GeographyType", "GeometryType", "UserDefinedType")
+
+
+def unsupported(spark_type: Any) -> str | None:
+    """Why a column of ``spark_type`` cannot reach a user function in a documented form (a
+    calendar interval, variant, spatial or user-defined type, at any depth: their Python
+    objects are neither hashable nor persisted exactly; select their fields instead), or None
+    when it can. A front end refuses such a column
+    when its query starts rather than when the first row of it arrives."""
+    name = _type_name(spark_type)
+    if name in _REFUSED or callable(getattr(spark_type, "sqlType", None)):
+        return f"the Spark type {spark_type.simpleString()} has no documented Python form"
+    children = _CHILDREN.get(name)
+    for child in children(spark_type) if children else []:
+        found = unsupported(child)
+        if found is not None:
+            return found
+    return None
 
 
 def decode(value: Any, spark_type: Any) -> Any:

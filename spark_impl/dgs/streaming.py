@@ -48,6 +48,7 @@ from spec.errors import InputError
 from spark_impl.dgs.driver import DgsRun, _identity, _step, _user_error, inline_short_segments, steps_of
 from spark_impl.dgs.streaming_input import Mailbox, group_rows, receive
 from spark_impl.dgs.streaming_replan import fresh_name, migrate, remap_mailbox
+from spark_impl.dgs.streaming_rows import batch_rows, check_column
 from spark_impl.dgs.streaming_sink import deliver_batch
 from spark_impl.dgs.streaming_store import INITIAL, Commit, Store, check_layout, load_states, save_states
 from spark_impl.dgs.tasks import Layout, collect_slots, final_states, gather, initial_states
@@ -204,7 +205,7 @@ class DgsStreamingRun:
             _keep_last(self.replayed, batch_id)
             self.deliver(commit)
             return
-        grouped = group_rows([row[0] for row in df.select(column).collect()], len(self.jobs), batch_id)
+        grouped = group_rows(batch_rows(df, column), len(self.jobs), batch_id)
         with self.lock:
             wanted, self.pending = self.pending, {}
         if wanted:
@@ -294,7 +295,8 @@ def start_dgs_query(spark: Any, jobs: Sequence[LiveJob], source: Any, *, checkpo
                     trigger: dict[str, Any] | None = None, crash_at: str | None = None,
                     query_checkpoint: str | None = None) -> DgsStreamingRun:
     """Start a query running ``jobs`` on ``source`` (a streaming DataFrame whose ``column``
-    holds one JSON item per row, :mod:`spark_impl.dgs.streaming_input`); the outputs go to
+    holds one item per row: a JSON text, :mod:`spark_impl.dgs.streaming_input`, or a struct
+    whose event keeps its Spark types, :mod:`spark_impl.dgs.streaming_rows`); the outputs go to
     ``sink`` (:mod:`spark_impl.reconfig.sinks`). ``checkpoint_dir`` (storage every executor
     sees: a local path or a :mod:`spark_impl.store` URI such as ``s3://...``) holds ``dgs/``,
     the DGS checkpoint (:mod:`spark_impl.dgs.streaming_store`). ``query_checkpoint`` is
@@ -306,6 +308,7 @@ def start_dgs_query(spark: Any, jobs: Sequence[LiveJob], source: Any, *, checkpo
         raise InputError("start_dgs_query needs a streaming DataFrame (spark.readStream...)")
     if column not in source.columns:
         raise InputError(f"the stream has no column {column!r} (columns: {source.columns})")
+    check_column(source, column)
     if not jobs:
         raise InputError("a DGS query needs at least one job")
     if crash_at is not None and crash_at not in CRASH_POINTS:

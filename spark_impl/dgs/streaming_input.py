@@ -43,9 +43,11 @@ class Mailbox:
     buffered: list[Released] = field(default_factory=list)
 
 
-def parse_row(text: str, jobs: int, where: str) -> tuple[int, str, Item]:
-    """One row: ``(job, stream, item)``; InputError naming ``where`` when malformed."""
-    raw = expect_object(parse_json(text, where), where)
+def parse_row(text: str | dict[str, Any], jobs: int, where: str) -> tuple[int, str, Item]:
+    """One row (a JSON text, or an item dict of a struct column,
+    :mod:`spark_impl.dgs.streaming_rows`): ``(job, stream, item)``; InputError naming
+    ``where`` when malformed."""
+    raw = expect_object(text if isinstance(text, dict) else parse_json(text, where), where)
     reject_unknown_keys(raw, {"job", "stream", "ts", "event", "heartbeat"}, where)
     for name in ("stream", "ts"):
         if name not in raw:
@@ -83,11 +85,12 @@ def receive(program: Program, topo: Topology, mailbox: Mailbox, items: Sequence[
 
 
 def group_rows(rows: Sequence[Any], jobs: int, batch_id: int) -> list[list[tuple[str, Item]]]:
-    """A micro-batch's JSON rows, per job: ``[(stream, item), ...]``."""
+    """A micro-batch's rows (JSON texts or item dicts), per job: ``[(stream, item), ...]``."""
     grouped: list[list[tuple[str, Item]]] = [[] for _ in range(jobs)]
     for number, text in enumerate(rows):
-        if not isinstance(text, str):
-            raise InputError(f"expected a JSON text, got {type(text).__name__}", f"batch {batch_id}, row {number}")
+        if not isinstance(text, (str, dict)):
+            raise InputError(f"expected a JSON text or an item, got {type(text).__name__}",
+                             f"batch {batch_id}, row {number}")
         job, stream, item = parse_row(text, jobs, f"batch {batch_id}, row {number}")
         grouped[job].append((stream, item))
     return grouped
