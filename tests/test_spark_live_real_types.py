@@ -110,6 +110,17 @@ def test_fries_input_log_of_the_first_format_is_still_read_with_tuples(tmp_path:
     assert key == ("eu", (1, ("a",))) and _encoded(value) == _encoded((from_json({"d": "1.50"}), None))
 
 
+def test_directory_source_values_are_in_the_documented_form(tmp_path: Path) -> None:
+    """spark_impl.reconfig.model.DirectorySource: JSON arrays in keys and values are tuples,
+    objects sorted pairs (a value can be used as a key; before, a value array was a list)."""
+    from spark_impl.reconfig import DirectorySource
+
+    (tmp_path / "a.jsonl").write_text(json.dumps([["eu", [1]], [[1, [2]], {"z": 1, "a": [3]}]]) + "\n")
+    _, _, key, value = DirectorySource("S", str(tmp_path)).get(0)
+    assert key == ("eu", (1,)) and value == ((1, (2,)), (("a", (3,)), ("z", 1)))
+    hash(value)
+
+
 def test_a_column_of_a_type_without_a_documented_form_is_refused_at_start(spark: Any, tmp_path: Path) -> None:
     """spark_impl.values.unsupported: one clear error when the query starts, naming the column."""
     from spec.errors import InputError
@@ -296,3 +307,64 @@ def test_a_driver_killed_with_sigkill_restarts_exactly_once_on_real_types(spark:
         _check_oplus(spark, str(tmp_path / "out"), jobs.oplus_items(8 * 6))
     else:
         _check_dgs(spark, str(tmp_path / "out"))
+
+
+# --- decode against Spark's own conversion ---------------------------------------------------
+
+ALL_TYPES = ("a struct<x:bigint,y:array<string>>, m map<string,decimal(12,3)>, k map<bigint,array<date>>, "
+             "d date, t timestamp, n timestamp_ntz, b binary, f double, s string")
+
+
+def _spark_input(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A documented row as createDataFrame takes it (arrays as lists, maps as dicts)."""
+    a, m, k, *rest = row
+    return (None if a is None else (a[0], None if a[1] is None else list(a[1])),
+            None if m is None else dict(m), None if k is None else {key: list(v) for key, v in k}, *rest)
+
+
+def test_decode_gives_the_documented_form_of_what_spark_stores_in_any_local_zone(spark: Any) -> None:
+    """spark_impl.values.decode, docs/production/types.md's table, against Spark itself: rows
+    of every type (nulls at every level, timestamps around a daylight-saving change) go into a
+    DataFrame and come back through PySpark's conversion, in a driver whose local zone is not
+    UTC; decoded, each equals the documented value it started from (types included)."""
+    import datetime as dt
+    import time as clock
+    from decimal import Decimal
+
+    from hypothesis import given, settings, strategies as st
+
+    from spark_impl.values import decode
+
+    utc = dt.timezone.utc
+    texts = st.text(alphabet="abcé", max_size=3)
+    decimals = st.decimals(min_value=-10**8, max_value=10**8, places=3, allow_nan=False, allow_infinity=False)
+    dates = st.dates(dt.date(1900, 1, 1), dt.date(2100, 1, 1))
+    instants = st.one_of(st.datetimes(dt.datetime(1950, 1, 1), dt.datetime(2100, 1, 1), timezones=st.just(utc)),
+                         st.sampled_from([dt.datetime(2024, 11, 3, h, 30, tzinfo=utc) for h in (4, 5, 6, 7)]))
+    rows = st.tuples(
+        st.none() | st.tuples(st.integers(-2**63, 2**63 - 1), st.none() | st.lists(st.none() | texts, max_size=3).map(tuple)),
+        st.none() | st.dictionaries(texts, st.none() | decimals, max_size=3).map(lambda d: tuple(sorted(d.items()))),
+        st.none() | st.dictionaries(st.integers(-5, 5), st.lists(dates, max_size=2).map(tuple), max_size=3)
+        .map(lambda d: tuple(sorted(d.items()))),
+        st.none() | dates, st.none() | instants, st.none() | st.datetimes(dt.datetime(1950, 1, 1), dt.datetime(2100, 1, 1)),
+        st.none() | st.binary(max_size=4), st.none() | st.floats(allow_nan=False), st.none() | texts)
+
+    zone = os.environ.get("TZ")
+    os.environ["TZ"] = "America/New_York"
+    clock.tzset()
+    try:
+        @settings(max_examples=3, deadline=None)
+        @given(st.lists(rows, min_size=1, max_size=40))
+        def check(values: list[tuple[Any, ...]]) -> None:
+            frame = spark.createDataFrame([_spark_input(v) for v in values], ALL_TYPES)
+            got = [decode(r, frame.schema) for r in frame.collect()]
+            assert [_encoded(g) for g in got] == [_encoded(v) for v in values]
+            assert all(isinstance(v, Decimal) for g in got if g[1] for _, v in g[1] if v is not None)
+
+        check()
+    finally:
+        if zone is None:
+            del os.environ["TZ"]
+        else:
+            os.environ["TZ"] = zone
+        clock.tzset()

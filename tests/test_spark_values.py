@@ -165,3 +165,14 @@ def test_values_without_a_documented_form_are_refused_by_the_persisted_encoding(
         except ValueError:
             continue
         raise AssertionError(f"{bad!r} was decoded")
+
+
+def test_the_types_page_example_runs() -> None:
+    """docs/production/types.md, "Testing a job in memory with the same values": its example
+    runs as written (its asserts hold)."""
+    import re
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parent.parent / "docs" / "production" / "types.md"
+    (code,) = re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), re.S)
+    exec(compile(code, str(page), "exec"), {})
