@@ -55,7 +55,7 @@ import math
 from decimal import Decimal
 from typing import Any, Callable
 
-__all__ = ["as_received", "decode", "decoder", "from_json", "normalize", "to_json", "unsupported", "value_order"]
+__all__ = ["as_received", "column_type", "decode", "decoder", "from_json", "normalize", "to_json", "unsupported", "value_order"]
 
 _UTC = dt.timezone.utc
 
@@ -109,8 +109,8 @@ def unsupported(spark_type: Any) -> str | None:
     """Why a column of ``spark_type`` cannot reach a user function in a documented form (a
     calendar interval, variant, spatial or user-defined type, at any depth: their Python
     objects are neither hashable nor persisted exactly; select their fields instead), or None
-    when it can. A front end refuses such a column
-    when its query starts rather than when the first row of it arrives."""
+    when it can. A front end refuses such a column when its query starts rather than when the
+    first row of it arrives."""
     name = _type_name(spark_type)
     if name in _REFUSED or callable(getattr(spark_type, "sqlType", None)):
         return f"the Spark type {spark_type.simpleString()} has no documented Python form"
@@ -120,6 +120,16 @@ def unsupported(spark_type: Any) -> str | None:
         if found is not None:
             return found
     return None
+
+
+def column_type(df: Any, name: str) -> Any:
+    """The Spark type of column ``name`` of DataFrame ``df``, or None when ``df`` carries no
+    schema (a stand-in that only has rows): its values are then decoded by their Python value
+    (:func:`normalize`)."""
+    schema = getattr(df, "schema", None)
+    if schema is None or isinstance(schema, str):
+        return None
+    return schema[name].dataType
 
 
 def decode(value: Any, spark_type: Any) -> Any:

@@ -102,6 +102,18 @@ def test_equal_numbers_and_instants_route_alike() -> None:
     assert route(Decimal(10), 4) == 2 and sorted([Decimal("2.5"), 1, None, "x", 3.0], key=key_order)[:3] == [1, Decimal("2.5"), 3.0]
 
 
+@given(st.decimals(allow_nan=False), st.datetimes(timezones=st.timezones()), st.floats(allow_nan=False))
+def test_keys_equal_in_python_route_alike_for_decimals_and_instants(d: Decimal, when: dt.datetime, f: float) -> None:
+    """keys.py: a Decimal equal to an int or a float routes like it; an aware datetime routes
+    like the same instant in UTC; a float routes like the Decimal it equals exactly."""
+    for same_number in ([int(d)] if d.is_finite() and d == int(d) else []) + ([float(d)] if Decimal(float(d)) == d else []):
+        assert d == same_number and stable_hash(d) == stable_hash(same_number)
+        assert route(d, 5) == route(same_number, 5)
+    assert stable_hash(when) == stable_hash(when.astimezone(UTC))
+    if math.isfinite(f):
+        assert stable_hash(Decimal(f)) == stable_hash(f) and route(Decimal(f), 6) == route(f, 6)
+
+
 def test_the_stable_hash_is_a_durable_format_old_and_new_vectors() -> None:
     """keys.py's published vectors: the old ones are unchanged by the new types; the new ones
     are pinned (``b2sum -l 64`` of the documented encoding, shifted right by one bit)."""

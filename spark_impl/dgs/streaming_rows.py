@@ -16,7 +16,7 @@ from typing import Any
 
 from spec.errors import InputError
 
-from spark_impl.values import decoder, unsupported
+from spark_impl.values import column_type, decoder, unsupported
 
 ITEM_FIELDS = ("job", "stream", "ts", "event", "heartbeat")
 """The fields a struct column may have."""
@@ -24,10 +24,11 @@ ITEM_FIELDS = ("job", "stream", "ts", "event", "heartbeat")
 
 def check_column(source: Any, column: str) -> None:
     """InputError unless ``column`` of the stream is a string or a struct of :data:`ITEM_FIELDS`
-    with ``stream`` and ``ts`` and types the encoding covers."""
-    data_type = source.schema[column].dataType
+    with ``stream`` and ``ts`` and types the encoding covers (a stand-in frame without a
+    schema passes: its rows are read as JSON texts)."""
+    data_type = column_type(source, column)
     kind = type(data_type).__name__
-    if kind == "StringType":
+    if data_type is None or kind == "StringType":
         return
     if kind != "StructType":
         raise InputError(f"column {column!r} is {data_type.simpleString()}: expected a JSON string or a struct "
@@ -46,7 +47,7 @@ def check_column(source: Any, column: str) -> None:
 def batch_rows(df: Any, column: str) -> list[Any]:
     """The micro-batch's items of ``column``: JSON texts of a string column, item dicts (the
     JSON item's shape, the event decoded) of a struct column."""
-    data_type = df.schema[column].dataType
+    data_type = column_type(df, column)
     texts = [row[0] for row in df.select(column).collect()]
     if type(data_type).__name__ != "StructType":
         return texts

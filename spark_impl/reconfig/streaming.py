@@ -64,7 +64,7 @@ from spark_impl.reconfig.model import Job, Request
 from spark_impl.reconfig.progress import has_progress
 from spark_impl.reconfig.retention import Retention
 from spark_impl.reconfig.sinks import Sink
-from spark_impl.values import decoder, from_json, normalize, to_json, unsupported
+from spark_impl.values import column_type, decoder, from_json, normalize, to_json, unsupported
 
 _INDEX_CACHE: LRU[str, tuple[list[int], list[str]]] = LRU(16)  # per Python worker, bounded
 _FILE_CACHE: LRU[str, list[Any]] = LRU(16)
@@ -326,9 +326,9 @@ class _BatchHandler:
             if batch_id <= index.last:
                 run.replayed.append(batch_id)
             else:
-                rows = df.select(self.key, self.value)
-                types = [f.dataType for f in rows.schema.fields]
-                files = rows.rdd.mapPartitionsWithIndex(_partition_writer(path, batch_id, *types)).collect()
+                types = (column_type(df, self.key), column_type(df, self.value))
+                files = (df.select(self.key, self.value).rdd
+                         .mapPartitionsWithIndex(_partition_writer(path, batch_id, *types)).collect())
                 index.batches.append([batch_id, sorted([name, int(n)] for name, n in files)])
                 index.last = batch_id
                 index.write(path)
@@ -386,7 +386,7 @@ def start_query(spark: Any, job: Job, source: Any, *, scheduler: str, checkpoint
     if missing:
         raise InputError(f"the stream has no column(s) {missing} (columns: {source.columns})")
     for column in (key_column, value_column):
-        bad = unsupported(source.schema[column].dataType)
+        bad = unsupported(column_type(source, column))
         if bad is not None:
             raise InputError(f"column {column!r}: {bad} (docs/production/types.md lists the supported types)")
     if job.planned:
