@@ -188,7 +188,7 @@ def value_order(value: Any) -> tuple[Any, ...]:
         raise TypeError(f"a value of type {type(value).__name__} has no documented form "
                         "(docs/production/types.md)")
     if rank == 1:
-        return (1, 1, 0) if value != value else (1, 0, value)  # NaN last, so the order is total
+        return (1, 1, 0) if isinstance(value, (float, Decimal)) and math.isnan(value) else (1, 0, value)  # NaN last
     if rank == 5 and value.tzinfo is None:
         return (6, value)
     if rank == 9:

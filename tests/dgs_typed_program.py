@@ -19,7 +19,7 @@ State = dict[Any, tuple[int, Decimal, Any]]
 
 
 def _checked(event: Any) -> Any:
-    kind, key, amount, at = event
+    _, key, amount, at = event
     if not (isinstance(key, tuple) and isinstance(amount, Decimal) and isinstance(at, dt.datetime)
             and at.utcoffset() == dt.timedelta(0)):
         raise TypeError(f"event not in the documented form: {event!r}")
