@@ -230,14 +230,14 @@ def main(mode: str, root: str, files: int) -> int:
         from spark_impl.oplus.streaming_jobs import oplus_job
         from spark_impl.reconfig.sinks import ParquetSink
 
-        run = start_oplus_query(spark, stream, [oplus_job("sliding-sum", 2, 4, parallelism=2)], checkpoint_dir=ckpt,
+        oplus = start_oplus_query(spark, stream, [oplus_job("sliding-sum", 2, 4, parallelism=2)], checkpoint_dir=ckpt,
                                 sink=ParquetSink(os.path.join(root, "out"), value_type="long"), trigger=trigger)
-        while run.log.delivered() < files - 1:
-            _say(committed=run.log.committed()[-1:])
-            if not run.query.isActive:
-                run.query.awaitTermination()
+        while oplus.log.delivered() < files - 1:
+            _say(committed=oplus.log.committed()[-1:])
+            if not oplus.query.isActive:
+                oplus.query.awaitTermination()
             time.sleep(0.2)
-        run.stop()
+        oplus.stop()
     else:
         from spark_impl.dgs.streaming import LiveJob, start_dgs_query
         from spark_impl.dgs.streaming_plan import keyed_plan
@@ -246,14 +246,14 @@ def main(mode: str, root: str, files: int) -> int:
 
         target = os.path.join(os.path.dirname(os.path.abspath(__file__)), "dgs_typed_program.py:TypedCounter")
         plan = keyed_plan(load_program(target), ["s0", "s1"], 2)
-        run = start_dgs_query(spark, [LiveJob(target, plan)], stream, checkpoint_dir=ckpt, column="item",
+        dgs = start_dgs_query(spark, [LiveJob(target, plan)], stream, checkpoint_dir=ckpt, column="item",
                               sink=ParquetSink(os.path.join(root, "out")), trigger=trigger)
-        while run.committed().delivered < files - 1:
-            _say(committed=run.committed().batch)
-            if not run.query.isActive:
-                run.process_all()
+        while dgs.committed().delivered < files - 1:
+            _say(committed=dgs.committed().batch)
+            if not dgs.query.isActive:
+                dgs.process_all()
             time.sleep(0.2)
-        run.stop()
+        dgs.stop()
     _say(done=True)
     spark.stop()
     return 0

@@ -46,9 +46,9 @@ def same(a: Any, b: Any) -> bool:
     if isinstance(a, tuple):
         return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
     if isinstance(a, float) and math.isnan(a):
-        return math.isnan(b)
+        return bool(math.isnan(b))
     if isinstance(a, dt.datetime) and a.tzinfo is not None:
-        return a == b and a.utcoffset() == b.utcoffset()
+        return bool(a == b and a.utcoffset() == b.utcoffset())
     return bool(a == b)
 
 
