@@ -18,9 +18,9 @@ parallelism and number of input sources. Validation is the scenario format's
 * ``seq`` (long, optional): a tie-breaker of the TB order ``(ts, source, seq)``;
 * every other non-null column is a tuple field, of any Spark type docs/production/types.md
   lists, in its documented Python form (:mod:`spark_impl.values`): ``key`` (a string, number,
-  struct or array, which becomes a tuple, decimal, date, timestamp...) and ``value`` for sliding-sum, ``text`` for the text
-  operators, ``x``/``y`` (source 0) and ``a``/``b`` (source 1) for scalejoin, ``value`` for
-  forward.
+  struct or array, which becomes a tuple, decimal, date, timestamp...) and ``value`` for
+  sliding-sum, ``text`` for the text operators, ``x``/``y`` (source 0) and ``a``/``b``
+  (source 1) for scalejoin, ``value`` for forward.
 
 A source's *bound* is the largest timestamp or explicit watermark it has delivered (each
 source delivers its tuples in event-time order, as a scenario's input list does); a job's

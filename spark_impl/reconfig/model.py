@@ -207,8 +207,9 @@ _DIRECTORY_LISTING: dict[str, list[str]] = {}
 class DirectorySource:
     """A growing stream from JSON-lines files in ``path`` (storage every executor sees): each
     line is ``[key, value]``, read in the documented form of :mod:`spark_impl.values` (JSON
-    arrays as tuples, objects as sorted pairs, so any of them can be a key); files are read in name order and must be complete when they
-    appear (write elsewhere, then rename into ``path``). ``count()`` grows as files arrive;
+    arrays as tuples, objects as sorted pairs, so any of them can be a key); files are read in
+    name order and must be complete when they appear (write elsewhere, then rename into
+    ``path``). ``count()`` grows as files arrive;
     tuple ``i`` never changes, so the source stays replayable. Transaction ids are
     ``source:i``."""
 
