@@ -56,6 +56,7 @@ from spark_impl.dgs.streaming_late import (
     LateEvent, LatePolicy, apply_policy, check_allowed_lateness, log_late, parse_late_policy,
 )
 from spark_impl.dgs.streaming_replan import fresh_name, migrate, remap_mailbox
+from spark_impl.dgs.streaming_rows import batch_rows, check_column
 from spark_impl.dgs.streaming_sink import deliver_batch
 from spark_impl.dgs.streaming_store import INITIAL, Commit, Store, check_layout, load_states, save_states
 from spark_impl.dgs.tasks import Layout, collect_slots, final_states, gather, initial_states
@@ -224,7 +225,7 @@ class DgsStreamingRun:
             _keep_last(self.replayed, batch_id)
             self.deliver(commit)
             return
-        grouped, texts = split_rows([row[0] for row in df.select(column).collect()], len(self.jobs), batch_id)
+        grouped, texts = split_rows(batch_rows(df, column), len(self.jobs), batch_id)
         with self.lock:
             wanted, self.pending = self.pending, {}
         if wanted:
@@ -329,7 +330,8 @@ def start_dgs_query(spark: Any, jobs: Sequence[LiveJob], source: Any, *, checkpo
                     query_checkpoint: str | None = None, allowed_lateness: int = 0,
                     late_policy: Any = "fail") -> DgsStreamingRun:
     """Start a query running ``jobs`` on ``source`` (a streaming DataFrame whose ``column``
-    holds one JSON item per row, :mod:`spark_impl.dgs.streaming_input`); the outputs go to
+    holds one item per row: a JSON text, :mod:`spark_impl.dgs.streaming_input`, or a struct
+    whose event keeps its Spark types, :mod:`spark_impl.dgs.streaming_rows`); the outputs go to
     ``sink`` (:mod:`spark_impl.reconfig.sinks`). ``checkpoint_dir`` (storage every executor
     sees: a local path or a :mod:`spark_impl.store` URI such as ``s3://...``) holds ``dgs/``,
     the DGS checkpoint (:mod:`spark_impl.dgs.streaming_store`). ``query_checkpoint`` is
@@ -346,6 +348,7 @@ def start_dgs_query(spark: Any, jobs: Sequence[LiveJob], source: Any, *, checkpo
         raise InputError("start_dgs_query needs a streaming DataFrame (spark.readStream...)")
     if column not in source.columns:
         raise InputError(f"the stream has no column {column!r} (columns: {source.columns})")
+    check_column(source, column)
     if not jobs:
         raise InputError("a DGS query needs at least one job")
     lateness = check_allowed_lateness(allowed_lateness)

@@ -43,6 +43,8 @@ stream and its watermark) instead of reporting it: the contract of the batch-lev
 
 from __future__ import annotations
 
+import json
+
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -89,9 +91,11 @@ class Late:
     watermark: int
 
 
-def parse_row(text: str, jobs: int, where: str) -> tuple[int, str, Item]:
-    """One row: ``(job, stream, item)``; InputError naming ``where`` when malformed."""
-    raw = expect_object(parse_json(text, where), where)
+def parse_row(text: str | dict[str, Any], jobs: int, where: str) -> tuple[int, str, Item]:
+    """One row (a JSON text, or an item dict of a struct column,
+    :mod:`spark_impl.dgs.streaming_rows`): ``(job, stream, item)``; InputError naming
+    ``where`` when malformed."""
+    raw = expect_object(text if isinstance(text, dict) else parse_json(text, where), where)
     reject_unknown_keys(raw, {"job", "stream", "ts", "event", "heartbeat"}, where)
     for name in ("stream", "ts"):
         if name not in raw:
@@ -166,19 +170,21 @@ def receive(program: Program, topo: Topology, mailbox: Mailbox, items: Sequence[
 
 
 def split_rows(rows: Sequence[Any], jobs: int, batch_id: int) -> tuple[list[list[tuple[str, Item]]], list[list[str]]]:
-    """A micro-batch's JSON rows, per job: ``[(stream, item), ...]`` and the rows' texts, in
-    the same order."""
+    """A micro-batch's rows (JSON texts or item dicts of a struct column,
+    :mod:`spark_impl.dgs.streaming_rows`), per job: ``[(stream, item), ...]`` and the rows as
+    texts, in the same order (an item dict as its JSON text: what a late sink receives)."""
     grouped: list[list[tuple[str, Item]]] = [[] for _ in range(jobs)]
     texts: list[list[str]] = [[] for _ in range(jobs)]
     for number, text in enumerate(rows):
-        if not isinstance(text, str):
-            raise InputError(f"expected a JSON text, got {type(text).__name__}", f"batch {batch_id}, row {number}")
+        if not isinstance(text, (str, dict)):
+            raise InputError(f"expected a JSON text or an item, got {type(text).__name__}",
+                             f"batch {batch_id}, row {number}")
         job, stream, item = parse_row(text, jobs, f"batch {batch_id}, row {number}")
         grouped[job].append((stream, item))
-        texts[job].append(text)
+        texts[job].append(text if isinstance(text, str) else json.dumps(text, default=str, sort_keys=True))
     return grouped, texts
 
 
 def group_rows(rows: Sequence[Any], jobs: int, batch_id: int) -> list[list[tuple[str, Item]]]:
-    """A micro-batch's JSON rows, per job: ``[(stream, item), ...]``."""
+    """A micro-batch's rows (JSON texts or item dicts), per job: ``[(stream, item), ...]``."""
     return split_rows(rows, jobs, batch_id)[0]

@@ -76,6 +76,7 @@ from spark_impl.oplus.streaming_sink import deliver_pending
 from spark_impl.reconfig.sinks import Sink
 from spark_impl.reconfig.streaming import StreamStopped
 from spark_impl.store import display, is_uri
+from spark_impl.values import column_type, unsupported
 
 __all__ = ["CRASH_POINTS", "LOGGER", "OplusStreamingRun", "SimulatedCrash", "start_oplus_query"]
 
@@ -222,7 +223,7 @@ class _Handler:
 
     def _run(self, run: OplusStreamingRun, df: Any, batch_id: int, prev: Commit) -> None:
         jobs = run.jobs
-        entries = df.rdd.map(entries_of(df.columns)).persist()
+        entries = df.rdd.map(entries_of(df.columns, getattr(df, "schema", None))).persist()
         try:
             summary = Summary()
             for part in entries.mapPartitions(summarize(jobs, prev.watermark, run.allowed_lateness)).collect():
@@ -340,6 +341,9 @@ def start_oplus_query(spark: Any, stream: Any, jobs: Sequence[OplusJob], *, chec
         raise InputError("start_oplus_query needs a streaming DataFrame (spark.readStream...)", "stream")
     if "ts" not in stream.columns:
         raise InputError(f"the stream has no column 'ts' (columns: {stream.columns})", "stream")
+    bad = [f"column {c!r}: {why}" for c in stream.columns if (why := unsupported(column_type(stream, c)))]
+    if bad:
+        raise InputError(f"{bad[0]} (docs/production/types.md lists the supported types)", "stream")
     if not jobs or not all(isinstance(j, OplusJob) for j in jobs):
         raise InputError("expected a non-empty list of jobs built with oplus_job(...)", "jobs")
     if keep < 1:

@@ -18,10 +18,11 @@ an object or ``"file.py:NAME"``) with the stream ``fields`` its payload is made 
 * ``end`` (boolean, optional): on a mark row, the source has ended (its bound becomes +inf,
   which emits every remaining window of the job once all its sources ended);
 * ``seq`` (long, optional): a tie-breaker of the TB order ``(ts, source, seq)``;
-* every other non-null column is a tuple field: ``key`` (any type: string, number, or a
-  struct/array, which becomes a tuple) and ``value`` for sliding-sum, ``text`` for the text
-  operators, ``x``/``y`` (source 0) and ``a``/``b`` (source 1) for scalejoin, ``value`` for
-  forward.
+* every other non-null column is a tuple field, of any Spark type docs/production/types.md
+  lists, in its documented Python form (:mod:`spark_impl.values`): ``key`` (a string, number,
+  struct or array, which becomes a tuple, decimal, date, timestamp...) and ``value`` for
+  sliding-sum, ``text`` for the text operators, ``x``/``y`` (source 0) and ``a``/``b``
+  (source 1) for scalejoin, ``value`` for forward.
 
 A source's *bound* is the largest timestamp minus the query's ``allowed_lateness``, or the
 largest explicit watermark, it has delivered (with ``allowed_lateness`` 0 each source must
@@ -41,10 +42,11 @@ from spec.oplus.budget import MAX_PARALLELISM
 from spec.oplus.model import OPlus
 from spec.oplus.scenario import CATALOGUE, Scenario, instance_of, parse_scenario
 
-from spark_impl.keys import key_from_json, route
+from spark_impl.keys import route
 from spark_impl.lateness import LateTuple, late_tuple
 from spark_impl.oplus.operators import OperatorConfig
 from spark_impl.oplus.user_operator import UserOperator, user_operator
+from spark_impl.values import decoder, normalize
 
 RESERVED = ("job", "source", "ts", "watermark", "end", "seq")
 """Stream columns that are not tuple fields."""
@@ -139,21 +141,24 @@ def route_key(key: Any, parallelism: int) -> int:
 
 
 def plain(value: Any) -> Any:
-    """A key or field read from a Spark row: structs and arrays become tuples (hashable,
-    routed by ``spark_impl.keys``), everything else is kept."""
-    if isinstance(value, (list, tuple)):
-        return tuple(plain(item) for item in value)
-    return key_from_json(value)
+    """A key or field read without its Spark type, in its documented form
+    (:func:`spark_impl.values.normalize`: structs, arrays and lists become tuples, maps sorted
+    pairs, recursively)."""
+    return normalize(value)
 
 
-def entries_of(columns: Iterable[str]) -> Any:
-    """A function from a Spark ``Row`` of a stream with ``columns`` to an :data:`Entry`."""
+def entries_of(columns: Iterable[str], schema: Any = None) -> Any:
+    """A function from a Spark ``Row`` of a stream with ``columns`` to an :data:`Entry`. Tuple
+    fields reach the operator in the documented form of :mod:`spark_impl.values` (decoded by
+    their Spark type in ``schema``, the stream's ``StructType``; without it by their Python
+    value): structs and arrays as tuples, maps as sorted pairs, so any of them can be a key."""
     names = list(columns)
     fields = [n for n in names if n not in RESERVED]
+    decoders = {n: decoder(None if schema is None else schema[n].dataType) for n in fields}
 
     def entry(row: Any) -> Entry:
         get = row.asDict(recursive=False)
-        values = {n: plain(get[n]) for n in fields if get[n] is not None}
+        values = {n: decoders[n](get[n]) for n in fields if get[n] is not None}
         ts, mark = get.get("ts"), get.get("watermark")
         return (int(get.get("job") or 0), int(get.get("source") or 0), None if ts is None else int(ts),
                 None if mark is None else int(mark), bool(get.get("end")), int(get.get("seq") or 0), values)

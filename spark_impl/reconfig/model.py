@@ -30,8 +30,9 @@ from typing import Any, Callable, Mapping, Protocol, Sequence
 from spec.fries.dataflow import Dataflow, OperatorKind
 from spec.fries.catalogue import flush, step
 from spec.fries.scenario import Function, StateTransform, WorkerNaming
-from spark_impl.keys import key_from_json, route
+from spark_impl.keys import route
 from spark_impl.lru import LRU
+from spark_impl.values import normalize
 
 Emitted = list[tuple[str, Any, Any]]
 """What one operator call emits: (receiving operator, key, value); receiver "" = sink output."""
@@ -205,8 +206,10 @@ _DIRECTORY_LISTING: dict[str, list[str]] = {}
 @dataclass(frozen=True)
 class DirectorySource:
     """A growing stream from JSON-lines files in ``path`` (storage every executor sees): each
-    line is ``[key, value]``; files are read in name order and must be complete when they
-    appear (write elsewhere, then rename into ``path``). ``count()`` grows as files arrive;
+    line is ``[key, value]``, read in the documented form of :mod:`spark_impl.values` (JSON
+    arrays as tuples, objects as sorted pairs, so any of them can be a key); files are read in
+    name order and must be complete when they appear (write elsewhere, then rename into
+    ``path``). ``count()`` grows as files arrive;
     tuple ``i`` never changes, so the source stays replayable. Transaction ids are
     ``source:i``."""
 
@@ -238,7 +241,7 @@ class DirectorySource:
                 lines = self._lines(name)
                 if rest < len(lines):
                     key, value = lines[rest]
-                    return self.source, f"{self.source}:{index}", key_from_json(key), value
+                    return self.source, f"{self.source}:{index}", normalize(key), normalize(value)
                 rest -= len(lines)
         raise IndexError(f"tuple {index} is not in {self.path} yet")
 

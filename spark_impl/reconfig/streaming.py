@@ -8,7 +8,7 @@ own stateful operators. So the query owns ingestion and progress tracking of the
 the executor owns operators, state, reconfiguration and the sink:
 
 1. ``foreachBatch(df, batch_id)``: the batch's rows are written by Spark tasks (one JSON-lines
-   file per non-empty partition, ``input/b<batch_id>-p<part>.jsonl``, atomic rename); the driver
+   file per non-empty partition, ``input/b<batch_id>-p<part>.v2.jsonl``, atomic rename); the driver
    receives only ``(file, row count)`` per partition and appends them to ``input/index.json``
    under ``batch_id``. That index entry is the batch's commit point in the input log: a batch
    already in the index is never written again, so its tuples keep their positions (tuple ``i``
@@ -28,7 +28,9 @@ Requests: :meth:`StreamingRun.submit` may be called from any thread while the qu
 is :meth:`Executor.submit` (made at once if an executor batch is running, else at the start of
 the next one), with the same fries / epoch / naive semantics.
 
-Keys of any JSON-able type (strings, numbers, arrays/structs, which become tuples) are routed
+Keys and values of any Spark type reach the job in the documented form of
+:mod:`spark_impl.values` (structs and arrays as tuples, maps as sorted pairs, decimals, dates,
+UTC timestamps, bytes; docs/production/types.md) and keys are routed
 by :func:`spark_impl.keys.route`. With a ``retention`` the input log is bounded too: after each
 Structured Streaming batch, files wholly below the executor's committed offset are deleted and
 the index keeps ``base`` (tuples before its first file) and ``last`` (the last batch id
@@ -56,13 +58,13 @@ from typing import Any, Iterator, Protocol
 from spec.errors import InputError
 from spec.fries.dataflow import OperatorKind
 from spec.jsonio import load_json, write_json_atomic
-from spark_impl.keys import key_from_json
 from spark_impl.lru import LRU
 from spark_impl.reconfig.driver import Executor
 from spark_impl.reconfig.model import Job, Request
 from spark_impl.reconfig.progress import has_progress
 from spark_impl.reconfig.retention import Retention
 from spark_impl.reconfig.sinks import Sink
+from spark_impl.values import column_type, decoder, from_json, normalize, to_json, unsupported
 
 _INDEX_CACHE: LRU[str, tuple[list[int], list[str]]] = LRU(16)  # per Python worker, bounded
 _FILE_CACHE: LRU[str, list[Any]] = LRU(16)
@@ -185,24 +187,40 @@ class BatchLogSource:
             raise IndexError(f"tuple {index} was deleted from the input log {self.path} (below the committed offset)")
         full = os.path.join(self.path, names[f])
 
-        def load() -> list[Any]:
-            with open(full, encoding="utf-8") as handle:
-                return [json.loads(line) for line in handle if line.strip()]
-
-        key, value = _FILE_CACHE.get_or_load(full, load)[index - starts[f]]
-        return self.source, f"{self.source}:{index}", key_from_json(key), value
+        key, value = _FILE_CACHE.get_or_load(full, lambda: read_log_file(full))[index - starts[f]]
+        return self.source, f"{self.source}:{index}", key, value
 
 
-def _partition_writer(path: str, batch_id: int) -> Any:
-    """Task side of step 1: write this partition's rows, return (file, count) (no data)."""
+LOG_SUFFIX = ".v2.jsonl"
+"""Input-log files of the current format: one ``[key, value]`` line per tuple in the persisted
+encoding of :mod:`spark_impl.values` (values come back exactly as the user's function first
+saw them). A file ending in plain ``.jsonl`` is of the first format (``json.dumps`` with
+``default=str``), still read (lists become tuples) so a checkpoint written before resumes."""
+
+
+def read_log_file(full: str) -> list[tuple[Any, Any]]:
+    """The ``(key, value)`` tuples of one input-log file, in their documented form."""
+    current = full.endswith(LOG_SUFFIX)
+    with open(full, encoding="utf-8") as handle:
+        pairs = [json.loads(line) for line in handle if line.strip()]
+    if current:
+        return [(from_json(k), from_json(v)) for k, v in pairs]
+    return [(normalize(k), normalize(v)) for k, v in pairs]
+
+
+def _partition_writer(path: str, batch_id: int, key_type: Any, value_type: Any) -> Any:
+    """Task side of step 1: write this partition's rows (decoded by the columns' Spark types,
+    :mod:`spark_impl.values`), return (file, count) (no data)."""
+    key_of, value_of = decoder(key_type), decoder(value_type)
 
     def write(part: int, rows: Iterator[Any]) -> Iterator[tuple[str, int]]:
-        name = f"b{batch_id:012d}-p{part:05d}.jsonl"
+        name = f"b{batch_id:012d}-p{part:05d}{LOG_SUFFIX}"
         tmp = os.path.join(path, f".{name}.{os.getpid()}.tmp")
         n = 0
         with open(tmp, "w", encoding="utf-8") as handle:
             for row in rows:
-                handle.write(json.dumps([row[0], row[1]], default=str) + "\n")
+                line = [to_json(key_of(row[0])), to_json(value_of(row[1]))]
+                handle.write(json.dumps(line, allow_nan=False, separators=(",", ":")) + "\n")
                 n += 1
         if n == 0:
             os.unlink(tmp)
@@ -308,8 +326,9 @@ class _BatchHandler:
             if batch_id <= index.last:
                 run.replayed.append(batch_id)
             else:
+                types = (column_type(df, self.key), column_type(df, self.value))
                 files = (df.select(self.key, self.value).rdd
-                         .mapPartitionsWithIndex(_partition_writer(path, batch_id)).collect())
+                         .mapPartitionsWithIndex(_partition_writer(path, batch_id, *types)).collect())
                 index.batches.append([batch_id, sorted([name, int(n)] for name, n in files)])
                 index.last = batch_id
                 index.write(path)
@@ -353,8 +372,9 @@ def start_query(spark: Any, job: Job, source: Any, *, scheduler: str, checkpoint
                 partitions: int | None = None, batch_size: int | None = None, settle_steps: int = 4,
                 trigger: dict[str, Any] | None = None, sink: Sink | None = None,
                 retention: Retention | None = None, step_hook: StepHook | None = None) -> StreamingRun:
-    """Start a Structured Streaming query over ``source`` (a streaming DataFrame with JSON-able
-    ``key_column`` and ``value_column``) that runs ``job`` on the executor.
+    """Start a Structured Streaming query over ``source`` (a streaming DataFrame with
+    ``key_column`` and ``value_column`` of any type docs/production/types.md lists; values reach
+    the job in that page's documented form) that runs ``job`` on the executor.
 
     ``job``'s own source is replaced by the input log (its single source operator names the
     tuples); ``job.planned`` must be empty (use :meth:`StreamingRun.submit`). ``batch_size``
@@ -370,6 +390,10 @@ def start_query(spark: Any, job: Job, source: Any, *, scheduler: str, checkpoint
     missing = [c for c in (key_column, value_column) if c not in source.columns]
     if missing:
         raise InputError(f"the stream has no column(s) {missing} (columns: {source.columns})")
+    for column in (key_column, value_column):
+        bad = unsupported(column_type(source, column))
+        if bad is not None:
+            raise InputError(f"column {column!r}: {bad} (docs/production/types.md lists the supported types)")
     if job.planned:
         raise InputError("a streaming job takes requests through submit(), not planned requests")
     sources = [n for n in job.dataflow.names if job.dataflow.kind(n) is OperatorKind.SOURCE]
