@@ -2,9 +2,10 @@
 the page says under it, in a namespace holding the test session's ``spark`` and a ``base``
 directory; blocks after "A Kafka-shaped stream without a broker" use its ``raw`` / ``kafka_like``.
 
-Default run: the Kafka read (it must fail only for the missing Kafka package: no broker here),
-the Kafka-shaped stream with the Fries block, the file-landing block. Slow: the O+ and DGS Kafka
-blocks and the rate block (one live query each).
+Default run: the Kafka read (it must fail only for the missing Kafka package: no broker here) and
+the file-landing block. Slow: the Kafka-shaped stream with the Fries, O+ and DGS blocks and the
+rate block (one live query each; tests/test_spark_sources.py runs each front end on a
+Kafka-shaped stream in the default run).
 """
 
 from __future__ import annotations
@@ -63,6 +64,7 @@ def test_the_kafka_read_block_fails_only_for_the_missing_kafka_package(spark: An
         run_block("kafka-read", {"spark": spark})
 
 
+@pytest.mark.slow
 def test_the_kafka_fries_block_counts_the_decoded_records_with_a_bounded_log(spark: Any, tmp_path: Any) -> None:
     """sources.md, "Parsing" and "The Fries input log": the Fries block on the Kafka-shaped stream
     commits whole batches of decoded records (the states count them per user, the retained

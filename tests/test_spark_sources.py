@@ -196,40 +196,48 @@ def test_fries_live_on_a_kafka_stream_equals_the_serial_reference(spark: Any, tm
     assert {k: json.dumps(v) for k, v in result.states.items()} == {k: json.dumps(v) for k, v in expected.states.items()}
 
 
-def _oplus_expected(items: list[dict[str, Any]], WA: int, WS: int, WT: str) -> Counter[tuple[int, str, str]]:
+def _oplus_expected(inputs: list[list[dict[str, Any]]], WA: int, WS: int, WT: str) -> Counter[tuple[int, str, str]]:
     from reference.oplus.operators.catalogue import to_row
     from reference.oplus.run import execute
     from spec.oplus.scenario import parse_scenario
 
-    case = {"operator": "sliding-sum", "WA": WA, "WS": WS, "WT": WT, "parallelism": 1, "inputs": [items]}
+    case = {"operator": "sliding-sum", "WA": WA, "WS": WS, "WT": WT, "parallelism": 1, "inputs": inputs}
     rows = [to_row(o) for o in execute(parse_scenario(case), "sequential").outputs]
     return Counter((int(r["ts"]), str(r["key"]), json.dumps(r["value"])) for r in rows)
 
 
 @pytest.mark.parametrize("kind", SOURCES)
 def test_oplus_live_on_a_kafka_stream_equals_the_sequential_reference(spark: Any, tmp_path: Any, kind: str) -> None:
-    """docs/production/sources.md: two O+ jobs, one per Kafka topic (``keep=("topic",)`` picks the
-    job), event time a field of the JSON value, end marks as messages with optional fields null; a
-    rescale while it runs. Every window result equals the sequential reference's, each once."""
+    """docs/production/sources.md: two O+ jobs, one per Kafka topic (``keep=`` picks the job),
+    event time a field of the JSON value, end marks as messages with optional fields null; a
+    rescale while it runs. Job 1 has two O+ sources, one per group of Kafka partitions, and
+    partition 1 lags 20 event-time units behind the others ("What order each source
+    guarantees": map each O+ source to its own partitions, and the skew between partitions is
+    no lateness). Every window result equals the sequential reference's, each once; no tuple
+    is late."""
     from pyspark.sql import functions as F
 
     from spark_impl.oplus.streaming import start_oplus_query
     from spark_impl.oplus.streaming_jobs import oplus_job
     from spark_impl.reconfig.sinks import CallbackSink
 
-    total = 48  # rate values 0..47 are tuples, 48 and 49 end the two topics
+    total, lag = 48, 20  # rate values 0..47 are tuples, 48..53 end every (topic, partition)
     n = F.col("value")
-    tuple_json = F.to_json(F.struct((n / 2).cast("long").alias("ts"), ((n * 5) % 9).alias("amount")))
+    topic_b, lagging = n % 2 == 1, n % PARTITIONS == 1
+    ts = (n / 2).cast("long") + F.when(topic_b & ~lagging, F.lit(lag)).otherwise(F.lit(0))
+    tuple_json = F.to_json(F.struct(ts.alias("ts"), ((n * 5) % 9).alias("amount")))
     raw = kafka_shaped(spark, kind, F.when(n < total, F.element_at(F.array(*map(F.lit, USERS)), (n % 3 + 1).cast("int"))),
                        F.when(n < total, tuple_json).otherwise(F.lit('{"end": true}')),
-                       F.when(n % 2 == 0, F.lit("sums-a")).otherwise(F.lit("sums-b")))
-    decoded = from_kafka(raw.where(F.col("offset") * PARTITIONS + F.col("partition") < total + 2),
-                         "ts long, amount long, end boolean", key="user", keep=("topic",),
+                       F.when(topic_b, F.lit("sums-b")).otherwise(F.lit("sums-a")))
+    decoded = from_kafka(raw.where(F.col("offset") * PARTITIONS + F.col("partition") < total + 6),
+                         "ts long, amount long, end boolean", key="user", keep=("topic", "partition"),
                          optional=("user", "ts", "amount", "end"))
-    stream = (decoded.withColumn("job", (F.col("topic") == "sums-b").cast("int")).drop("topic")
-              .withColumnRenamed("user", "key").withColumnRenamed("amount", "value"))
+    job = (F.col("topic") == "sums-b").cast("int")
+    stream = (decoded.withColumn("job", job).withColumn("source", ((job == 1) & (F.col("partition") == 1)).cast("int"))
+              .drop("topic", "partition").withColumnRenamed("user", "key").withColumnRenamed("amount", "value"))
     delivered, callback = _collecting()
-    jobs = [oplus_job("sliding-sum", 3, 6, WT="multi", parallelism=2), oplus_job("sliding-sum", 4, 4, WT="single", parallelism=3)]
+    jobs = [oplus_job("sliding-sum", 3, 6, WT="multi", parallelism=2),
+            oplus_job("sliding-sum", 4, 4, WT="single", parallelism=3, sources=2)]
     run = start_oplus_query(spark, stream, jobs, checkpoint_dir=str(tmp_path / "ckpt"),
                             sink=CallbackSink(callback, value_type="long"))
     run.rescale(3, job=0)
@@ -238,11 +246,17 @@ def test_oplus_live_on_a_kafka_stream_equals_the_sequential_reference(spark: Any
                    "every job ended")
     finally:
         run.stop()
-    for job, (WA, WS, WT) in enumerate(((3, 6, "multi"), (4, 4, "single"))):
-        items = [{"ts": i // 2, "key": USERS[i % 3], "value": i * 5 % 9} for i in range(job, total, 2)]
+
+    def item(i: int) -> dict[str, Any]:
+        return {"ts": i // 2 + (lag if i % 2 == 1 and i % PARTITIONS != 1 else 0), "key": USERS[i % 3], "value": i * 5 % 9}
+
+    expected = {0: _oplus_expected([[item(i) for i in range(0, total, 2)]], 3, 6, "multi"),
+                1: _oplus_expected([[item(i) for i in range(1, total, 2) if i % PARTITIONS != 1],
+                                    [item(i) for i in range(1, total, 2) if i % PARTITIONS == 1]], 4, 4, "single")}
+    for j in (0, 1):
         got = Counter((int(r["ts"]), r["key"], json.dumps(int(r["value"]))) for rows in delivered.values()
-                      for r in rows if r["job"] == job)
-        assert got == _oplus_expected(items, WA, WS, WT), f"job {job}"
+                      for r in rows if r["job"] == j)
+        assert got == expected[j], f"job {j}"
     status = run.status()
     assert status is not None and status.late == {0: 0, 1: 0} and status.rescaled == {0: 1}
 
