@@ -1,5 +1,5 @@
 """Streaming sources for the live front ends: Kafka records decoded into the columns a front
-end reads (docs/production/sources.md).
+end reads, and a scripted stream of given micro-batches (docs/production/sources.md).
 
 Every live front end (Fries ``start_query``, O+ ``start_oplus_query``, DGS
 ``start_dgs_query``) takes *any* streaming DataFrame with the columns it reads; Spark's Kafka
@@ -18,6 +18,11 @@ line naming the topic, partition and offset (Spark's ``raise_error``, inside a f
 cannot prune away however few columns the front end selects), instead of reaching a front end
 as nulls. Fields listed in ``optional`` may be absent (null).
 
+:func:`list_stream` is a non-file stream whose micro-batch ``i`` is the ``i``-th list of rows
+given (PySpark has no ``MemoryStream``; this is a Python data source, Spark 4's
+``pyspark.sql.datasource`` API): replayable, bounded, so ``processAllAvailable()`` returns -
+for trying and testing a job on exact batches.
+
 :func:`kafka_package` names the ``spark-sql-kafka-0-10`` artifact matching the installed
 PySpark (the Kafka source is not part of PySpark's jars: ``spark-submit --packages`` or
 ``spark.jars.packages``).
@@ -26,13 +31,14 @@ PySpark (the Kafka source is not part of PySpark's jars: ``spark-submit --packag
 from __future__ import annotations
 
 import glob
+import json
 import os
 import re
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator, Sequence
 
 from spec.errors import InputError
 
-__all__ = ["KAFKA_COLUMNS", "from_kafka", "kafka_package"]
+__all__ = ["KAFKA_COLUMNS", "LIST_STREAM", "from_kafka", "kafka_package", "list_stream"]
 
 KAFKA_COLUMNS = ("key", "value", "topic", "partition", "offset", "timestamp")
 """The columns of Spark's Kafka source that :func:`from_kafka` reads (a Kafka-shaped
@@ -148,3 +154,71 @@ def from_kafka(df: Any, value_schema: Any, *, key: str | None = None, event_time
     for condition, message in reversed(problems):
         verdict = F.when(condition, F.raise_error(F.concat(F.lit("from_kafka: "), where, message))).otherwise(verdict)
     return df.where(verdict).select(*[column.alias(name) for name, column in fields])
+
+
+LIST_STREAM = "streamproof_list"
+"""The format name :func:`list_stream` registers (``spark.readStream.format(LIST_STREAM)``)."""
+
+
+def list_stream(spark: Any, schema: str, batches: Sequence[Sequence[Sequence[Any]]]) -> Any:
+    """A streaming DataFrame of columns ``schema`` (DDL) whose micro-batch ``i`` holds exactly
+    the rows ``batches[i]`` (each row a sequence of column values: JSON-able, arrays as lists,
+    structs as dicts or lists), one listed batch per trigger; an empty list is an empty batch.
+
+    Offsets are listed-batch numbers in Structured Streaming's checkpoint, so the stream is
+    replayable: a query restarted on its checkpoint with the same list, or with more batches
+    appended (as if more data arrived), continues after the last batch it committed. Once every
+    listed batch is taken there is no new data and ``processAllAvailable()`` returns. The rows
+    travel in the reader's options (JSON): meant for tests and trials, not for volume."""
+    from pyspark.sql.types import StructType
+
+    rows = [[list(row) for row in batch] for batch in batches]
+    StructType.fromDDL(schema)  # a bad schema fails here, not in the query
+    spark.dataSource.register(_list_stream_class())
+    return (spark.readStream.format(LIST_STREAM).option("schema", schema)
+            .option("batches", json.dumps(rows)).load())
+
+
+def _list_stream_class() -> Any:
+    """The Python data source behind :func:`list_stream` (defined here, not at module level, so
+    that importing this module does not import pyspark; Spark ships it to its Python workers
+    by value)."""
+    from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPartition
+
+    class ListStreamReader(DataSourceStreamReader):
+        """Offset ``{"batch": k}``: the first ``k`` listed batches were taken."""
+
+        def __init__(self, batches: list[list[list[Any]]]) -> None:
+            self.batches = batches
+
+        def initialOffset(self) -> dict[str, int]:
+            return {"batch": 0}
+
+        def latestOffset(self, start: dict[str, int], limit: Any) -> dict[str, int]:
+            return {"batch": min(int(start["batch"]) + 1, len(self.batches))}
+
+        def partitions(self, start: dict[str, int], end: dict[str, int]) -> list[Any]:
+            if int(start["batch"]) >= int(end["batch"]):
+                return []
+            return [InputPartition([int(start["batch"]), int(end["batch"])])]
+
+        def read(self, partition: Any) -> Iterator[tuple[Any, ...]]:
+            first, last = partition.value
+            for number in range(first, last):
+                for row in self.batches[number]:
+                    yield tuple(row)
+
+    class ListStream(DataSource):
+        """``spark.readStream.format(LIST_STREAM).option("schema", ddl).option("batches", json)``."""
+
+        @classmethod
+        def name(cls) -> str:
+            return LIST_STREAM
+
+        def schema(self) -> str:
+            return str(self.options["schema"])
+
+        def streamReader(self, schema: Any) -> Any:
+            return ListStreamReader(json.loads(self.options["batches"]))
+
+    return ListStream

@@ -3,8 +3,8 @@ the page says under it, in a namespace holding the test session's ``spark`` and 
 directory; blocks after "A Kafka-shaped stream without a broker" use its ``raw`` / ``kafka_like``.
 
 Default run: the Kafka read (it must fail only for the missing Kafka package: no broker here) and
-the file-landing block. Slow: the Kafka-shaped stream with the Fries, O+ and DGS blocks and the
-rate block (one live query each; tests/test_spark_sources.py runs each front end on a
+the file-landing block. Slow: the Kafka-shaped stream with the Fries, O+ and DGS blocks, the
+rate block and the list-stream block (one live query each; tests/test_spark_sources.py runs each front end on a
 Kafka-shaped stream in the default run).
 """
 
@@ -24,7 +24,7 @@ pytestmark = pytest.mark.spark
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOC = os.path.join(ROOT, "docs", "production", "sources.md")
 BLOCK = re.compile(r"^```python\n(# sources: ([\w-]+)\n.*?)^```", re.S | re.M)
-RUN_HERE = {"kafka-read", "kafka-shaped", "kafka-fries", "kafka-oplus", "kafka-dgs", "rate-oplus", "files"}
+RUN_HERE = {"kafka-read", "kafka-shaped", "kafka-fries", "kafka-oplus", "kafka-dgs", "rate-oplus", "list-stream", "files"}
 """The blocks this module runs (a block added to the page must be added here and run)."""
 
 
@@ -172,3 +172,15 @@ def test_the_files_block_lands_files_a_millisecond_apart_that_the_stream_reads(s
              .option("checkpointLocation", f"{tmp_path}/q").start())
     query.awaitTermination(120)
     assert sorted(r["user"] for r in spark.table("landed_files").collect()) == ["ann", "bob", "cy"]
+
+
+@pytest.mark.slow
+def test_the_list_stream_block_delivers_the_listed_batches(spark: Any, tmp_path: Any) -> None:
+    """sources.md, "A scripted stream": the three listed batches reach a query as listed."""
+    ns = run_block("list-stream", {"spark": spark, "base": str(tmp_path)})
+    seen: list[tuple[int, list[tuple[Any, ...]]]] = []
+    query = (ns["stream"].writeStream.foreachBatch(lambda df, b: seen.append((b, [tuple(r) for r in df.collect()])))
+             .option("checkpointLocation", f"{tmp_path}/q").start())
+    query.processAllAvailable()
+    query.stop()
+    assert seen == [(0, [("ann", 3), ("bob", 1)]), (1, []), (2, [("ann", 4)])]
