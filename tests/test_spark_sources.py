@@ -308,3 +308,30 @@ def test_dgs_live_on_a_kafka_stream_equals_the_sequential_program(spark: Any, tm
     assert got == Counter(json.dumps(value_to_json(x)) for x in expected)
     assert sum(got.values()) == total // 5
     assert program.states_equal(program.initial, final[0], expected_state)
+
+
+def test_a_bad_record_stops_a_live_front_end_with_the_line_naming_it(spark: Any, tmp_path: Any) -> None:
+    """sources module docstring: in a running query (the Fries front end on a scripted Kafka-shaped
+    stream), a record that does not fit stops the query with the record's line; the batch before it
+    is committed, nothing of the bad record's batch is."""
+    from pyspark.sql import functions as F
+
+    from spec.fries.dataflow import dataflow
+    from spark_impl.reconfig import ListSource, UserOperator, user_job
+    from spark_impl.reconfig.streaming import start_query
+    from spark_impl.sources import list_stream
+
+    records = list_stream(spark, "key string, value string, topic string, partition int, offset long", [
+        [["ann", '{"amount": 1}', "payments", 0, 0], ["bob", '{"amount": 2}', "payments", 1, 0]],
+        [["ann", '{"amount": 3}', "payments", 0, 1], ["cy", '{"amount": "4"}', "payments", 1, 1]]])
+    raw = records.select(F.col("key").cast("binary").alias("key"), F.col("value").cast("binary").alias("value"),
+                         "topic", "partition", "offset", F.timestamp_millis(F.lit(0)).alias("timestamp"))
+    flow = dataflow([("S", "source"), ("M", "one-to-one")], [("S", "M")])
+    job = user_job(flow, {"M": UserOperator(flow.kind("M"), lambda s, k, v: ((s or 0) + v, [(k, v)]))},
+                   ListSource(()), parallelism={"M": 1})
+    run = start_query(spark, job, from_kafka(raw, "amount long", key="user"), scheduler="fries",
+                      checkpoint_dir=str(tmp_path / "ckpt"), key_column="user", value_column="amount")
+    with pytest.raises(Exception, match=r"from_kafka: topic payments, partition 1, offset 1: the value is not a JSON "
+                                        r"object of schema <struct<amount:bigint>>: \{\"amount\": \"4\"\}"):
+        run.query.awaitTermination(120)
+    assert run.executor.state[0].committed.offset == 2 and run.source.count() == 2
