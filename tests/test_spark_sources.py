@@ -2,9 +2,11 @@
 records into typed front-end columns and refuses what does not fit with a line naming the
 record; the three live front ends (Fries ``start_query``, O+ ``start_oplus_query``, DGS
 ``start_dgs_query``) run on non-file sources - a Kafka-shaped stream (binary key/value,
-topic, partition, offset, timestamp) built from Spark's ``rate-micro-batch`` source and decoded
-by ``from_kafka``, and Spark's ``rate`` source projected to the front end's columns - each to
-the result of the reference model fed the same tuples.
+topic, partition, offset, timestamp) built from Spark's ``rate-micro-batch`` source (default
+run) or ``rate`` source (slow: batches cut by the wall clock) and decoded by ``from_kafka`` -
+each to the result of the reference model fed the same tuples. (Spark's ``rate`` source
+projected straight to the O+ columns is docs/production/sources.md's rate block, run by
+tests/test_docs_sources.py.)
 
 No broker runs here: the Kafka-shaped stream is what Spark's Kafka source yields (same column
 names and types), with per-partition offsets increasing, several partitions and two topics.
