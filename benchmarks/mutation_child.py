@@ -13,12 +13,12 @@ from typing import Any
 
 
 def no_isolation() -> None:
-    """Fail fast on engine crashes too: :class:`conformance.crashes.Guard` re-runs a crashing
+    """Fail fast on engine crashes too: :class:`conformance.core.crashes.Guard` re-runs a crashing
     batch in halves down to the case that crashes (for the report; up to 2n engine calls,
     minutes per mutant that crashes every O+ scenario of one operator). Here a batch that
     crashes counts as a crash of each of its cases: the unmutated suite has none, so any crash
     kills the mutant either way."""
-    from conformance import crashes
+    from conformance.core import crashes
 
     def isolate(self: Any, items: list[Any]) -> list[Any]:
         if not items:
@@ -34,7 +34,8 @@ def stop_at_first_failure() -> None:
     first failing DGS case, or the first shrink an O+ check starts (it only starts one on a
     failure; shrinking re-runs cases, minutes per mutant under load), ends the child with exit
     1. The unmutated suites reach neither (``prepare`` checks that they pass)."""
-    from conformance import dgs_suite, oplus_suite
+    from conformance.dgs import suite as dgs_suite
+    from conformance.oplus import suite as oplus_suite
 
     def stop(where: str) -> Any:
         def stopped(*args: Any, **kwargs: Any) -> Any:
@@ -62,14 +63,14 @@ def child_check(suite: str, coverage_out: str | None, cases: int | None = None) 
     lines."""
     from contextlib import nullcontext
 
-    from conformance.runner import DEFAULT_CASES, RunConfig, run_suites
+    from conformance.run import DEFAULT_CASES, RunConfig, run_suites
 
     measuring: Any = nullcontext(None)
     if not coverage_out:  # prepare's coverage runs keep the suite as it is (nothing fails there)
         no_isolation()
         stop_at_first_failure()
     if coverage_out:
-        from conformance.branch_coverage import measuring as measure
+        from conformance.output.coverage import measuring as measure
 
         measuring = measure(Path(coverage_out).parent / f"cov-{suite}")
     with measuring as box:

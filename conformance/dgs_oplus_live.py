@@ -9,7 +9,7 @@ requests of a running query) ran only under ``--engine spark-streaming``, so a b
 results, a rescaled job's states re-read under another job's parallelism) passed the default
 suite. Here **every case** of a default run also runs through its live engine (session 5;
 session 4 ran every 8th: 13 DGS, 17 O+ cases) - the ``spark-streaming`` engines of
-:mod:`conformance.dgs_streaming` and :mod:`conformance.oplus_streaming` (all of them as ONE
+:mod:`conformance.dgs.engines.live` and :mod:`conformance.oplus.engines.live` (all of them as ONE
 live query, with a driver kill at each crash point; DGS cases re-planned mid-stream, O+ cases
 whose sources stay silent for a while: those modules' docstrings), judged by the same oracles
 as the batch check. The first failure is shrunk with the live engine (every batch of
@@ -24,8 +24,8 @@ from __future__ import annotations
 import time
 from typing import Any, Sequence
 
-from conformance.shrink import DEFAULT_BUDGET as SHRINK_BUDGET
-from conformance.suite import CheckResult, SuiteResult
+from conformance.core.shrink import DEFAULT_BUDGET as SHRINK_BUDGET
+from conformance.core.results import CheckResult, SuiteResult
 
 ENGINE = "spark-streaming"
 DGS_LIVE = "spark-streaming vs spec(sort(u))"
@@ -34,10 +34,10 @@ OPLUS_LIVE = "spark-streaming vs sequential"
 
 def dgs_live_check(drawn: Sequence[Any], spark: Any, seed: int, save_dir: str | None,
                    result: SuiteResult, shrink_budget: int = SHRINK_BUDGET) -> CheckResult:
-    """Every DGS case through :func:`conformance.dgs_streaming.streaming_engine` (one query);
-    the first failure shrunk with the same engine (:func:`conformance.dgs_suite._shrink_and_save`)."""
-    from conformance import dgs_suite
-    from conformance.dgs_streaming import streaming_engine
+    """Every DGS case through :func:`conformance.dgs.engines.live.streaming_engine` (one query);
+    the first failure shrunk with the same engine (:func:`conformance.dgs.suite._shrink_and_save`)."""
+    from conformance.dgs import suite as dgs_suite
+    from conformance.dgs.engines.live import streaming_engine
 
     check = CheckResult(DGS_LIVE)
     start = time.monotonic()
@@ -62,13 +62,13 @@ def dgs_live_check(drawn: Sequence[Any], spark: Any, seed: int, save_dir: str | 
 
 def oplus_live_check(drawn: Sequence[tuple[dict[str, Any], int]], faults: frozenset[str], spark: Any, seed: int,
                      save_dir: str | None, result: SuiteResult, shrink_budget: int = SHRINK_BUDGET) -> CheckResult:
-    """Every case through :func:`conformance.oplus_streaming.streaming_engine` (one live query:
-    job ``i`` = case ``i``), every :data:`~conformance.oplus_streaming.LATE_EVERY`-th one with
-    a source silent in its first files (:func:`~conformance.oplus_streaming.late_arrivals`),
+    """Every case through :func:`conformance.oplus.engines.live.streaming_engine` (one live query:
+    job ``i`` = case ``i``), every :data:`~conformance.oplus.engines.live.LATE_EVERY`-th one with
+    a source silent in its first files (:func:`~conformance.oplus.engines.live.late_arrivals`),
     judged by the Spark check's oracles on the scenario the live run was fed; the first failure
     shrunk with the same engine (:func:`conformance.streaming_runner.shrink_oplus_live`)."""
-    from conformance.oplus_streaming import late_arrivals, streaming_engine
-    from conformance.oplus_suite import _oracle, spark_discrepancies
+    from conformance.oplus.engines.live import late_arrivals, streaming_engine
+    from conformance.oplus.suite import _oracle, spark_discrepancies
     from conformance.streaming_runner import shrink_oplus_live
 
     check = CheckResult(OPLUS_LIVE)
@@ -89,8 +89,8 @@ def oplus_live_check(drawn: Sequence[tuple[dict[str, Any], int]], faults: frozen
 
 def count_dgs_arrivals(drawn: Sequence[Any], result: SuiteResult) -> None:
     """How the live DGS run lands its cases (features of the report)."""
-    from conformance.dgs_live_replan import replan_of
-    from conformance.dgs_streaming import case_chunks
+    from conformance.dgs.engines.replan import replan_of
+    from conformance.dgs.engines.live import case_chunks
 
     for case in drawn:
         files = len(case_chunks(case))

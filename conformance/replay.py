@@ -13,10 +13,10 @@ from pathlib import Path
 
 from spec.errors import InputError
 
-from conformance.regression import load_case
+from conformance.core.saved_case import load_case
 
-_SUITE_MODULES = {"fries": "conformance.fries.suite", "dgs": "conformance.dgs_suite",
-                  "oplus": "conformance.oplus_suite", "userjob": "conformance.userjob.suite"}
+_SUITE_MODULES = {"fries": "conformance.fries.suite", "dgs": "conformance.dgs.suite",
+                  "oplus": "conformance.oplus.suite", "userjob": "conformance.userjob.suite"}
 
 
 @dataclass(frozen=True)

@@ -4,9 +4,9 @@
 =======  ==================================================================================
 suite    live front end, engine
 =======  ==================================================================================
-fries    ``spark_impl.reconfig.streaming.start_query`` (:mod:`conformance.fries.streaming_engine`)
-dgs      ``spark_impl.dgs.streaming.start_dgs_query`` (:mod:`conformance.dgs_streaming`)
-oplus    ``spark_impl.oplus.streaming.start_oplus_query`` (:mod:`conformance.oplus_streaming`)
+fries    ``spark_impl.reconfig.streaming.start_query`` (:mod:`conformance.fries.live_suite`)
+dgs      ``spark_impl.dgs.streaming.start_dgs_query`` (:mod:`conformance.dgs.engines.live`)
+oplus    ``spark_impl.oplus.streaming.start_oplus_query`` (:mod:`conformance.oplus.engines.live`)
 =======  ==================================================================================
 
 Each feeds a case's input to a file-source query in several files, lets the query run the job
@@ -22,8 +22,8 @@ from typing import Any, Callable
 
 from spec.errors import InputError
 
-from conformance.shrink import DEFAULT_BUDGET
-from conformance.suite import CheckResult, Progress, SuiteResult
+from conformance.core.shrink import DEFAULT_BUDGET
+from conformance.core.results import CheckResult, Progress, SuiteResult
 
 ENGINE = "spark-streaming"
 LIVE_OPLUS = "spark-streaming vs sequential"
@@ -44,7 +44,7 @@ def streaming_faults() -> dict[str, str]:
 
 
 def run_streaming_suites(config: Any, progress_for: Callable[[str], Progress | None]) -> list[SuiteResult]:
-    """Every selected suite on the live path (``config``: :class:`conformance.runner.RunConfig`)."""
+    """Every selected suite on the live path (``config``: :class:`conformance.run.RunConfig`)."""
     from spark_impl.faults import OPLUS_FAULTS
 
     known = streaming_faults()
@@ -63,7 +63,7 @@ def run_streaming_suites(config: Any, progress_for: Callable[[str], Progress | N
         cases = config.cases if config.cases is not None else LIVE_CASES[suite]
         progress = progress_for(suite)
         if suite == "fries":
-            from conformance.fries.streaming_engine import run_fries_streaming
+            from conformance.fries.live_suite import run_fries_streaming
 
             results.append(run_fries_streaming(cases=cases, seed=config.seed, scheduler=config.scheduler,
                                                faults=fries_faults, batch=config.batch_size, progress=progress,
@@ -81,11 +81,11 @@ def run_streaming_suites(config: Any, progress_for: Callable[[str], Progress | N
 def run_dgs_live(cases: int, seed: int, progress: Progress | None, save_dir: str | None, spark: Any,
                  shrink_budget: int = DEFAULT_BUDGET) -> SuiteResult:
     """The DGS suite: the reference check, then every case through the live DGS front end
-    (one query per :data:`conformance.dgs_suite.SPARK_BATCH` cases); the first failure is
+    (one query per :data:`conformance.dgs.suite.SPARK_BATCH` cases); the first failure is
     shrunk (each candidate batch one live query) and saved."""
     from conformance.dgs_oplus_live import count_dgs_arrivals
-    from conformance.dgs_streaming import streaming_engine
-    from conformance.dgs_suite import (
+    from conformance.dgs.engines.live import streaming_engine
+    from conformance.dgs.suite import (
         REFERENCE, SPARK_BATCH, _count_features, _run_check, _Ticker, draw_dgs_cases, reference_engine,
     )
 
@@ -104,15 +104,15 @@ def run_dgs_live(cases: int, seed: int, progress: Progress | None, save_dir: str
 def run_oplus_live(cases: int, seed: int, faults: frozenset[str], progress: Progress | None,
                    spark: Any, save_dir: str | None = None, shrink_budget: int = DEFAULT_BUDGET) -> SuiteResult:
     """The O+ suite's Spark check with the live engine (the whole batch one live query, some
-    sources silent in their first files: :func:`conformance.oplus_streaming.late_arrivals`); the
+    sources silent in their first files: :func:`conformance.oplus.engines.live.late_arrivals`); the
     first failure is shrunk (each candidate batch one live query) and saved (:func:`shrink_oplus_live`)."""
     import time
 
-    from conformance.cases import draw_cases
-    from conformance.generators.oplus import oplus_cases
-    from conformance.generators.oplus_edges import with_edges
-    from conformance.oplus_streaming import late_arrivals, streaming_engine
-    from conformance.oplus_suite import _count_features, _oracle, spark_discrepancies
+    from conformance.core.cases import draw_cases
+    from conformance.oplus.cases import oplus_cases
+    from conformance.oplus.edges import with_edges
+    from conformance.oplus.engines.live import late_arrivals, streaming_engine
+    from conformance.oplus.suite import _count_features, _oracle, spark_discrepancies
 
     result = SuiteResult("oplus", ENGINE, seed, delay_unit="", faults=tuple(sorted(faults)))
     drawn = late_arrivals(with_edges(draw_cases(oplus_cases(), cases, seed), seed), seed)
@@ -137,11 +137,11 @@ def run_oplus_live(cases: int, seed: int, faults: frozenset[str], progress: Prog
 
 def shrink_oplus_live(seed: int, index: int, case: Any, engine: Any, faults: frozenset[str],
                       save_dir: str | None, budget: int = DEFAULT_BUDGET) -> Any:
-    """The O+ suite's Spark shrinker (:func:`conformance.oplus_suite._shrink_spark`) with the
+    """The O+ suite's Spark shrinker (:func:`conformance.oplus.suite._shrink_spark`) with the
     live engine (at most ``budget`` candidates); the case is saved with
     ``"engine"``/``"scheduler"`` ``spark-streaming``."""
-    from conformance.oplus_suite import _shrink_spark
-    from conformance.regression import save_case
+    from conformance.oplus.suite import _shrink_spark
+    from conformance.core.saved_case import save_case
 
     report = _shrink_spark(seed, index, case, engine, faults, None, budget)
     report.check = LIVE_OPLUS

@@ -9,10 +9,10 @@ of tests/test_conformance_spark.py."""
 
 from __future__ import annotations
 
-from conformance.cases import draw_cases
-from conformance.fries.engines import make_engine
+from conformance.core.cases import draw_cases
+from conformance.fries.engines.catalogue import make_engine
 from conformance.fries.suite import FriesConfig, judge_batch, race_section
-from conformance.generators.alignment import (
+from conformance.fries.cases.alignment import (
     PROBE_HEAD_COST,
     alignment_probes,
     is_probe_shaped,

@@ -122,7 +122,9 @@ def test_tests_only_runs_are_kept_apart_from_the_suite_verdict(tmp_path: Path) -
 def test_child_fail_fast_patches_stop_at_the_first_failure() -> None:
     import pytest
 
-    from conformance import crashes, dgs_suite, oplus_suite
+    from conformance.core import crashes
+    from conformance.dgs import suite as dgs_suite
+    from conformance.oplus import suite as oplus_suite
 
     m = _script()
     saved = [(mod, name, getattr(mod, name)) for mod, name in (

@@ -76,9 +76,9 @@ def test_the_checkpoint_stays_flat_however_many_rescales(tmp_path: Path) -> None
 
 
 def test_the_suite_counts_every_applied_rescale_after_compaction(tmp_path: Path) -> None:
-    """``conformance.oplus_streaming``'s ``applied`` oracle reads the per-job counts: with more
+    """``conformance.oplus.engines.live``'s ``applied`` oracle reads the per-job counts: with more
     requests than the log keeps, it still sees every one (one live query runs many cases)."""
-    from conformance.oplus_streaming import _applied
+    from conformance.oplus.engines.live import _applied
 
     jobs = [oplus_job("sliding-sum", 2, 4, parallelism=2) for _ in range(3)]
     run = OplusStreamingRun(None, jobs, Log(str(tmp_path)))

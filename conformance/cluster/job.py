@@ -5,11 +5,11 @@ report to ``--out``: the driver's pids, where tasks ran before and after the bat
 (:mod:`conformance.cluster.probe`), and per case the failed oracles (empty = conformed).
 
 * ``fries``: random scenarios of the Fries suite through spark_impl's executor
-  (:class:`conformance.fries.engines.SparkEngine`, checkpoints under ``--checkpoint``, a
+  (:class:`conformance.fries.engines.catalogue.SparkEngine`, checkpoints under ``--checkpoint``, a
   directory every process of the cluster shares), judged by :func:`conformance.fries.oracles.judge`;
 * ``oplus``: STRETCH O+ cases through ``spark_impl.oplus``, compared with the sequential
-  reference (:func:`conformance.oplus_suite.spark_discrepancies`);
-* ``dgs``: DGS cases through ``spark_impl.dgs``, judged by :func:`conformance.dgs_suite.judge`.
+  reference (:func:`conformance.oplus.suite.spark_discrepancies`);
+* ``dgs``: DGS cases through ``spark_impl.dgs``, judged by :func:`conformance.dgs.suite.judge`.
 """
 
 from __future__ import annotations
@@ -37,8 +37,8 @@ def wait_for_executors(spark: Any, count: int, timeout_s: float) -> int:
 def judged(kind: str, spark: Any, cases: int, seed: int, checkpoint: str) -> list[list[str]]:
     """Per case, the failed oracles as ``"oracle: explanation"`` lines (empty = conformed)."""
     if kind == "fries":
-        from conformance.cases import draw_cases
-        from conformance.fries.engines import SparkEngine
+        from conformance.core.cases import draw_cases
+        from conformance.fries.engines.catalogue import SparkEngine
         from conformance.fries.suite import honest_claims, judge_batch, scenario_strategy
 
         strategy = scenario_strategy()
@@ -49,15 +49,15 @@ def judged(kind: str, spark: Any, cases: int, seed: int, checkpoint: str) -> lis
         return [[f"{f.oracle}: {f.summary}" for f in judgement.failures]
                 for _, judgement, _ in judge_batch(engine, scenarios)]
     if kind == "oplus":
-        from conformance.cases import draw_cases
-        from conformance.generators.oplus import oplus_cases
-        from conformance.oplus_suite import spark_discrepancies, spark_engine
+        from conformance.core.cases import draw_cases
+        from conformance.oplus.cases import oplus_cases
+        from conformance.oplus.suite import spark_discrepancies, spark_engine
 
         drawn = draw_cases(oplus_cases(), cases, seed)
         return [[] if problem is None else [problem]
                 for problem in spark_discrepancies(drawn, spark_engine(frozenset(), spark))]
     if kind == "dgs":
-        from conformance.dgs_suite import draw_dgs_cases, judge, spark_engine as dgs_engine
+        from conformance.dgs.suite import draw_dgs_cases, judge, spark_engine as dgs_engine
 
         drawn_dgs = draw_dgs_cases(cases, seed)
         observed = dgs_engine(spark)(drawn_dgs)

@@ -76,7 +76,7 @@ def heartbeat(spark: Any, emit: Emit, stop: threading.Event, every_s: float = 0.
 def fries_round(spark: Any, cases: int, seed: int, directory: str, resume: bool, emit: Emit,
                 r: int) -> list[dict[str, Any]]:
     """Run and judge one round of Fries scenarios (module docstring)."""
-    from conformance.cases import draw_cases
+    from conformance.core.cases import draw_cases
     from conformance.cluster.nemesis_oracles import judge_fries
     from conformance.fries.suite import honest_claims, scenario_strategy
     from spark_impl.reconfig.api import collect_results, scenario_job
@@ -102,10 +102,10 @@ def fries_round(spark: Any, cases: int, seed: int, directory: str, resume: bool,
 def oplus_round(spark: Any, cases: int, seed: int, emit: Emit, r: int) -> list[dict[str, Any]]:
     """Run and judge one round of O+ cases, reporting each rescale's handover."""
     import spark_impl.oplus.driver as oplus_driver
-    from conformance.cases import draw_cases
+    from conformance.core.cases import draw_cases
     from conformance.cluster.nemesis_oracles import judge_oplus
-    from conformance.generators.oplus import oplus_cases
-    from conformance.oplus_suite import spark_engine
+    from conformance.oplus.cases import oplus_cases
+    from conformance.oplus.suite import spark_engine
 
     original = getattr(oplus_driver, "_handover", None)
 
@@ -129,7 +129,7 @@ def oplus_round(spark: Any, cases: int, seed: int, emit: Emit, r: int) -> list[d
 def dgs_round(spark: Any, cases: int, seed: int) -> list[dict[str, Any]]:
     """Run and judge one round of DGS cases."""
     from conformance.cluster.nemesis_oracles import judge_dgs
-    from conformance.dgs_suite import draw_dgs_cases, spark_engine
+    from conformance.dgs.suite import draw_dgs_cases, spark_engine
 
     drawn = draw_dgs_cases(cases, seed)
     return judge_dgs(drawn, spark_engine(spark)(drawn))

@@ -6,9 +6,9 @@ Per run a dict ``{"failures": ["oracle: summary", ...], "lost", "duplicated", "s
 * Fries: :func:`conformance.fries.oracles.judge` (schedule complete, conflict-serializable,
   FIFO channels, outputs equal the serial execution in the witness order, exactly once,
   states); ``serializable`` is its verdict on the run's schedule;
-* O+: :func:`conformance.oplus_suite.spark_discrepancies` (outputs equal the sequential
+* O+: :func:`conformance.oplus.suite.spark_discrepancies` (outputs equal the sequential
   reference's, each emitted in its round by its instance); an engine crash is a failure;
-* DGS: :func:`conformance.dgs_suite.judge` (outputs equal ``spec(sort(u))``, processed trace,
+* DGS: :func:`conformance.dgs.suite.judge` (outputs equal ``spec(sort(u))``, processed trace,
   final state).
 
 ``lost`` = expected output records missing (multiset difference), ``duplicated`` = extra
@@ -38,7 +38,7 @@ def _run(failures: list[str], counts: tuple[int, int] | None, serializable: bool
 
 def judge_fries(scenarios: Sequence[Any], results: Sequence[Any]) -> list[dict[str, Any]]:
     """Judge spark_impl ``RunResult`` s (in scenario order) with the Fries oracles."""
-    from conformance.fries.engines import _outcome
+    from conformance.fries.engines.catalogue import _outcome
     from conformance.fries.oracles import judge
 
     by_index = {result.scenario_index: result for result in results}
@@ -61,11 +61,11 @@ def judge_fries(scenarios: Sequence[Any], results: Sequence[Any]) -> list[dict[s
 
 def judge_oplus(drawn: Sequence[tuple[dict[str, Any], int]], engine: Any) -> list[dict[str, Any]]:
     """Run O+ cases through the O+ suite's Spark ``engine`` (a
-    :class:`~conformance.crashes.Guard`) and judge them with
-    :func:`conformance.oplus_suite.spark_discrepancies` (outputs equal the sequential
+    :class:`~conformance.core.crashes.Guard`) and judge them with
+    :func:`conformance.oplus.suite.spark_discrepancies` (outputs equal the sequential
     reference's, emitted in the right round by the right instance); the rows each case
     produced are recorded on the way for the lost / duplicated counts."""
-    from conformance.oplus_suite import reference_rows, spark_discrepancies
+    from conformance.oplus.suite import reference_rows, spark_discrepancies
 
     rows: dict[int, list[Any]] = {}
     inner = engine.run
@@ -87,10 +87,10 @@ def judge_oplus(drawn: Sequence[tuple[dict[str, Any], int]], engine: Any) -> lis
 
 
 def judge_dgs(drawn: Sequence[Any], observed: Sequence[Any]) -> list[dict[str, Any]]:
-    """Judge DGS runs with :func:`conformance.dgs_suite.judge`."""
-    from conformance.crashes import Crash
-    from conformance.dgs_suite import judge
-    from conformance.generators.dgs import program_of
+    """Judge DGS runs with :func:`conformance.dgs.suite.judge`."""
+    from conformance.core.crashes import Crash
+    from conformance.dgs.suite import judge
+    from conformance.dgs.cases import program_of
     from spec.dgs.semantics import spec_run
     from spec.dgs.streams import sort_streams
 

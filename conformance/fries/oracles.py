@@ -15,7 +15,7 @@ For a scenario and the engine's :class:`~conformance.fries.outcome.RunOutcome`:
   witness order up to the dependence relation "same object, same key" - i.e. of the
   :func:`spec.fries.consistency.replay` of the run's own per-object order ((C3); exactly the
   serial execution in the witness order when no function is order-sensitive) - compared with
-  the online matcher (:mod:`conformance.matcher`) so the first unmatched records are reported;
+  the online matcher (:mod:`conformance.core.matcher`) so the first unmatched records are reported;
 * ``exactly-once`` (c) no output record is emitted more often than expected, and no
   transaction with expected output lost all of it - the restart property, reported apart from
   (b) so a duplicate after a restart is named as such;
@@ -47,7 +47,7 @@ from spec.fries.scenario import Output, Scenario, SerialResult, ingestion_order,
 from spec.fries.schedule import Operation, Schedule
 
 from conformance.fries.outcome import RunOutcome
-from conformance.matcher import Dependence, compare
+from conformance.core.matcher import Dependence, compare
 
 Checker = Callable[[Schedule], Any]
 """``check_serializability(schedule) -> Verdict`` with ``serializable``, ``serial_order``,

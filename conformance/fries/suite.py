@@ -1,15 +1,15 @@
 """The Fries differential suite: random scenarios through an engine, judged by the oracles.
 
-1. Draw ``cases`` random scenarios (``conformance.generators.fries`` for the dataflow, functions,
-   sources and reconfigurations; :mod:`conformance.generators.timing` for delays, stragglers,
-   control-message delays and restart points; :mod:`conformance.generators.streams` to stretch
+1. Draw ``cases`` random scenarios (``conformance.fries.cases.scenarios`` for the dataflow, functions,
+   sources and reconfigurations; :mod:`conformance.fries.cases.timing` for delays, stragglers,
+   control-message delays and restart points; :mod:`conformance.fries.cases.streams` to stretch
    some streams so requests land mid-stream), reproducibly from ``seed``.
 2. Run them through the engine in batches (one ``run_scenarios`` call per batch for Spark: the
    cases share one SparkSession and as few jobs as the executor can manage).
 3. Judge each run (:mod:`conformance.fries.oracles`).
-4. Shrink the first failing case (:mod:`conformance.fries.reductions`, candidates run in
+4. Shrink the first failing case (:mod:`conformance.fries.cases.moves`, candidates run in
    batches too) while it keeps failing one of the oracles it first failed, and save it as a
-   replayable JSON file plus a pytest regression file (:mod:`conformance.regression`).
+   replayable JSON file plus a pytest regression file (:mod:`conformance.core.saved_case`).
 """
 
 from __future__ import annotations
@@ -27,20 +27,20 @@ from hypothesis import strategies as st
 from spec.fries.dataflow import Dataflow
 from spec.fries.scenario import Scenario, Timing, scenario_from_json
 
-from conformance.cases import draw_cases
-from conformance.fries.engines import FriesEngine, engine_status, make_engine
-from conformance.fries.frontends import applicable, prepare
+from conformance.core.cases import draw_cases
+from conformance.fries.engines.catalogue import FriesEngine, engine_status, make_engine
+from conformance.fries.engines.paths import applicable, prepare
 from conformance.fries.oracles import Judgement, judge
-from conformance.fries.reductions import candidates, size
-from conformance.fries.scenario_json import scenario_to_json
-from conformance.generators.alignment import (
+from conformance.fries.cases.moves import candidates, size
+from conformance.fries.cases.codec import scenario_to_json
+from conformance.fries.cases.alignment import (
     PRUNING_SHAPES, alignment_probes, is_probe_shaped, pruning_probes, pruning_shape, with_second_request,
 )
-from conformance.generators.streams import stretch, stretched
-from conformance.generators.timing import with_timing
-from conformance.regression import save_case
-from conformance.shrink import shrink
-from conformance.suite import CheckResult, FailureReport, Progress, SuiteResult
+from conformance.fries.cases.streams import stretch, stretched
+from conformance.fries.cases.timing import with_timing
+from conformance.core.saved_case import save_case
+from conformance.core.shrink import shrink
+from conformance.core.results import CheckResult, FailureReport, Progress, SuiteResult
 
 
 @dataclass(frozen=True)
@@ -65,9 +65,9 @@ class FriesConfig:
 def scenario_strategy() -> st.SearchStrategy[Scenario] | str:
     """Random scenarios with random timing, or why they cannot be generated here."""
     try:
-        generators = importlib.import_module("conformance.generators.fries")
+        generators = importlib.import_module("conformance.fries.cases.scenarios")
     except ImportError as error:
-        return f"scenario generator not available (conformance.generators.fries: {error})"
+        return f"scenario generator not available (conformance.fries.cases.scenarios: {error})"
     # a scenario whose source tuples reach no operator tests nothing: no data transaction can
     # conflict (a source without children drops its tuples; 10 of 120 drawn cases at seed 0)
     scenarios: st.SearchStrategy[Scenario] = generators.scenarios().filter(routes_data)
@@ -90,7 +90,7 @@ def race_strategy() -> st.SearchStrategy[Scenario] | str:
     base = scenario_strategy()
     if isinstance(base, str):
         return base
-    generators = importlib.import_module("conformance.generators.fries")
+    generators = importlib.import_module("conformance.fries.cases.scenarios")
     raced = with_timing(generators.scenarios().filter(_has_path_request), "race")
     return raced.map(lambda s: stretch(s, 8))
 
@@ -151,12 +151,12 @@ def run_fries_suite(config: FriesConfig, *, progress: Progress | None = None, sp
     engine_for("planned")  # bad faults are bad input before anything runs
     if config.engine == "spark" and config.scheduler == "fries":
         # Spark-free and first: a fail-fast run (mutation testing) stops here on an MCS bug
-        from conformance.fries.mcs_check import run_mcs_check
+        from conformance.fries.checks.mcs import run_mcs_check
 
         if run_mcs_check(config, result) and config.fail_fast:
             return result
     if config.engine == "spark":  # Spark-free too: routing and fault names against their contracts
-        from conformance.fries.contracts_check import run_contracts_check
+        from conformance.fries.checks.contracts import run_contracts_check
 
         if run_contracts_check(result) and config.fail_fast:
             return result
@@ -219,7 +219,7 @@ def run_fries_suite(config: FriesConfig, *, progress: Progress | None = None, sp
 
 #: Cases per entry path of the Spark executor in a run of at least :data:`PATHS_FROM` cases
 #: (``epoch``: a tenth of the cases, at least 2). Drawn for the path (filtered by
-#: :func:`~conformance.fries.frontends.applicable`), so every run of that size has them.
+#: :func:`~conformance.fries.engines.paths.applicable`), so every run of that size has them.
 PATH_CASES = {"submit": 2, "rollback": 2, "resume": 2, "directory": 2, "generated": 2, "unbounded": 2,
               "streaming": 2, "sink": 2, "objstore": 1}
 PATHS_FROM = 20
@@ -227,7 +227,7 @@ PATHS_FROM = 20
 
 def path_section(strategy: st.SearchStrategy[Scenario], config: FriesConfig,
                  only: tuple[str, ...] | None = None) -> list[tuple[str, list[Scenario]]]:
-    """The cases of every non-default entry path (:mod:`conformance.fries.frontends`), each
+    """The cases of every non-default entry path (:mod:`conformance.fries.engines.paths`), each
     list run as one batch: none below :data:`PATHS_FROM` cases (``only``: just these paths,
     drawn as in a full run)."""
     if config.cases < PATHS_FROM:
@@ -246,7 +246,7 @@ def path_section(strategy: st.SearchStrategy[Scenario], config: FriesConfig,
 #: stop early; ``epoch`` runs the stepped cases before ``stepped`` does).
 EARLY_PATHS = ("epoch", "stepped", "sink")
 
-#: The ``stepped`` path's cases (one batch; :mod:`conformance.fries.stepped`) by kind: alignment
+#: The ``stepped`` path's cases (one batch; :mod:`conformance.fries.engines.stepped`) by kind: alignment
 #: probes, every MCS pruning shape and race cases; every other case has a restart while its
 #: request's heads are being released.
 STEPPED_KINDS = {"alignment": 4, **{shape: 1 for shape in PRUNING_SHAPES}, "race": 4}
@@ -287,7 +287,7 @@ def race_section(race: st.SearchStrategy[Scenario], n: int, config: FriesConfig)
     """The ``n`` race-section cases in run order: each small batch of
     :attr:`FriesConfig.race_batch_size` starts with one probe and race cases fill the rest.
     Probes cycle through the alignment probe and the MCS pruning shapes
-    (:mod:`conformance.generators.alignment`), at least one of each whenever ``n`` allows
+    (:mod:`conformance.fries.cases.alignment`), at least one of each whenever ``n`` allows
     (``n`` >= 4, i.e. every run of 20 cases or more). Without the probes an unaligned member is
     almost never observed on Spark (about 1 case in 200), and the pruning rules' shapes were
     left to chance."""

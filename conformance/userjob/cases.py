@@ -11,7 +11,7 @@ A case is JSON (saved in replay files, shrunk by :func:`candidates`)::
 
 :func:`case_strategy` draws cases with the Fries suite's generators: a window of the user's
 source, a subsequence of the requests at sorted random moments, a batch size, and a Timing from
-:func:`conformance.generators.timing.draw_timing` (the same delay / straggler / control /
+:func:`conformance.fries.cases.timing.draw_timing` (the same delay / straggler / control /
 restart / reorder profiles, on a stand-in scenario with the job's dataflow, workers and tuple
 count). ``race=True`` draws the ``race`` profile (control messages spread over seconds, a cost
 per tuple) on long windows with requests early enough that data keeps flowing through every
@@ -34,10 +34,10 @@ from spec.fries.reorder import reordered_ingestion
 from spec.fries.scenario import Scenario, SourceTuple, Timing, _timing_from_json
 from spec.jsonio import expect_int, expect_list, expect_object, reject_unknown_keys
 
-from conformance.fries.reductions import _delete, _set, _timing_moves
-from conformance.fries.scenario_json import timing_to_json
-from conformance.generators.alignment import PROBE_FCM_DELAY, PROBE_HEAD_COST
-from conformance.generators.timing import draw_timing
+from conformance.fries.cases.moves import _delete, _set, _timing_moves
+from conformance.fries.cases.codec import timing_to_json
+from conformance.fries.cases.alignment import PROBE_FCM_DELAY, PROBE_HEAD_COST
+from conformance.fries.cases.timing import draw_timing
 from conformance.userjob.guard import GuardedLogic, GuardedTransform, UserCodeError
 from conformance.userjob.load import JobUnderTest
 from spark_impl.reconfig.model import Job, ListSource, OperatorLogic, PlannedRequest, Request, Update
@@ -132,7 +132,7 @@ def case_strategy(under: JobUnderTest, race: bool = False) -> st.SearchStrategy[
 
 
 def probe_timing(under: JobUnderTest, requests: list[int], timing: Timing) -> Timing:
-    """The alignment probes' pacing (:mod:`conformance.generators.alignment`) on the user's
+    """The alignment probes' pacing (:mod:`conformance.fries.cases.alignment`) on the user's
     job: control messages spread over seconds and a slow *head* - every reconfigured operator
     with no reconfigured ancestor in its request - so the heads switch micro-batches apart
     while their members keep receiving old-version input."""
@@ -187,7 +187,7 @@ def _tail(value: Json) -> int:
 
 
 def candidates(under: JobUnderTest, value: Json, keep_pacing: bool = False) -> Iterator[Json]:
-    """Valid simplifications of a case, most aggressive first (for :func:`conformance.shrink.shrink`).
+    """Valid simplifications of a case, most aggressive first (for :func:`conformance.core.shrink.shrink`).
     ``keep_pacing`` (a race): never change the :data:`PACING` hooks and keep :data:`RACE_TAIL`
     tuples after the last request - a race shrunk without the pacing and the stream that made it
     likely would only reproduce on a machine as loaded as the one that found it."""

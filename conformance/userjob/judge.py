@@ -13,7 +13,7 @@ For the case's job and what the engine reported (:class:`UserRun`):
   (:func:`reference.fries.userjob.replay_run`);
 * ``outputs``      (C3) the outputs equal those of the replay of the run with the *user's*
   functions, compared up to the dependence the user declared (default: per sink and key,
-  sequences - :mod:`conformance.matcher`); by Theorem 1 of :mod:`spec.fries.consistency` that
+  sequences - :mod:`conformance.core.matcher`); by Theorem 1 of :mod:`spec.fries.consistency` that
   is the serial execution in the witness order whenever the run kept every dependent pair in
   that order;
 * ``exactly-once`` no output is duplicated, no transaction with expected output lost all of it;
@@ -33,7 +33,7 @@ from spec.fries.scenario import Scenario, Timing
 from spec.fries.schedule import Schedule
 
 from conformance.fries.oracles import Judgement, OracleFailure, _exactly_once, _states, default_checker, show_record
-from conformance.matcher import Dependence, by_class, compare
+from conformance.core.matcher import Dependence, by_class, compare
 from conformance.userjob.guard import user_error_in
 from conformance.userjob.load import Classify
 from reference.fries.userjob import replay_run, source_tuples
