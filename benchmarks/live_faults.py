@@ -25,7 +25,8 @@ def main() -> None:
 
     from conformance.fries.engines.paths import prepare
     from conformance.fries.oracles import judge
-    from conformance.fries.live_suite import StreamingEngine, streaming_cases
+    from conformance.fries.engines.live import StreamingEngine
+    from conformance.fries.suite import streaming_cases
     from spark_impl.session import get_or_create_session
 
     spark = get_or_create_session(app_name="live-faults")

@@ -1,4 +1,5 @@
-"""Running the selected suites with one configuration (what ``streamproof conformance`` does).
+"""Running the selected suites with one configuration (what ``streamproof conformance`` does):
+the one module that picks suites and engines, so the only one importing every family.
 
 Suites: ``fries`` (:mod:`conformance.fries.suite`), ``dgs`` (:mod:`conformance.dgs.suite`),
 ``oplus`` (:mod:`conformance.oplus.suite`). The engine ``auto`` means Spark when spark_impl's
@@ -9,6 +10,15 @@ Faults: the names come from the engine (``spark_impl.faults.FAULTS``, or the ref
 ``naive``). An injected fault is only meaningful if a check that runs the faulty engine
 actually ran; otherwise :func:`run_suites` refuses (InputError) instead of reporting a pass
 that tested nothing.
+
+``--engine spark-streaming`` (:func:`run_streaming_suites`) runs every suite through its live
+Structured Streaming front end, judged by the same oracles as ``--engine spark``: Fries through
+``spark_impl.reconfig.streaming.start_query`` (:func:`conformance.fries.suite.run_fries_streaming`),
+DGS through ``spark_impl.dgs.streaming.start_dgs_query`` (:func:`conformance.dgs.suite.run_dgs_live`,
+beside its reference check), O+ through ``spark_impl.oplus.streaming.start_oplus_query``
+(:func:`conformance.oplus.suite.run_oplus_live`). Seeded faults go where ``--engine spark`` sends
+them: the Fries executor's to the fries suite, the O+ executor's to the oplus suite (a fault with
+no selected suite is bad input).
 """
 
 from __future__ import annotations
@@ -18,9 +28,13 @@ from typing import Any, Callable
 
 from spec.errors import InputError
 
-from conformance.fries.engines.catalogue import available_faults, engine_status
-from conformance.core.shrink import DEFAULT_BUDGET
 from conformance.core.results import Progress, SuiteResult
+from conformance.core.shrink import DEFAULT_BUDGET
+from conformance.dgs.suite import run_dgs_live, run_dgs_suite
+from conformance.fries.config import FriesConfig
+from conformance.fries.engines.catalogue import available_faults, engine_status
+from conformance.fries.suite import run_fries_streaming, run_fries_suite
+from conformance.oplus.suite import run_oplus_live, run_oplus_suite
 
 SUITES = ("fries", "dgs", "oplus")
 
@@ -42,20 +56,6 @@ class RunConfig:
     shrink_budget: int = DEFAULT_BUDGET
     scheduler: str = "fries"
     spark: Any = field(default=None, compare=False)
-
-
-def shared_session(spark: Any = None) -> Callable[[], Any]:
-    """A getter of ``spark``, or of the shared conformance SparkSession created on first use
-    (so a suite that never reaches Spark never starts it)."""
-    holder: dict[str, Any] = {"spark": spark}
-
-    def session() -> Any:
-        if holder["spark"] is None:
-            from spark_impl.session import get_or_create_session
-
-            holder["spark"] = get_or_create_session(app_name="streamproof-conformance")
-        return holder["spark"]
-    return session
 
 
 def resolve_engine(engine: str) -> str:
@@ -102,21 +102,15 @@ def run_suites(config: RunConfig, progress_for: Callable[[str], Progress | None]
         cases = config.cases if config.cases is not None else DEFAULT_CASES[suite]
         progress = progress_for(suite)
         if suite == "fries":
-            from conformance.fries.suite import FriesConfig, run_fries_suite
-
             results.append(run_fries_suite(
                 FriesConfig(cases=cases, seed=config.seed, engine=engine, faults=fries_faults,
                             batch_size=config.batch_size, save_dir=config.save_dir,
                             shrink_evaluations=config.shrink_budget, scheduler=config.scheduler),
                 progress=progress, spark=config.spark))
         elif suite == "dgs":
-            from conformance.dgs.suite import run_dgs_suite
-
             results.append(run_dgs_suite(cases=cases, seed=config.seed, progress=progress, save_dir=config.save_dir,
                                          engine=engine, spark=config.spark, shrink_budget=config.shrink_budget))
         else:
-            from conformance.oplus.suite import run_oplus_suite
-
             results.append(run_oplus_suite(cases=cases, seed=config.seed, progress=progress,
                                            save_dir=config.save_dir, engine=engine,
                                            faults=oplus_faults, spark=config.spark,
@@ -138,3 +132,50 @@ def _oplus_faults(engine: str) -> frozenset[str]:
     from spark_impl.faults import OPLUS_FAULTS
 
     return OPLUS_FAULTS
+
+
+LIVE_CASES = {"fries": 40, "dgs": 100, "oplus": 100}
+"""Cases per suite when ``--cases`` is not given. Fries: one live query per case (the front end
+runs one job), about 8 s each even 4 at a time, so the batch suite's 200 would take half an
+hour; 40 = the stepped section (8-10 cases, where every Fries fault is caught) plus about 30
+random cases. DGS and O+ run a whole batch as one query: the batch suite's counts."""
+
+
+def streaming_faults() -> dict[str, str]:
+    """The seeded faults the live engines can inject (Fries and O+ executors)."""
+    from spark_impl.faults import FAULTS
+
+    return dict(FAULTS)
+
+
+def run_streaming_suites(config: RunConfig, progress_for: Callable[[str], Progress | None]) -> list[SuiteResult]:
+    """Every selected suite on the live path (module docstring)."""
+    from spark_impl.faults import OPLUS_FAULTS
+
+    known = streaming_faults()
+    unknown = sorted(config.faults - set(known))
+    if unknown:
+        raise InputError(f"unknown fault {unknown[0]!r} (known: {', '.join(sorted(known))}; see --list-faults)",
+                         "--inject-fault")
+    oplus_faults = frozenset(config.faults & OPLUS_FAULTS)
+    fries_faults = frozenset(config.faults - OPLUS_FAULTS)
+    for faults, suite in ((fries_faults, "fries"), (oplus_faults, "oplus")):
+        if faults and suite not in config.suites:
+            raise InputError(f"fault {sorted(faults)[0]!r} is seeded in the executor the {suite} suite runs; "
+                             f"select --suite {suite} or all", "--inject-fault")
+    results: list[SuiteResult] = []
+    for suite in config.suites:
+        cases = config.cases if config.cases is not None else LIVE_CASES[suite]
+        progress = progress_for(suite)
+        if suite == "fries":
+            results.append(run_fries_streaming(cases=cases, seed=config.seed, scheduler=config.scheduler,
+                                               faults=fries_faults, batch=config.batch_size, progress=progress,
+                                               spark=config.spark, save_dir=config.save_dir,
+                                               shrink_budget=config.shrink_budget))
+        elif suite == "dgs":
+            results.append(run_dgs_live(cases, config.seed, progress, config.save_dir, config.spark,
+                                        config.shrink_budget))
+        else:
+            results.append(run_oplus_live(cases, config.seed, oplus_faults, progress, config.spark, config.save_dir,
+                                          config.shrink_budget))
+    return results

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from conformance.core.cases import draw_cases
 from conformance.fries.engines.catalogue import make_engine
-from conformance.fries.suite import FriesConfig, judge_batch, race_section
+from conformance.fries.config import FriesConfig
+from conformance.fries.suite import judge_batch
+from conformance.fries.cases.sections import race_section
 from conformance.fries.cases.alignment import (
     PROBE_HEAD_COST,
     alignment_probes,
@@ -49,7 +51,7 @@ def test_probes_pass_correct_schedulers_and_fail_an_unaligned_one() -> None:
 
 
 def test_every_race_batch_starts_with_a_probe() -> None:
-    from conformance.fries.suite import race_strategy
+    from conformance.fries.cases.sections import race_strategy
 
     strategy = race_strategy()
     assert not isinstance(strategy, str)

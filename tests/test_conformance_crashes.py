@@ -139,7 +139,7 @@ def test_a_fries_spark_batch_that_raises_fails_only_the_crashing_scenario(monkey
     crashes the executor is an ``engine`` failure, the others are run and judged (no Spark:
     the entry path is replaced)."""
     import conformance.fries.engines.paths as frontends
-    from conformance.fries.engines.catalogue import SparkEngine
+    from conformance.fries.engines.batch import SparkEngine
     from conformance.fries.oracles import judge
     from conformance.fries.cases.scenarios import scenarios
     from reference.fries.simulator import simulate

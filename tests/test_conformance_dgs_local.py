@@ -12,7 +12,7 @@ from test_conformance_dgs_oplus_order import _mutant
 import spark_impl.dgs as package
 import spark_impl.dgs.driver as driver
 from conformance.dgs.checks.standin import problems, run_check
-from conformance.dgs.suite import draw_dgs_cases
+from conformance.dgs.cases import draw_dgs_cases
 from conformance.core.results import SuiteResult
 
 CASES = draw_dgs_cases(100, 0)

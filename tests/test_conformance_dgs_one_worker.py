@@ -11,7 +11,7 @@ import pytest
 from test_conformance_dgs_oplus_order import _mutant
 
 from conformance.dgs.checks.one_worker import CASES as FIRST, one_worker, run_check
-from conformance.dgs.suite import draw_dgs_cases
+from conformance.dgs.cases import draw_dgs_cases
 from conformance.core.results import SuiteResult
 
 CASES = draw_dgs_cases(FIRST, 0)

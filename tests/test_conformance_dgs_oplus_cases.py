@@ -15,7 +15,9 @@ from spec.oplus.scenario import parse_scenario
 from reference.dgs.examples import CONSISTENT
 
 from conformance.core.cases import draw_cases
-from conformance.dgs.suite import draw_dgs_cases, judge, reference_engine
+from conformance.dgs.cases import draw_dgs_cases
+from conformance.dgs.oracles import judge
+from conformance.dgs.engines.reference import reference_engine
 from conformance.dgs.cases import case_from_json, case_to_json, program_of
 from conformance.oplus.cases import OPERATORS, oplus_cases
 

@@ -12,8 +12,10 @@ import pytest
 
 from conformance.core.cases import draw_cases
 from conformance.core.crashes import Crash
-from conformance.dgs_oplus_live import dgs_live_check, oplus_live_check
-from conformance.dgs.suite import draw_dgs_cases, reference_engine
+from conformance.dgs.suite import dgs_live_check
+from conformance.oplus.suite import oplus_live_check
+from conformance.dgs.cases import draw_dgs_cases
+from conformance.dgs.engines.reference import reference_engine
 from conformance.oplus.cases import oplus_cases
 from conformance.oplus.oracles import rows_of
 from conformance.oplus.engines.live import LATE_EVERY
@@ -159,15 +161,16 @@ def test_an_oplus_live_failure_is_shrunk_with_the_live_engine_within_the_budget(
 def test_the_dgs_suite_honours_the_shrink_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     """``--shrink-budget N``: at most N candidates (0: none). The DGS and O+ suites ignored it
     before session 7 (the DGS shrinker always ran up to 300 candidates)."""
+    from conformance.dgs import oracles as dgs_oracles
     from conformance.dgs import suite as dgs_suite
 
-    original = dgs_suite.judge
+    original = dgs_oracles.judge
 
     def judge(case: Any, observed: Any) -> list[tuple[str, str]]:  # a "bug" in every case with an event
         found = original(case, observed)
         return found or ([("outputs", "planted")] if any(case.streams.values()) else [])
 
-    monkeypatch.setattr(dgs_suite, "judge", judge)
+    monkeypatch.setattr(dgs_oracles, "judge", judge)
     shrunk = dgs_suite.run_dgs_suite(cases=20, seed=0).failures[0]
     assert shrunk.shrink_steps > 0 and shrunk.shrunk_size < shrunk.original_size
     kept = dgs_suite.run_dgs_suite(cases=20, seed=0, shrink_budget=0).failures[0]

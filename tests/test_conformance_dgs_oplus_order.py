@@ -13,7 +13,8 @@ import pytest
 from spec.dgs.streams import StreamEvent
 
 from conformance.dgs.checks.release import check
-from conformance.dgs.suite import draw_dgs_cases, replay
+from conformance.dgs.cases import draw_dgs_cases
+from conformance.dgs.suite import replay
 from conformance.dgs.cases import STREAMS, case_to_json
 
 CASES = draw_dgs_cases(100, 0)

@@ -11,9 +11,12 @@ import pytest
 
 from conformance.core.cases import draw_cases
 from conformance.core.crashes import Crash
-from conformance.dgs.suite import draw_dgs_cases, judge, spark_engine
+from conformance.dgs.cases import draw_dgs_cases
+from conformance.dgs.oracles import judge
+from conformance.dgs.engines.batch import spark_engine
 from conformance.oplus.cases import oplus_cases
-from conformance.oplus.suite import spark_discrepancies, spark_engine as oplus_engine
+from conformance.oplus.oracles import spark_discrepancies
+from conformance.oplus.engines.batch import spark_engine as oplus_engine
 
 pytestmark = pytest.mark.spark
 

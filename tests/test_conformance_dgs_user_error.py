@@ -10,7 +10,7 @@ import pytest
 
 from spec.errors import InputError
 
-from conformance.dgs.suite import draw_dgs_cases
+from conformance.dgs.cases import draw_dgs_cases
 from conformance.dgs.checks.user_error import PROGRAM, bad_input, problem, run_check
 from conformance.core.results import SuiteResult
 

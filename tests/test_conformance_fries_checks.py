@@ -12,9 +12,12 @@ from typing import Any
 import pytest
 
 from conformance.core.cases import draw_cases
-from conformance.fries.engines.catalogue import delay_problem
-from conformance.fries.checks.mcs import CHECK, mcs_problem, run_mcs_check
-from conformance.fries.suite import FriesConfig, path_section, scenario_strategy, stepped_section
+from conformance.fries.engines.batch import delay_problem
+from conformance.fries.checks.mcs import CHECK, run_mcs_check
+from conformance.fries.oracles import mcs_problem
+from conformance.fries.config import FriesConfig
+from conformance.fries.suite import path_section
+from conformance.fries.cases.sections import scenario_strategy, stepped_section
 from conformance.fries.cases.scenarios import mcs_shapes
 from conformance.core.results import SuiteResult
 
@@ -135,7 +138,7 @@ def test_a_saved_live_case_gets_the_live_engine_back() -> None:
     """``--replay`` of a case the live path saved (``"engine": "spark-streaming"``,
     ``"scheduler": "fries:live-stepped"``) runs it through the same mode."""
     from conformance.fries.engines.catalogue import engine_status, make_engine
-    from conformance.fries.live_suite import StreamingEngine
+    from conformance.fries.engines.live import StreamingEngine
 
     assert engine_status("spark-streaming") is None
     for path, mode in (("live-stepped", "live-stepped"), ("live", "live"), ("planned", "live")):

@@ -26,7 +26,9 @@ from spec.oplus.scenario import parse_scenario
 from conformance.core.cases import draw_cases
 from conformance.dgs.engines.replan import PREFIX, judged_processed, refused_restart, replan_of
 from conformance.dgs.engines.live import FILES, case_chunks
-from conformance.dgs.suite import draw_dgs_cases, judge, reference_engine
+from conformance.dgs.cases import draw_dgs_cases
+from conformance.dgs.oracles import judge
+from conformance.dgs.engines.reference import reference_engine
 from conformance.dgs.cases import program_of
 from conformance.oplus.cases import oplus_cases
 from conformance.oplus.edges import with_edges

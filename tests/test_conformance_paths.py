@@ -19,7 +19,9 @@ from conformance.core.cases import draw_cases
 from conformance.fries.engines.catalogue import make_engine
 from conformance.fries.engines.paths import PATHS, applicable, failing_target, prepare
 from conformance.fries.oracles import judge
-from conformance.fries.suite import FriesConfig, PATH_CASES, path_section, race_section, race_strategy, scenario_strategy
+from conformance.fries.config import FriesConfig
+from conformance.fries.suite import PATH_CASES, path_section
+from conformance.fries.cases.sections import race_section, race_strategy, scenario_strategy
 from conformance.fries.cases.alignment import PRUNING_SHAPES, is_probe_shaped, pruning_probes, pruning_shape
 
 ROOT = Path(__file__).resolve().parent.parent

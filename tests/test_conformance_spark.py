@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from conformance.fries.engines.catalogue import available_faults, engine_status
-from conformance.fries.suite import FriesConfig, run_fries_suite
+from conformance.fries.config import FriesConfig
+from conformance.fries.suite import run_fries_suite
 
 pytestmark = pytest.mark.spark
 

@@ -230,7 +230,7 @@ def test_dgs_arrival_model_keeps_fifo_and_its_delay_bound(monkeypatch: pytest.Mo
     from spark_impl.dgs import release
 
     from conformance.dgs.checks.release import arrival_problem
-    from conformance.dgs.suite import draw_dgs_cases
+    from conformance.dgs.cases import draw_dgs_cases
 
     cases = [c for c in draw_dgs_cases(40, 0) if c.max_jitter and c.streams]
     assert cases and all(arrival_problem(c) is None for c in cases)
@@ -312,7 +312,7 @@ def test_dgs_plan_validation_refuses_invalid_variants_of_every_case_plan(monkeyp
     from spark_impl.dgs import topology
 
     from conformance.dgs.checks.plans import validity_problems
-    from conformance.dgs.suite import draw_dgs_cases
+    from conformance.dgs.cases import draw_dgs_cases
 
     from spec.errors import InputError
 

@@ -14,7 +14,7 @@ from test_conformance_dgs_oplus_order import _mutant
 
 from conformance.dgs.checks.live_contracts import check as contracts, run_check
 from conformance.dgs.checks.release import check as order
-from conformance.dgs.suite import draw_dgs_cases
+from conformance.dgs.cases import draw_dgs_cases
 from conformance.core.results import SuiteResult
 
 CASES = draw_dgs_cases(100, 0)
@@ -293,7 +293,7 @@ def test_the_live_harness_allows_a_repeated_delivery_only_after_a_kill_between_d
     """``dgs/streaming.py`` ``deliver``: ``if commit.delivered >= commit.batch: return`` -> ``>``
     delivers a delivered batch again at every restart and replay; the sinks are idempotent by
     batch id, so outputs stay right, but a ``CallbackSink``'s function sees each call."""
-    from conformance.dgs.engines.live import _Collected
+    from conformance.dgs.engines.live import Collected as _Collected
 
     class Frame:
         def collect(self) -> list[dict[str, Any]]:

@@ -1,7 +1,7 @@
 """The Fries suite's session-6 checks fail on the bugs they target (issue 12, mutation testing).
 
 Spark-free: each check of :mod:`conformance.fries.checks.model`, :func:`conformance.fries.retention.retention_problem`
-and :func:`conformance.fries.engines.live.whole_trigger_problem` passes on the executor as it is
+and :func:`conformance.fries.engines.live_query.whole_trigger_problem` passes on the executor as it is
 and names the broken promise when a mutant of the campaign (or a bug of its kind) is monkeypatched in.
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from conformance.fries.checks import model as model_check
-from conformance.fries.engines.live import whole_trigger_problem
+from conformance.fries.engines.live_query import whole_trigger_problem
 from conformance.fries.retention import retention_problem
 from spark_impl.reconfig.progress import DelaySummary, Progress
 from spark_impl.store import open_store

@@ -17,7 +17,7 @@ import pytest
 from conformance.core.cases import draw_cases
 from conformance.oplus.cases import oplus_cases
 from conformance.oplus.engines.live import request_file, stream_files
-from conformance.oplus.suite import ENGINE_TAG
+from conformance.oplus.oracles import ENGINE_TAG
 
 
 def test_files_carry_every_item_once_in_its_round_and_end_every_list() -> None:
@@ -45,7 +45,7 @@ def test_requests_land_before_the_first_file_whose_watermark_reaches_them() -> N
 
 def _judge(spark: Any, cases: list[Any], faults: frozenset[str]) -> list[str | None]:
     from conformance.oplus.engines.live import streaming_engine
-    from conformance.oplus.suite import spark_discrepancies
+    from conformance.oplus.oracles import spark_discrepancies
 
     return spark_discrepancies(cases, streaming_engine(faults, spark))
 

@@ -5,7 +5,7 @@ report to ``--out``: the driver's pids, where tasks ran before and after the bat
 (:mod:`conformance.cluster.probe`), and per case the failed oracles (empty = conformed).
 
 * ``fries``: random scenarios of the Fries suite through spark_impl's executor
-  (:class:`conformance.fries.engines.catalogue.SparkEngine`, checkpoints under ``--checkpoint``, a
+  (:class:`conformance.fries.engines.batch.SparkEngine`, checkpoints under ``--checkpoint``, a
   directory every process of the cluster shares), judged by :func:`conformance.fries.oracles.judge`;
 * ``oplus``: STRETCH O+ cases through ``spark_impl.oplus``, compared with the sequential
   reference (:func:`conformance.oplus.suite.spark_discrepancies`);
@@ -38,8 +38,9 @@ def judged(kind: str, spark: Any, cases: int, seed: int, checkpoint: str) -> lis
     """Per case, the failed oracles as ``"oracle: explanation"`` lines (empty = conformed)."""
     if kind == "fries":
         from conformance.core.cases import draw_cases
-        from conformance.fries.engines.catalogue import SparkEngine
-        from conformance.fries.suite import honest_claims, judge_batch, scenario_strategy
+        from conformance.fries.engines.batch import SparkEngine
+        from conformance.fries.cases.sections import honest_claims, scenario_strategy
+        from conformance.fries.suite import judge_batch
 
         strategy = scenario_strategy()
         if isinstance(strategy, str):
@@ -51,13 +52,16 @@ def judged(kind: str, spark: Any, cases: int, seed: int, checkpoint: str) -> lis
     if kind == "oplus":
         from conformance.core.cases import draw_cases
         from conformance.oplus.cases import oplus_cases
-        from conformance.oplus.suite import spark_discrepancies, spark_engine
+        from conformance.oplus.oracles import spark_discrepancies
+        from conformance.oplus.engines.batch import spark_engine
 
         drawn = draw_cases(oplus_cases(), cases, seed)
         return [[] if problem is None else [problem]
                 for problem in spark_discrepancies(drawn, spark_engine(frozenset(), spark))]
     if kind == "dgs":
-        from conformance.dgs.suite import draw_dgs_cases, judge, spark_engine as dgs_engine
+        from conformance.dgs.cases import draw_dgs_cases
+        from conformance.dgs.oracles import judge
+        from conformance.dgs.engines.batch import spark_engine as dgs_engine
 
         drawn_dgs = draw_dgs_cases(cases, seed)
         observed = dgs_engine(spark)(drawn_dgs)

@@ -78,7 +78,7 @@ def fries_round(spark: Any, cases: int, seed: int, directory: str, resume: bool,
     """Run and judge one round of Fries scenarios (module docstring)."""
     from conformance.core.cases import draw_cases
     from conformance.cluster.nemesis_oracles import judge_fries
-    from conformance.fries.suite import honest_claims, scenario_strategy
+    from conformance.fries.cases.sections import honest_claims, scenario_strategy
     from spark_impl.reconfig.api import collect_results, scenario_job
     from spark_impl.reconfig.driver import Executor
 
@@ -105,7 +105,7 @@ def oplus_round(spark: Any, cases: int, seed: int, emit: Emit, r: int) -> list[d
     from conformance.core.cases import draw_cases
     from conformance.cluster.nemesis_oracles import judge_oplus
     from conformance.oplus.cases import oplus_cases
-    from conformance.oplus.suite import spark_engine
+    from conformance.oplus.engines.batch import spark_engine
 
     original = getattr(oplus_driver, "_handover", None)
 
@@ -129,7 +129,8 @@ def oplus_round(spark: Any, cases: int, seed: int, emit: Emit, r: int) -> list[d
 def dgs_round(spark: Any, cases: int, seed: int) -> list[dict[str, Any]]:
     """Run and judge one round of DGS cases."""
     from conformance.cluster.nemesis_oracles import judge_dgs
-    from conformance.dgs.suite import draw_dgs_cases, spark_engine
+    from conformance.dgs.cases import draw_dgs_cases
+    from conformance.dgs.engines.batch import spark_engine
 
     drawn = draw_dgs_cases(cases, seed)
     return judge_dgs(drawn, spark_engine(spark)(drawn))

@@ -38,7 +38,7 @@ def _run(failures: list[str], counts: tuple[int, int] | None, serializable: bool
 
 def judge_fries(scenarios: Sequence[Any], results: Sequence[Any]) -> list[dict[str, Any]]:
     """Judge spark_impl ``RunResult`` s (in scenario order) with the Fries oracles."""
-    from conformance.fries.engines.catalogue import _outcome
+    from conformance.fries.outcome import outcome_of
     from conformance.fries.oracles import judge
 
     by_index = {result.scenario_index: result for result in results}
@@ -48,7 +48,7 @@ def judge_fries(scenarios: Sequence[Any], results: Sequence[Any]) -> list[dict[s
         if result is None:
             runs.append(_run(["engine: no result for this scenario"], None))
             continue
-        outcome = _outcome(scenario, result.outputs, result.schedule, result.states, result.delays_ms,
+        outcome = outcome_of(scenario, result.outputs, result.schedule, result.states, result.delays_ms,
                            result.rejected, result.senders)
         judgement = judge(scenario, outcome)
         failures = [f"{f.oracle}: {f.summary}" for f in judgement.failures]
@@ -65,7 +65,8 @@ def judge_oplus(drawn: Sequence[tuple[dict[str, Any], int]], engine: Any) -> lis
     :func:`conformance.oplus.suite.spark_discrepancies` (outputs equal the sequential
     reference's, emitted in the right round by the right instance); the rows each case
     produced are recorded on the way for the lost / duplicated counts."""
-    from conformance.oplus.suite import reference_rows, spark_discrepancies
+    from conformance.oplus.engines.reference import reference_rows
+    from conformance.oplus.oracles import spark_discrepancies
 
     rows: dict[int, list[Any]] = {}
     inner = engine.run
@@ -89,7 +90,7 @@ def judge_oplus(drawn: Sequence[tuple[dict[str, Any], int]], engine: Any) -> lis
 def judge_dgs(drawn: Sequence[Any], observed: Sequence[Any]) -> list[dict[str, Any]]:
     """Judge DGS runs with :func:`conformance.dgs.suite.judge`."""
     from conformance.core.crashes import Crash
-    from conformance.dgs.suite import judge
+    from conformance.dgs.oracles import judge
     from conformance.dgs.cases import program_of
     from spec.dgs.semantics import spec_run
     from spec.dgs.streams import sort_streams

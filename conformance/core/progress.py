@@ -1,4 +1,5 @@
-"""A progress bar on stderr for long suite runs.
+"""Progress of long suite runs: a bar on stderr (:class:`ProgressBar`) and a counter of cases
+done across checks (:class:`Ticker`).
 
 On a terminal the bar redraws in place (carriage return); when stderr is a file or a pipe it
 prints one line per reported step instead, so CI logs stay readable. Never writes to stdout,
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import TextIO
+from typing import Callable, TextIO
 
 
 class ProgressBar:
@@ -44,3 +45,17 @@ class ProgressBar:
             self.stream.write("\r" + " " * self._shown + "\r")
             self.stream.flush()
             self._shown = 0
+
+
+class Ticker:
+    """Counts completed cases across several checks and reports ``progress(done, total)``
+    after each step (nothing when ``progress`` is None)."""
+
+    def __init__(self, progress: Callable[[int, int], None] | None, total: int) -> None:
+        self.progress, self.total, self.done = progress, total, 0
+
+    def __call__(self, n: int) -> None:
+        """``n`` more cases done."""
+        self.done += n
+        if self.progress is not None:
+            self.progress(self.done, self.total)

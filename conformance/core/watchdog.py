@@ -4,7 +4,7 @@ An engine that never returns (a reconfiguration that never completes, a stream t
 drains) is a liveness failure, and the suite must report it rather than hang with it. The
 call runs in a daemon thread; if it has not finished after ``timeout_s`` the caller gets
 ``(False, None)`` and moves on. A Spark engine's thread is left to itself: the caller treats
-the engine as unusable afterwards (see :class:`conformance.fries.engines.catalogue.SparkEngine`), and a
+the engine as unusable afterwards (see :class:`conformance.fries.engines.batch.SparkEngine`), and a
 daemon thread does not keep the process alive at exit.
 
 A call to pure-Python code (a Spark-free check, a user's function run by the reference) is

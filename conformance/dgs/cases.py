@@ -35,9 +35,9 @@ choice with the ``Random``, so cases are uniform rather than hypothesis's small-
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import count
-from typing import Any, Hashable, Sequence
+from typing import Any, Hashable, Iterator, Sequence
 
 from hypothesis import strategies as st
 
@@ -50,6 +50,9 @@ from spec.jsonio import expect_int, expect_object, expect_str
 
 from reference.dgs.examples import CONSISTENT, target
 from reference.dgs.strategies import components, impl_universe
+
+from conformance.core.cases import draw_cases
+from conformance.core.results import SuiteResult
 
 STREAMS = ("s0", "s1", "s2")
 POOL = 16
@@ -312,3 +315,57 @@ def case_from_json(value: Any, where: str = "case_data") -> DgsCase:
                                                                    "inline_below")}
     return DgsCase(name, plan_from_json(obj.get("plan"), f"{where}.plan"),
                    streams_from_json(obj.get("input"), f"{where}.input"), **numbers)
+
+
+def draw_dgs_cases(n: int, seed: int) -> list[DgsCase]:
+    """``n`` non-trivial cases, reproducibly from ``seed``: case ``i`` runs ``CONSISTENT[i % 6]``,
+    every third round of the six programs dense (:func:`build`)."""
+    programs = len(CONSISTENT)
+    return [build(CONSISTENT[i % programs], rng, pools[CONSISTENT[i % programs]], dense=(i // programs) % 3 == 2)
+            for i, (rng, pools) in enumerate(draw_cases(seeds(), n, seed))]
+
+
+def candidates(case: DgsCase) -> Iterator[DgsCase]:
+    """Simpler cases: the one-worker plan, no delays, one tick, no inlining, then a stream
+    without any event, then a stream without one event. Heartbeats stay, so each candidate is
+    a valid input instance."""
+    program = program_of(case.name)
+    if case.plan.root.children:
+        sequential = Plan(Worker("w0", program.initial, frozenset(impl_universe(program, STREAMS))))
+        yield replace(case, plan=sequential)
+    if case.max_delay or case.max_jitter:
+        yield replace(case, max_delay=0, max_jitter=0)
+    if case.tick != 1_000_000:
+        yield replace(case, tick=1_000_000)
+    if case.inline_below:
+        yield replace(case, inline_below=0)
+    for stream, items in case.streams.items():
+        events = [i for i, item in enumerate(items) if isinstance(item, StreamEvent)]
+        if len(events) > 1:
+            yield replace(case, streams={**case.streams, stream: [x for x in items if not isinstance(x, StreamEvent)]})
+        for i in events:
+            yield replace(case, streams={**case.streams, stream: list(items[:i]) + list(items[i + 1:])})
+
+
+def size(case: DgsCase) -> int:
+    """The events of ``case`` (what shrinking makes smaller)."""
+    return sum(1 for items in case.streams.values() for item in items if isinstance(item, StreamEvent))
+
+
+def count_features(result: SuiteResult, drawn: Sequence[DgsCase]) -> None:
+    """Count what the drawn cases exercise in the result's features."""
+    for case in drawn:
+        features = result.features
+        features[case.name.split(":")[1]] += 1
+        workers = list(case.plan.workers())
+        if sum(1 for w in workers if not w.children) >= 3:
+            features["plans with 3+ leaves"] += 1
+        if case.max_delay or case.max_jitter:
+            features["delayed / reordered input"] += 1
+        if case.tick < 1_000_000:
+            features["several driver ticks"] += 1
+        if case.inline_below:
+            features["inline_below > 0"] += 1
+        impls = {impl for w in workers for impl in w.impl_tags}
+        if len(impls) < len({t for t, _ in impls}) * len(STREAMS):
+            features["streams carrying some tags only"] += 1

@@ -28,10 +28,19 @@ empty inputs).
 
 from __future__ import annotations
 
+import copy
 import random
-from typing import Any
+from typing import Any, Iterator, Sequence
 
 from hypothesis import strategies as st
+
+from spec.errors import InputError
+from spec.oplus.scenario import parse_scenario
+
+from conformance.core.results import SuiteResult
+
+SparkCase = tuple[dict[str, Any], int]
+"""A scenario and its items per round on Spark."""
 
 OPERATORS = ("sliding-sum", "wordcount", "paircount", "longest-tweet", "scalejoin", "forward")
 _KEYS = ("a", "b", "c", "d")
@@ -114,3 +123,50 @@ def oplus_cases(horizon: int = 30) -> st.SearchStrategy[tuple[dict[str, Any], in
     """``(scenario, items_per_round)`` pairs: the scenario as :func:`oplus_scenarios` and how
     many items per list the Spark executor takes per round (1-5)."""
     return st.randoms(use_true_random=True).map(lambda rng: (build(rng, horizon), rng.randint(1, 5)))
+
+
+def count_features(result: SuiteResult, drawn: Sequence[SparkCase]) -> None:
+    """Count what the drawn cases exercise in the result's features."""
+    features = result.features
+    for case, per_round in drawn:
+        features[f"{case['operator']} WT={case.get('WT', 'single')}"] += 1
+        features[f"{per_round} items per round"] += 1
+        sizes = [case["parallelism"]] + [r["parallelism"] for r in case["reconfigurations"]]
+        if any(b > a for a, b in zip(sizes, sizes[1:])):
+            features["rescale up"] += 1
+        if any(b < a for a, b in zip(sizes, sizes[1:])):
+            features["rescale down"] += 1
+        stamps = [item["ts"] for items in case["inputs"] for item in items if "ts" in item]
+        if len(stamps) != len(set(stamps)):
+            features["equal timestamps"] += 1
+
+
+def candidates(case: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Valid simplifications of an O+ scenario JSON, most aggressive first."""
+    moves: list[dict[str, Any]] = []
+    if case.get("reconfigurations"):
+        moves.append({**case, "reconfigurations": []})
+        for i in range(len(case["reconfigurations"])):
+            moves.append({**case, "reconfigurations": case["reconfigurations"][:i] + case["reconfigurations"][i + 1:]})
+    inputs = case["inputs"]
+    for i in range(len(inputs)):
+        if len(inputs) > 1:
+            moves.append({**case, "inputs": inputs[:i] + inputs[i + 1:]})
+        n = len(inputs[i])
+        halves = [inputs[i][: n // 2], inputs[i][n // 2:]] if n >= 2 else []
+        singles = [inputs[i][:j] + inputs[i][j + 1:] for j in range(n)]
+        for smaller in halves + singles:
+            moves.append({**case, "inputs": inputs[:i] + [smaller] + inputs[i + 1:]})
+    if case["parallelism"] > 1:
+        moves.append({**case, "parallelism": 1})
+    for move in moves:
+        try:
+            parse_scenario(move)
+        except InputError:
+            continue
+        yield copy.deepcopy(move)
+
+
+def size(case: dict[str, Any]) -> int:
+    """Input items and reconfigurations of ``case`` (what shrinking makes smaller)."""
+    return sum(len(items) for items in case["inputs"]) + len(case.get("reconfigurations", []))

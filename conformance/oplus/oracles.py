@@ -27,6 +27,13 @@ from spec.oplus.emission import (
 )
 from spec.oplus.scenario import Scenario, parse_scenario
 
+from reference.oplus.operators.catalogue import to_row
+from reference.oplus.run import execute
+
+from conformance.core.crashes import Crash, Guard, describe
+from conformance.core.matcher import compare
+from conformance.oplus.cases import SparkCase
+
 Row = tuple[int, str, str]
 """``(ts, key, canonical JSON of the value)``."""
 
@@ -41,8 +48,6 @@ def as_rows(outputs: Sequence[dict[str, Any]]) -> list[Row]:
 
 def rows_of(scenario: Scenario, mode: str, seed: int = 0) -> list[Row]:
     """The reference's rows of ``scenario`` in ``mode`` (emission order)."""
-    from reference.oplus.operators.catalogue import to_row
-    from reference.oplus.run import execute
 
     return as_rows([to_row(o) for o in execute(scenario, mode, seed).outputs])
 
@@ -95,3 +100,51 @@ def _watermarks(scenario: Scenario, per_round: int) -> list[float]:
 def show(row: Row) -> str:
     ts, key, value = row
     return f"(ts {ts}, key {key!r}, value {value})"
+
+
+def versus_sequential(case: dict[str, Any], got: list[Row], who: str) -> str | None:
+    """The ``outputs`` oracle: None when ``got`` equals the sequential reference's rows as a
+    multiset, else the first missing and unexpected rows (``[engine] ...`` when the reference
+    itself crashed)."""
+    try:
+        expected = sequential(parse_scenario(case))
+    except Exception as error:  # noqa: BLE001 - the oracle itself crashed: still a finding
+        return f"{ENGINE_TAG} the sequential reference crashed: {describe(error)}"
+    mismatch = compare(expected, got)
+    if mismatch is None:
+        return None
+    return f"{who} outputs differ from the sequential reference:\n{mismatch.explain(show)}"
+
+
+ENGINE_TAG = "[engine]"
+"""How an explanation starts when the engine crashed (the ``engine`` oracle)."""
+
+
+
+
+SparkSeen = tuple[list[Row], list[tuple[int, int]], int | None]
+"""Spark's rows of one case, parallel to them the ``(round, instance)`` that emitted each, and
+the number of reconfigurations it applied (None: not reported, not judged)."""
+
+
+def spark_discrepancies(cases: Sequence[SparkCase], engine: Guard[SparkCase, SparkSeen]) -> list[str | None]:
+    """Per case: None when Spark's outputs equal the sequential reference's, each was emitted in
+    the round it is due in and by the instance that owns its key then
+    (:func:`timing_problem`), else the first difference."""
+    problems: list[str | None] = []
+    for (case, per_round), got in zip(cases, engine(cases)):
+        if isinstance(got, Crash):
+            problems.append(f"{ENGINE_TAG} {got.explain()}")
+            continue
+        rows, emitted, applied = got
+        problems.append(versus_sequential(case, rows, "spark")
+                        or timing_problem(case, per_round, rows, emitted, applied))
+    return problems
+
+
+def oracle_of(problem: str) -> str:
+    """The oracle a problem of this module names (``engine``, ``round``, ``instance``, else ``outputs``)."""
+    for tag, oracle in ((ENGINE_TAG, "engine"), (ROUND_TAG, "round"), (INSTANCE_TAG, "instance")):
+        if problem.startswith(tag):
+            return oracle
+    return "outputs"

@@ -59,7 +59,7 @@ class CheckReport:
 def export(directory: str | Path, *, fries_cases: int, oplus_cases: int, seed: int) -> list[str]:
     """Write vectors into ``directory``; return their relative paths (also in index.json)."""
     from conformance.fries.cases.codec import scenario_to_json
-    from conformance.fries.suite import honest_claims, scenario_strategy
+    from conformance.fries.cases.sections import honest_claims, scenario_strategy
     from conformance.oplus.cases import oplus_scenarios
     from conformance.testing.helper import request_order
 
@@ -154,7 +154,7 @@ def _check_oplus(vectors: list[tuple[str, dict[str, Any]]], engine: str, report:
     cases = [v["scenario"] for _, v in vectors]
     if engine == "spark":
         from conformance.core.crashes import Crash
-        from conformance.oplus.suite import spark_engine, spark_status
+        from conformance.oplus.engines.batch import spark_engine, spark_status
 
         reason = spark_status()
         if reason is not None:

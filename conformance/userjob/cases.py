@@ -34,7 +34,7 @@ from spec.fries.reorder import reordered_ingestion
 from spec.fries.scenario import Scenario, SourceTuple, Timing, _timing_from_json
 from spec.jsonio import expect_int, expect_list, expect_object, reject_unknown_keys
 
-from conformance.fries.cases.moves import _delete, _set, _timing_moves
+from conformance.fries.cases.moves import delete_at, set_at, timing_moves
 from conformance.fries.cases.codec import timing_to_json
 from conformance.fries.cases.alignment import PROBE_FCM_DELAY, PROBE_HEAD_COST
 from conformance.fries.cases.timing import draw_timing
@@ -212,8 +212,8 @@ def _moves(value: Json) -> Iterator[Json]:
     requests = value.get("requests", [])
     for i in range(len(requests)):
         if len(requests) > 1:
-            yield _set(value, ("requests",), [requests[i]])
-            yield _delete(value, ("requests", i))
+            yield set_at(value, ("requests",), [requests[i]])
+            yield delete_at(value, ("requests", i))
     tuples = value["tuples"]
     n = len(tuples)
     if n >= 2:
@@ -225,15 +225,15 @@ def _moves(value: Json) -> Iterator[Json]:
         tail["tuples"] = tuples[n // 2:]
         tail["requests"] = [[r, max(0, at - n // 2)] for r, at in requests]
         yield tail
-    yield from _timing_moves(value)
+    yield from timing_moves(value)
     for i in range(n):
-        smaller = _delete(value, ("tuples", i))
+        smaller = delete_at(value, ("tuples", i))
         smaller["requests"] = [[r, at - 1 if at > i else at] for r, at in requests]
         yield smaller
     for size_ in (1, value.get("batch_size", 4) // 2):
         if 1 <= size_ < value.get("batch_size", 4):
-            yield _set(value, ("batch_size",), size_)
+            yield set_at(value, ("batch_size",), size_)
     for i, (_, at) in enumerate(requests):
         for smaller_at in dict.fromkeys((0, at // 2, at - 1)):
             if 0 <= smaller_at < at:
-                yield _set(value, ("requests", i, 1), smaller_at)
+                yield set_at(value, ("requests", i, 1), smaller_at)

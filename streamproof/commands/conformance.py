@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     live = args.engine == "spark-streaming"
     if args.list_faults:
         if live:
-            from conformance.streaming_runner import streaming_faults
+            from conformance.run import streaming_faults
         catalogue = streaming_faults() if live else fault_catalogue(args.engine)
         if args.json:
             print_json(sorted(catalogue))
@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
                        shrink_budget=args.shrink_budget, scheduler=args.scheduler)
 
     if live:
-        from conformance.streaming_runner import run_streaming_suites as run_suites  # noqa: F811
+        from conformance.run import run_streaming_suites as run_suites  # noqa: F811
 
     def progress_for(suite: str) -> Any:
         from conformance.core.progress import ProgressBar

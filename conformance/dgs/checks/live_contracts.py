@@ -58,6 +58,7 @@ from spec.dgs.streams import Heartbeat, Item, StreamEvent, value_to_json
 
 from conformance.dgs.cases import STREAMS, DgsCase, program_of
 from conformance.core.refusals import refused
+from conformance.standin.streaming import Frame
 from conformance.core.results import CheckResult, FailureReport, SuiteResult
 
 CHECK = "spark-streaming front end contracts vs their definitions (no Spark)"
@@ -312,7 +313,7 @@ def start_problems(case: DgsCase, root: str) -> list[str]:
     from spark_impl.dgs.topology import topology
     from spark_impl.reconfig.streaming import REMEMBERED
 
-    from conformance.dgs.checks.plans import _unknown_tag
+    from conformance.dgs.checks.plans import unknown_tag
 
     job = LiveJob(target(case.name), case.plan, case.inline_below)
     other = os.path.join(root, "other")
@@ -347,7 +348,7 @@ def start_problems(case: DgsCase, root: str) -> list[str]:
     topo = topology(program, case.plan)
     run = DgsStreamingRun(None, Store(os.path.join(root, "run")), Layout((job.target,), (topo,)), [program], [job],
                           None, False)
-    bad = _unknown_tag(case.plan, "s0")
+    bad = unknown_tag(case.plan, "s0")
     for what, call, where in (("a re-plan of job 1 of 1", lambda: run.replan(case.plan, job=1), "job"),
                               ("a re-plan of job -1", lambda: run.replan(case.plan, job=-1), "job"),
                               ("a re-plan of job 4 of 1", lambda: run.replan(case.plan, job=4), "job"),
@@ -378,19 +379,6 @@ class _Clock:
         return self.readings.pop(0)
 
 
-class _Frame:
-    """A micro-batch DataFrame of rows of one column (what ``_batch`` reads before Spark)."""
-
-    def __init__(self, rows: list[Any]) -> None:
-        self.rows = rows
-
-    def select(self, column: str) -> "_Frame":
-        return self
-
-    def collect(self) -> list[tuple[Any]]:
-        return [(row,) for row in self.rows]
-
-
 class _Query:
     def processAllAvailable(self) -> None:  # noqa: N802 - Spark's name
         raise RuntimeError("py4j: the foreachBatch function failed")
@@ -413,7 +401,7 @@ def handle_problems(run: Any, state: str) -> list[str]:
     clock = getattr(streaming, "time")
     setattr(streaming, "time", _Clock(100.0, 100.25))
     try:
-        run.handle(_Frame([]), 5000, "value")
+        run.handle(Frame([]), 5000, "value")
     finally:
         setattr(streaming, "time", clock)
     found = []
@@ -423,7 +411,7 @@ def handle_problems(run: Any, state: str) -> list[str]:
     if run.store.location.list("commits") != records:
         found.append(f"replaying a committed and delivered batch wrote commit records: {records} -> "
                      f"{run.store.location.list('commits')}")
-    problem = refused(lambda: run.handle(_Frame(["{\"stream\": 1}"]), 5001, "value"), "batch 5001, row 0",
+    problem = refused(lambda: run.handle(Frame(["{\"stream\": 1}"]), 5001, "value"), "batch 5001, row 0",
                        "a micro-batch with a malformed row")
     if problem is not None or run.error is None:
         found.append(problem or "a malformed row stopped the batch but the run kept no error")
@@ -432,7 +420,7 @@ def handle_problems(run: Any, state: str) -> list[str]:
               if p is not None]
     run.stopping.set()
     try:
-        run.handle(_Frame([]), 5002, "value")
+        run.handle(Frame([]), 5002, "value")
         found.append("a batch after stop() was run")
     except StreamStopped:
         pass

@@ -68,10 +68,10 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-from conformance.oplus.checks.live_contracts import _Query  # the started query: only stop() is called
+from conformance.standin.streaming import Frame, Query  # the started query: only stop() is called
 
 if TYPE_CHECKING:
-    from conformance.dgs.engines.live import _Collected
+    from conformance.dgs.engines.live import Collected
 
 CASES = 8
 """Cases of the query (its jobs): the first of :func:`conformance.dgs.suite.draw_dgs_cases`."""
@@ -95,8 +95,8 @@ class _Writer:
         self.source.options[key] = value
         return self
 
-    def start(self) -> _Query:
-        self.source.query = _Query()
+    def start(self) -> Query:
+        self.source.query = Query()
         return self.source.query
 
 
@@ -109,7 +109,7 @@ class _Stream:
     def __init__(self) -> None:
         self.handler: Callable[[Any, int], None] | None = None
         self.options: dict[str, Any] = {}
-        self.query: _Query | None = None
+        self.query: Query | None = None
 
     @property
     def writeStream(self) -> _Writer:  # noqa: N802 - Spark's name
@@ -117,11 +117,10 @@ class _Stream:
 
     def batch(self, rows: list[str], batch_id: int) -> None:
         """Structured Streaming runs micro-batch ``batch_id`` of ``rows``."""
-        from conformance.dgs.checks.live_contracts import _Frame
 
         if self.handler is None:
             raise RuntimeError("start_dgs_query registered no foreachBatch function")
-        self.handler(_Frame(rows), batch_id)
+        self.handler(Frame(rows), batch_id)
 
 
 class _Rows:
@@ -137,11 +136,11 @@ class _Rows:
 
 @dataclass
 class _Watch:
-    """The sink's function: the outputs (:class:`conformance.dgs.engines.live._Collected`) and,
+    """The sink's function: the outputs (:class:`conformance.dgs.engines.live.Collected`) and,
     at each delivery, the batch's records still on the checkpoint ``state``."""
 
     state: str
-    collected: "_Collected"
+    collected: "Collected"
     processed: dict[int, list[tuple[int, Any]]] = field(default_factory=dict)
 
     def __call__(self, df: Any, batch_id: int) -> None:
@@ -199,7 +198,7 @@ def _by_worker(topo: Any, steps: Sequence[Any]) -> list[tuple[Any, str]]:
 
 def _cases() -> list[Any]:
     from conformance.dgs.checks.standin import variant
-    from conformance.dgs.suite import draw_dgs_cases
+    from conformance.dgs.cases import draw_dgs_cases
 
     return [variant(case, index)[0] for index, case in enumerate(draw_dgs_cases(CASES, SEED))]
 
@@ -221,15 +220,15 @@ def _problem(cases: Sequence[Any], root: str) -> str | None:
     from spark_impl.reconfig.sinks import CallbackSink
 
     from conformance.dgs.engines.replan import judged_processed, replan_of
-    from conformance.dgs.engines.live import _Collected, case_chunks
-    from conformance.dgs.suite import judge
+    from conformance.dgs.engines.live import Collected, case_chunks
+    from conformance.dgs.oracles import judge
     from conformance.standin.spark import LocalSpark
 
     chunks = [case_chunks(case) for case in cases]
     files = [[json.dumps({"job": job, **row}) for job, parts in enumerate(chunks) if number < len(parts)
               for row in parts[number]] for number in range(max(len(parts) for parts in chunks))]
     replans = [replan_of(case, len(parts)) for case, parts in zip(cases, chunks)]
-    watch = _Watch(os.path.join(root, "dgs"), _Collected())
+    watch = _Watch(os.path.join(root, "dgs"), Collected())
     mirror = _Mirror(cases)
     last = len(files) - 1
 

@@ -33,7 +33,7 @@ CASES = 6
 
 def one_worker(case: DgsCase) -> DgsCase:
     """``case`` under the one-worker plan (:func:`conformance.dgs.suite.candidates`' first)."""
-    from conformance.dgs.suite import candidates
+    from conformance.dgs.cases import candidates
 
     return next(candidates(case))
 
@@ -62,9 +62,10 @@ def run_check(drawn: Sequence[DgsCase], spark: Any, result: SuiteResult) -> Chec
     """The first :data:`CASES` cases under one-worker plans (module docstring)."""
     from spark_impl.dgs import run_dgs_many
 
-    from conformance.dgs.suite import dgs_job, judge
+    from conformance.dgs.engines.batch import dgs_job
+    from conformance.dgs.oracles import judge
     from conformance.dgs.cases import case_to_json
-    from conformance.run import shared_session
+    from conformance.core.session import shared_session
 
     start = time.monotonic()
     cases = [one_worker(c) for c in drawn[:CASES]]

@@ -136,7 +136,7 @@ def validity_problems(cases: Sequence["DgsCase"]) -> list[str]:
         program, plan = program_of(case.name), case.plan
         workers = plan.workers()
         stream = sorted(case.streams)[0] if case.streams else "s0"
-        unknown = _unknown_tag(plan, stream)
+        unknown = unknown_tag(plan, stream)
         variants: list[tuple[str, Plan, bool]] = [("valid", plan, True),
                                                   ("an unknown tag", unknown, tags_known(program, unknown))]
         owner = next((w for w in workers if w.impl_tags), None)
@@ -200,9 +200,9 @@ def _located(case: "DgsCase") -> list[str]:
     from spark_impl.dgs import run_dgs_many
     from spec.errors import InputError
 
-    from conformance.dgs.suite import dgs_job
+    from conformance.dgs.engines.batch import dgs_job
 
-    invalid = _unknown_tag(case.plan, "s0")
+    invalid = unknown_tag(case.plan, "s0")
     found = []
     for jobs, prefix in (([dgs_job(case), dgs_job(case, invalid)], "jobs[1]"), ([dgs_job(case, invalid)], None)):
         try:
@@ -228,7 +228,7 @@ def _signature_problems(case: "DgsCase", invalid: Plan) -> list[str]:
     from spark_impl.dgs import Arrival, run_dgs, run_dgs_many
     from spec.errors import InputError
 
-    from conformance.dgs.suite import dgs_job
+    from conformance.dgs.engines.batch import dgs_job
 
     job = dgs_job(case)
     found = []
@@ -265,7 +265,7 @@ def _signature_problems(case: "DgsCase", invalid: Plan) -> list[str]:
     return found
 
 
-def _unknown_tag(plan: Plan, stream: str) -> Plan:
+def unknown_tag(plan: Plan, stream: str) -> Plan:
     """``plan`` with its last worker also owning a tag no program has (P-invalid)."""
     return _changed(plan, plan.workers()[-1].id,
                     lambda w: replace(w, impl_tags=w.impl_tags | {("no-such-tag", stream)}))

@@ -355,7 +355,7 @@ def invalid_input_problem(case: DgsCase) -> str | None:
 
     from spark_impl.dgs import run_dgs_many
 
-    from conformance.dgs.suite import dgs_job
+    from conformance.dgs.engines.batch import dgs_job
     from conformance.core.refusals import refused
 
     stream = next((s for s, items in sorted(case.streams.items()) if len(items) >= 3), None)

@@ -86,7 +86,7 @@ def problems(drawn: Sequence[DgsCase]) -> list[tuple[int, list[tuple[str, str]]]
     from spark_impl.dgs import run_dgs, run_dgs_many
 
     from conformance.standin.spark import LocalSpark
-    from conformance.dgs.suite import judge
+    from conformance.dgs.oracles import judge
 
     if not drawn:
         return []
@@ -138,7 +138,7 @@ def sequential_problem(drawn: Sequence[DgsCase]) -> tuple[int, list[tuple[str, s
     never built."""
     from spark_impl.dgs import DgsJob, run_dgs_many, sequential_plan
 
-    from conformance.dgs.suite import judge
+    from conformance.dgs.oracles import judge
     from conformance.dgs.cases import program_of
     from conformance.standin.spark import LocalSpark
     from reference.dgs.examples import target
@@ -183,7 +183,7 @@ def _defaults_problem(drawn: Sequence[DgsCase]) -> tuple[int, list[tuple[str, st
     events between them, the only segments shorter than 1)."""
     from spark_impl.dgs import DgsJob, run_dgs
 
-    from conformance.dgs.suite import judge
+    from conformance.dgs.oracles import judge
     from conformance.standin.spark import LocalSpark
     from reference.dgs.examples import target
 

@@ -101,7 +101,7 @@ def run_check(drawn: Sequence[DgsCase], spark: Any, live: bool, result: SuiteRes
     """The batch (and, with ``live``, the live) run of the bad input (module docstring)."""
     from spark_impl.dgs import DgsJob, run_dgs_many
 
-    from conformance.run import shared_session
+    from conformance.core.session import shared_session
 
     start = time.monotonic()
     case = next((c for c in drawn if c.name == PROGRAM), None)

@@ -46,8 +46,10 @@ from reference.dgs.examples import target
 
 from conformance.core.crashes import Crash, Guard
 from conformance.dgs.engines.replan import judged_processed, refused_restart, replan_of
-from conformance.dgs.suite import Observed
+from conformance.core.results import SuiteResult
+from conformance.core.session import shared_session
 from conformance.dgs.cases import DgsCase
+from conformance.dgs.oracles import Observed
 
 FILES = 5
 """At most this many files (micro-batches) per case."""
@@ -89,7 +91,7 @@ def _land(directory: str, index: int, rows: list[str]) -> None:
     os.replace(staging, os.path.join(directory, f"f{index:04d}.json"))
 
 
-class _Collected:
+class Collected:
     """The callback sink's function: rows by batch id (a repeated delivery replaces its batch),
     and how many times each batch was delivered."""
 
@@ -123,7 +125,7 @@ def run_live(spark: Any, cases: Sequence[DgsCase], root: str, crashes: bool = Tr
     inbox = os.path.join(root, "in")
     os.makedirs(inbox)
     jobs = [LiveJob(target(c.name), c.plan, c.inline_below) for c in cases]
-    collected = _Collected()
+    collected = Collected()
     sink = CallbackSink(collected)
     refused: dict[int, str] = {}
     killed: set[int] = set()
@@ -188,8 +190,6 @@ def run_live(spark: Any, cases: Sequence[DgsCase], root: str, crashes: bool = Tr
 
 def streaming_engine(spark: Any = None, timeout_s: float = 900.0, crashes: bool = True) -> Any:
     """A batch engine with the signature of :func:`conformance.dgs.suite.spark_engine`."""
-    from conformance.run import shared_session
-
     session = shared_session(spark)
 
     def run(cases: Sequence[DgsCase]) -> list[Observed | Crash]:
@@ -201,3 +201,11 @@ def streaming_engine(spark: Any = None, timeout_s: float = 900.0, crashes: bool 
 
     guard: Guard[DgsCase, Observed | Crash] = Guard(run, timeout_s, on_hang=lambda: session().sparkContext.cancelAllJobs())
     return guard
+
+
+def count_arrivals(drawn: Sequence[Any], result: SuiteResult) -> None:
+    """How the live DGS run lands its cases (features of the report)."""
+    for case in drawn:
+        files = len(case_chunks(case))
+        result.features["live: several files"] += files > 1
+        result.features["live: re-planned mid-stream"] += replan_of(case, files) is not None

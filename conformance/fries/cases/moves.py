@@ -23,7 +23,7 @@ Json = dict[str, Any]
 def candidates(value: Json) -> Iterator[Json]:
     """Valid simplifications of ``value``, most aggressive first, no duplicates."""
     seen = {_key(value)}
-    for move in (_reconfiguration_moves, _source_moves, _timing_moves, _parallelism_moves,
+    for move in (_reconfiguration_moves, _source_moves, timing_moves, _parallelism_moves,
                  _operator_moves, _number_moves):
         for candidate in move(value):
             key = _key(candidate)
@@ -57,14 +57,14 @@ def _parent(value: Any, path: Path) -> Any:
     return value
 
 
-def _set(value: Json, path: Path, new: Any) -> Json:
+def set_at(value: Json, path: Path, new: Any) -> Json:
     """A copy of ``value`` with the item at ``path`` replaced by ``new``."""
     clone = copy.deepcopy(value)
     _parent(clone, path)[path[-1]] = new
     return clone
 
 
-def _delete(value: Json, path: Path) -> Json:
+def delete_at(value: Json, path: Path) -> Json:
     """A copy of ``value`` without the item at ``path`` (a list index or an object key)."""
     clone = copy.deepcopy(value)
     container = _parent(clone, path)
@@ -76,16 +76,16 @@ def _reconfiguration_moves(value: Json) -> Iterator[Json]:
     requests = value.get("reconfigurations", [])
     if len(requests) > 1:
         for request in requests:
-            yield _set(value, ("reconfigurations",), [request])
+            yield set_at(value, ("reconfigurations",), [request])
     for i in range(len(requests)):
-        yield _delete(value, ("reconfigurations", i))
+        yield delete_at(value, ("reconfigurations", i))
     for i, request in enumerate(requests):
         if len(request["updates"]) > 1:
             for name in request["updates"]:
-                yield _delete(value, ("reconfigurations", i, "updates", name))
+                yield delete_at(value, ("reconfigurations", i, "updates", name))
         for name, update in request["updates"].items():
             if update.get("state", {}) not in ({}, {"mul": 1, "add": 0}):
-                yield _set(value, ("reconfigurations", i, "updates", name, "state"), {"mul": 1, "add": 0})
+                yield set_at(value, ("reconfigurations", i, "updates", name, "state"), {"mul": 1, "add": 0})
 
 
 def _source_moves(value: Json) -> Iterator[Json]:
@@ -104,33 +104,33 @@ def _source_moves(value: Json) -> Iterator[Json]:
     for name, tuples in value["sources"].items():
         n = len(tuples)
         if n >= 2:
-            yield _set(value, ("sources", name), tuples[: n // 2])
-            yield _set(value, ("sources", name), tuples[n // 2:])
+            yield set_at(value, ("sources", name), tuples[: n // 2])
+            yield set_at(value, ("sources", name), tuples[n // 2:])
         for i in range(n):
-            yield _delete(value, ("sources", name, i))
+            yield delete_at(value, ("sources", name, i))
 
 
-def _timing_moves(value: Json) -> Iterator[Json]:
+def timing_moves(value: Json) -> Iterator[Json]:
     timing = value.get("timing", {})
     if timing:
-        yield _delete(value, ("timing",))
+        yield delete_at(value, ("timing",))
     for field in timing:
-        yield _delete(value, ("timing", field))
+        yield delete_at(value, ("timing", field))
     for i in range(len(timing.get("restarts", []))):
-        yield _delete(value, ("timing", "restarts", i))
+        yield delete_at(value, ("timing", "restarts", i))
     for field in ("stragglers", "operator_cost"):
         for name in timing.get(field, {}):
-            yield _delete(value, ("timing", field, name))
+            yield delete_at(value, ("timing", field, name))
 
 
 def _parallelism_moves(value: Json) -> Iterator[Json]:
     parallelism = value.get("parallelism", {})
     if parallelism:
-        yield _delete(value, ("parallelism",))
+        yield delete_at(value, ("parallelism",))
     for name, p in parallelism.items():
-        yield _delete(value, ("parallelism", name))
+        yield delete_at(value, ("parallelism", name))
         if p > 2:
-            yield _set(value, ("parallelism", name), p - 1)
+            yield set_at(value, ("parallelism", name), p - 1)
 
 
 def _operator_moves(value: Json) -> Iterator[Json]:
@@ -174,9 +174,9 @@ def _number_moves(value: Json) -> Iterator[Json]:
                 current = item[field]
                 for smaller in dict.fromkeys((0, current // 2, current - 1 if current > 0 else current + 1)):
                     if abs(smaller) < abs(current):
-                        yield _set(value, ("sources", name, i, field), smaller)
+                        yield set_at(value, ("sources", name, i, field), smaller)
     for i, request in enumerate(value.get("reconfigurations", [])):
         at = request["at"]
         for smaller in dict.fromkeys((0, at // 2, at - 1)):
             if 0 <= smaller < at:
-                yield _set(value, ("reconfigurations", i, "at"), smaller)
+                yield set_at(value, ("reconfigurations", i, "at"), smaller)

@@ -51,10 +51,15 @@ import os
 import subprocess
 import sys
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from conformance.core.results import SuiteResult
+from spec.errors import InputError
+
+from conformance.core.results import CheckResult, FailureReport, SuiteResult
+from conformance.core.watchdog import bounded
+from conformance.fries.checks import (
+    control, driver, input_log, keys, live, model, records, refusals, sink_crash, sources, standin, storage,
+)
 
 #: Name of the suite's check (:func:`run_contracts_check`).
 CHECK = "spark_impl keys and fault names vs their contracts (no Spark)"
@@ -140,7 +145,6 @@ def fault_problem() -> str | None:
     """None when :func:`spark_impl.faults.check_faults` accepts every seeded fault and refuses
     an unknown name with InputError."""
     from spark_impl.faults import FAULTS, check_faults
-    from spec.errors import InputError
 
     try:
         check_faults(sorted(FAULTS))
@@ -155,34 +159,21 @@ def fault_problem() -> str | None:
     return None
 
 
-def run_contracts_check(result: "SuiteResult") -> bool:
-    """Run both parts (module docstring) and append the check to ``result``; True on a failure."""
-    from conformance.core.results import CheckResult, FailureReport
-
+def run_contracts_check(result: SuiteResult) -> bool:
+    """Run every part (module docstring), each in a time limit (a hang is a finding), and append
+    the check to ``result``; True on a failure. The parts are looked up on their modules when
+    the check runs."""
     check = CheckResult(CHECK)
     result.checks.append(check)
     start = time.monotonic()
     problems = []
-    from conformance.fries.checks.control import control_problem  # the FCM channel's reader (session 6)
-    from conformance.fries.checks.driver import driver_problem  # the driver's bookkeeping and answers (session 9)
-    from conformance.fries.checks.input_log import input_log_problem  # streaming input log, retention (session 8)
-    from conformance.fries.checks.standin import local_problem  # deep jobs, restarts, on a pure-Python Spark (session 7)
-    from conformance.fries.checks.model import model_problem  # frozen values, delays, retention (session 6)
-    from conformance.fries.checks.refusals import refusal_problem  # Executor / start_query bad input (session 6)
-    from conformance.fries.checks.sink_crash import sink_crash_problem  # redelivery on resume (session 9)
-    from conformance.fries.checks.storage import storage_problem  # jobs files, checkpoints, task files (session 9)
-    from conformance.fries.checks.live import streaming_problem  # stop, settle, sink, bookkeeping (session 9)
-    from conformance.fries.checks.keys import hash_problem  # the documented stable hash and routing (session 7)
-    from conformance.fries.checks.records import records_problem  # store and record log, torn records (session 6)
-    from conformance.fries.checks.sources import source_problem  # replayable sources (set C bug 19)
-    from conformance.core.watchdog import bounded  # each part in a time limit: a hang is a finding (session 7)
-
-    for name, find in (("keys", key_problem), ("faults", fault_problem), ("sources", source_problem),
-                       ("model", model_problem), ("control", control_problem), ("refusals", refusal_problem),
-                       ("records", records_problem), ("hash", hash_problem),
-                       ("local", local_problem), ("input log", input_log_problem),
-                       ("sink crash", sink_crash_problem), ("streaming front end", streaming_problem),
-                       ("storage", storage_problem), ("driver", driver_problem)):
+    for name, find in (("keys", key_problem), ("faults", fault_problem), ("sources", sources.source_problem),
+                       ("model", model.model_problem), ("control", control.control_problem),
+                       ("refusals", refusals.refusal_problem), ("records", records.records_problem),
+                       ("hash", keys.hash_problem), ("local", standin.local_problem),
+                       ("input log", input_log.input_log_problem), ("sink crash", sink_crash.sink_crash_problem),
+                       ("streaming front end", live.streaming_problem), ("storage", storage.storage_problem),
+                       ("driver", driver.driver_problem)):
         try:
             found = bounded(find, f"the {name} part")
         except Exception as error:  # noqa: BLE001 - a crash (or a hang) of the executor's code is a finding

@@ -17,7 +17,7 @@ is called directly, batch by batch, as Structured Streaming would), ``Retention(
 and ``settle_steps=0``:
 
 1. batch 0 (3 tuples) runs and commits; a user's request is submitted;
-2. batches 1 and 2 run while a :class:`_Hold` step hook keeps the request's control messages
+2. batches 1 and 2 run while a :class:`Hold` step hook keeps the request's control messages
    undelivered, so the request stays in progress and the job is not committed (Fries §7.3):
    the committed offset stays at 3 while the live one moves to 9;
 3. the driver "crashes": a new ``start_query`` on the same directory resumes from the commit,
@@ -46,6 +46,8 @@ import time
 from dataclasses import replace
 from typing import Any
 
+from conformance.standin.streaming import MicroBatch, Stream
+
 #: Tuples per Structured Streaming batch and batches landed (the scenario's 12 tuples).
 PER_BATCH = 3
 BATCHES = 4
@@ -53,51 +55,7 @@ BATCHES = 4
 SETTLE = 12
 
 
-class _Query:
-    """What ``start_query`` keeps of ``writeStream.start()``."""
-
-    isActive = True  # noqa: N815 - Spark's name
-
-    def stop(self) -> None:
-        self.isActive = False
-
-
-class _Stream:
-    """A streaming DataFrame with columns ``key`` and ``value`` whose ``writeStream`` keeps the
-    ``foreachBatch`` handler for the check to call."""
-
-    isStreaming = True  # noqa: N815 - Spark's name
-    columns = ["key", "value"]
-
-    def __init__(self) -> None:
-        self.handler: Any = None
-
-    @property
-    def writeStream(self) -> "_Stream":  # noqa: N802 - Spark's name
-        return self
-
-    def foreachBatch(self, handler: Any) -> "_Stream":  # noqa: N802 - Spark's name
-        self.handler = handler
-        return self
-
-    def option(self, name: str, value: Any) -> "_Stream":
-        return self
-
-    def start(self) -> _Query:
-        return _Query()
-
-
-class _MicroBatch:
-    """One micro-batch's DataFrame: ``select(key, value).rdd`` over its rows (2 partitions)."""
-
-    def __init__(self, spark: Any, rows: list[tuple[Any, Any]]) -> None:
-        self.rdd = spark.sparkContext.parallelize(rows, 2)
-
-    def select(self, *columns: str) -> "_MicroBatch":
-        return self
-
-
-class _Hold:
+class Hold:
     """A ``StepHook`` that holds the active request's control messages while ``holding``
     (they become visible an hour after the step) and delivers them at once otherwise."""
 
@@ -124,7 +82,7 @@ def input_log_problem() -> str | None:
 
 
 def _run(directory: str) -> str | None:
-    from conformance.fries.checks.standin import chain_json
+    from conformance.fries.checks.chains import chain_json
     from conformance.standin.spark import LocalSpark
     from spark_impl.reconfig.api import scenario_job
     from spark_impl.reconfig.retention import Retention
@@ -137,21 +95,21 @@ def _run(directory: str) -> str | None:
     job = replace(full, planned=())
     landed = [(t.key, t.value) for t in scenario.sources["S"]]
     spark = LocalSpark()
-    hold = _Hold()
+    hold = Hold()
 
-    def start() -> tuple[Any, _Stream]:
-        stream = _Stream()
+    def start() -> tuple[Any, Stream]:
+        stream = Stream(columns=("key", "value"))
         run = start_query(spark, job, stream, scheduler="fries", checkpoint_dir=directory, settle_steps=0,
                           retention=Retention(batches=1), step_hook=hold)
         return run, stream
 
     stale: list[Any] = []  # the log's layout as a worker cached it after batch 0
 
-    def deliver(run: Any, stream: _Stream, batch_id: int) -> str | None:
+    def deliver(run: Any, stream: Stream, batch_id: int) -> str | None:
         from spark_impl.reconfig.streaming import _INDEX_CACHE
 
         upto = min(len(landed), (batch_id + 1) * PER_BATCH)
-        stream.handler(_MicroBatch(spark, landed[batch_id * PER_BATCH:upto]), batch_id)
+        stream.handler(MicroBatch(spark, landed[batch_id * PER_BATCH:upto]), batch_id)
         if not stale:
             run.source.get(upto - 1)  # a worker reads the log: its layout is cached
             stale.append(_INDEX_CACHE.get(run.source.path))

@@ -41,7 +41,7 @@ def more_problem(directory: str) -> str | None:
 def late_request_json() -> dict[str, Any]:
     """The scenario: ``S -> O1 -> O2 -> O3`` on 2 workers each, 24 tuples, requests at 4, 8,
     12 and 16, each updating ``O1`` and ``O3`` (order-sensitive folds)."""
-    from conformance.fries.checks.standin import chain_json
+    from conformance.fries.checks.chains import chain_json
 
     shape = chain_json(3, 24, at=4)
     update = shape["reconfigurations"][0]["updates"]
@@ -53,9 +53,9 @@ def late_request_json() -> dict[str, Any]:
 
 def _late_request_problem(directory: str) -> str | None:
     """Requests numbered :data:`LATE_REQUEST` and up (module docstring)."""
-    from conformance.fries.engines.catalogue import _outcome
+    from conformance.fries.outcome import outcome_of
     from conformance.fries.oracles import judge
-    from conformance.fries.checks.standin import run_to_end
+    from conformance.fries.checks.chains import run_to_end
     from conformance.standin.spark import LocalSpark
     from spark_impl.reconfig.api import collect_results, scenario_job
     from spark_impl.reconfig.driver import Executor
@@ -84,6 +84,6 @@ def _late_request_problem(directory: str) -> str | None:
         return replace(op, txn=f"R{int(op.txn[1:]) - earlier}") if late else op
 
     schedule = Schedule({obj: tuple(renamed(op) for op in log) for obj, log in result.schedule.logs.items()})
-    verdict = judge(scenario, _outcome(scenario, result.outputs, schedule, result.states,
+    verdict = judge(scenario, outcome_of(scenario, result.outputs, schedule, result.states,
                                        result.delays_ms, result.rejected, result.senders))
     return None if verdict.ok else f"{name}: {verdict.failures[0].summary}"

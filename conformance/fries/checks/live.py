@@ -5,7 +5,7 @@ Spark (issue 12, session 9).
 directly, batch by batch, as Structured Streaming would (the stand-ins of
 :mod:`conformance.fries.checks.input_log` on :class:`~conformance.standin.spark.LocalSpark`), and
 holds :mod:`spark_impl.reconfig.streaming` to four promises of its docstrings that the Spark
-runs of the suite (:mod:`conformance.fries.engines.live`) cannot see broken:
+runs of the suite (:mod:`conformance.fries.engines.live_query`) cannot see broken:
 
 1. **stop** (``StreamingRun.stop``): "a batch running now finishes (the executor and Structured
    Streaming commit it); one that starts afterwards raises :class:`StreamStopped` before doing
@@ -37,7 +37,7 @@ runs of the suite (:mod:`conformance.fries.engines.live`) cannot see broken:
    ``settle_steps=0``, so the settle branch and its default are dead there. Checked
    (:func:`_settle_problem`, ``start_query``'s defaults): with no request in progress a batch
    with new tuples runs exactly one executor batch; with the request's FCMs held
-   (:class:`~conformance.fries.checks.input_log._Hold`) one with new tuples runs exactly
+   (:class:`~conformance.fries.checks.input_log.Hold`) one with new tuples runs exactly
    1 + :data:`SETTLE_STEPS` and an empty one exactly :data:`SETTLE_STEPS`; released, at most
    1 + :data:`SETTLE_STEPS`, after which no request is in progress and every tuple is committed.
 4. **bookkeeping** (``StreamingRun``): "``batches``: Structured Streaming batch id -> executor
@@ -65,7 +65,8 @@ from collections import Counter
 from dataclasses import replace
 from typing import Any, Callable
 
-from conformance.fries.checks.input_log import _Hold, _MicroBatch, _Stream
+from conformance.fries.checks.input_log import Hold
+from conformance.standin.streaming import MicroBatch, Stream
 
 #: Tuples of one Structured Streaming batch.
 PER_BATCH = 3
@@ -98,8 +99,8 @@ class _Clock:
         time.sleep(seconds)
 
 
-class _Steps(_Hold):
-    """A ``StepHook``: :class:`_Hold`'s FCM clock, plus ``executor.g`` of every step made and
+class _Steps(Hold):
+    """A ``StepHook``: :class:`Hold`'s FCM clock, plus ``executor.g`` of every step made and
     the stand-in clock moved by :data:`STEP_S` in each."""
 
     def __init__(self, clock: _Clock | None = None) -> None:
@@ -135,7 +136,7 @@ class _Front:
     """A job, its rows, and ``start_query`` on one checkpoint with the stand-in stream."""
 
     def __init__(self, directory: str, tuples: int) -> None:
-        from conformance.fries.checks.standin import chain_json
+        from conformance.fries.checks.chains import chain_json
         from conformance.standin.spark import LocalSpark
         from spark_impl.reconfig.api import scenario_job
         from spec.fries.scenario import scenario_from_json
@@ -147,20 +148,20 @@ class _Front:
         self.rows = [(t.key, t.value) for t in scenario.sources["S"]]
         self.spark = LocalSpark()
         self.directory = directory
-        self.stream = _Stream()
+        self.stream = Stream(columns=("key", "value"))
         self.run: Any = None
 
     def start(self, hook: Any = None, **options: Any) -> Any:
         from spark_impl.reconfig.streaming import start_query
 
-        self.stream = _Stream()
+        self.stream = Stream(columns=("key", "value"))
         self.run = start_query(self.spark, self.job, self.stream, scheduler="fries", checkpoint_dir=self.directory,
                                step_hook=hook, **options)
         return self.run
 
     def batch(self, batch_id: int, first: int, count: int) -> None:
         """Structured Streaming batch ``batch_id``: rows ``first`` .. ``first + count - 1``."""
-        self.stream.handler(_MicroBatch(self.spark, self.rows[first:first + count]), batch_id)
+        self.stream.handler(MicroBatch(self.spark, self.rows[first:first + count]), batch_id)
 
 
 def streaming_problem() -> str | None:

@@ -431,7 +431,7 @@ def validation_problem() -> str | None:
     from spark_impl.reconfig import Request, Update
     from spark_impl.reconfig.model import CatalogueLogic
     from spark_impl.reconfig.validate import validate_request
-    from conformance.fries.checks.standin import chain_json
+    from conformance.fries.checks.chains import chain_json
     from spark_impl.reconfig.api import scenario_job
     from spec.fries.scenario import scenario_from_json
 

@@ -169,7 +169,7 @@ def _submit_problem(directory: str) -> str | None:
     """``Executor.submit``'s answers (module docstring)."""
     from dataclasses import replace
 
-    from conformance.fries.checks.standin import chain_json
+    from conformance.fries.checks.chains import chain_json
     from conformance.standin.spark import LocalSpark
     from spark_impl.reconfig.api import scenario_job
     from spark_impl.reconfig.driver import Executor

@@ -88,7 +88,7 @@ def sink_crash_problem() -> str | None:
 
 
 def _run(directory: str) -> str | None:
-    from conformance.fries.checks.standin import chain_json, conformance_problem, run_to_end
+    from conformance.fries.checks.chains import chain_json, conformance_problem, run_to_end
     from conformance.standin.spark import LocalSpark
     from spark_impl.reconfig.api import collect_results, scenario_job
     from spark_impl.reconfig.driver import Executor
@@ -159,7 +159,7 @@ def _columns_problem(calls: list[tuple[int, list[tuple[Any, ...]]]]) -> str | No
 
 def _attached_problem(directory: str) -> str | None:
     """Promise 6 of the module docstring."""
-    from conformance.fries.checks.standin import chain_json
+    from conformance.fries.checks.chains import chain_json
     from conformance.standin.spark import LocalSpark
     from spark_impl.reconfig.api import collect_results, scenario_job
     from spark_impl.reconfig.driver import Executor

@@ -119,55 +119,15 @@ import time
 from dataclasses import replace
 from typing import Any
 
+from conformance.fries.checks.chains import BOUND, chain_json, conformance_problem, run_to_end
+
 DEPTH = 32
 REQUESTS = 300  # a long-running job's requests (numbers past 256)
 STEPS_PER_REQUEST = 20  # batches a request may take to complete (it needs 2)
 KEPT_DELAYS = 5  # the long-running job's Retention(2, delays=...)
-BOUND = 40  # batches: the run needs about 6
 LATE_ATTEMPT = 300  # a request made again after 299 crashes (attempt numbers past 256)
 WIDE = 309  # partitions: the objects of chain_json(2, ...) land on 303, 304 and 261
 WIDE_UNFUSED = 338  # partitions: chain_json(1, ...)'s source stage task is 259, its objects on 314 and 315
-
-
-def chain_json(depth: int, count: int, *, at: int, restarts: tuple[int, ...] = ()) -> dict[str, Any]:
-    """A scenario: source ``S`` -> ``O1`` -> ... -> ``O<depth>``, ``count`` tuples on 3 keys,
-    a request at ``at`` updating ``O1`` (order-sensitive folds at both ends)."""
-    names = [f"O{i}" for i in range(1, depth + 1)]
-    functions: dict[str, Any] = {name: {"op": "map", "mul": 1, "add": 1} for name in names}
-    functions[names[0]] = {"op": "fold", "mul": 3}
-    functions[names[-1]] = {"op": "fold", "mul": 5}
-    return {
-        "dataflow": {"operators": [{"name": "S", "kind": "source"}]
-                     + [{"name": name, "kind": "one-to-one"} for name in names],
-                     "edges": [[a, b] for a, b in zip(["S", *names], names)]},
-        "functions": functions,
-        "sources": {"S": [{"key": i % 3, "value": 7 * i + 1} for i in range(count)]},
-        "reconfigurations": [{"at": at, "updates": {names[0]: {"function": {"op": "fold", "mul": 2},
-                                                               "state": {"mul": 1, "add": 4}}}}],
-        "parallelism": {names[0]: 2},
-        "timing": {"restarts": list(restarts)},
-    }
-
-
-def run_to_end(ex: Any, bound: int = BOUND) -> bool:
-    """Step ``ex`` until every job is done, at most ``bound`` batches; whether it finished."""
-    for _ in range(bound):
-        if ex.done():
-            return True
-        ex.step()
-    return bool(ex.done())
-
-
-def conformance_problem(name: str, scenario: Any, result: Any, rejected: Any = None) -> str | None:
-    """Every oracle of :mod:`conformance.fries.oracles` on ``result`` (a ``RunResult``), as
-    ``"<name>: <first failure>"``, or None; ``rejected``: the rejection messages to judge
-    (default: the result's own)."""
-    from conformance.fries.engines.catalogue import _outcome
-    from conformance.fries.oracles import judge
-
-    verdict = judge(scenario, _outcome(scenario, result.outputs, result.schedule, result.states, result.delays_ms,
-                                       result.rejected if rejected is None else rejected, result.senders))
-    return None if verdict.ok else f"{name}: {verdict.failures[0].summary}"
 
 
 def local_problem() -> str | None:
@@ -215,7 +175,7 @@ def _run_problem(directory: str, named: dict[str, Any], *, submit: bool = False,
     job 0's request is a user's, made by ``Executor.step_with_request`` in its second batch,
     and once the run is done a batch that crashes before its commit (the ``before_commit``
     seam) must raise out of ``step_with_request`` (a demo or bench run would else go on)."""
-    from conformance.fries.engines.catalogue import delay_problem
+    from conformance.fries.engines.batch import delay_problem
     from conformance.fries.engines.stepped import CommitWatch
     from conformance.standin.spark import LocalSpark
     from spark_impl.reconfig.api import collect_results, scenario_job
@@ -326,7 +286,7 @@ def _crash(plan: Any) -> None:
     raise _Crash(f"crash before the commit of batch {plan.g}")
 
 
-class _SleepRecorder:
+class SleepRecorder:
     """The ``time`` module as the task module sees it during :func:`_cost_problem`: ``sleep``
     records its argument instead of sleeping; everything else is the real module's."""
 
@@ -354,7 +314,7 @@ def _cost_problem(directory: str) -> str | None:
     shape["parallelism"] = {"O1": 2, "O2": 2}  # objects O2#0 (keys 0, 2) and O2#1 (key 1)
     shape["timing"] = {"operator_cost": {"O1": 2.0, "O2": 1.0}, "stragglers": {"O2#1": 3.0, "O3": 5.0}}
     ex = Executor(LocalSpark(), [scenario_job(scenario_from_json(shape, "costs"))], "fries", directory, partitions=2)
-    recorder = _SleepRecorder()
+    recorder = SleepRecorder()
     real = getattr(task, "time")
     setattr(task, "time", recorder)  # noqa: B010 - the task module's own name for the module
     try:

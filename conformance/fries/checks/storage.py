@@ -66,7 +66,7 @@ TORN = 7
 
 
 def _scenario(name: str) -> Any:
-    from conformance.fries.checks.standin import chain_json
+    from conformance.fries.checks.chains import chain_json
     from spec.fries.scenario import scenario_from_json
 
     return scenario_from_json(chain_json(2, 6, at=3), name)

@@ -55,6 +55,8 @@ from typing import Any, Sequence
 from spec.fries.dataflow import OperatorKind
 from spec.fries.scenario import Scenario, ingestion_order
 
+from conformance.fries.outcome import PathFailure
+
 PATHS = ("planned", "epoch", "submit", "rollback", "resume", "directory", "generated", "unbounded", "streaming",
          "stepped", "sink", "objstore")
 
@@ -119,14 +121,6 @@ def prepare(path: str, scenario: Scenario) -> Scenario:
         inner = [n for n in scenario.dataflow.names if scenario.dataflow.kind(n) is not OperatorKind.SOURCE]
         return replace(scenario, timing=timing, parallelism={n: (5, 3)[i % 2] for i, n in enumerate(inner)})
     return replace(scenario, timing=timing)
-
-
-@dataclass(frozen=True)
-class PathFailure:
-    """A path's own check failed for one scenario (reported as an ``engine`` failure)."""
-
-    scenario_index: int
-    error: str
 
 
 class FailingTransform:
@@ -196,7 +190,7 @@ def run_path(spark: Any, path: str, scenarios: Sequence[Scenario], scheduler: st
         return run_sink_path(spark, scenarios, scheduler, faults=faults, checkpoint_dir=checkpoint_dir,
                              object_store=path == "objstore")
     if path == "streaming":
-        from conformance.fries.engines.live import run_streaming
+        from conformance.fries.engines.live_query import run_streaming
 
         # every other case crashes its driver half-way, after a batch's task writes and before
         # its commit: Structured Streaming replays the batch it had indexed, the executor resumes

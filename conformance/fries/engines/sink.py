@@ -247,7 +247,7 @@ def run_sink_path(spark: Any, scenarios: Sequence[Scenario], scheduler: str, *, 
         # resumed executor had nothing left to run: it delivered again (at construction) but
         # collects only after a batch, so the last batch's leftovers stay (bounded: one batch)
         collected = delivery.executor.g > resumed_at
-    from conformance.fries.engines.paths import PathFailure
+    from conformance.fries.outcome import PathFailure
     from conformance.fries.retention import retention_problem
 
     # session 6: a retention that keeps too much

@@ -199,7 +199,7 @@ class Releases:
     def results(self, results: Any) -> list[Any]:
         """``results`` (``RunResult`` s) with delays dropped (``issued`` was moved), or a
         ``PathFailure`` for a job with a problem."""
-        from conformance.fries.engines.paths import PathFailure
+        from conformance.fries.outcome import PathFailure
 
         return [PathFailure(r.scenario_index, self.problems[r.scenario_index]) if r.scenario_index in self.problems
                 else replace(r, delays_ms=()) for r in results]

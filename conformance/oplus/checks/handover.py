@@ -93,7 +93,7 @@ def handover_problem(spark: Any, seed: int) -> str | None:
     from spark_impl.oplus import run_batch, run_scenario
 
     from conformance.oplus.oracles import as_rows
-    from conformance.oplus.suite import _versus_sequential
+    from conformance.oplus.oracles import versus_sequential
 
     import spark_impl.oplus.driver as driver
 
@@ -117,7 +117,7 @@ def handover_problem(spark: Any, seed: int) -> str | None:
         return f"the batch applied {result.applied} reconfigurations, expected [2]"
     for name, case, rows in (("H", scenarios[0], result.rows[0]),
                              ("run_scenario", single, run_scenario(single, spark=spark))):
-        problem = _versus_sequential(case, as_rows(rows), f"{name}: spark")
+        problem = versus_sequential(case, as_rows(rows), f"{name}: spark")
         if problem is not None:
             return problem
     return None

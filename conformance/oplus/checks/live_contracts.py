@@ -51,52 +51,10 @@ from typing import Any, Callable, Sequence, cast
 
 from conformance.core.refusals import refused
 from conformance.core.results import CheckResult, FailureReport, SuiteResult
+from conformance.standin.streaming import Query, Stream
 from spec.errors import InputError
 
 CHECK = "spark-streaming O+ front end and batch API contracts vs their definitions (no Spark)"
-
-
-class _Query:
-    """A stand-in for a StreamingQuery: remembers ``stop()``."""
-
-    def __init__(self) -> None:
-        self.stopped = False
-
-    def stop(self) -> None:
-        self.stopped = True
-
-
-class _Writer:
-    """A stand-in for ``DataStreamWriter``: records what start_oplus_query configures."""
-
-    def __init__(self) -> None:
-        self.options: dict[str, Any] = {}
-        self.trigger_args: dict[str, Any] | None = None
-        self.handler: Any = None
-        self.query = _Query()
-
-    def foreachBatch(self, handler: Any) -> "_Writer":  # noqa: N802 - Spark's name
-        self.handler = handler
-        return self
-
-    def option(self, name: str, value: Any) -> "_Writer":
-        self.options[name] = value
-        return self
-
-    def trigger(self, **kwargs: Any) -> "_Writer":
-        self.trigger_args = kwargs
-        return self
-
-    def start(self) -> _Query:
-        return self.query
-
-
-class _Stream:
-    """A stand-in for a streaming DataFrame: what start_oplus_query reads before Spark."""
-
-    def __init__(self, streaming: bool = True, columns: Sequence[str] = ("ts", "key", "value")) -> None:
-        self.isStreaming, self.columns = streaming, list(columns)
-        self.writeStream = _Writer()
 
 
 def _keyword_only(calls: Sequence[tuple[str, Callable[[], Any]]]) -> list[str]:
@@ -127,7 +85,7 @@ def rescale_problems(root: str) -> list[str]:
     from spark_impl.oplus.streaming_log import Commit, Log
     from spark_impl.reconfig.streaming import StreamStopped
 
-    run = OplusStreamingRun(_Query(), _jobs(), Log(root))
+    run = OplusStreamingRun(Query(), _jobs(), Log(root))
     bad: list[tuple[str, Callable[[], Any], str | None]] = [
         ("a rescale of job 2 of 2", lambda: run.rescale(2, job=2), "job"),
         ("a rescale of job -1", lambda: run.rescale(2, job=-1), "job"),
@@ -200,11 +158,11 @@ def start_problems(root: str) -> list[str]:
 
     def start(stream: Any = None, chosen: Sequence[Any] = jobs, **options: Any) -> Any:
         options.setdefault("checkpoint_dir", os.path.join(root, "new"))
-        return start_oplus_query(None, stream or _Stream(), chosen, sink=cast(Any, None), **options)
+        return start_oplus_query(None, stream or Stream(), chosen, sink=cast(Any, None), **options)
 
     attempts: list[tuple[str, Callable[[], Any], str | None]] = [
-        ("a source that is not streaming", lambda: start(_Stream(False)), "stream"),
-        ("a source without ts", lambda: start(_Stream(columns=("key", "value"))), "stream"),
+        ("a source that is not streaming", lambda: start(Stream(False)), "stream"),
+        ("a source without ts", lambda: start(Stream(columns=("key", "value"))), "stream"),
         ("no jobs", lambda: start(chosen=()), "jobs"),
         ("a job not built by oplus_job", lambda: start(chosen=[*jobs, {"operator": "forward"}]), "jobs"),
         ("keep=0", lambda: start(keep=0), "keep"),
@@ -218,9 +176,9 @@ def start_problems(root: str) -> list[str]:
     found = [p for what, call, where in attempts for p in [refused(call, where, f"starting with {what}")]
              if p is not None]
     found += _keyword_only([("start_oplus_query(spark, stream, jobs, checkpoint_dir)",
-                             lambda: cast(Any, start_oplus_query)(None, _Stream(), jobs, os.path.join(root, "new")))])
+                             lambda: cast(Any, start_oplus_query)(None, Stream(), jobs, os.path.join(root, "new")))])
     for trigger in (None, {"processingTime": "1 second"}):
-        stream = _Stream()
+        stream = Stream()
         # keep=1, the smallest valid value ("commit records retained (>= 1)"): session 8's holdout
         # refused it (``keep < 2``) and only keep=0 was tried
         options = {"keep": 1} if trigger is None else {}

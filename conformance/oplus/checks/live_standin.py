@@ -38,7 +38,7 @@ these promises were never exercised where ``_run`` keeps them:
 
 :func:`live_local_problem` runs the real :func:`~spark_impl.oplus.streaming.start_oplus_query`
 and its handler on :class:`~conformance.standin.spark.LocalSpark` with the contract check's
-stand-in stream (:class:`conformance.oplus.checks.live_contracts._Stream`), micro-batches of
+stand-in stream (:class:`conformance.standin.streaming.Stream`), micro-batches of
 ``pyspark.sql.Row`` rows (no session) and a collecting ``CallbackSink`` (``key_type`` and
 ``value_type`` ``long``), one sliding-sum job (WA 5, WS 10) with integer keys at parallelism
 :data:`P0` = 257, batch by batch as Structured Streaming would call it (:data:`BATCHES`):
@@ -62,7 +62,7 @@ import tempfile
 from collections import Counter
 from typing import Any
 
-from conformance.fries.checks.input_log import _MicroBatch
+from conformance.standin.streaming import MicroBatch, Stream
 from conformance.core.results import SuiteResult
 
 #: Name of the check in the O+ suite.
@@ -98,7 +98,7 @@ BATCHES: list[tuple[str, list[Item]]] = [
 BAD: list[Item] = [{"job": 3, "ts": 30, "key": 4, "value": 1}, {"ts": 31, "key": 4}, {"key": 7, "value": 1}]
 
 
-class _Batch(_MicroBatch):
+class _Batch(MicroBatch):
     """One micro-batch DataFrame: :data:`COLUMNS` and ``rdd`` over ``Row`` s (2 partitions)."""
 
     columns = list(COLUMNS)
@@ -182,7 +182,6 @@ def live_local_problems() -> list[str]:
 def _run(directory: str) -> list[str]:
     import spark_impl.oplus.streaming_round as streaming_round
     from conformance.standin.spark import LocalSpark
-    from conformance.oplus.checks.live_contracts import _Stream
     from conformance.core.refusals import refused
     from spark_impl.oplus.streaming import start_oplus_query
     from spark_impl.oplus.streaming_jobs import oplus_job
@@ -192,7 +191,7 @@ def _run(directory: str) -> list[str]:
     spark = LocalSpark()
     delivered: dict[int, list[tuple[Any, ...]]] = {}
     sink = CallbackSink(lambda df, b: delivered.__setitem__(b, df.collect()), key_type="long", value_type="long")
-    stream = _Stream(columns=COLUMNS)
+    stream = Stream(columns=COLUMNS)
     run = start_oplus_query(spark, stream, [oplus_job("sliding-sum", WA, WS, parallelism=P0)],
                             checkpoint_dir=directory, sink=sink)
     handler = stream.writeStream.handler

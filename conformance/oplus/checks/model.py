@@ -397,11 +397,11 @@ def store_problems() -> list[str]:
 
 def keep_problems(root: str) -> list[str]:
     """``start_oplus_query``'s documented default ``keep`` (module docstring)."""
-    from conformance.oplus.checks.live_contracts import _Stream
+    from conformance.standin.streaming import Stream
     from spark_impl.oplus.streaming import start_oplus_query
     from spark_impl.oplus.streaming_jobs import oplus_job
 
-    stream = _Stream()
+    stream = Stream()
     start_oplus_query(None, stream, [oplus_job("forward", 1, 1)], checkpoint_dir=os.path.join(root, "keep"),
                       sink=None)  # type: ignore[arg-type]  # no Spark: the stand-in writer keeps the handler
     keep = getattr(stream.writeStream.handler, "keep", None)

@@ -57,7 +57,9 @@ from typing import Any, Mapping, Sequence, cast
 from spec.oplus.scenario import MAX_TIME
 
 from conformance.core.crashes import Crash, Guard
-from conformance.oplus.suite import SparkCase, SparkSeen
+from conformance.core.session import shared_session
+from conformance.oplus.cases import SparkCase
+from conformance.oplus.oracles import SparkSeen
 
 SCHEMA = ("job int, source int, seq long, ts long, watermark long, end boolean, key string, value long, "
           "text string, x long, y long, a long, b long")
@@ -256,8 +258,6 @@ def _read_back(spark: Any, table: str, applied: list[int]) -> list[SparkSeen]:
 def streaming_engine(faults: frozenset[str], spark: Any = None, timeout_s: float = 900.0
                      ) -> Guard[SparkCase, SparkSeen]:
     """The live O+ engine, a drop-in for :func:`conformance.oplus.suite.spark_engine`."""
-    from conformance.run import shared_session
-
     session = shared_session(spark)
 
     def run(cases: Sequence[SparkCase]) -> list[SparkSeen]:
