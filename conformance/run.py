@@ -28,6 +28,8 @@ from typing import Any, Callable
 
 from spec.errors import InputError
 
+from spark_impl.faults import FAULTS, OPLUS_FAULTS
+
 from conformance.core.results import Progress, SuiteResult
 from conformance.core.shrink import DEFAULT_BUDGET
 from conformance.dgs.suite import run_dgs_live, run_dgs_suite
@@ -129,7 +131,6 @@ def _oplus_faults(engine: str) -> frozenset[str]:
     """The faults seeded in spark_impl's O+ executor (none unless the engine is spark)."""
     if engine != "spark":
         return frozenset()
-    from spark_impl.faults import OPLUS_FAULTS
 
     return OPLUS_FAULTS
 
@@ -143,15 +144,11 @@ random cases. DGS and O+ run a whole batch as one query: the batch suite's count
 
 def streaming_faults() -> dict[str, str]:
     """The seeded faults the live engines can inject (Fries and O+ executors)."""
-    from spark_impl.faults import FAULTS
-
     return dict(FAULTS)
 
 
 def run_streaming_suites(config: RunConfig, progress_for: Callable[[str], Progress | None]) -> list[SuiteResult]:
     """Every selected suite on the live path (module docstring)."""
-    from spark_impl.faults import OPLUS_FAULTS
-
     known = streaming_faults()
     unknown = sorted(config.faults - set(known))
     if unknown:

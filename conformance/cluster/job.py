@@ -19,6 +19,22 @@ import os
 import time
 from typing import Any, Sequence
 
+from spec.jsonio import write_json_atomic
+
+from spark_impl.session import get_or_create_session
+
+from conformance.cluster.probe import executors
+from conformance.core.cases import draw_cases
+from conformance.dgs.cases import draw_dgs_cases
+from conformance.dgs.engines.batch import spark_engine as dgs_engine
+from conformance.dgs.oracles import judge
+from conformance.fries.cases.sections import honest_claims, scenario_strategy
+from conformance.fries.engines.batch import SparkEngine
+from conformance.fries.suite import judge_batch
+from conformance.oplus.cases import oplus_cases
+from conformance.oplus.engines.batch import spark_engine
+from conformance.oplus.oracles import spark_discrepancies
+
 JOBS = ("fries", "oplus", "dgs")
 
 
@@ -37,11 +53,6 @@ def wait_for_executors(spark: Any, count: int, timeout_s: float) -> int:
 def judged(kind: str, spark: Any, cases: int, seed: int, checkpoint: str) -> list[list[str]]:
     """Per case, the failed oracles as ``"oracle: explanation"`` lines (empty = conformed)."""
     if kind == "fries":
-        from conformance.core.cases import draw_cases
-        from conformance.fries.engines.batch import SparkEngine
-        from conformance.fries.cases.sections import honest_claims, scenario_strategy
-        from conformance.fries.suite import judge_batch
-
         strategy = scenario_strategy()
         if isinstance(strategy, str):
             raise RuntimeError(strategy)
@@ -50,19 +61,10 @@ def judged(kind: str, spark: Any, cases: int, seed: int, checkpoint: str) -> lis
         return [[f"{f.oracle}: {f.summary}" for f in judgement.failures]
                 for _, judgement, _ in judge_batch(engine, scenarios)]
     if kind == "oplus":
-        from conformance.core.cases import draw_cases
-        from conformance.oplus.cases import oplus_cases
-        from conformance.oplus.oracles import spark_discrepancies
-        from conformance.oplus.engines.batch import spark_engine
-
         drawn = draw_cases(oplus_cases(), cases, seed)
         return [[] if problem is None else [problem]
                 for problem in spark_discrepancies(drawn, spark_engine(frozenset(), spark))]
     if kind == "dgs":
-        from conformance.dgs.cases import draw_dgs_cases
-        from conformance.dgs.oracles import judge
-        from conformance.dgs.engines.batch import spark_engine as dgs_engine
-
         drawn_dgs = draw_dgs_cases(cases, seed)
         observed = dgs_engine(spark)(drawn_dgs)
         return [[f"{oracle}: {text}" for oracle, text in judge(case, seen)]
@@ -81,10 +83,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--checkpoint", required=True)
     parser.add_argument("--out", required=True)
     args = parser.parse_args(argv)
-
-    from conformance.cluster.probe import executors
-    from spark_impl.session import get_or_create_session
-    from spec.jsonio import write_json_atomic
 
     spark = get_or_create_session(app_name=f"streamproof-cluster-{args.job}")
     registered = wait_for_executors(spark, args.executors, 180.0)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from spark_impl.session import get_or_create_session
+
 APP_NAME = "streamproof-conformance"
 
 
@@ -18,8 +20,6 @@ def shared_session(spark: Any = None) -> Callable[[], Any]:
 
     def session() -> Any:
         if holder["spark"] is None:
-            from spark_impl.session import get_or_create_session  # imports pyspark
-
             holder["spark"] = get_or_create_session(app_name=APP_NAME)
         return holder["spark"]
     return session

@@ -22,6 +22,8 @@ import threading
 import time
 from typing import TYPE_CHECKING, Callable, TypeVar
 
+from conformance.core.results import CheckResult, FailureReport
+
 if TYPE_CHECKING:
     from conformance.core.results import CheckResult, SuiteResult
 
@@ -101,8 +103,6 @@ def contained_check(result: "SuiteResult", name: str, run: Callable[[], "CheckRe
     :class:`CheckResult`, within ``limit_s`` (:func:`bounded`); a crash or a hang of the code
     under it is a failure of check ``name`` (oracle ``engine``: exit 1, never the CLI's
     internal error)."""
-    from conformance.core.results import CheckResult, FailureReport
-
     start = time.monotonic()
     try:
         return bounded(run, name, limit_s)

@@ -51,6 +51,9 @@ from spec.jsonio import expect_int, expect_object, expect_str
 from reference.dgs.examples import CONSISTENT, target
 from reference.dgs.strategies import components, impl_universe
 
+from spark_impl.dgs.plans import balanced_plan
+from spark_impl.dgs.topology import check_valid_plan
+
 from conformance.core.cases import draw_cases
 from conformance.core.results import SuiteResult
 
@@ -139,9 +142,6 @@ def balanced(program: Program, rng: random.Random) -> Plan | None:
     front end build): 30 % of the implementation tags at the root, the dependence components
     of the rest spread over 2-4 leaves. None for a program whose initial state type does not
     fork into itself (the multi-state-type examples) or when the plan is not P-valid."""
-    from spark_impl.dgs.plans import balanced_plan
-    from spark_impl.dgs.topology import check_valid_plan
-
     pairs = [(f, j) for f, j in program.fork_join_pairs(program.initial)
              if (f.left, f.right) == (program.initial, program.initial)]
     if not pairs:

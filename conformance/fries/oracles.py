@@ -47,8 +47,10 @@ from spec.fries.mcs import fries_mcs_definition
 from spec.fries.scenario import Output, Scenario, SerialResult, ingestion_order, operator_of
 from spec.fries.schedule import Operation, Schedule
 
-from conformance.fries.outcome import RunOutcome
+from reference.fries.serializability import check_serializability
+
 from conformance.core.matcher import Dependence, compare
+from conformance.fries.outcome import RunOutcome
 
 Checker = Callable[[Schedule], Any]
 """``check_serializability(schedule) -> Verdict`` with ``serializable``, ``serial_order``,
@@ -90,8 +92,6 @@ class Judgement:
 
 def default_checker() -> Checker:
     """The reference conflict-serializability checker (imported on first use)."""
-    from reference.fries.serializability import check_serializability
-
     checker: Checker = check_serializability
     return checker
 

@@ -23,7 +23,12 @@ from collections import Counter
 from typing import Any, Sequence
 
 from spec.oplus.emission import (
-    applied_reconfigurations, emission_rounds, emitting_instance, parallelism_in_round, round_watermark,
+    applied_reconfigurations,
+    emission_rounds,
+    emitting_instance,
+    parallelism_in_round,
+    round_watermark,
+    rounds,
 )
 from spec.oplus.scenario import Scenario, parse_scenario
 
@@ -48,7 +53,6 @@ def as_rows(outputs: Sequence[dict[str, Any]]) -> list[Row]:
 
 def rows_of(scenario: Scenario, mode: str, seed: int = 0) -> list[Row]:
     """The reference's rows of ``scenario`` in ``mode`` (emission order)."""
-
     return as_rows([to_row(o) for o in execute(scenario, mode, seed).outputs])
 
 
@@ -92,8 +96,6 @@ def timing_problem(case: dict[str, Any], per_round: int, rows: Sequence[Row],
 
 
 def _watermarks(scenario: Scenario, per_round: int) -> list[float]:
-    from spec.oplus.emission import rounds
-
     return [round_watermark(scenario, per_round, r) for r in range(rounds(scenario, per_round))]
 
 

@@ -33,8 +33,18 @@ from spec.fries.scenario import scenario_from_json, serial_execution
 from spec.jsonio import expect_list, expect_object, load_json, write_json_atomic
 from spec.oplus.scenario import parse_scenario, sort_output
 
+from reference.oplus.run import run_scenario
+
 from conformance.core.cases import draw_cases
+from conformance.core.crashes import Crash
 from conformance.core.matcher import compare
+from conformance.fries.cases.codec import scenario_to_json
+from conformance.fries.cases.sections import honest_claims, scenario_strategy
+from conformance.fries.engines.catalogue import engine_status, make_engine
+from conformance.fries.oracles import judge
+from conformance.oplus.cases import oplus_scenarios
+from conformance.oplus.engines.batch import spark_engine, spark_status
+from conformance.testing.helper import request_order
 
 FORMAT = "streamproof-vector/1"
 
@@ -58,11 +68,6 @@ class CheckReport:
 
 def export(directory: str | Path, *, fries_cases: int, oplus_cases: int, seed: int) -> list[str]:
     """Write vectors into ``directory``; return their relative paths (also in index.json)."""
-    from conformance.fries.cases.codec import scenario_to_json
-    from conformance.fries.cases.sections import honest_claims, scenario_strategy
-    from conformance.oplus.cases import oplus_scenarios
-    from conformance.testing.helper import request_order
-
     root = Path(directory)
     written: list[str] = []
     strategy = scenario_strategy()
@@ -91,7 +96,6 @@ def export(directory: str | Path, *, fries_cases: int, oplus_cases: int, seed: i
             "reference_run": reference_run,
         }, indent=None)
         written.append(name)
-    from reference.oplus.run import run_scenario
 
     for i, case in enumerate(draw_cases(oplus_scenarios(), oplus_cases, seed)):
         name = f"oplus/{i:04d}.json"
@@ -105,9 +109,6 @@ def export(directory: str | Path, *, fries_cases: int, oplus_cases: int, seed: i
 
 def check(directory: str | Path, engine: str) -> CheckReport:
     """Replay every vector of ``directory`` on ``engine`` (``spark`` or ``reference``)."""
-    from conformance.fries.engines.catalogue import engine_status, make_engine
-    from conformance.fries.oracles import judge
-
     root = Path(directory)
     index = expect_object(load_json(root / "index.json"), str(root / "index.json"))
     names = [str(n) for n in expect_list(index.get("vectors"), f"{root / 'index.json'}: vectors")]
@@ -153,9 +154,6 @@ def _check_oplus(vectors: list[tuple[str, dict[str, Any]]], engine: str, report:
     vector in one batch of Spark jobs; reference: elastic VSN)."""
     cases = [v["scenario"] for _, v in vectors]
     if engine == "spark":
-        from conformance.core.crashes import Crash
-        from conformance.oplus.engines.batch import spark_engine, spark_status
-
         reason = spark_status()
         if reason is not None:
             report.skipped.extend((name, reason) for name, _ in vectors)
@@ -169,8 +167,6 @@ def _check_oplus(vectors: list[tuple[str, dict[str, Any]]], engine: str, report:
         vectors = [v for k, v in enumerate(vectors) if k not in crashed]
         produced = [r[0] for r in results if not isinstance(r, Crash)]  # (rows, emitted)
     else:
-        from reference.oplus.run import run_scenario
-
         produced = [[_row(r) for r in run_scenario(parse_scenario(case), "vsn")] for case in cases]
     for (name, vector), actual in zip(vectors, produced):
         expected = [_row(r) for r in sort_output(list(vector["expected"]))]

@@ -2,7 +2,7 @@
 
 In a user's test::
 
-    from conformance.testing.helper import assert_conforms
+    from conformance.pytest_helper import assert_conforms
 
     def test_my_job(spark):
         scenario = scenario_from_json(load_json("my_scenario.json"))
@@ -40,9 +40,9 @@ from typing import Any, Iterable, Mapping, Sequence, cast
 from spec.fries.scenario import Output, Scenario, ingestion_order, serial_execution
 from spec.fries.schedule import Schedule
 
+from conformance.core.matcher import Dependence, compare
 from conformance.fries.oracles import judge, show_record
 from conformance.fries.outcome import RunOutcome, expand_outputs
-from conformance.core.matcher import Dependence, compare
 
 
 def request_order(scenario: Scenario) -> list[str]:
@@ -74,6 +74,7 @@ def assert_conforms(
     logs (a :class:`Schedule` or its JSON form). ``scenario`` may be a user job (module
     docstring); ``rejected`` (user jobs) lists the engine's rejection messages."""
     if not isinstance(scenario, Scenario):
+        # the user-job oracles read spark_impl's job model, which imports pyspark: loaded on use
         from conformance.userjob.assertions import assert_run_conforms
 
         assert_run_conforms(scenario, outputs, schedule=schedule, states=states, senders=senders,
@@ -109,6 +110,6 @@ def assert_job_conforms(job: Any, requests: Sequence[Any] | None = None, **optio
     """The randomized user-job suite on ``job``
     (:func:`conformance.userjob.assertions.assert_job_conforms`; keyword options ``spark``,
     ``cases``, ``seed``, ``faults``, ``scheduler``, ``save_dir``, ``options``)."""
-    from conformance.userjob.assertions import assert_job_conforms as run
+    from conformance.userjob.assertions import assert_job_conforms as run  # imports pyspark: loaded on use
 
     return run(job, requests, **options)

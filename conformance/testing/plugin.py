@@ -34,13 +34,13 @@ class Oracle:
         options])``, or a Job with its requests); AssertionError with the shrunk case unless
         every case conforms. Options: ``cases`` (20), ``seed``, ``faults``, ``scheduler``,
         ``save_dir``, ``options``."""
-        from conformance.userjob.assertions import assert_job_conforms
+        from conformance.userjob.assertions import assert_job_conforms  # imports pyspark: loaded on use
 
         return assert_job_conforms(job, requests, spark=self.spark, **options)
 
     def judge(self, job: Any, outputs: Any, **run: Any) -> None:
         """Judge one run of ``job`` (:func:`conformance.testing.helper.assert_conforms`)."""
-        from conformance.testing.helper import assert_conforms
+        from conformance.testing.helper import assert_conforms  # loaded on use (module docstring)
 
         assert_conforms(job, outputs, **run)
 

@@ -22,15 +22,18 @@ from typing import Any, Sequence
 
 from spec.errors import InputError
 
+from reference.fries.userjob import request_order, serial_run
+
+from spark_impl.keys import route
+from spark_impl.reconfig.model import Job
+from spark_impl.session import get_or_create_session
+
 from conformance.core.crashes import Crash, Guard
+from conformance.core.watchdog import call_with_timeout, stop_thread
 from conformance.userjob.cases import Case, case_job
 from conformance.userjob.guard import UserCodeError, captured_output, current_call, user_error_in
 from conformance.userjob.judge import UserRun
 from conformance.userjob.load import JobUnderTest
-from conformance.core.watchdog import call_with_timeout, stop_thread
-from reference.fries.userjob import request_order, serial_run
-from spark_impl.keys import route
-from spark_impl.reconfig.model import Job
 
 
 @dataclass(frozen=True)
@@ -58,8 +61,6 @@ class UserJobEngine:
     @property
     def spark(self) -> Any:
         """The shared SparkSession (created on first use)."""
-        from spark_impl.session import get_or_create_session
-
         self.session = self.session or get_or_create_session(app_name="streamproof-userjob")
         return self.session
 

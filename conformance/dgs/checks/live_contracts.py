@@ -52,21 +52,27 @@ import os
 import shutil
 import tempfile
 import time
+from dataclasses import replace
 from typing import Any, Callable, Hashable, Sequence
 
 from spec.dgs.streams import Heartbeat, Item, StreamEvent, value_to_json
+from spec.errors import InputError
 
-from conformance.dgs.cases import STREAMS, DgsCase, program_of
+from reference.dgs.examples import CONSISTENT, target
+
 from conformance.core.refusals import refused
-from conformance.standin.streaming import Frame
 from conformance.core.results import CheckResult, FailureReport, SuiteResult
+from conformance.dgs.cases import STREAMS, DgsCase, program_of
+from conformance.dgs.checks.live_standin import dgs_live_local_problem
+from conformance.dgs.checks.plans import problem as shape_problem
+from conformance.dgs.checks.plans import unknown_tag
+from conformance.dgs.engines.live import case_chunks
+from conformance.standin.streaming import Frame
 
 CHECK = "spark-streaming front end contracts vs their definitions (no Spark)"
 
 
 def _rows(case: DgsCase, job: int) -> list[list[dict[str, Any]]]:
-    from conformance.dgs.engines.live import case_chunks
-
     return [[{"job": job, **row} if job else row for row in chunk] for chunk in case_chunks(case)]
 
 
@@ -204,7 +210,6 @@ def _reversed_problem(program: Any, topo: Any, back: Any, items: Sequence[Any], 
     The live check writes each file in arrival order, so a ``receive`` that took the rows as
     they come (or sorted them by stream only) never met a row out of order."""
     from spark_impl.dgs.streaming_input import receive
-    from spec.errors import InputError
 
     try:
         again = receive(program, topo, back, list(reversed(items)), "reversed")
@@ -305,15 +310,12 @@ class _Source:
 
 def start_problems(case: DgsCase, root: str) -> list[str]:
     """The start and re-plan contract (module docstring); ``root``: an empty directory."""
-    from reference.dgs.examples import target
     from spark_impl.dgs.streaming import DgsStreamingRun, LiveJob, _keep_last, start_dgs_query
     from spark_impl.dgs.streaming_input import Mailbox
     from spark_impl.dgs.streaming_store import Commit, Store
     from spark_impl.dgs.tasks import Layout
     from spark_impl.dgs.topology import topology
     from spark_impl.reconfig.streaming import REMEMBERED
-
-    from conformance.dgs.checks.plans import unknown_tag
 
     job = LiveJob(target(case.name), case.plan, case.inline_below)
     other = os.path.join(root, "other")
@@ -475,11 +477,8 @@ def store_problems(root: str) -> list[str]:
 
 def keyed_plan_problems() -> list[str]:
     """``keyed_plan`` vs its docstring (module docstring)."""
-    from reference.dgs.examples import CONSISTENT
     from spark_impl.dgs.streaming_plan import keyed_plan
     from spark_impl.keys import route
-
-    from conformance.dgs.checks.plans import problem as shape_problem
 
     def default_key(tag: Hashable) -> Any:
         return tag[-1] if isinstance(tag, tuple) and tag else tag
@@ -531,16 +530,12 @@ def _keyed_sets(program: Any, leaves: int, key: Callable[[Hashable], Any],
 def shifted(case: DgsCase, by: int) -> DgsCase:
     """``case`` with every timestamp moved by ``by`` (the same instance otherwise: Def. 3.3 asks
     only that a stream's timestamps increase; a negative one is valid)."""
-    from dataclasses import replace
-
     return replace(case, streams={stream: [replace(item, ts=item.ts + by) for item in items]
                                   for stream, items in case.streams.items()})
 
 
 def check(cases: Sequence[DgsCase]) -> list[str]:
     """Every problem of the module docstring's contracts (empty: all kept)."""
-    from conformance.dgs.checks.live_standin import dgs_live_local_problem  # defaults, inlining, bookkeeping, stop
-
     if not cases:
         return []
     root = tempfile.mkdtemp(prefix="streamproof-dgs-contracts-")

@@ -68,6 +68,16 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
+from spec.dgs.streams import value_from_json
+
+from reference.dgs.examples import target
+
+from conformance.dgs.cases import draw_dgs_cases, program_of
+from conformance.dgs.checks.standin import variant
+from conformance.dgs.engines.live import Collected, case_chunks
+from conformance.dgs.engines.replan import judged_processed, replan_of
+from conformance.dgs.oracles import judge
+from conformance.standin.spark import LocalSpark
 from conformance.standin.streaming import Frame, Query  # the started query: only stop() is called
 
 if TYPE_CHECKING:
@@ -117,7 +127,6 @@ class _Stream:
 
     def batch(self, rows: list[str], batch_id: int) -> None:
         """Structured Streaming runs micro-batch ``batch_id`` of ``rows``."""
-
         if self.handler is None:
             raise RuntimeError("start_dgs_query registered no foreachBatch function")
         self.handler(Frame(rows), batch_id)
@@ -158,8 +167,6 @@ class _Mirror:
         from spark_impl.dgs.streaming_input import Mailbox
         from spark_impl.dgs.topology import topology
 
-        from conformance.dgs.cases import program_of
-
         self.programs = [program_of(case.name) for case in cases]
         self.topos = [topology(p, case.plan) for p, case in zip(self.programs, cases)]
         self.boxes = [Mailbox() for _ in cases]
@@ -197,9 +204,6 @@ def _by_worker(topo: Any, steps: Sequence[Any]) -> list[tuple[Any, str]]:
 
 
 def _cases() -> list[Any]:
-    from conformance.dgs.checks.standin import variant
-    from conformance.dgs.cases import draw_dgs_cases
-
     return [variant(case, index)[0] for index, case in enumerate(draw_dgs_cases(CASES, SEED))]
 
 
@@ -215,14 +219,8 @@ def dgs_live_local_problem() -> str | None:
 
 
 def _problem(cases: Sequence[Any], root: str) -> str | None:
-    from reference.dgs.examples import target
     from spark_impl.dgs.streaming import LiveJob, start_dgs_query
     from spark_impl.reconfig.sinks import CallbackSink
-
-    from conformance.dgs.engines.replan import judged_processed, replan_of
-    from conformance.dgs.engines.live import Collected, case_chunks
-    from conformance.dgs.oracles import judge
-    from conformance.standin.spark import LocalSpark
 
     chunks = [case_chunks(case) for case in cases]
     files = [[json.dumps({"job": job, **row}) for job, parts in enumerate(chunks) if number < len(parts)
@@ -279,8 +277,6 @@ def _problem(cases: Sequence[Any], root: str) -> str | None:
 
 
 def _value(text: str) -> Any:
-    from spec.dgs.streams import value_from_json
-
     return value_from_json(json.loads(text))
 
 

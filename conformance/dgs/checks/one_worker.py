@@ -24,8 +24,11 @@ import tempfile
 import time
 from typing import Any, Sequence
 
-from conformance.dgs.cases import DgsCase
 from conformance.core.results import CheckResult, FailureReport, SuiteResult
+from conformance.core.session import shared_session
+from conformance.dgs.cases import DgsCase, candidates, case_to_json, program_of
+from conformance.dgs.engines.batch import dgs_job
+from conformance.dgs.oracles import judge
 
 CHECK = "spark one-worker plans vs spec(sort(u))"
 CASES = 6
@@ -33,8 +36,6 @@ CASES = 6
 
 def one_worker(case: DgsCase) -> DgsCase:
     """``case`` under the one-worker plan (:func:`conformance.dgs.suite.candidates`' first)."""
-    from conformance.dgs.cases import candidates
-
     return next(candidates(case))
 
 
@@ -42,8 +43,6 @@ def stats_problem(case: DgsCase, run: Any, wall: float) -> str | None:
     """None when ``run`` (a ``DgsRun`` of ``case``) reports what the module docstring says."""
     from spark_impl.dgs.release import Arrival, release_schedule
     from spark_impl.dgs.topology import topology
-
-    from conformance.dgs.cases import program_of
 
     program = program_of(case.name)
     ticks = release_schedule(program, topology(program, case.plan), case.streams,
@@ -61,11 +60,6 @@ def stats_problem(case: DgsCase, run: Any, wall: float) -> str | None:
 def run_check(drawn: Sequence[DgsCase], spark: Any, result: SuiteResult) -> CheckResult:
     """The first :data:`CASES` cases under one-worker plans (module docstring)."""
     from spark_impl.dgs import run_dgs_many
-
-    from conformance.dgs.engines.batch import dgs_job
-    from conformance.dgs.oracles import judge
-    from conformance.dgs.cases import case_to_json
-    from conformance.core.session import shared_session
 
     start = time.monotonic()
     cases = [one_worker(c) for c in drawn[:CASES]]

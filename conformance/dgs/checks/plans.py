@@ -36,10 +36,15 @@ consistency rather than as bad input.
 from __future__ import annotations
 
 import random
-from dataclasses import replace
+from dataclasses import FrozenInstanceError, replace
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from spec.dgs.plan import Plan, Worker
+from spec.dgs.validity import is_valid, responsibility_unique, tags_known, v1_holds, v2_holds
+from spec.errors import InputError
+
+from conformance.dgs.cases import program_of
+from conformance.dgs.engines.batch import dgs_job
 
 if TYPE_CHECKING:
     from conformance.dgs.cases import DgsCase
@@ -126,10 +131,6 @@ def validity_problems(cases: Sequence["DgsCase"]) -> list[str]:
     """The problems of ``check_valid_plan`` on ``cases`` and their invalid variants (module
     docstring; empty: it accepts exactly the valid ones tried)."""
     from spark_impl.dgs.topology import check_valid_plan
-    from spec.dgs.validity import is_valid, responsibility_unique, tags_known
-    from spec.errors import InputError
-
-    from conformance.dgs.cases import program_of
 
     found = []
     for index, case in enumerate(cases):
@@ -168,7 +169,6 @@ def validity_problems(cases: Sequence["DgsCase"]) -> list[str]:
 def _one_condition_broken(program: Any, plan: Plan) -> list[tuple[str, Plan]]:
     """Variants of ``plan`` (P-valid) that break V1 alone and V2 alone (module docstring), each
     with what was changed; a variant that breaks another condition too is not returned."""
-    from spec.dgs.validity import responsibility_unique, tags_known, v1_holds, v2_holds
 
     def only(candidate: Plan, v1: bool, v2: bool) -> bool:
         return (tags_known(program, candidate) and responsibility_unique(candidate)
@@ -198,9 +198,6 @@ def _located(case: "DgsCase") -> list[str]:
     """``run_dgs_many`` refuses a batch holding an invalid job before any Spark job (no session
     needed), naming the job (``jobs[1]``) in a batch and not for a single job."""
     from spark_impl.dgs import run_dgs_many
-    from spec.errors import InputError
-
-    from conformance.dgs.engines.batch import dgs_job
 
     invalid = unknown_tag(case.plan, "s0")
     found = []
@@ -223,12 +220,7 @@ def _signature_problems(case: "DgsCase", invalid: Plan) -> list[str]:
     (no ``jobs[i]`` prefix), both take their arguments as documented (``spark``, the program,
     plan and streams by position or name; ``arrival``, ``tick``, ``inline_below``, ``sink_dir``
     by name only: a positional option is a TypeError), and no job is no run (session 7)."""
-    from dataclasses import FrozenInstanceError
-
     from spark_impl.dgs import Arrival, run_dgs, run_dgs_many
-    from spec.errors import InputError
-
-    from conformance.dgs.engines.batch import dgs_job
 
     job = dgs_job(case)
     found = []

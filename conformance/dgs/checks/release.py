@@ -51,11 +51,17 @@ from __future__ import annotations
 
 import math
 import pickle
+from dataclasses import FrozenInstanceError, replace
 from typing import Any, Hashable, Sequence
 
 from spec.dgs.streams import Heartbeat, StreamEvent
+from spec.errors import InputError
 
+from conformance.core.refusals import refused
+from conformance.core.watchdog import call_with_timeout
 from conformance.dgs.cases import DgsCase, program_of
+from conformance.dgs.checks.live_contracts import shifted
+from conformance.dgs.engines.batch import dgs_job
 
 REFUSALS = 3
 """:func:`refusal_problem` runs on this many cases (a schedule that never ends costs 10 s each)."""
@@ -167,10 +173,8 @@ def refusal_problem(case: DgsCase) -> str | None:
     one stream holding an event that waits for other streams of the plan (the case's first
     event with two release streams or more, then a heartbeat: a valid instance of its one
     stream, Def. 3.3, whose event can never be released), and gives no tick for no input."""
-    from conformance.core.watchdog import call_with_timeout
     from spark_impl.dgs.release import Arrival, release_schedule
     from spark_impl.dgs.topology import topology
-    from spec.errors import InputError
 
     program = program_of(case.name)
     topo = topology(program, case.plan)
@@ -222,7 +226,6 @@ def arrival_problem(case: DgsCase) -> str | None:
                         f"outside FIFO order or [ts, ts + {bound}] (max delay {case.max_delay}, jitter "
                         f"{case.max_jitter}, seed {case.seed})")
             previous = t
-    from conformance.dgs.checks.live_contracts import shifted
 
     delays = {stream: 3 + 5 * n for n, stream in enumerate(sorted(case.streams))}
     early = shifted(case, -10**6).streams  # negative timestamps are valid (Def. 3.3)
@@ -351,12 +354,7 @@ def invalid_input_problem(case: DgsCase) -> str | None:
     last heartbeat releases everything - so the bad input ran as if it were good. No Spark is
     needed: the jobs are validated before the first Spark call (``spark`` is None here; an
     accepted input shows as an AttributeError on it)."""
-    from dataclasses import replace
-
     from spark_impl.dgs import run_dgs_many
-
-    from conformance.dgs.engines.batch import dgs_job
-    from conformance.core.refusals import refused
 
     stream = next((s for s, items in sorted(case.streams.items()) if len(items) >= 3), None)
     if stream is None:
@@ -385,8 +383,6 @@ def poll_problem(case: DgsCase) -> str | None:
     driver's choice - it polls at the first arrival - so one or two). The drawn cases' ticks
     are compared with nothing that counts them, and tick 1 cannot tell a poll every ``tick``
     from a poll every time unit."""
-    from dataclasses import FrozenInstanceError
-
     from spark_impl.dgs.release import Arrival, release_schedule
     from spark_impl.dgs.topology import topology
 

@@ -37,7 +37,12 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from spec.dgs.streams import StreamEvent
 
-from conformance.dgs.cases import DgsCase
+from reference.dgs.examples import target
+
+from conformance.core.results import CheckResult, FailureReport
+from conformance.dgs.cases import DgsCase, case_to_json, program_of
+from conformance.dgs.oracles import judge
+from conformance.standin.spark import LocalSpark
 
 if TYPE_CHECKING:
     from conformance.core.results import CheckResult, SuiteResult
@@ -51,8 +56,6 @@ def variant(case: DgsCase, index: int) -> tuple[DgsCase, Any]:
     """``case`` with the ``index``-th inlining bound, and its job with explicit stream delays."""
     from spark_impl.dgs import Arrival, DgsJob
 
-    from reference.dgs.examples import target
-
     changed = replace(case, inline_below=INLINE[index % len(INLINE)])
     delays = {stream: (index + n) % 5 for n, stream in enumerate(sorted(case.streams)) if (index + n) % 3}
     arrival = Arrival(case.max_delay, case.max_jitter, case.seed, delays)
@@ -64,8 +67,6 @@ def ticks_problem(case: DgsCase, job: Any, run: Any) -> str | None:
     from spark_impl.dgs.driver import inline_short_segments, steps_of
     from spark_impl.dgs.release import release_schedule
     from spark_impl.dgs.topology import topology
-
-    from conformance.dgs.cases import program_of
 
     program = program_of(case.name)
     topo = topology(program, job.plan)
@@ -84,9 +85,6 @@ def ticks_problem(case: DgsCase, job: Any, run: Any) -> str | None:
 def problems(drawn: Sequence[DgsCase]) -> list[tuple[int, list[tuple[str, str]]]]:
     """The failed oracles of every changed case (module docstring), by case index."""
     from spark_impl.dgs import run_dgs, run_dgs_many
-
-    from conformance.standin.spark import LocalSpark
-    from conformance.dgs.oracles import judge
 
     if not drawn:
         return []
@@ -138,11 +136,6 @@ def sequential_problem(drawn: Sequence[DgsCase]) -> tuple[int, list[tuple[str, s
     never built."""
     from spark_impl.dgs import DgsJob, run_dgs_many, sequential_plan
 
-    from conformance.dgs.oracles import judge
-    from conformance.dgs.cases import program_of
-    from conformance.standin.spark import LocalSpark
-    from reference.dgs.examples import target
-
     firsts: dict[str, int] = {}
     for index, case in enumerate(drawn):
         program = program_of(case.name)
@@ -183,10 +176,6 @@ def _defaults_problem(drawn: Sequence[DgsCase]) -> tuple[int, list[tuple[str, st
     events between them, the only segments shorter than 1)."""
     from spark_impl.dgs import DgsJob, run_dgs
 
-    from conformance.dgs.oracles import judge
-    from conformance.standin.spark import LocalSpark
-    from reference.dgs.examples import target
-
     for index, case in enumerate(drawn):
         job = DgsJob(target(case.name), case.plan, case.streams)
         try:
@@ -204,9 +193,6 @@ def _defaults_problem(drawn: Sequence[DgsCase]) -> tuple[int, list[tuple[str, st
 def run_check(drawn: Sequence[DgsCase], result: "SuiteResult") -> "CheckResult":
     """Run :func:`problems` on every drawn case and report the first failure (not shrunk: the
     failing case is printed with its changed inlining bound)."""
-    from conformance.dgs.cases import case_to_json
-    from conformance.core.results import CheckResult, FailureReport
-
     start = time.monotonic()
     found = problems(drawn)
     check = CheckResult(CHECK, cases=len(drawn) + (1 if drawn else 0), failed=len(found))

@@ -32,8 +32,9 @@ from spec.errors import InputError
 
 from reference.dgs.examples import target
 
-from conformance.dgs.cases import STREAMS, DgsCase, program_of
 from conformance.core.results import CheckResult, FailureReport, SuiteResult
+from conformance.core.session import shared_session
+from conformance.dgs.cases import STREAMS, DgsCase, program_of
 
 CHECK = "spark user error in a task vs the sequential program's"
 PROGRAM = "concat.py:Concat"
@@ -100,8 +101,6 @@ def _live(spark: Any, case: DgsCase, streams: Streams) -> None:
 def run_check(drawn: Sequence[DgsCase], spark: Any, live: bool, result: SuiteResult) -> CheckResult:
     """The batch (and, with ``live``, the live) run of the bad input (module docstring)."""
     from spark_impl.dgs import DgsJob, run_dgs_many
-
-    from conformance.core.session import shared_session
 
     start = time.monotonic()
     case = next((c for c in drawn if c.name == PROGRAM), None)

@@ -8,11 +8,12 @@ from typing import Any, Sequence
 
 from reference.dgs.examples import target
 
+from spark_impl.dgs import Arrival, DgsJob, run_dgs_many
+
 from conformance.core.crashes import Guard
 from conformance.core.session import shared_session
 from conformance.dgs.cases import DgsCase
 from conformance.dgs.oracles import BatchEngine, Observed
-
 
 SPARK_TIMEOUT_S = 1800.0
 """A batch call that takes longer is a liveness failure. The whole default run takes about a
@@ -22,8 +23,6 @@ s (the former limit) without anything wrong, and every case failed ``engine``.""
 
 def dgs_job(case: DgsCase, plan: Any = None) -> Any:
     """The ``spark_impl.dgs.DgsJob`` of ``case`` (``plan``: another plan instead of its own)."""
-    from spark_impl.dgs import Arrival, DgsJob
-
     return DgsJob(target(case.name), case.plan if plan is None else plan, case.streams,
                   Arrival(case.max_delay, case.max_jitter, case.seed), case.tick, case.inline_below)
 
@@ -34,8 +33,6 @@ def spark_engine(spark: Any = None, timeout_s: float = SPARK_TIMEOUT_S) -> Batch
     session = shared_session(spark)
 
     def run(cases: Sequence[DgsCase]) -> list[Observed]:
-        from spark_impl.dgs import run_dgs_many
-
         jobs = [dgs_job(c) for c in cases]
         return [(list(r.outputs), r.final_state, list(r.processed)) for r in run_dgs_many(session(), jobs)]
 

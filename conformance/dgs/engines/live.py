@@ -44,11 +44,13 @@ from spec.dgs.streams import Heartbeat, StreamEvent, value_from_json, value_to_j
 
 from reference.dgs.examples import target
 
+from spark_impl.dgs.release import Arrival
+
 from conformance.core.crashes import Crash, Guard
-from conformance.dgs.engines.replan import judged_processed, refused_restart, replan_of
 from conformance.core.results import SuiteResult
 from conformance.core.session import shared_session
 from conformance.dgs.cases import DgsCase
+from conformance.dgs.engines.replan import judged_processed, refused_restart, replan_of
 from conformance.dgs.oracles import Observed
 
 FILES = 5
@@ -58,8 +60,6 @@ FILES = 5
 def case_chunks(case: DgsCase) -> list[list[dict[str, Any]]]:
     """The case's item rows in arrival order, cut into at most :data:`FILES` chunks along the
     driver's ticks (module docstring)."""
-    from spark_impl.dgs.release import Arrival
-
     times = Arrival(case.max_delay, case.max_jitter, case.seed).times(case.streams)
     arrived = sorted((times[stream][i], stream, i) for stream, items in case.streams.items()
                      for i in range(len(items)))

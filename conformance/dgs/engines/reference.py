@@ -14,7 +14,6 @@ from conformance.dgs.oracles import BatchEngine, Observed
 
 def reference_engine() -> BatchEngine:
     """The reference plan executor, case by case (an exception is that case's crash)."""
-    from reference.dgs.executor import execute_plan
 
     def run(cases: Sequence[DgsCase]) -> list[Observed | Crash]:
         observed: list[Observed | Crash] = []

@@ -36,7 +36,10 @@ import shutil
 import tempfile
 import threading
 import time
+from dataclasses import replace
 from typing import Any
+
+from conformance.core.watchdog import call_with_timeout
 
 
 def _entry(j: int, s: int = 0) -> Any:
@@ -181,7 +184,6 @@ def _never_settles(reader: Any, torn: bytes) -> str | None:
     """A record that stays truncated is refused once ``SETTLE_S`` passed (here shortened to
     50 ms), not read again for ever."""
     import spark_impl.reconfig.control as control
-    from conformance.core.watchdog import call_with_timeout
     from spark_impl.records import CorruptStateError
 
     with open(reader.log.store.path(reader.log.name(reader.seq + 1)), "wb") as handle:
@@ -241,8 +243,6 @@ def _throttle_problem(root: str) -> str | None:
 def _entry_problem() -> str | None:
     """Seeded FCM delays within ``[lo, hi]``, the same twice, visible exactly from issue + delay;
     no delay when ``hi`` is 0, draws when only ``lo`` is; the JSON form reads back equal."""
-    from dataclasses import replace
-
     from spark_impl.reconfig.control import ControlEntry
 
     entry = _entry(3)

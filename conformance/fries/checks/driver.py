@@ -85,7 +85,11 @@ import threading
 from dataclasses import dataclass, replace
 from typing import Any, Callable
 
+from spec.fries.scenario import scenario_from_json
+
+from conformance.fries.checks.chains import chain_json, conformance_problem
 from conformance.fries.checks.standin import SleepRecorder
+from conformance.standin.spark import LocalSpark
 
 #: Batches a run may take (each needs at most about 12).
 BOUND = 40
@@ -138,13 +142,10 @@ def driver_problem() -> str | None:
 
 
 def _scenario(shape: dict[str, Any], name: str) -> Any:
-    from spec.fries.scenario import scenario_from_json
-
     return scenario_from_json(shape, name)
 
 
 def _executor(directory: str, job: Any, **options: Any) -> Any:
-    from conformance.standin.spark import LocalSpark
     from spark_impl.reconfig.driver import Executor
 
     return Executor(LocalSpark(), [job], "fries", directory, partitions=2, **options)
@@ -164,8 +165,6 @@ def _finish(ex: Any, name: str, after_batch: Callable[[], str | None] = lambda: 
 
 def _conforms(name: str, scenario: Any, result: Any, rejected: Any = ()) -> str | None:
     """Every oracle on ``result`` (``rejected``: the messages naming the rejected requests)."""
-    from conformance.fries.checks.chains import conformance_problem
-
     return conformance_problem(name, scenario, result, rejected)
 
 
@@ -180,8 +179,6 @@ def _o1_states(ex: Any) -> set[Any]:
 
 def _partitions_problem(directory: str) -> str | None:
     """``Executor``'s partition count without and with ``partitions`` (module docstring)."""
-    from conformance.fries.checks.chains import chain_json
-    from conformance.standin.spark import LocalSpark
     from spark_impl.reconfig.api import scenario_job
     from spark_impl.reconfig.driver import Executor
 
@@ -255,7 +252,6 @@ class _SubmitInTask(SleepRecorder):
 def _requests_problem(directory: str) -> str | None:
     """R1 submitted before the run (queued), R2 planned, R3 submitted from a running task, R4
     submitted between batches; every request updates ``O1`` and ``O3`` (module docstring)."""
-    from conformance.fries.checks.chains import chain_json
     from spark_impl.reconfig import task
     from spark_impl.reconfig.api import collect_results, scenario_job
 
@@ -321,8 +317,6 @@ def _requests_problem(directory: str) -> str | None:
 def _epoch_user_problem(directory: str) -> str | None:
     """A user's request under the epoch scheduler (no heads: a planned request's batch commits
     at once) blocks the commit of the batch that made it (module docstring)."""
-    from conformance.fries.checks.chains import chain_json
-    from conformance.standin.spark import LocalSpark
     from spark_impl.reconfig.api import collect_results, scenario_job
     from spark_impl.reconfig.driver import Executor
 
@@ -377,7 +371,6 @@ def _in_task_problem(seen: dict[str, Any] | None) -> str | None:
 def _rollback_problem(directory: str) -> str | None:
     """Three commits, then a request rejected by the dry run on the last commit, then one that
     fails inside the tasks and rolls the job back (module docstring)."""
-    from conformance.fries.checks.chains import chain_json
     from spark_impl.reconfig.api import collect_results, scenario_job
     from spark_impl.reconfig.model import Request, Update
 
@@ -424,7 +417,6 @@ class _Crash(Exception):
 
 def _resume_problem(directory: str) -> str | None:
     """Batches 1 and 2 committed, batch 3 crashes before its commit, then a resume."""
-    from conformance.fries.checks.chains import chain_json
     from spark_impl.reconfig.api import collect_results, scenario_job
 
     scenario = _scenario(chain_json(2, 16, at=10), "resume")
@@ -477,7 +469,6 @@ def _planned_race_problem(directory: str) -> str | None:
     active request. It must be refused as in progress, and the planned request completes:
     session 9 found it accepted and made as R1, then overwritten by the planned request made
     as R2 - the user's request silently lost (never applied, never rejected, no delay)."""
-    from conformance.fries.checks.chains import chain_json
     from spark_impl.reconfig import task
     from spark_impl.reconfig.api import collect_results, scenario_job
 
@@ -516,8 +507,6 @@ def _epoch_restart_problem(directory: str) -> str | None:
     Session 9's holdout: ``>=`` -> ``==`` or ``<=`` never switched again after the restart (the
     request never completed; on Spark the suite ran batches until its 900 s limit, the local
     check's epoch job has no restart)."""
-    from conformance.fries.checks.chains import chain_json
-    from conformance.standin.spark import LocalSpark
     from spark_impl.reconfig.api import collect_results, scenario_job
     from spark_impl.reconfig.driver import Executor
 

@@ -46,6 +46,10 @@ import time
 from dataclasses import replace
 from typing import Any
 
+from spec.fries.scenario import scenario_from_json
+
+from conformance.fries.checks.chains import chain_json
+from conformance.standin.spark import LocalSpark
 from conformance.standin.streaming import MicroBatch, Stream
 
 #: Tuples per Structured Streaming batch and batches landed (the scenario's 12 tuples).
@@ -82,12 +86,9 @@ def input_log_problem() -> str | None:
 
 
 def _run(directory: str) -> str | None:
-    from conformance.fries.checks.chains import chain_json
-    from conformance.standin.spark import LocalSpark
     from spark_impl.reconfig.api import scenario_job
     from spark_impl.reconfig.retention import Retention
     from spark_impl.reconfig.streaming import start_query
-    from spec.fries.scenario import scenario_from_json
 
     scenario = scenario_from_json(chain_json(2, PER_BATCH * BATCHES, at=PER_BATCH), "input-log")
     full = scenario_job(scenario)

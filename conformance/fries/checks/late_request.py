@@ -23,8 +23,17 @@ on the same pure-Python Spark stand-in (:mod:`conformance.standin.spark`):
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from typing import Any
+
+from spec.fries.scenario import scenario_from_json
+from spec.fries.schedule import Operation, Schedule
+
+from conformance.fries.checks.chains import chain_json, run_to_end
+from conformance.fries.oracles import judge
+from conformance.fries.outcome import outcome_of
+from conformance.standin.spark import LocalSpark
 
 LATE_REQUEST = 300  # the first request's number (numbers past 256)
 LATE_REQUESTS = 4  # requests made, at 4, 8, 12 and 16 of the job's 24 tuples
@@ -33,16 +42,12 @@ BOUND = 40  # batches: the run needs about 12
 
 def more_problem(directory: str) -> str | None:
     """This module's parts (module docstring); the first broken promise, or None."""
-    import os
-
     return _late_request_problem(os.path.join(directory, "late-request"))
 
 
 def late_request_json() -> dict[str, Any]:
     """The scenario: ``S -> O1 -> O2 -> O3`` on 2 workers each, 24 tuples, requests at 4, 8,
     12 and 16, each updating ``O1`` and ``O3`` (order-sensitive folds)."""
-    from conformance.fries.checks.chains import chain_json
-
     shape = chain_json(3, 24, at=4)
     update = shape["reconfigurations"][0]["updates"]
     update["O3"] = {"function": {"op": "fold", "mul": 7}, "state": {"mul": 1, "add": 2}}
@@ -53,14 +58,8 @@ def late_request_json() -> dict[str, Any]:
 
 def _late_request_problem(directory: str) -> str | None:
     """Requests numbered :data:`LATE_REQUEST` and up (module docstring)."""
-    from conformance.fries.outcome import outcome_of
-    from conformance.fries.oracles import judge
-    from conformance.fries.checks.chains import run_to_end
-    from conformance.standin.spark import LocalSpark
     from spark_impl.reconfig.api import collect_results, scenario_job
     from spark_impl.reconfig.driver import Executor
-    from spec.fries.schedule import Operation, Schedule
-    from spec.fries.scenario import scenario_from_json
 
     scenario = scenario_from_json(late_request_json(), "late requests")
     job = scenario_job(scenario)

@@ -65,7 +65,12 @@ from collections import Counter
 from dataclasses import replace
 from typing import Any, Callable
 
+from spec.fries.scenario import scenario_from_json
+
+from conformance.fries.checks.chains import chain_json
 from conformance.fries.checks.input_log import Hold
+from conformance.fries.retention import retention_problem
+from conformance.standin.spark import LocalSpark
 from conformance.standin.streaming import MicroBatch, Stream
 
 #: Tuples of one Structured Streaming batch.
@@ -136,10 +141,7 @@ class _Front:
     """A job, its rows, and ``start_query`` on one checkpoint with the stand-in stream."""
 
     def __init__(self, directory: str, tuples: int) -> None:
-        from conformance.fries.checks.chains import chain_json
-        from conformance.standin.spark import LocalSpark
         from spark_impl.reconfig.api import scenario_job
-        from spec.fries.scenario import scenario_from_json
 
         scenario = scenario_from_json(chain_json(2, tuples, at=PER_BATCH), "streaming-front-end")
         full = scenario_job(scenario)
@@ -235,7 +237,6 @@ def _stop_problem(directory: str) -> str | None:
 def _sink_retention_problem(directory: str) -> str | None:
     """Promise 2: ``start_query``'s ``sink`` receives the committed outputs exactly once and its
     ``retention`` bounds the executor's storage."""
-    from conformance.fries.retention import retention_problem
     from spark_impl.reconfig.retention import Retention
     from spark_impl.reconfig.sinks import CallbackSink
 

@@ -44,8 +44,15 @@ import dataclasses
 import os
 import random
 import shutil
+import tempfile as scratch
 from types import SimpleNamespace
 from typing import Any
+
+from spec.errors import InputError
+from spec.fries.dataflow import Dataflow, Operator, OperatorKind
+from spec.fries.scenario import scenario_from_json
+
+from conformance.fries.checks.chains import chain_json
 
 #: Seeded, so a failure is reproducible; cases per property.
 SEED = 12
@@ -57,7 +64,15 @@ def _public_values() -> list[type]:
     the logic it wraps, retentions and sinks), the result it hands back, and the tasks' view
     of a request (one ``ControlEntry`` shared by every object of a task)."""
     from spark_impl.reconfig import (
-        DirectorySource, GeneratedSource, Job, ListSource, PlannedRequest, Request, RunResult, Timing, Update,
+        DirectorySource,
+        GeneratedSource,
+        Job,
+        ListSource,
+        PlannedRequest,
+        Request,
+        RunResult,
+        Timing,
+        Update,
         UserOperator,
     )
     from spark_impl.reconfig.control import ControlEntry
@@ -208,7 +223,6 @@ def user_logic_problem() -> str | None:
     gives every non-source operator this logic and keeps the job's options; ``user_update``
     the same logic with the request's transformation. The default suite's scenarios use the
     catalogue's logic only, so no run reaches these lines (``streamproof conformance --job`` does)."""
-    from spec.fries.dataflow import Dataflow, Operator, OperatorKind
     from spark_impl.reconfig import model
 
     route: Any = getattr(model, "route")  # the routing UserLogic uses (``route`` itself: contracts_check.key_problem)
@@ -255,7 +269,6 @@ def sink_types_problem() -> str | None:
     ``"boolean"`` convert; ``None`` stays null; any other type name is bad input. The suite's
     sink cases write string keys and long values only."""
     from spark_impl.reconfig.sinks import CallbackSink, ParquetSink, _convert, check_types
-    from spec.errors import InputError
 
     cases: list[tuple[str, Any, Any]] = [
         ("string", "k1", "k1"), ("string", ("k", (1, None)), '["k", [1, null]]'), ("string", 2.5, "2.5"),
@@ -330,8 +343,6 @@ def part_sink_problem() -> str | None:
     written, empty outputs write nothing, a re-executed task's write replaces its part (one
     part, the new outputs), an absent part reads as None, parts are listed in name order and
     only ``.pkl`` entries count. The suite's O+ / DGS runs use local directories only."""
-    import tempfile as scratch
-
     from spark_impl.sink import read_part, read_parts, write_part
 
     root = scratch.mkdtemp(prefix="streamproof-parts-check-")
@@ -363,7 +374,6 @@ def object_store_columns_problem() -> str | None:
     string, boolean), another Spark type refused as bad input; a plain path is the local
     filesystem at its absolute path. The suite's ``objstore`` case delivers Fries rows only."""
     from spark_impl.reconfig.objectstore import COLUMNS, fields_of, filesystem
-    from spec.errors import InputError
 
     def frame(columns: tuple[str, ...], kinds: tuple[str, ...]) -> Any:
         fields = [SimpleNamespace(name=n, dataType=SimpleNamespace(simpleString=lambda k=k: k))
@@ -398,8 +408,6 @@ def batch_names_problem() -> str | None:
     month-long stream at a few seconds per batch passes batch 1,000,000; a restart resumes after
     the highest one listed, so a misread number would reuse batch numbers), ignoring other
     entries. The suite's runs stay below batch 100."""
-    import tempfile as scratch
-
     from spark_impl.reconfig.storage import batch_name, batches_on
     from spark_impl.store import open_store
 
@@ -429,11 +437,9 @@ def validation_problem() -> str | None:
     ``TypeError`` at the user instead of answering. The suite's submitted requests run on
     integer keys; its mixed keys (the sink path) come with planned requests, never validated."""
     from spark_impl.reconfig import Request, Update
+    from spark_impl.reconfig.api import scenario_job
     from spark_impl.reconfig.model import CatalogueLogic
     from spark_impl.reconfig.validate import validate_request
-    from conformance.fries.checks.chains import chain_json
-    from spark_impl.reconfig.api import scenario_job
-    from spec.fries.scenario import scenario_from_json
 
     job = scenario_job(scenario_from_json(chain_json(2, 4, at=1), "validation"))
     logic = job.logic["O1"]

@@ -37,10 +37,16 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from dataclasses import replace
 from types import SimpleNamespace
 from typing import Any, Callable
 
+from spec.fries.dataflow import Dataflow, Operator, OperatorKind
+from spec.fries.scenario import scenario_from_json
+
 from conformance.core.refusals import refused
+from conformance.fries.checks.chains import chain_json
+from conformance.standin.spark import LocalSpark
 
 
 def _spark(speculation: str = "false") -> Any:
@@ -61,7 +67,6 @@ def _executor_problem(root: str) -> str | None:
         if found is not None:
             return found
     from spark_impl.reconfig import ListSource, UserOperator, user_job
-    from spec.fries.dataflow import Dataflow, Operator, OperatorKind
 
     flow = Dataflow((Operator("S", OperatorKind.SOURCE), Operator("A", OperatorKind.ONE_TO_ONE)), (("S", "A"),))
     for workers in (0, -2):
@@ -94,11 +99,8 @@ def _executor_problem(root: str) -> str | None:
 
 
 def _query_problem(root: str) -> str | None:
-    from dataclasses import replace
-
     from spark_impl.reconfig import ListSource, PlannedRequest, Request, UserOperator, user_job
     from spark_impl.reconfig.streaming import start_query
-    from spec.fries.dataflow import Dataflow, Operator, OperatorKind
 
     flow = Dataflow((Operator("S", OperatorKind.SOURCE), Operator("A", OperatorKind.ONE_TO_ONE)), (("S", "A"),))
     job = user_job(flow, {"A": UserOperator(OperatorKind.ONE_TO_ONE, lambda state, key, value: (state, []))},
@@ -167,13 +169,8 @@ def _run_scenarios_problem() -> str | None:
 
 def _submit_problem(directory: str) -> str | None:
     """``Executor.submit``'s answers (module docstring)."""
-    from dataclasses import replace
-
-    from conformance.fries.checks.chains import chain_json
-    from conformance.standin.spark import LocalSpark
     from spark_impl.reconfig.api import scenario_job
     from spark_impl.reconfig.driver import Executor
-    from spec.fries.scenario import scenario_from_json
 
     job = scenario_job(scenario_from_json(chain_json(2, 6, at=3), "submit"))
     request = job.planned[0].request

@@ -46,6 +46,11 @@ import tempfile
 from collections import Counter
 from typing import Any
 
+from spec.fries.scenario import scenario_from_json
+
+from conformance.fries.checks.chains import chain_json, conformance_problem, run_to_end
+from conformance.standin.spark import LocalSpark
+
 #: Source tuples of the job (3 keys, a request at :data:`AT`): several commits after the crash.
 TUPLES = 24
 AT = 5
@@ -88,12 +93,9 @@ def sink_crash_problem() -> str | None:
 
 
 def _run(directory: str) -> str | None:
-    from conformance.fries.checks.chains import chain_json, conformance_problem, run_to_end
-    from conformance.standin.spark import LocalSpark
     from spark_impl.reconfig.api import collect_results, scenario_job
     from spark_impl.reconfig.driver import Executor
     from spark_impl.reconfig.sinks import CallbackSink, read_delivered
-    from spec.fries.scenario import scenario_from_json
 
     scenario = scenario_from_json(chain_json(2, TUPLES, at=AT), "sink-crash")
     table = _Table()
@@ -159,12 +161,9 @@ def _columns_problem(calls: list[tuple[int, list[tuple[Any, ...]]]]) -> str | No
 
 def _attached_problem(directory: str) -> str | None:
     """Promise 6 of the module docstring."""
-    from conformance.fries.checks.chains import chain_json
-    from conformance.standin.spark import LocalSpark
     from spark_impl.reconfig.api import collect_results, scenario_job
     from spark_impl.reconfig.driver import Executor
     from spark_impl.reconfig.sinks import CallbackSink
-    from spec.fries.scenario import scenario_from_json
 
     job = scenario_job(scenario_from_json(chain_json(2, TUPLES, at=AT), "sink-attached"))
     ex = Executor(LocalSpark(), [job], "fries", directory, partitions=2)

@@ -116,10 +116,18 @@ import os
 import shutil
 import tempfile
 import time
+from collections import Counter
 from dataclasses import replace
 from typing import Any
 
+from spec.fries.dataflow import Dataflow, Operator, OperatorKind
+from spec.fries.scenario import scenario_from_json
+
 from conformance.fries.checks.chains import BOUND, chain_json, conformance_problem, run_to_end
+from conformance.fries.checks.late_request import more_problem
+from conformance.fries.engines.batch import delay_problem
+from conformance.fries.engines.stepped import CommitWatch
+from conformance.standin.spark import LocalSpark
 
 DEPTH = 32
 REQUESTS = 300  # a long-running job's requests (numbers past 256)
@@ -132,9 +140,6 @@ WIDE_UNFUSED = 338  # partitions: chain_json(1, ...)'s source stage task is 259,
 
 def local_problem() -> str | None:
     """Run the jobs of the module docstring; the first broken promise, or None."""
-    from conformance.fries.checks.late_request import more_problem
-    from spec.fries.scenario import scenario_from_json
-
     directory = tempfile.mkdtemp(prefix="streamproof-local-")
     runs = [{"the job 32 levels deep": scenario_from_json(chain_json(DEPTH, 6, at=2), "deep"),
              "the job restarted after 4, 8, 12 and 16 tuples":
@@ -175,9 +180,6 @@ def _run_problem(directory: str, named: dict[str, Any], *, submit: bool = False,
     job 0's request is a user's, made by ``Executor.step_with_request`` in its second batch,
     and once the run is done a batch that crashes before its commit (the ``before_commit``
     seam) must raise out of ``step_with_request`` (a demo or bench run would else go on)."""
-    from conformance.fries.engines.batch import delay_problem
-    from conformance.fries.engines.stepped import CommitWatch
-    from conformance.standin.spark import LocalSpark
     from spark_impl.reconfig.api import collect_results, scenario_job
     from spark_impl.reconfig.driver import Executor
     from spark_impl.reconfig.task import load_plan
@@ -232,10 +234,8 @@ def _run_problem(directory: str, named: dict[str, Any], *, submit: bool = False,
 
 def _epoch_problem(directory: str) -> str | None:
     """The epoch scheduler's switch point (module docstring)."""
-    from conformance.standin.spark import LocalSpark
     from spark_impl.reconfig.api import collect_results, scenario_job
     from spark_impl.reconfig.driver import Executor
-    from spec.fries.scenario import scenario_from_json
 
     at = 5
     scenario = scenario_from_json(chain_json(2, 12, at=at), "epoch")
@@ -258,10 +258,8 @@ def _epoch_problem(directory: str) -> str | None:
 
 def _first_commit_crash_problem(directory: str) -> str | None:
     """A crash before the first commit, then a resume (module docstring)."""
-    from conformance.standin.spark import LocalSpark
     from spark_impl.reconfig.api import collect_results, scenario_job
     from spark_impl.reconfig.driver import Executor
-    from spec.fries.scenario import scenario_from_json
 
     scenario = scenario_from_json(chain_json(2, 8, at=3), "first-crash")
     crashed = Executor(LocalSpark(), [scenario_job(scenario)], "fries", directory, partitions=2)
@@ -302,13 +300,9 @@ class SleepRecorder:
 
 def _cost_problem(directory: str) -> str | None:
     """Processing costs and stragglers (module docstring)."""
-    from collections import Counter
-
-    from conformance.standin.spark import LocalSpark
     from spark_impl.reconfig import task
     from spark_impl.reconfig.api import collect_results, scenario_job
     from spark_impl.reconfig.driver import Executor
-    from spec.fries.scenario import scenario_from_json
 
     shape = chain_json(3, 8, at=3)
     shape["parallelism"] = {"O1": 2, "O2": 2}  # objects O2#0 (keys 0, 2) and O2#1 (key 1)
@@ -337,12 +331,10 @@ def _cost_problem(directory: str) -> str | None:
 
 def _many_requests_problem(directory: str) -> str | None:
     """A long-running job's :data:`REQUESTS` requests (module docstring)."""
-    from conformance.standin.spark import LocalSpark
     from spark_impl.reconfig.api import scenario_job
     from spark_impl.reconfig.driver import Executor
     from spark_impl.reconfig.layout import request_name
     from spark_impl.reconfig.retention import Retention
-    from spec.fries.scenario import scenario_from_json
 
     shape = chain_json(3, 4 * STEPS_PER_REQUEST * REQUESTS, at=1)
     shape["reconfigurations"][0]["updates"]["O3"] = {"function": {"op": "fold", "mul": 7},
@@ -388,10 +380,8 @@ def _many_requests_problem(directory: str) -> str | None:
 
 def _late_attempt_problem(directory: str) -> str | None:
     """A request's attempt number past 256 (module docstring)."""
-    from conformance.standin.spark import LocalSpark
     from spark_impl.reconfig.api import collect_results, scenario_job
     from spark_impl.reconfig.driver import Executor
-    from spec.fries.scenario import scenario_from_json
 
     scenario = scenario_from_json(chain_json(2, 12, at=3), "late attempt")
     ex = Executor(LocalSpark(), [scenario_job(scenario)], "fries", directory, partitions=2)
@@ -409,9 +399,7 @@ def _late_attempt_problem(directory: str) -> str | None:
 def _failing_task_problem(directory: str) -> str | None:
     """A user function that raises inside a task: ``Executor.step`` raises that exception (the
     Spark job's error, re-raised in the driver thread) and commits nothing."""
-    from conformance.standin.spark import LocalSpark
     from spark_impl.reconfig import Executor, ListSource, UserOperator, user_job
-    from spec.fries.dataflow import Dataflow, Operator, OperatorKind
 
     def boom(state: Any, key: Any, value: Any) -> Any:
         raise ValueError(f"boom on key {key}")

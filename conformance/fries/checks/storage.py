@@ -58,6 +58,11 @@ import tempfile
 from types import SimpleNamespace
 from typing import Any, Callable
 
+from spec.fries.scenario import scenario_from_json
+
+from conformance.fries.checks.chains import chain_json
+from conformance.standin.spark import LocalSpark
+
 #: The earlier driver's jobs file planted on the object store (:func:`jobs_file_problem`).
 EARLIER_JOBS = "jobs-0000000000000000.pkl"
 #: Batch ids delivered (in this order) before the one whose manifest is torn.
@@ -66,9 +71,6 @@ TORN = 7
 
 
 def _scenario(name: str) -> Any:
-    from conformance.fries.checks.chains import chain_json
-    from spec.fries.scenario import scenario_from_json
-
     return scenario_from_json(chain_json(2, 6, at=3), name)
 
 
@@ -87,7 +89,6 @@ def jobs_file_problem() -> str | None:
 
 
 def _jobs_file(root: str) -> str | None:
-    from conformance.standin.spark import LocalSpark
     from spark_impl.reconfig.api import scenario_job
     from spark_impl.reconfig.driver import Executor
     from spark_impl.reconfig.retention import Retention
@@ -117,7 +118,6 @@ def checkpoint_dir_problem() -> str | None:
 
 
 def _checkpoint_dir(root: str) -> str | None:
-    from conformance.standin.spark import LocalSpark
     from spark_impl.reconfig import api
     from spark_impl.reconfig.progress import has_progress
     from spark_impl.reconfig.storage import batches_on
@@ -215,7 +215,6 @@ def _refused(read: Callable[[], Any], error: type[BaseException], what: str) -> 
 
 def _frame_of(batch_id: int, value: int = 10) -> Any:
     """A stand-in for a delivered DataFrame (the Fries columns): 3 rows, 2 partitions."""
-    from conformance.standin.spark import LocalSpark
     from spark_impl.reconfig.objectstore import COLUMNS
 
     rows = [(0, batch_id, "O2", f"S:{batch_id}.{i}", f"k{i}", batch_id * value + i) for i in range(3)]

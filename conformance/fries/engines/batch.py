@@ -17,6 +17,8 @@ from typing import Any, Mapping, Sequence
 
 from spec.fries.scenario import Scenario
 
+from spark_impl.session import get_or_create_session
+
 from conformance.core.crashes import Crash, Guard
 from conformance.fries import retention
 from conformance.fries.engines import paths
@@ -43,8 +45,6 @@ class SparkEngine:
     def spark(self) -> Any:
         """The shared SparkSession (created on first use)."""
         if self._spark is None:
-            from spark_impl.session import get_or_create_session
-
             self._spark = get_or_create_session(app_name="streamproof-conformance")
         return self._spark
 

@@ -48,6 +48,7 @@ from typing import Any, Callable
 
 from spec.fries.scenario import Scenario, ingestion_order
 
+from conformance.fries.engines.stepped import Releases, stepped_job
 from conformance.fries.outcome import PathFailure
 
 _ROWS_PER_FILE = 3
@@ -64,8 +65,6 @@ class _Clock:
     ``Releases`` is given the scenario's job (``planned``: request ``j`` = the ``j``-th submitted)."""
 
     def __init__(self, planned_job: Any) -> None:
-        from conformance.fries.engines.stepped import Releases
-
         self.releases = Releases()
         self.planned_job = planned_job
 
@@ -205,8 +204,6 @@ def run_streaming(spark: Any, scenario: Scenario, index: int, scheduler: str, *,
     (and no request is in progress) the query is stopped and started again on the same
     checkpoint (a graceful driver restart). ``crash_at`` and ``stepped``: the module docstring."""
     from spark_impl.reconfig import collect_results, scenario_job
-
-    from conformance.fries.engines.stepped import stepped_job
 
     rows = [(t.key, t.value) for t in ingestion_order(scenario)]
     full = stepped_job(scenario, 0) if stepped else scenario_job(scenario)

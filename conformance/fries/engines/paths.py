@@ -55,6 +55,9 @@ from typing import Any, Sequence
 from spec.fries.dataflow import OperatorKind
 from spec.fries.scenario import Scenario, ingestion_order
 
+from conformance.fries.engines.live_query import run_streaming
+from conformance.fries.engines.sink import decoded, encode, keyed_job, run_sink_path, worthy
+from conformance.fries.engines.stepped import CommitWatch, run_stepped
 from conformance.fries.outcome import PathFailure
 
 PATHS = ("planned", "epoch", "submit", "rollback", "resume", "directory", "generated", "unbounded", "streaming",
@@ -101,8 +104,6 @@ def applicable(path: str, scenario: Scenario) -> bool:
     if path == "streaming":
         return single and _no_blocking(scenario)
     if path in ("sink", "objstore"):
-        from conformance.fries.engines.sink import worthy
-
         return worthy(scenario)
     return True
 
@@ -181,17 +182,11 @@ def run_path(spark: Any, path: str, scenarios: Sequence[Scenario], scheduler: st
         return list(run_scenarios(spark, list(scenarios), "epoch" if path == "epoch" else scheduler,
                                   faults=faults, checkpoint_dir=checkpoint_dir))
     if path == "stepped":
-        from conformance.fries.engines.stepped import run_stepped
-
         return run_stepped(spark, scenarios, scheduler, faults=faults, checkpoint_dir=checkpoint_dir)
     if path in ("sink", "objstore"):
-        from conformance.fries.engines.sink import run_sink_path
-
         return run_sink_path(spark, scenarios, scheduler, faults=faults, checkpoint_dir=checkpoint_dir,
                              object_store=path == "objstore")
     if path == "streaming":
-        from conformance.fries.engines.live_query import run_streaming
-
         # every other case crashes its driver half-way, after a batch's task writes and before
         # its commit: Structured Streaming replays the batch it had indexed, the executor resumes
         return [run_streaming(spark, s, i, scheduler, faults=faults, checkpoint_dir=os.path.join(checkpoint_dir, f"q{i}"),
@@ -213,8 +208,6 @@ def run_path(spark: Any, path: str, scenarios: Sequence[Scenario], scheduler: st
     if path in ("submit", "rollback"):
         return _drive_submits(executor, jobs, scenarios, rollback=path == "rollback")
     if path == "directory":
-        from conformance.fries.engines.sink import decoded
-
         _drive_directory(executor, scenarios, checkpoint_dir)
         return [decoded(result) for result in collect_results(executor)]
     if path == "unbounded":
@@ -235,7 +228,6 @@ def _job(path: str, scenario: Scenario, index: int, directory: str) -> Any:
 
     job = scenario_job(scenario)
     if path == "directory":  # keys as nested JSON arrays: tuples once read (spark_impl.keys.key_from_json)
-        from conformance.fries.engines.sink import keyed_job
 
         job = keyed_job(scenario, "json")
         inbox = os.path.join(directory, f"inbox{index}")
@@ -262,8 +254,6 @@ def _drive_submits(executor: Any, jobs: Sequence[Any], scenarios: Sequence[Scena
     one is in progress, and one after the end of input must be rejected by ``submit`` at once;
     their messages are then removed from the result (they name no scenario request)."""
     from spark_impl.reconfig import Request, Update, collect_results
-
-    from conformance.fries.engines.stepped import CommitWatch
 
     queues = {s: list(job.planned) for s, job in enumerate(jobs)}
     failing: dict[int, Any] = {}
@@ -334,8 +324,6 @@ def _drive_submits(executor: Any, jobs: Sequence[Any], scenarios: Sequence[Scena
 
 def _drive_directory(executor: Any, scenarios: Sequence[Scenario], directory: str) -> None:
     """Land one small JSON-lines file per job before each step until every tuple is there."""
-    from conformance.fries.engines.sink import encode
-
     pending = {s: [(encode(t.key, "json", i), t.value) for i, t in enumerate(ingestion_order(sc))]
                for s, sc in enumerate(scenarios)}
     landed = {s: 0 for s in pending}

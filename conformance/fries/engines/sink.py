@@ -49,6 +49,12 @@ from typing import Any, Sequence
 from spec.fries.scenario import Scenario
 from spec.fries.schedule import Operation, Schedule
 
+from spark_impl.keys import stable_hash
+
+from conformance.fries.engines.stepped import CommitWatch, Releases, stepped_job
+from conformance.fries.outcome import PathFailure
+from conformance.fries.retention import retention_problem
+
 #: Key families: every job uses ``mixed``, the family of each key drawn from the key
 #: (``(k + k // 3) mod 3``: string, tuple, numeric), so one object holds strings, tuples and numbers.
 FAMILIES = ("string", "tuple", "numeric")
@@ -71,8 +77,6 @@ class DriverCrash(RuntimeError):
 
 @lru_cache(maxsize=4096)
 def _hashed(k: int, family: str) -> Any:
-    from spark_impl.keys import stable_hash
-
     i = 0
     while True:
         key: Any = f"k{k}.{i}" if family == "string" else ("k", (k, None), i) if family == "json" else \
@@ -205,8 +209,6 @@ def run_sink_path(spark: Any, scenarios: Sequence[Scenario], scheduler: str, *, 
     from spark_impl.reconfig.retention import Retention
     from spark_impl.reconfig.sinks import CallbackSink, ParquetSink
 
-    from conformance.fries.engines.stepped import CommitWatch, Releases, stepped_job
-
     # every other case (and the objstore case) with bool keys for 0 and 1 (True == 1: routed alike)
     jobs = [keyed_job(sc, "boolish" if s % 2 or object_store else "mixed") for s, sc in enumerate(scenarios)]
     releases = None if object_store else Releases()
@@ -247,8 +249,6 @@ def run_sink_path(spark: Any, scenarios: Sequence[Scenario], scheduler: str, *, 
         # resumed executor had nothing left to run: it delivered again (at construction) but
         # collects only after a batch, so the last batch's leftovers stay (bounded: one batch)
         collected = delivery.executor.g > resumed_at
-    from conformance.fries.outcome import PathFailure
-    from conformance.fries.retention import retention_problem
 
     # session 6: a retention that keeps too much
     kept = retention_problem(delivery.executor, RETAIN) if collected else None

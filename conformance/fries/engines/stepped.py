@@ -34,12 +34,16 @@ Reported delays are meaningless here (``issued`` was moved) and are dropped from
 from __future__ import annotations
 
 import copy
+import os
 import time
 from dataclasses import replace
 from typing import Any, Sequence
 
 from spec.fries.dataflow import OperatorKind
-from spec.fries.scenario import Scenario
+from spec.fries.mcs import fries_mcs_definition
+from spec.fries.scenario import Scenario, operator_of
+
+from conformance.fries.outcome import PathFailure
 
 #: Upper FCM delay (ms): about 11.6 days, so no FCM arrives by the clock during a run.
 FAR_MS = 1e9
@@ -142,9 +146,6 @@ class Releases:
 
     def _check_mcs(self, s: int, job: Any, a: Any) -> None:
         """The request's objects and heads against the spec's MCS (module docstring)."""
-        from spec.fries.mcs import fries_mcs_definition
-        from spec.fries.scenario import operator_of
-
         if a.j > len(job.planned):
             return
         targets = job.planned[a.j - 1].request.operators
@@ -177,8 +178,6 @@ class Releases:
         oracles accept - a request made before the batch's tuples is a legal run - but the
         suite's mid-batch races are gone (session 4 argued ``while not worker.is_alive()``
         equivalent for every oracle and killed it only with a test; session 6 adds this)."""
-        import os
-
         from spark_impl.reconfig.task import started_name
 
         if not executor.store.local:
@@ -199,8 +198,6 @@ class Releases:
     def results(self, results: Any) -> list[Any]:
         """``results`` (``RunResult`` s) with delays dropped (``issued`` was moved), or a
         ``PathFailure`` for a job with a problem."""
-        from conformance.fries.outcome import PathFailure
-
         return [PathFailure(r.scenario_index, self.problems[r.scenario_index]) if r.scenario_index in self.problems
                 else replace(r, delays_ms=()) for r in results]
 

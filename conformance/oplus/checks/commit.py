@@ -45,6 +45,7 @@ in a temporary directory (``python -c`` speed):
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import random
@@ -53,6 +54,8 @@ import tempfile
 from typing import Any
 
 from conformance.core.results import SuiteResult
+from conformance.oplus.checks.handover import DoublingClock
+from conformance.oplus.checks.live_contracts import append_check
 
 #: Name of the check in the O+ suite.
 CHECK = "spark-streaming O+ commit bookkeeping vs its definition (no Spark)"
@@ -158,8 +161,6 @@ def commit_problems(root: str, seed: int) -> list[str]:
 
 def format_problems() -> list[str]:
     """The durable form of times and records (module docstring)."""
-    import json
-
     from spark_impl.oplus.streaming_log import Commit, decode_time, encode_time
 
     found = []
@@ -187,7 +188,6 @@ def format_problems() -> list[str]:
 def handler_problems(root: str) -> list[str]:
     """``foreachBatch`` on committed batches (module docstring)."""
     import spark_impl.oplus.streaming as streaming
-    from conformance.oplus.checks.handover import DoublingClock
     from spark_impl.oplus.streaming import OplusStreamingRun, SimulatedCrash, _Handler
     from spark_impl.oplus.streaming_jobs import oplus_job
     from spark_impl.oplus.streaming_log import Commit, Log
@@ -312,6 +312,4 @@ def check(seed: int) -> list[str]:
 
 def run_check(result: SuiteResult, seed: int) -> None:
     """Append the check (a failure reports the first five problems) to ``result``."""
-    from conformance.oplus.checks.live_contracts import append_check
-
     append_check(result, CHECK, 4, lambda: check(seed))

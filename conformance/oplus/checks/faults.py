@@ -21,9 +21,13 @@ the pure functions of ``spark_impl.oplus`` that carry the faults, with and witho
 
 from __future__ import annotations
 
+import math
 import time
 
+from spec.oplus.scenario import parse_scenario
+
 from conformance.core.results import CheckResult, FailureReport, SuiteResult
+from conformance.core.watchdog import bounded
 
 #: Name of the check in the O+ suite.
 CHECK = "spark_impl O+ seeded faults vs their definitions (no Spark)"
@@ -60,10 +64,6 @@ def fault_problem() -> str | None:
 
 def plan_problem() -> str | None:
     """None when the batch driver's round plans carry the watermarks the module docstring says."""
-    import math
-
-    from spec.oplus.scenario import parse_scenario
-
     from spark_impl.oplus.driver import round_plans
     from spark_impl.oplus.feed import Feed
     from spark_impl.oplus.operators import OperatorConfig
@@ -95,7 +95,6 @@ def plan_problem() -> str | None:
 def run_check(result: SuiteResult) -> bool:
     """Append the check (and its failure, if any) to ``result``; True on a failure."""
     start = time.monotonic()
-    from conformance.core.watchdog import bounded
 
     try:
         found = bounded(fault_problem, CHECK)

@@ -35,6 +35,7 @@ from typing import Any
 from spec.oplus.scenario import instance_of
 
 from conformance.core.results import CheckResult, FailureReport, SuiteResult
+from conformance.oplus.oracles import as_rows, versus_sequential
 
 #: Name of the check in the O+ suite.
 CHECK = "spark_impl O+ handovers and run_scenario vs their definitions"
@@ -90,12 +91,8 @@ class DoublingClock:
 
 def handover_problem(spark: Any, seed: int) -> str | None:
     """None when the handovers and run_scenario agree with their definitions (module docstring)."""
-    from spark_impl.oplus import run_batch, run_scenario
-
-    from conformance.oplus.oracles import as_rows
-    from conformance.oplus.oracles import versus_sequential
-
     import spark_impl.oplus.driver as driver
+    from spark_impl.oplus import run_batch, run_scenario
 
     scenarios, per_round, expected, single = handover_cases(seed)
     clock, real = DoublingClock(), getattr(driver, "time")

@@ -49,10 +49,14 @@ import tempfile
 import time
 from typing import Any, Callable, Sequence, cast
 
+from spec.errors import InputError
+from spec.oplus.budget import MAX_PARALLELISM
+from spec.oplus.scenario import instance_of
+
 from conformance.core.refusals import refused
 from conformance.core.results import CheckResult, FailureReport, SuiteResult
+from conformance.core.watchdog import bounded
 from conformance.standin.streaming import Query, Stream
-from spec.errors import InputError
 
 CHECK = "spark-streaming O+ front end and batch API contracts vs their definitions (no Spark)"
 
@@ -79,8 +83,6 @@ def _jobs() -> list[Any]:
 
 def rescale_problems(root: str) -> list[str]:
     """The rescale, crash-point, status and stop contract (module docstring)."""
-    from spec.oplus.budget import MAX_PARALLELISM
-
     from spark_impl.oplus.streaming import CRASH_POINTS, OplusStreamingRun, SimulatedCrash
     from spark_impl.oplus.streaming_log import Commit, Log
     from spark_impl.reconfig.streaming import StreamStopped
@@ -226,8 +228,6 @@ def job_problems() -> list[str]:
 def _route_problems() -> list[str]:
     """``route_key``: a string key where every O+ engine sends it (crc32), anything else by
     ``spark_impl.keys.route`` (an integer ``k`` to ``k mod p``)."""
-    from spec.oplus.scenario import instance_of
-
     from spark_impl.keys import route
     from spark_impl.oplus.streaming_jobs import route_key
 
@@ -360,8 +360,6 @@ class _NoSpark:
 
 def _where(call: Callable[[], Any]) -> str:
     """``accepted`` if ``call`` reached Spark, ``InputError at <where>``, or what else it raised."""
-    from spec.errors import InputError
-
     try:
         call()
     except _Reached:
@@ -437,7 +435,6 @@ def append_check(result: SuiteResult, name: str, cases: int, problems: Callable[
     executor's code is a problem too) each count as a failed ``contract``; a failure reports
     the first five."""
     start = time.monotonic()
-    from conformance.core.watchdog import bounded
 
     try:
         found = bounded(problems, name)

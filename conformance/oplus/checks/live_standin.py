@@ -62,8 +62,14 @@ import tempfile
 from collections import Counter
 from typing import Any
 
-from conformance.standin.streaming import MicroBatch, Stream
+from spec.oplus.scenario import parse_scenario
+
+from conformance.core.refusals import refused
 from conformance.core.results import SuiteResult
+from conformance.oplus.checks.live_contracts import append_check
+from conformance.oplus.oracles import sequential
+from conformance.standin.spark import LocalSpark
+from conformance.standin.streaming import MicroBatch, Stream
 
 #: Name of the check in the O+ suite.
 CHECK = "spark-streaming O+ foreachBatch on a local Spark stand-in: late tuples, watermarks, bad rows (no Spark)"
@@ -151,10 +157,6 @@ class _Model:
 
 def _reference(kept: list[Item]) -> list[tuple[int, str, str]]:
     """The sequential reference's rows of the tuples not late (keys as strings)."""
-    from spec.oplus.scenario import parse_scenario
-
-    from conformance.oplus.oracles import sequential
-
     case = {"operator": "sliding-sum", "WA": WA, "WS": WS, "parallelism": 1,
             "inputs": [[{"ts": t["ts"], "key": str(t["key"]), "value": t["value"]} for t in kept]]}
     return sequential(parse_scenario(case))
@@ -181,8 +183,6 @@ def live_local_problems() -> list[str]:
 
 def _run(directory: str) -> list[str]:
     import spark_impl.oplus.streaming_round as streaming_round
-    from conformance.standin.spark import LocalSpark
-    from conformance.core.refusals import refused
     from spark_impl.oplus.streaming import start_oplus_query
     from spark_impl.oplus.streaming_jobs import oplus_job
     from spark_impl.reconfig.sinks import CallbackSink
@@ -295,6 +295,4 @@ def _output_problems(model: _Model, delivered: dict[int, list[tuple[Any, ...]]])
 
 def run_check(result: SuiteResult) -> None:
     """Append the check to ``result`` (a failure is a ``contract`` failure)."""
-    from conformance.oplus.checks.live_contracts import append_check
-
     append_check(result, CHECK, len(BATCHES) + 1, lambda: [p] if (p := live_local_problem()) else [])

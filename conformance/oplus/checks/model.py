@@ -84,9 +84,20 @@ import os
 import shutil
 import tempfile
 from typing import Any, Callable, Iterable, Iterator
+from urllib.parse import urlsplit
 
-from conformance.standin.spark import LocalSpark
+from spec.oplus.model import StreamTuple
+from spec.oplus.scenario import instance_of, parse_scenario
+
+from reference.oplus.operators.text import hashtags_of, pairs_of, words_of
+
+from conformance.core.matcher import compare
 from conformance.core.results import SuiteResult
+from conformance.core.watchdog import Hang, bounded
+from conformance.oplus.checks.live_contracts import append_check
+from conformance.oplus.oracles import as_rows, sequential, show
+from conformance.standin.spark import LocalSpark
+from conformance.standin.streaming import Stream
 
 #: Name of the check in the O+ suite.
 CHECK = "spark_impl O+ model promises vs their definitions (no Spark)"
@@ -104,8 +115,6 @@ TYPED_KEYS: tuple[Any, ...] = (7, (1, "a"), (1, None), (1, 2), True)
 
 def _key_of_instance(low: int, high: int, size: int = WIDE) -> tuple[str, int]:
     """The first key ``k<n>`` with ``low <= instance_of(key, size) < high``, and its instance."""
-    from spec.oplus.scenario import instance_of
-
     for n in itertools.count():
         key = f"k{n}"
         index = instance_of(key, size)
@@ -166,10 +175,7 @@ def big_times_case() -> dict[str, Any]:
 
 def big_time_problems(root: str) -> list[str]:
     """The batch driver's loop on event times above 2**53 (module docstring)."""
-    from conformance.core.matcher import compare
-    from conformance.oplus.oracles import as_rows, sequential, show
     from spark_impl.oplus import run_batch
-    from spec.oplus.scenario import parse_scenario
 
     case = big_times_case()
     # round 0's watermark is 2**60 + 200 (the first item of each list), the last round's +inf:
@@ -261,9 +267,7 @@ def typed_key_problems() -> list[str]:
 
 def text_key_problems() -> list[str]:
     """f_MK of the text operators against the reference's (module docstring, **text keys**)."""
-    from reference.oplus.operators.text import hashtags_of, pairs_of, words_of
     from spark_impl.oplus.operators import OperatorConfig, keys_of
-    from spec.oplus.model import StreamTuple
 
     found = []
     for text in TEXTS:
@@ -327,7 +331,6 @@ def sink_dir_problems(root: str) -> list[str]:
 
 def shift_problems() -> list[str]:
     """WT single shifts to the next tuple's instance in one step (module docstring)."""
-    from conformance.core.watchdog import Hang, bounded
     from spark_impl.oplus.instance import ScenarioRound, process
     from spark_impl.oplus.operators import OperatorConfig
 
@@ -354,8 +357,6 @@ class _FileSystem:
 
     @classmethod
     def from_uri(cls, uri: str) -> tuple[Any, str]:
-        from urllib.parse import urlsplit
-
         cls.calls.append(uri)
         return object(), urlsplit(uri).netloc.rsplit("@", 1)[-1]
 
@@ -397,7 +398,6 @@ def store_problems() -> list[str]:
 
 def keep_problems(root: str) -> list[str]:
     """``start_oplus_query``'s documented default ``keep`` (module docstring)."""
-    from conformance.standin.streaming import Stream
     from spark_impl.oplus.streaming import start_oplus_query
     from spark_impl.oplus.streaming_jobs import oplus_job
 
@@ -446,6 +446,4 @@ def oplus_model_problem() -> str | None:
 
 def run_check(result: SuiteResult) -> None:
     """Append the check to ``result`` (a failure is a ``contract`` failure)."""
-    from conformance.oplus.checks.live_contracts import append_check
-
     append_check(result, CHECK, 9, lambda: [p for p in [oplus_model_problem()] if p is not None])

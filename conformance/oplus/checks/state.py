@@ -18,8 +18,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.oplus.checks.live_contracts import append_check
+from spec.oplus.scenario import parse_scenario
+
 from conformance.core.results import SuiteResult
+from conformance.oplus.checks.live_contracts import append_check
 
 #: Name of the check in the O+ suite.
 CHECK = "spark_impl O+ key states vs their documented layout (no Spark)"
@@ -44,8 +46,6 @@ def _expected(wt: str) -> Any:
 
 def state_problems() -> list[str]:
     """The WTs whose configuration or key state is not the documented one (module docstring)."""
-    from spec.oplus.scenario import parse_scenario
-
     from spark_impl.oplus.instance import ScenarioRound, process
     from spark_impl.oplus.operators import Item, OperatorConfig
 

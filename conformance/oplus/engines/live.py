@@ -54,7 +54,12 @@ import shutil
 import tempfile
 from typing import Any, Mapping, Sequence, cast
 
-from spec.oplus.scenario import MAX_TIME
+from spec.oplus.scenario import MAX_TIME, parse_scenario
+
+from spark_impl.faults import OPLUS_FAULTS
+from spark_impl.oplus.feed import Feed
+from spark_impl.oplus.streaming_jobs import oplus_job
+from spark_impl.oplus.streaming_log import Log
 
 from conformance.core.crashes import Crash, Guard
 from conformance.core.session import shared_session
@@ -129,10 +134,6 @@ def late_arrivals(cases: Sequence[SparkCase], seed: int) -> list[SparkCase]:
 def request_file(case: SparkCase, watermark: int) -> int | None:
     """The file before which a reconfiguration at ``watermark`` is requested: the first whose
     batch's watermark reaches it while the stream runs (None: only the end would)."""
-    from spec.oplus.scenario import parse_scenario
-
-    from spark_impl.oplus.feed import Feed
-
     feed = Feed(parse_scenario(case[0]), case[1])
     for r in range(feed.rounds):
         mark = feed.watermark(r)
@@ -153,9 +154,7 @@ def _land(directory: str, index: int, rows: list[dict[str, Any]]) -> None:
 def run_live(spark: Any, cases: Sequence[SparkCase], faults: frozenset[str] = frozenset(),
              crashes: bool = True, workdir: str | None = None) -> list[SparkSeen | Crash]:
     """Every case's rows and their ``(round, instance)`` through one live query (module docstring)."""
-    from spark_impl.faults import OPLUS_FAULTS
     from spark_impl.oplus.streaming import CRASH_POINTS, start_oplus_query
-    from spark_impl.oplus.streaming_jobs import oplus_job
     from spark_impl.reconfig.sinks import ParquetSink
 
     if not cases:
@@ -222,8 +221,6 @@ def run_live(spark: Any, cases: Sequence[SparkCase], faults: frozenset[str] = fr
 def _applied(checkpoint: str, count: int) -> list[int]:
     """Per job, the rescale requests the query applied (from its last commit record, which
     counts them all: the request log itself keeps only the last few applied ones)."""
-    from spark_impl.oplus.streaming_log import Log
-
     record = Log(checkpoint).latest()
     return [record.rescaled.get(job, 0) if record is not None else 0 for job in range(count)]
 
@@ -234,7 +231,6 @@ def _request_log_problem(checkpoint: str, issued: int, applied: int, when: str =
     (``spark_impl.oplus.streaming.compact_requests``: bounded storage, and no applied request
     dropped before it has to be), else the difference in words."""
     from spark_impl.oplus.streaming import KEEP_APPLIED
-    from spark_impl.oplus.streaming_log import Log
 
     kept, pending = len(Log(checkpoint).requests()), issued - applied
     if kept == pending + min(applied, KEEP_APPLIED):
