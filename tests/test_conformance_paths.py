@@ -117,10 +117,10 @@ def test_coverage_measures_the_spark_workers(tmp_path: Path) -> None:
 
 
 def test_submit_args_keep_the_users_own() -> None:
-    from conformance.output.coverage import DAEMON_CONF, _submit_args
+    from conformance.output.coverage import DAEMON_CONF, submit_args
 
-    assert _submit_args(None) == f"--conf {DAEMON_CONF} pyspark-shell"
-    assert _submit_args("--driver-memory 1g pyspark-shell") == f"--driver-memory 1g --conf {DAEMON_CONF} pyspark-shell"
+    assert submit_args(None) == f"--conf {DAEMON_CONF} pyspark-shell"
+    assert submit_args("--driver-memory 1g pyspark-shell") == f"--driver-memory 1g --conf {DAEMON_CONF} pyspark-shell"
 
 
 # --- the stepped path (conformance.fries.engines.stepped): control messages released batch by batch ---

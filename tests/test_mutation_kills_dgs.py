@@ -293,13 +293,13 @@ def test_the_live_harness_allows_a_repeated_delivery_only_after_a_kill_between_d
     """``dgs/streaming.py`` ``deliver``: ``if commit.delivered >= commit.batch: return`` -> ``>``
     delivers a delivered batch again at every restart and replay; the sinks are idempotent by
     batch id, so outputs stay right, but a ``CallbackSink``'s function sees each call."""
-    from conformance.dgs.engines.live import Collected as _Collected
+    from conformance.dgs.engines.live import Collected
 
     class Frame:
         def collect(self) -> list[dict[str, Any]]:
             return [{"job": 0, "value": "1"}]
 
-    collected = _Collected()
+    collected = Collected()
     for batch in (0, 1, 1, 2):
         collected(Frame(), batch)
     assert collected.repeated({1}) is None

@@ -15,7 +15,7 @@ import pytest
 from test_conformance_dgs_oplus_order import _mutant
 
 import spark_impl.oplus.streaming as streaming
-from conformance.oplus.engines.live import _request_log_problem
+from conformance.oplus.engines.live import request_log_problem
 from spark_impl.oplus.streaming_jobs import oplus_job
 from spark_impl.oplus.streaming_log import Commit, Log
 
@@ -29,7 +29,7 @@ def _log_after(tmp: Path, compact: Compact, issued: int, applied: list[int]) -> 
     idents = [run.log.add_request(0, 2, None) for _ in range(issued)]
     record = Commit(0, {0: 1}, {0: 2}, 1, applied=[idents[i] for i in applied])
     compact(run, record)
-    return _request_log_problem(str(tmp), issued, len(applied))
+    return request_log_problem(str(tmp), issued, len(applied))
 
 
 @pytest.mark.parametrize("issued, applied", [(5, [0, 1, 2]), (5, [0, 1, 2, 3, 4]), (14, list(range(12))),

@@ -121,7 +121,7 @@ def write_rc(directory: Path) -> Path:
     return rc
 
 
-def _submit_args(current: str | None) -> str:
+def submit_args(current: str | None) -> str:
     """``PYSPARK_SUBMIT_ARGS`` with the measuring daemon selected (kept: the user's own args)."""
     args = (current or "").strip()
     if args.endswith("pyspark-shell"):
@@ -144,7 +144,7 @@ def measuring(directory: Path | None = None) -> Iterator[Measurement]:
     rc = write_rc(where)
     saved = {name: os.environ.get(name) for name in (RC_VARIABLE, "PYSPARK_SUBMIT_ARGS")}
     os.environ[RC_VARIABLE] = str(rc.resolve())
-    os.environ["PYSPARK_SUBMIT_ARGS"] = _submit_args(saved["PYSPARK_SUBMIT_ARGS"])
+    os.environ["PYSPARK_SUBMIT_ARGS"] = submit_args(saved["PYSPARK_SUBMIT_ARGS"])
     box = Measurement()
     cov = coverage.Coverage(config_file=str(rc), data_suffix="driver")
     cov.start()

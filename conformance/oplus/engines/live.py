@@ -199,15 +199,15 @@ def run_live(spark: Any, cases: Sequence[SparkCase], faults: frozenset[str] = fr
                 run = start()
                 run.query.processAllAvailable()
             else:  # a replayed batch (after a crash) does not compact: judged at the next one
-                problem = problem or _request_log_problem(checkpoint, asked, sum(_applied(checkpoint, len(cases))),
-                                                          f"after batch {index}, ")
+                done = sum(applied_counts(checkpoint, len(cases)))
+                problem = problem or request_log_problem(checkpoint, asked, done, f"after batch {index}, ")
         if fired != armed:  # a crash point that never fires silently drops the restart checks
             problem = problem or f"{armed} driver crashes were asked for (crash_at) but {fired} happened"
         run.stop()
-        applied = _applied(checkpoint, len(cases))
+        applied = applied_counts(checkpoint, len(cases))
         seen: list[SparkSeen | Crash] = list(_read_back(spark, table, applied))
         issued = [len(case[0].get("reconfigurations", [])) for case in cases]
-        problem = problem or _request_log_problem(checkpoint, sum(issued), sum(applied), "at the end, ")
+        problem = problem or request_log_problem(checkpoint, sum(issued), sum(applied), "at the end, ")
         if problem is not None:  # a query-wide failure, reported on the first case that asked (or case 0)
             seen[next((j for j, n in enumerate(issued) if n), 0)] = Crash(problem)
         return seen
@@ -218,14 +218,14 @@ def run_live(spark: Any, cases: Sequence[SparkCase], faults: frozenset[str] = fr
             shutil.rmtree(base, ignore_errors=True)
 
 
-def _applied(checkpoint: str, count: int) -> list[int]:
+def applied_counts(checkpoint: str, count: int) -> list[int]:
     """Per job, the rescale requests the query applied (from its last commit record, which
     counts them all: the request log itself keeps only the last few applied ones)."""
     record = Log(checkpoint).latest()
     return [record.rescaled.get(job, 0) if record is not None else 0 for job in range(count)]
 
 
-def _request_log_problem(checkpoint: str, issued: int, applied: int, when: str = "") -> str | None:
+def request_log_problem(checkpoint: str, issued: int, applied: int, when: str = "") -> str | None:
     """None when the query's request log (after a compacted batch) keeps exactly every request
     not applied and the ``KEEP_APPLIED`` newest applied ones, fewer while fewer were applied
     (``spark_impl.oplus.streaming.compact_requests``: bounded storage, and no applied request
