@@ -199,8 +199,9 @@ def run_live(spark: Any, cases: Sequence[SparkCase], faults: frozenset[str] = fr
                 run = start()
                 run.query.processAllAvailable()
             else:  # a replayed batch (after a crash) does not compact: judged at the next one
-                done = sum(applied_counts(checkpoint, len(cases)))
-                problem = problem or request_log_problem(checkpoint, asked, done, f"after batch {index}, ")
+                if problem is None:
+                    done = sum(applied_counts(checkpoint, len(cases)))
+                    problem = request_log_problem(checkpoint, asked, done, f"after batch {index}, ")
         if fired != armed:  # a crash point that never fires silently drops the restart checks
             problem = problem or f"{armed} driver crashes were asked for (crash_at) but {fired} happened"
         run.stop()
