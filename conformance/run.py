@@ -28,7 +28,7 @@ from typing import Any, Callable
 
 from spec.errors import InputError
 
-from spark_impl.faults import FAULTS, OPLUS_FAULTS
+import spark_impl.faults as spark_faults
 
 from conformance.core.results import Progress, SuiteResult
 from conformance.core.shrink import DEFAULT_BUDGET
@@ -132,7 +132,7 @@ def _oplus_faults(engine: str) -> frozenset[str]:
     if engine != "spark":
         return frozenset()
 
-    return OPLUS_FAULTS
+    return spark_faults.OPLUS_FAULTS
 
 
 LIVE_CASES = {"fries": 40, "dgs": 100, "oplus": 100}
@@ -144,7 +144,7 @@ random cases. DGS and O+ run a whole batch as one query: the batch suite's count
 
 def streaming_faults() -> dict[str, str]:
     """The seeded faults the live engines can inject (Fries and O+ executors)."""
-    return dict(FAULTS)
+    return dict(spark_faults.FAULTS)
 
 
 def run_streaming_suites(config: RunConfig, progress_for: Callable[[str], Progress | None]) -> list[SuiteResult]:
@@ -154,8 +154,8 @@ def run_streaming_suites(config: RunConfig, progress_for: Callable[[str], Progre
     if unknown:
         raise InputError(f"unknown fault {unknown[0]!r} (known: {', '.join(sorted(known))}; see --list-faults)",
                          "--inject-fault")
-    oplus_faults = frozenset(config.faults & OPLUS_FAULTS)
-    fries_faults = frozenset(config.faults - OPLUS_FAULTS)
+    oplus_faults = frozenset(config.faults & spark_faults.OPLUS_FAULTS)
+    fries_faults = frozenset(config.faults - spark_faults.OPLUS_FAULTS)
     for faults, suite in ((fries_faults, "fries"), (oplus_faults, "oplus")):
         if faults and suite not in config.suites:
             raise InputError(f"fault {sorted(faults)[0]!r} is seeded in the executor the {suite} suite runs; "

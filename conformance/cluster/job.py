@@ -21,7 +21,7 @@ from typing import Any, Sequence
 
 from spec.jsonio import write_json_atomic
 
-from spark_impl.session import get_or_create_session
+import spark_impl.session as spark_session
 
 from conformance.cluster.probe import executors
 from conformance.core.cases import draw_cases
@@ -84,7 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", required=True)
     args = parser.parse_args(argv)
 
-    spark = get_or_create_session(app_name=f"streamproof-cluster-{args.job}")
+    spark = spark_session.get_or_create_session(app_name=f"streamproof-cluster-{args.job}")
     registered = wait_for_executors(spark, args.executors, 180.0)
     report: dict[str, Any] = {
         "job": args.job, "master": spark.sparkContext.master, "registered_executors": registered,

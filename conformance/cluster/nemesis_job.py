@@ -31,7 +31,7 @@ import time
 from typing import Any, Callable, Sequence
 
 import spark_impl.oplus.driver as oplus_driver
-from spark_impl.session import get_or_create_session
+import spark_impl.session as spark_session
 
 from conformance.cluster.job import wait_for_executors
 from conformance.cluster.nemesis_oracles import judge_dgs, judge_fries, judge_oplus
@@ -166,7 +166,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     emit = Events(os.path.join(args.out, "events.jsonl"))
-    spark = get_or_create_session(app_name="streamproof-nemesis")
+    spark = spark_session.get_or_create_session(app_name="streamproof-nemesis")
     # O+ and DGS state then survives an executor loss (spark_impl.lineage)
     spark.sparkContext.setCheckpointDir(os.path.join(args.out, "rdd-checkpoints"))
     registered = wait_for_executors(spark, args.executors, 300.0)

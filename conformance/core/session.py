@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from spark_impl.session import get_or_create_session
+import spark_impl.session as spark_session
 
 APP_NAME = "streamproof-conformance"
 
@@ -20,6 +20,6 @@ def shared_session(spark: Any = None) -> Callable[[], Any]:
 
     def session() -> Any:
         if holder["spark"] is None:
-            holder["spark"] = get_or_create_session(app_name=APP_NAME)
+            holder["spark"] = spark_session.get_or_create_session(app_name=APP_NAME)
         return holder["spark"]
     return session

@@ -51,8 +51,8 @@ from spec.jsonio import expect_int, expect_object, expect_str
 from reference.dgs.examples import CONSISTENT, target
 from reference.dgs.strategies import components, impl_universe
 
-from spark_impl.dgs.plans import balanced_plan
-from spark_impl.dgs.topology import check_valid_plan
+import spark_impl.dgs.plans as dgs_plans
+import spark_impl.dgs.topology as dgs_topology
 
 from conformance.core.cases import draw_cases
 from conformance.core.results import SuiteResult
@@ -152,9 +152,9 @@ def balanced(program: Program, rng: random.Random) -> Plan | None:
     leaves: list[list[tuple[Hashable, str]]] = [[] for _ in range(rng.randint(2, 4))]
     for part in components(program, [t for t in impls if t not in root]):
         rng.choice(leaves).extend(part)
-    plan = balanced_plan(root, leaves, root_type=program.initial, root_prims=(fork.name, join.name))
+    plan = dgs_plans.balanced_plan(root, leaves, root_type=program.initial, root_prims=(fork.name, join.name))
     try:
-        check_valid_plan(program, plan)
+        dgs_topology.check_valid_plan(program, plan)
     except InputError:
         return None
     return plan

@@ -8,7 +8,7 @@ from typing import Any, Sequence
 
 from reference.dgs.examples import target
 
-from spark_impl.dgs import Arrival, DgsJob, run_dgs_many
+import spark_impl.dgs as spark_dgs
 
 from conformance.core.crashes import Guard
 from conformance.core.session import shared_session
@@ -23,8 +23,9 @@ s (the former limit) without anything wrong, and every case failed ``engine``.""
 
 def dgs_job(case: DgsCase, plan: Any = None) -> Any:
     """The ``spark_impl.dgs.DgsJob`` of ``case`` (``plan``: another plan instead of its own)."""
-    return DgsJob(target(case.name), case.plan if plan is None else plan, case.streams,
-                  Arrival(case.max_delay, case.max_jitter, case.seed), case.tick, case.inline_below)
+    return spark_dgs.DgsJob(target(case.name), case.plan if plan is None else plan, case.streams,
+                            spark_dgs.Arrival(case.max_delay, case.max_jitter, case.seed), case.tick,
+                            case.inline_below)
 
 
 def spark_engine(spark: Any = None, timeout_s: float = SPARK_TIMEOUT_S) -> BatchEngine:
@@ -34,7 +35,7 @@ def spark_engine(spark: Any = None, timeout_s: float = SPARK_TIMEOUT_S) -> Batch
 
     def run(cases: Sequence[DgsCase]) -> list[Observed]:
         jobs = [dgs_job(c) for c in cases]
-        return [(list(r.outputs), r.final_state, list(r.processed)) for r in run_dgs_many(session(), jobs)]
+        return [(list(r.outputs), r.final_state, list(r.processed)) for r in spark_dgs.run_dgs_many(session(), jobs)]
 
     guard: Guard[DgsCase, Observed] = Guard(run, timeout_s, on_hang=lambda: session().sparkContext.cancelAllJobs())
     return guard

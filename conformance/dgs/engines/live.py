@@ -44,7 +44,7 @@ from spec.dgs.streams import Heartbeat, StreamEvent, value_from_json, value_to_j
 
 from reference.dgs.examples import target
 
-from spark_impl.dgs.release import Arrival
+import spark_impl.dgs.release as dgs_release
 
 from conformance.core.crashes import Crash, Guard
 from conformance.core.results import SuiteResult
@@ -60,7 +60,7 @@ FILES = 5
 def case_chunks(case: DgsCase) -> list[list[dict[str, Any]]]:
     """The case's item rows in arrival order, cut into at most :data:`FILES` chunks along the
     driver's ticks (module docstring)."""
-    times = Arrival(case.max_delay, case.max_jitter, case.seed).times(case.streams)
+    times = dgs_release.Arrival(case.max_delay, case.max_jitter, case.seed).times(case.streams)
     arrived = sorted((times[stream][i], stream, i) for stream, items in case.streams.items()
                      for i in range(len(items)))
     if not arrived:

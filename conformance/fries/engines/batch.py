@@ -17,7 +17,7 @@ from typing import Any, Mapping, Sequence
 
 from spec.fries.scenario import Scenario
 
-from spark_impl.session import get_or_create_session
+import spark_impl.session as spark_session
 
 from conformance.core.crashes import Crash, Guard
 from conformance.fries import retention
@@ -45,7 +45,7 @@ class SparkEngine:
     def spark(self) -> Any:
         """The shared SparkSession (created on first use)."""
         if self._spark is None:
-            self._spark = get_or_create_session(app_name="streamproof-conformance")
+            self._spark = spark_session.get_or_create_session(app_name="streamproof-conformance")
         return self._spark
 
     def run(self, scenarios: Sequence[Scenario]) -> list[RunOutcome]:

@@ -49,7 +49,7 @@ from typing import Any, Sequence
 from spec.fries.scenario import Scenario
 from spec.fries.schedule import Operation, Schedule
 
-from spark_impl.keys import stable_hash
+import spark_impl.keys as spark_keys
 
 from conformance.fries.engines.stepped import CommitWatch, Releases, stepped_job
 from conformance.fries.outcome import PathFailure
@@ -81,7 +81,7 @@ def _hashed(k: int, family: str) -> Any:
     while True:
         key: Any = f"k{k}.{i}" if family == "string" else ("k", (k, None), i) if family == "json" else \
             (b"k", (k, None), i)
-        if stable_hash(key) % PERIOD == k % PERIOD:
+        if spark_keys.stable_hash(key) % PERIOD == k % PERIOD:
             return key
         i += 1
 

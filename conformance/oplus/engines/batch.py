@@ -7,7 +7,7 @@ from __future__ import annotations
 import importlib
 from typing import Any, Sequence
 
-from spark_impl.oplus import run_batch
+import spark_impl.oplus as spark_oplus
 
 from conformance.core.crashes import Guard
 from conformance.core.session import shared_session
@@ -31,7 +31,7 @@ def spark_engine(faults: frozenset[str], spark: Any = None, timeout_s: float = 1
     session = shared_session(spark)
 
     def run(cases: Sequence[SparkCase]) -> list[SparkSeen]:
-        result = run_batch(session(), [c for c, _ in cases], faults=sorted(faults),
+        result = spark_oplus.run_batch(session(), [c for c, _ in cases], faults=sorted(faults),
                            items_per_round=[k for _, k in cases])
         return [(as_rows(r), list(e), a) for r, e, a in zip(result.rows, result.emitted, result.applied)]
 

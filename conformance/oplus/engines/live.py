@@ -56,10 +56,10 @@ from typing import Any, Mapping, Sequence, cast
 
 from spec.oplus.scenario import MAX_TIME, parse_scenario
 
-from spark_impl.faults import OPLUS_FAULTS
-from spark_impl.oplus.feed import Feed
-from spark_impl.oplus.streaming_jobs import oplus_job
-from spark_impl.oplus.streaming_log import Log
+import spark_impl.faults as spark_faults
+import spark_impl.oplus.feed as oplus_feed
+import spark_impl.oplus.streaming_jobs as oplus_jobs
+import spark_impl.oplus.streaming_log as oplus_log
 
 from conformance.core.crashes import Crash, Guard
 from conformance.core.session import shared_session
@@ -134,7 +134,7 @@ def late_arrivals(cases: Sequence[SparkCase], seed: int) -> list[SparkCase]:
 def request_file(case: SparkCase, watermark: int) -> int | None:
     """The file before which a reconfiguration at ``watermark`` is requested: the first whose
     batch's watermark reaches it while the stream runs (None: only the end would)."""
-    feed = Feed(parse_scenario(case[0]), case[1])
+    feed = oplus_feed.Feed(parse_scenario(case[0]), case[1])
     for r in range(feed.rounds):
         mark = feed.watermark(r)
         if mark != float("inf") and mark >= watermark:
@@ -159,7 +159,7 @@ def run_live(spark: Any, cases: Sequence[SparkCase], faults: frozenset[str] = fr
 
     if not cases:
         return []
-    jobs = [oplus_job(c["operator"], c["WA"], c["WS"], WT=c.get("WT"), parallelism=c["parallelism"],
+    jobs = [oplus_jobs.oplus_job(c["operator"], c["WA"], c["WS"], WT=c.get("WT"), parallelism=c["parallelism"],
                       params=c.get("params"), sources=len(c["inputs"])) for c, _ in cases]
     requests: dict[int, list[tuple[int, int, int]]] = {}
     files = stream_files(cases)
@@ -175,7 +175,7 @@ def run_live(spark: Any, cases: Sequence[SparkCase], faults: frozenset[str] = fr
     def start() -> Any:
         stream = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(source_dir)
         return start_oplus_query(spark, stream, jobs, checkpoint_dir=checkpoint, sink=ParquetSink(table),
-                                 faults=faults & OPLUS_FAULTS)
+                                 faults=faults & spark_faults.OPLUS_FAULTS)
 
     run = start()
     pending_crashes = list(CRASH_POINTS) if crashes else []
@@ -222,7 +222,7 @@ def run_live(spark: Any, cases: Sequence[SparkCase], faults: frozenset[str] = fr
 def applied_counts(checkpoint: str, count: int) -> list[int]:
     """Per job, the rescale requests the query applied (from its last commit record, which
     counts them all: the request log itself keeps only the last few applied ones)."""
-    record = Log(checkpoint).latest()
+    record = oplus_log.Log(checkpoint).latest()
     return [record.rescaled.get(job, 0) if record is not None else 0 for job in range(count)]
 
 
@@ -233,7 +233,7 @@ def request_log_problem(checkpoint: str, issued: int, applied: int, when: str = 
     dropped before it has to be), else the difference in words."""
     from spark_impl.oplus.streaming import KEEP_APPLIED
 
-    kept, pending = len(Log(checkpoint).requests()), issued - applied
+    kept, pending = len(oplus_log.Log(checkpoint).requests()), issued - applied
     if kept == pending + min(applied, KEEP_APPLIED):
         return None
     return (f"{when}{issued} rescale requests, {applied} of them applied: the query's request log keeps {kept}, "
