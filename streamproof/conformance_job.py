@@ -25,7 +25,7 @@ DEFAULT_CASES = 60
 
 def run_job(args: argparse.Namespace) -> int:
     """Handle ``conformance --job`` (module docstring)."""
-    from conformance.progress import ProgressBar
+    from conformance.core.progress import ProgressBar
     from conformance.userjob.load import load_job
     from conformance.userjob.suite import UserJobConfig, check_faults, replay, run_userjob_suite
 
@@ -45,7 +45,7 @@ def run_job(args: argparse.Namespace) -> int:
     faults = frozenset(args.inject_fault)
     check_faults(faults)
     if args.replay:
-        from conformance.regression import load_case
+        from conformance.core.saved_case import load_case
 
         record = load_case(args.replay)
         if record["suite"] != "userjob":

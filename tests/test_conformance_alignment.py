@@ -9,10 +9,12 @@ of tests/test_conformance_spark.py."""
 
 from __future__ import annotations
 
-from conformance.cases import draw_cases
-from conformance.fries.engines import make_engine
-from conformance.fries.suite import FriesConfig, judge_batch, race_section
-from conformance.generators.alignment import (
+from conformance.core.cases import draw_cases
+from conformance.fries.engines.catalogue import make_engine
+from conformance.fries.config import FriesConfig
+from conformance.fries.suite import judge_batch
+from conformance.fries.cases.sections import race_section
+from conformance.fries.cases.alignment import (
     PROBE_HEAD_COST,
     alignment_probes,
     is_probe_shaped,
@@ -49,7 +51,7 @@ def test_probes_pass_correct_schedulers_and_fail_an_unaligned_one() -> None:
 
 
 def test_every_race_batch_starts_with_a_probe() -> None:
-    from conformance.fries.suite import race_strategy
+    from conformance.fries.cases.sections import race_strategy
 
     strategy = race_strategy()
     assert not isinstance(strategy, str)

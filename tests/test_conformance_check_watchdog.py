@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from conformance import watchdog
-from conformance.suite import CheckResult, SuiteResult
+from conformance.core import watchdog
+from conformance.core.results import CheckResult, SuiteResult
 
 
 def test_bounded_returns_the_value_or_names_the_hang() -> None:
@@ -27,8 +27,8 @@ def test_bounded_returns_the_value_or_names_the_hang() -> None:
 
 
 def test_a_hanging_fries_contracts_part_fails_the_check(monkeypatch: pytest.MonkeyPatch) -> None:
-    from conformance import fries_control_check
-    from conformance.fries.contracts_check import run_contracts_check
+    from conformance.fries.checks import control as fries_control_check
+    from conformance.fries.checks.contracts import run_contracts_check
 
     stop = threading.Event()
     monkeypatch.setattr(fries_control_check, "control_problem", lambda: stop.wait())

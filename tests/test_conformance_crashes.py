@@ -1,4 +1,4 @@
-"""Crashes are findings (issue 12 item 5): conformance.crashes isolates the case that makes an
+"""Crashes are findings (issue 12 item 5): conformance.core.crashes isolates the case that makes an
 engine call raise, reports a hang, and the DGS and O+ suites turn both into ``engine``
 failures (exit 1, shrunk, saved, replayable) instead of an internal error (exit 3)."""
 
@@ -11,9 +11,9 @@ from typing import Any, Sequence
 
 import pytest
 
-from conformance.cases import draw_cases
+from conformance.core.cases import draw_cases
 from streamproof.main import main
-from conformance.crashes import Crash, Guard, describe, run_isolating
+from conformance.core.crashes import Crash, Guard, describe, run_isolating
 
 
 def _doubler(items: Sequence[int]) -> list[int]:
@@ -82,7 +82,7 @@ def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str,
 
 def test_a_dgs_engine_crash_exits_1_with_the_case_saved_and_replayable(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    import conformance.dgs_suite as suite
+    import conformance.dgs.suite as suite
 
     honest = suite.reference_engine
 
@@ -113,7 +113,7 @@ def test_a_dgs_engine_crash_exits_1_with_the_case_saved_and_replayable(
 
 def test_an_oplus_reference_crash_is_an_engine_failure_not_exit_3(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    import conformance.oplus_suite as suite
+    import conformance.oplus.suite as suite
 
     honest = suite.reference_rows
 
@@ -135,13 +135,13 @@ def test_an_oplus_reference_crash_is_an_engine_failure_not_exit_3(
 
 
 def test_a_fries_spark_batch_that_raises_fails_only_the_crashing_scenario(monkeypatch: pytest.MonkeyPatch) -> None:
-    """SparkEngine.run (conformance.fries.engines) bisects a raising batch: the scenario that
+    """SparkEngine.run (conformance.fries.engines.catalogue) bisects a raising batch: the scenario that
     crashes the executor is an ``engine`` failure, the others are run and judged (no Spark:
     the entry path is replaced)."""
-    import conformance.fries.frontends as frontends
-    from conformance.fries.engines import SparkEngine
+    import conformance.fries.engines.paths as frontends
+    from conformance.fries.engines.batch import SparkEngine
     from conformance.fries.oracles import judge
-    from conformance.generators.fries import scenarios
+    from conformance.fries.cases.scenarios import scenarios
     from reference.fries.simulator import simulate
 
     drawn = draw_cases(scenarios().filter(lambda s: any(s.sources.values())), 6, 3)

@@ -1,5 +1,5 @@
 """The live DGS front end run with its defaults on a pure-Python Spark
-(:mod:`conformance.dgs_live_local_check`): the check holds on ``spark_impl/dgs/streaming.py``, and
+(:mod:`conformance.dgs.checks.live_standin`): the check holds on ``spark_impl/dgs/streaming.py``, and
 names each one-line bug of its retention, inlining, bookkeeping and ``stop()`` that the Spark runs
 (``keep_records=True``, idle stops) and the contracts check (``Store.prune`` and ``run.stopping``
 called directly) leave unseen."""
@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from conformance import dgs_live_local_check
+from conformance.dgs.checks import live_standin as dgs_live_local_check
 from spark_impl.dgs import streaming
 
 RUN = streaming.DgsStreamingRun

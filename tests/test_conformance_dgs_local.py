@@ -1,4 +1,4 @@
-"""The DGS driver on the pure-Python Spark stand-in (``conformance.dgs_local_check``, issue 12,
+"""The DGS driver on the pure-Python Spark stand-in (``conformance.dgs.checks.standin``, issue 12,
 session 7): no failure on the drawn cases of seeds 0-1, and failures on mutants of
 ``spark_impl/dgs/driver.py`` that the Spark check cannot see (each recompiled from its source with
 one change, as cosmic-ray writes it; ids are benchmarks/mutation.py's at b199243)."""
@@ -11,9 +11,9 @@ from test_conformance_dgs_oplus_order import _mutant
 
 import spark_impl.dgs as package
 import spark_impl.dgs.driver as driver
-from conformance.dgs_local_check import problems, run_check
-from conformance.dgs_suite import draw_dgs_cases
-from conformance.suite import SuiteResult
+from conformance.dgs.checks.standin import problems, run_check
+from conformance.dgs.cases import draw_dgs_cases
+from conformance.core.results import SuiteResult
 
 CASES = draw_dgs_cases(100, 0)
 
@@ -86,7 +86,7 @@ def test_a_sequential_plan_of_the_wrong_state_type_is_caught(monkeypatch: pytest
     """Review finding 10 (``spark_impl/dgs/__init__.py:22-24``, ``program.initial`` ->
     ``"State"``): ``sequential_plan`` is public API no check called; for a program whose initial
     state type is not ``State`` the plan is P-invalid."""
-    from conformance.dgs_local_check import sequential_problem
+    from conformance.dgs.checks.standin import sequential_problem
 
     monkeypatch.setattr(package, "sequential_plan", _mutant(package, "sequential_plan", "program.initial, impl",
                                                             '"State", impl'))

@@ -1,4 +1,4 @@
-"""The DGS suite's one-worker-plan check (conformance.dgs_one_worker): the first cases under
+"""The DGS suite's one-worker-plan check (conformance.dgs.checks.one_worker): the first cases under
 one-worker plans pass on Spark, and a root host taken past the root's only leaf, or ticks that
 count leaf-only steps as synchronizing ones, are caught."""
 
@@ -10,9 +10,9 @@ import pytest
 
 from test_conformance_dgs_oplus_order import _mutant
 
-from conformance.dgs_one_worker import CASES as FIRST, one_worker, run_check
-from conformance.dgs_suite import draw_dgs_cases
-from conformance.suite import SuiteResult
+from conformance.dgs.checks.one_worker import CASES as FIRST, one_worker, run_check
+from conformance.dgs.cases import draw_dgs_cases
+from conformance.core.results import SuiteResult
 
 CASES = draw_dgs_cases(FIRST, 0)
 

@@ -14,10 +14,12 @@ from spec.dgs.validity import v1_holds, v2_holds
 from spec.oplus.scenario import parse_scenario
 from reference.dgs.examples import CONSISTENT
 
-from conformance.cases import draw_cases
-from conformance.dgs_suite import draw_dgs_cases, judge, reference_engine
-from conformance.generators.dgs import case_from_json, case_to_json, program_of
-from conformance.generators.oplus import OPERATORS, oplus_cases
+from conformance.core.cases import draw_cases
+from conformance.dgs.cases import draw_dgs_cases
+from conformance.dgs.oracles import judge
+from conformance.dgs.engines.reference import reference_engine
+from conformance.dgs.cases import case_from_json, case_to_json, program_of
+from conformance.oplus.cases import OPERATORS, oplus_cases
 
 DGS = draw_dgs_cases(60, 0)
 OPLUS = draw_cases(oplus_cases(), 100, 0)
@@ -109,7 +111,7 @@ def test_oplus_cases_cover_every_operator_boundary_rescale_and_round_size() -> N
 
 @pytest.mark.parametrize("mode", ["sn", "vsn"])
 def test_the_reference_executions_pass_every_oplus_case(mode: str) -> None:
-    from conformance.oplus_suite import discrepancy
+    from conformance.oplus.suite import discrepancy
 
     assert [i for i, (s, _) in enumerate(OPLUS) if discrepancy(s, mode, i) is not None] == []
 
@@ -132,7 +134,7 @@ def test_concat_joins_are_order_sensitive_so_a_swapped_join_is_a_wrong_state() -
 def test_every_third_oplus_case_is_a_targeted_edge_case_hitting_its_edge() -> None:
     from spec.oplus.emission import round_watermark, rounds
 
-    from conformance.generators.oplus_edges import EVERY, KINDS, with_edges
+    from conformance.oplus.edges import EVERY, KINDS, with_edges
 
     drawn = with_edges(OPLUS, 0)
     edges = drawn[EVERY - 1::EVERY]
@@ -166,7 +168,7 @@ def test_the_balanced_plan_check_passes_the_builder_and_catches_a_wrong_one(monk
     import spark_impl.dgs.plans as plans
     from spec.dgs.plan import Plan, Worker
 
-    from conformance.dgs_plans_check import check
+    from conformance.dgs.checks.plans import check
 
     assert check(200, 0) == []
     honest = plans.balanced_plan

@@ -10,15 +10,17 @@ from typing import Any, Sequence
 
 import pytest
 
-from conformance.cases import draw_cases
-from conformance.crashes import Crash
-from conformance.dgs_oplus_live import dgs_live_check, oplus_live_check
-from conformance.dgs_suite import draw_dgs_cases, reference_engine
-from conformance.generators.oplus import oplus_cases
-from conformance.oplus_rounds import rows_of
-from conformance.oplus_streaming import LATE_EVERY
-from conformance.regression import load_case
-from conformance.suite import SuiteResult
+from conformance.core.cases import draw_cases
+from conformance.core.crashes import Crash
+from conformance.dgs.suite import dgs_live_check
+from conformance.oplus.suite import oplus_live_check
+from conformance.dgs.cases import draw_dgs_cases
+from conformance.dgs.engines.reference import reference_engine
+from conformance.oplus.cases import oplus_cases
+from conformance.oplus.oracles import rows_of
+from conformance.oplus.engines.live import LATE_EVERY
+from conformance.core.saved_case import load_case
+from conformance.core.results import SuiteResult
 
 DGS = draw_dgs_cases(20, 0)
 BROKEN = 13
@@ -36,7 +38,7 @@ def _dgs_engine(broken: bool) -> Any:
 
 def test_the_dgs_live_check_runs_every_case_and_saves_a_failure_for_the_live_replay(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    import conformance.dgs_streaming as live
+    import conformance.dgs.engines.live as live
 
     monkeypatch.setattr(live, "streaming_engine", _dgs_engine(False))
     result = SuiteResult("dgs", "spark", 0)
@@ -49,14 +51,14 @@ def test_the_dgs_live_check_runs_every_case_and_saves_a_failure_for_the_live_rep
     record = load_case(result.failures[0].replay_file)
     assert record["engine"] == "spark-streaming"
 
-    from conformance.dgs_suite import replay
+    from conformance.dgs.suite import replay
 
     assert replay(record, None)[0] is False  # the (broken) live engine, not the reference
 
 
 def test_the_oplus_live_check_judges_rows_rounds_and_instances_and_replays_live(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    import conformance.oplus_streaming as live
+    import conformance.oplus.engines.live as live
     from spec.oplus.emission import emission_rounds, emitting_instance
     from spec.oplus.scenario import parse_scenario
 
@@ -94,7 +96,7 @@ def test_the_oplus_live_check_judges_rows_rounds_and_instances_and_replays_live(
     record = load_case(result.failures[0].replay_file or "")
     assert record["scheduler"] == "spark-streaming"
 
-    from conformance.oplus_suite import replay
+    from conformance.oplus.suite import replay
 
     assert replay(record, None)[0] is False
 
@@ -110,7 +112,7 @@ def test_a_dgs_live_failure_is_shrunk_with_the_live_engine_within_the_budget(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Session 7: the default suite's live failures were saved as drawn (sizes 0 -> 0, no
     steps). Now the live engine shrinks them, and ``--shrink-budget 0`` leaves them as drawn."""
-    import conformance.dgs_streaming as live
+    import conformance.dgs.engines.live as live
 
     monkeypatch.setattr(live, "streaming_engine", _dgs_engine_losing_every_first_event())
     result = SuiteResult("dgs", "spark", 0)
@@ -127,7 +129,7 @@ def test_a_dgs_live_failure_is_shrunk_with_the_live_engine_within_the_budget(
 
 def test_an_oplus_live_failure_is_shrunk_with_the_live_engine_within_the_budget(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    import conformance.oplus_streaming as live
+    import conformance.oplus.engines.live as live
     from spec.oplus.emission import emission_rounds, emitting_instance
     from spec.oplus.scenario import parse_scenario
 
@@ -159,15 +161,16 @@ def test_an_oplus_live_failure_is_shrunk_with_the_live_engine_within_the_budget(
 def test_the_dgs_suite_honours_the_shrink_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     """``--shrink-budget N``: at most N candidates (0: none). The DGS and O+ suites ignored it
     before session 7 (the DGS shrinker always ran up to 300 candidates)."""
-    from conformance import dgs_suite
+    from conformance.dgs import oracles as dgs_oracles
+    from conformance.dgs import suite as dgs_suite
 
-    original = dgs_suite.judge
+    original = dgs_oracles.judge
 
     def judge(case: Any, observed: Any) -> list[tuple[str, str]]:  # a "bug" in every case with an event
         found = original(case, observed)
         return found or ([("outputs", "planted")] if any(case.streams.values()) else [])
 
-    monkeypatch.setattr(dgs_suite, "judge", judge)
+    monkeypatch.setattr(dgs_oracles, "judge", judge)
     shrunk = dgs_suite.run_dgs_suite(cases=20, seed=0).failures[0]
     assert shrunk.shrink_steps > 0 and shrunk.shrunk_size < shrunk.original_size
     kept = dgs_suite.run_dgs_suite(cases=20, seed=0, shrink_budget=0).failures[0]

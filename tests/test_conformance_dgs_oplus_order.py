@@ -1,4 +1,4 @@
-"""The DGS suite's driver-side order check (conformance.dgs_release_check) and the restricted
+"""The DGS suite's driver-side order check (conformance.dgs.checks.release) and the restricted
 plans with a late stream that make the release rule's fixpoint matter (issue 12, set B bug 13):
 no false positive on the drawn cases, and a mutant of the mailbox or of the step planner is
 seen without any Spark job."""
@@ -12,9 +12,10 @@ import pytest
 
 from spec.dgs.streams import StreamEvent
 
-from conformance.dgs_release_check import check
-from conformance.dgs_suite import draw_dgs_cases, replay
-from conformance.generators.dgs import STREAMS, case_to_json
+from conformance.dgs.checks.release import check
+from conformance.dgs.cases import draw_dgs_cases
+from conformance.dgs.suite import replay
+from conformance.dgs.cases import STREAMS, case_to_json
 
 CASES = draw_dgs_cases(100, 0)
 

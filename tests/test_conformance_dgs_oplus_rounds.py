@@ -1,6 +1,6 @@
 """O+ emission rounds and emitting instances (issue 12): the definition in
 ``spec.oplus.emission`` and the suite's ``round`` / ``instance`` oracles
-(``conformance.oplus_rounds``), without Spark."""
+(``conformance.oplus.oracles``), without Spark."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from spec.oplus.emission import (
 )
 from spec.oplus.scenario import instance_of, parse_scenario
 
-from conformance.generators.oplus import oplus_scenarios
-from conformance.oplus_rounds import INSTANCE_TAG, ROUND_TAG, sequential, timing_problem
+from conformance.oplus.cases import oplus_scenarios
+from conformance.oplus.oracles import INSTANCE_TAG, ROUND_TAG, sequential, timing_problem
 
 
 def _sum(inputs: list[list[dict[str, Any]]], **extra: Any) -> dict[str, Any]:

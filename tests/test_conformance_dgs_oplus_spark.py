@@ -9,11 +9,14 @@ from typing import Any
 
 import pytest
 
-from conformance.cases import draw_cases
-from conformance.crashes import Crash
-from conformance.dgs_suite import draw_dgs_cases, judge, spark_engine
-from conformance.generators.oplus import oplus_cases
-from conformance.oplus_suite import spark_discrepancies, spark_engine as oplus_engine
+from conformance.core.cases import draw_cases
+from conformance.core.crashes import Crash
+from conformance.dgs.cases import draw_dgs_cases
+from conformance.dgs.oracles import judge
+from conformance.dgs.engines.batch import spark_engine
+from conformance.oplus.cases import oplus_cases
+from conformance.oplus.oracles import spark_discrepancies
+from conformance.oplus.engines.batch import spark_engine as oplus_engine
 
 pytestmark = pytest.mark.spark
 

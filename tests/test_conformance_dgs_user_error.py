@@ -1,4 +1,4 @@
-"""The DGS suite's user-error check (conformance.dgs_user_error): a user function raising in a
+"""The DGS suite's user-error check (conformance.dgs.checks.user_error): a user function raising in a
 Spark task must stop the batch executor with the program's one-line InputError; the check
 sees an executor that lets the task's exception through (``_user_error`` finding nothing)."""
 
@@ -10,9 +10,9 @@ import pytest
 
 from spec.errors import InputError
 
-from conformance.dgs_suite import draw_dgs_cases
-from conformance.dgs_user_error import PROGRAM, bad_input, problem, run_check
-from conformance.suite import SuiteResult
+from conformance.dgs.cases import draw_dgs_cases
+from conformance.dgs.checks.user_error import PROGRAM, bad_input, problem, run_check
+from conformance.core.results import SuiteResult
 
 CASES = draw_dgs_cases(6, 0)
 EXPECTED = "Concat.state_types['Whole'].update: raised TypeError: boom (called with {}, ('app', 0, 5))"

@@ -11,12 +11,15 @@ from typing import Any
 
 import pytest
 
-from conformance.cases import draw_cases
-from conformance.fries.engines import delay_problem
-from conformance.fries.mcs_check import CHECK, mcs_problem, run_mcs_check
-from conformance.fries.suite import FriesConfig, path_section, scenario_strategy, stepped_section
-from conformance.generators.fries import mcs_shapes
-from conformance.suite import SuiteResult
+from conformance.core.cases import draw_cases
+from conformance.fries.engines.batch import delay_problem
+from conformance.fries.checks.mcs import CHECK, run_mcs_check
+from conformance.fries.oracles import mcs_problem
+from conformance.fries.config import FriesConfig
+from conformance.fries.suite import path_section
+from conformance.fries.cases.sections import scenario_strategy, stepped_section
+from conformance.fries.cases.scenarios import mcs_shapes
+from conformance.core.results import SuiteResult
 
 
 def _strategy() -> Any:
@@ -74,7 +77,7 @@ def test_every_sink_case_routes_a_negative_int_where_abs_mod_3_differs_and_every
     no negative integer key at all (4 and 2 tuples at seed 0, one source feeding nothing)."""
     from spark_impl.keys import route
 
-    from conformance.fries.sink_path import keyed_job, worthy
+    from conformance.fries.engines.sink import keyed_job, worthy
 
     for seed in range(5):
         ((_, sink),) = path_section(_strategy(), FriesConfig(seed=seed), only=("sink",))
@@ -121,7 +124,7 @@ class _Executor:
 
 
 def test_a_commit_before_every_head_has_its_fcm_is_named() -> None:
-    from conformance.fries.stepped import commit_rule_violations
+    from conformance.fries.engines.stepped import commit_rule_violations
 
     ok = _Executor([_Job(_Prog()), _Job(_Prog(_Active(switched={"A#0": 1.0, "A#1": 2.0})))])
     assert commit_rule_violations(ok) == {}
@@ -134,8 +137,8 @@ def test_a_commit_before_every_head_has_its_fcm_is_named() -> None:
 def test_a_saved_live_case_gets_the_live_engine_back() -> None:
     """``--replay`` of a case the live path saved (``"engine": "spark-streaming"``,
     ``"scheduler": "fries:live-stepped"``) runs it through the same mode."""
-    from conformance.fries.engines import engine_status, make_engine
-    from conformance.fries.streaming_engine import StreamingEngine
+    from conformance.fries.engines.catalogue import engine_status, make_engine
+    from conformance.fries.engines.live import StreamingEngine
 
     assert engine_status("spark-streaming") is None
     for path, mode in (("live-stepped", "live-stepped"), ("live", "live"), ("planned", "live")):
@@ -148,7 +151,7 @@ def test_a_committed_view_that_changes_without_a_commit_is_named() -> None:
     batch then writes its uncommitted offset into what a second crash would resume from."""
     from spark_impl.reconfig.progress import Progress
 
-    from conformance.fries.stepped import CommitWatch
+    from conformance.fries.engines.stepped import CommitWatch
 
     job = _Job(Progress(offset=4, history=[1, 2]))  # type: ignore[arg-type]
     executor = _Executor([job])

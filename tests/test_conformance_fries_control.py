@@ -1,5 +1,5 @@
 """The FCM channel's task side (``spark_impl.reconfig.control.ControlReader``) and the suite's
-check of it (:mod:`conformance.fries_control_check`), without Spark."""
+check of it (:mod:`conformance.fries.checks.control`), without Spark."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance import fries_control_check
+from conformance.fries.checks import control as fries_control_check
 from spark_impl.reconfig.control import ControlEntry, ControlReader, control_log, write_control
 
 

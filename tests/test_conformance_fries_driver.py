@@ -1,4 +1,4 @@
-"""The Fries driver's own promises on a pure-Python Spark (:mod:`conformance.fries_driver_check`):
+"""The Fries driver's own promises on a pure-Python Spark (:mod:`conformance.fries.checks.driver`):
 they hold on the executor, and each one-line bug the reviewer found in ``driver.py`` is named."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance import fries_driver_check
+from conformance.fries.checks import driver as fries_driver_check
 from spark_impl.reconfig import driver
 
 

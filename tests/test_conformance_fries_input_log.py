@@ -1,5 +1,5 @@
 """The Structured Streaming front end's input log under a retention, without Spark
-(:mod:`conformance.fries_input_log_check`): it holds on the executor, and names a log that
+(:mod:`conformance.fries.checks.input_log`): it holds on the executor, and names a log that
 drops the wrong files (independent bug set D, 08) or keeps the files it must drop."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from conformance import fries_input_log_check
+from conformance.fries.checks import input_log as fries_input_log_check
 from spark_impl.reconfig import streaming
 
 
@@ -56,8 +56,8 @@ def test_files_left_on_disk_after_their_deletion_are_named(monkeypatch: pytest.M
 
 
 def test_the_suites_contracts_check_runs_the_input_log_check(monkeypatch: pytest.MonkeyPatch) -> None:
-    from conformance.fries.contracts_check import run_contracts_check
-    from conformance.suite import SuiteResult
+    from conformance.fries.checks.contracts import run_contracts_check
+    from conformance.core.results import SuiteResult
 
     monkeypatch.setattr(fries_input_log_check, "input_log_problem", lambda: "the planted problem")
     result = SuiteResult("fries", "spark", 0)

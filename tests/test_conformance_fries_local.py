@@ -1,5 +1,5 @@
-"""The Fries executor on the pure-Python Spark stand-in (:mod:`conformance.local_spark`)
-and the suite's check that uses it (:mod:`conformance.fries_local_check`), without Spark: it
+"""The Fries executor on the pure-Python Spark stand-in (:mod:`conformance.standin.spark`)
+and the suite's check that uses it (:mod:`conformance.fries.checks.standin`), without Spark: it
 passes on the executor and names the holdout survivors of session 7 it targets."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from conformance import fries_local_check
-from conformance.local_spark import LocalSpark
+from conformance.fries.checks import standin as fries_local_check
+from conformance.standin.spark import LocalSpark
 
 
 def test_the_local_check_passes_on_the_executor() -> None:
@@ -89,8 +89,8 @@ def test_a_crash_rolls_back_the_pending_batches_and_nothing_else(
 def test_the_suites_contracts_check_runs_the_local_check(monkeypatch: pytest.MonkeyPatch) -> None:
     """The local check is wired into the Fries suite's Spark-free contracts check (a first
     version of session 7 imported it without running it)."""
-    from conformance.fries.contracts_check import run_contracts_check
-    from conformance.suite import SuiteResult
+    from conformance.fries.checks.contracts import run_contracts_check
+    from conformance.core.results import SuiteResult
 
     monkeypatch.setattr("spark_impl.reconfig.task.STATS_LEVEL", 31)
     result = SuiteResult("fries", "spark", 0)

@@ -1,12 +1,12 @@
 """The Fries executor's refusals and ``submit``'s answers without Spark
-(:mod:`conformance.fries_refusals_check`): ``collect_results`` reports every rejection,
+(:mod:`conformance.fries.checks.refusals`): ``collect_results`` reports every rejection,
 including one made after the job's last commit (a reviewer's finding)."""
 
 from __future__ import annotations
 
 import pytest
 
-from conformance.fries_refusals_check import refusal_problem
+from conformance.fries.checks.refusals import refusal_problem
 
 
 def test_the_refusals_check_passes_on_the_executor() -> None:

@@ -1,5 +1,5 @@
 """A driver crash between a sink write and its record, then a resume, without Spark
-(:mod:`conformance.fries_sink_crash_check`): it holds on the executor, and names a resume
+(:mod:`conformance.fries.checks.sink_crash`): it holds on the executor, and names a resume
 that does not make the interrupted delivery again (session 8's second holdout)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance import fries_sink_crash_check
+from conformance.fries.checks import sink_crash as fries_sink_crash_check
 from spark_impl.reconfig import driver
 
 
@@ -37,8 +37,8 @@ def test_a_sink_that_delivers_twice_under_new_ids_is_named(monkeypatch: pytest.M
 
 
 def test_the_suites_contracts_check_runs_the_sink_crash_check(monkeypatch: pytest.MonkeyPatch) -> None:
-    from conformance.fries.contracts_check import run_contracts_check
-    from conformance.suite import SuiteResult
+    from conformance.fries.checks.contracts import run_contracts_check
+    from conformance.core.results import SuiteResult
 
     monkeypatch.setattr(fries_sink_crash_check, "sink_crash_problem", lambda: "the planted problem")
     result = SuiteResult("fries", "spark", 0)

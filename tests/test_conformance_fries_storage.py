@@ -1,4 +1,4 @@
-"""The Fries executor's storage promises without Spark (:mod:`conformance.fries_storage_check`):
+"""The Fries executor's storage promises without Spark (:mod:`conformance.fries.checks.storage`):
 they hold on the executor, and each one-line bug a reviewer found in retention.py, api.py,
 storage.py and objectstore.py (no Spark run of the suite sees them) is named."""
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from conformance import fries_storage_check
+from conformance.fries.checks import storage as fries_storage_check
 
 
 def test_the_storage_check_passes_on_the_executor() -> None:

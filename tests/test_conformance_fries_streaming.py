@@ -1,5 +1,5 @@
 """The Structured Streaming front end's stop, sink/retention, settle and bookkeeping promises,
-without Spark (:mod:`conformance.fries_streaming_check`): the check holds on the front end, and
+without Spark (:mod:`conformance.fries.checks.live`): the check holds on the front end, and
 names each one-line bug of ``spark_impl/reconfig/streaming.py`` that no other check saw."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from conformance import fries_streaming_check
+from conformance.fries.checks import live as fries_streaming_check
 from spark_impl.reconfig import streaming
 
 

@@ -1,4 +1,4 @@
-"""The documented stable hash and routing check (``conformance.keys_check``, issue 12, session 7):
+"""The documented stable hash and routing check (``conformance.fries.checks.keys``, issue 12, session 7):
 it passes on the module, and fails on mutants of ``spark_impl/keys.py`` that every process of a
 run would agree on (so no differential run sees them), each recompiled from the module's source
 with one change as cosmic-ray writes it. Ids are benchmarks/mutation.py's at b199243."""
@@ -13,7 +13,7 @@ import pytest
 from test_conformance_dgs_oplus_order import _mutant
 
 import spark_impl.keys as keys
-from conformance.keys_check import TABLE, VECTORS, documented_encoding, documented_hash, hash_problem
+from conformance.fries.checks.keys import TABLE, VECTORS, documented_encoding, documented_hash, hash_problem
 
 
 def test_the_module_keeps_its_documented_hash_and_routing() -> None:

@@ -1,5 +1,5 @@
-"""The live harness's arrival and re-plan machinery (conformance.oplus_streaming's silent
-sources, conformance.dgs_live_replan, conformance.dgs_streaming's files), without Spark:
+"""The live harness's arrival and re-plan machinery (conformance.oplus.engines.live's silent
+sources, conformance.dgs.engines.replan, conformance.dgs.engines.live's files), without Spark:
 
 * an O+ list made silent sends nothing in its first files, the padded scenario (what the
   oracles judge) has the same sequential outputs, and its round watermarks stay below every
@@ -23,15 +23,17 @@ from spec.errors import InputError
 from spec.oplus.emission import emission_rounds, round_watermark
 from spec.oplus.scenario import parse_scenario
 
-from conformance.cases import draw_cases
-from conformance.dgs_live_replan import PREFIX, judged_processed, refused_restart, replan_of
-from conformance.dgs_streaming import FILES, case_chunks
-from conformance.dgs_suite import draw_dgs_cases, judge, reference_engine
-from conformance.generators.dgs import program_of
-from conformance.generators.oplus import oplus_cases
-from conformance.generators.oplus_edges import with_edges
-from conformance.oplus_rounds import sequential
-from conformance.oplus_streaming import LATE_EVERY, SILENT, late_arrivals, silent_prefix, silenced, stream_files
+from conformance.core.cases import draw_cases
+from conformance.dgs.engines.replan import PREFIX, judged_processed, refused_restart, replan_of
+from conformance.dgs.engines.live import FILES, case_chunks
+from conformance.dgs.cases import draw_dgs_cases
+from conformance.dgs.oracles import judge
+from conformance.dgs.engines.reference import reference_engine
+from conformance.dgs.cases import program_of
+from conformance.oplus.cases import oplus_cases
+from conformance.oplus.edges import with_edges
+from conformance.oplus.oracles import sequential
+from conformance.oplus.engines.live import LATE_EVERY, SILENT, late_arrivals, silent_prefix, silenced, stream_files
 
 OPLUS = with_edges(draw_cases(oplus_cases(), 60, 0), 0)
 

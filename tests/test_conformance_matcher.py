@@ -10,7 +10,7 @@ from typing import Callable
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance.matcher import Matcher, by_class, compare
+from conformance.core.matcher import Matcher, by_class, compare
 
 Item = tuple[int, int]  # (class, payload)
 

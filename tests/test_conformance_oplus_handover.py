@@ -1,4 +1,4 @@
-"""The O+ suite's handover check (``conformance.oplus_handover_check``, issue 12 session 6):
+"""The O+ suite's handover check (``conformance.oplus.checks.handover``, issue 12 session 6):
 its expected figures are right, it passes on the executor, and it fails on the mutants of
 ``spark_impl/oplus/driver.py`` it was written for (ids at d4dcd99)."""
 
@@ -11,7 +11,7 @@ import pytest
 from test_conformance_dgs_oplus_order import _mutant
 
 import spark_impl.oplus.driver as driver
-from conformance.oplus_handover_check import handover_cases, handover_problem
+from conformance.oplus.checks.handover import handover_cases, handover_problem
 from spec.oplus.scenario import parse_scenario
 
 

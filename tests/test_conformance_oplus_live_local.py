@@ -1,5 +1,5 @@
 """The live O+ ``foreachBatch`` handler on the pure-Python Spark stand-in
-(:mod:`conformance.oplus_live_local_check`), without Spark: the check passes on the handler and
+(:mod:`conformance.oplus.checks.live_standin`), without Spark: the check passes on the handler and
 names each one-line bug of ``_Handler._run`` that the Spark live cases (in-order sources, no
 late tuple, no bad row, string keys, parallelism at most 256) let through. Each mutant is
 ``_run`` recompiled from its source with one change (``_method``)."""
@@ -11,9 +11,9 @@ import pytest
 from test_mutation_kills_oplus import _method
 
 import spark_impl.oplus.streaming as streaming
-from conformance import oplus_live_local_check as check
-from conformance.local_spark import LocalSpark
-from conformance.suite import SuiteResult
+from conformance.oplus.checks import live_standin as check
+from conformance.standin.spark import LocalSpark
+from conformance.core.results import SuiteResult
 
 
 def test_the_live_handler_keeps_its_promises_on_the_local_spark() -> None:

@@ -1,4 +1,4 @@
-"""The O+ model check (conformance.oplus_model_check): no finding on the executor as it is, and
+"""The O+ model check (conformance.oplus.checks.model): no finding on the executor as it is, and
 each one-line bug of the reviewer's list (compiled from the function's source with ``old``
 replaced by ``new``) is named, without any Spark job."""
 
@@ -11,7 +11,7 @@ import pytest
 
 from test_conformance_dgs_oplus_order import _mutant
 
-from conformance.oplus_model_check import oplus_model_problem
+from conformance.oplus.checks.model import oplus_model_problem
 
 MUTANTS = [
     # (module, function, old, new, also patched as (module, name), the words of the finding)

@@ -161,7 +161,7 @@ def test_pytest_helper_gives_a_readable_diff() -> None:
 def test_watchdog_reports_a_call_that_never_returns() -> None:
     import threading
 
-    from conformance.watchdog import call_with_timeout
+    from conformance.core.watchdog import call_with_timeout
 
     assert call_with_timeout(lambda: 41 + 1, 5.0) == (True, 42)
     never = threading.Event()

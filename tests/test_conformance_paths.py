@@ -1,6 +1,6 @@
 """Every path, every run (issue 12, item 4): the entry paths of the Spark executor the Fries
-suite runs (conformance.fries.frontends), the MCS pruning shapes and alignment probes every
-run of 20 cases or more contains, and the coverage plumbing (conformance.branch_coverage)."""
+suite runs (conformance.fries.engines.paths), the MCS pruning shapes and alignment probes every
+run of 20 cases or more contains, and the coverage plumbing (conformance.output.coverage)."""
 
 from __future__ import annotations
 
@@ -15,12 +15,14 @@ from typing import Any
 import pytest
 from spec.fries.scenario import Scenario, scenario_from_json
 
-from conformance.cases import draw_cases
-from conformance.fries.engines import make_engine
-from conformance.fries.frontends import PATHS, applicable, failing_target, prepare
+from conformance.core.cases import draw_cases
+from conformance.fries.engines.catalogue import make_engine
+from conformance.fries.engines.paths import PATHS, applicable, failing_target, prepare
 from conformance.fries.oracles import judge
-from conformance.fries.suite import FriesConfig, PATH_CASES, path_section, race_section, race_strategy, scenario_strategy
-from conformance.generators.alignment import PRUNING_SHAPES, is_probe_shaped, pruning_probes, pruning_shape
+from conformance.fries.config import FriesConfig
+from conformance.fries.suite import PATH_CASES, path_section
+from conformance.fries.cases.sections import race_section, race_strategy, scenario_strategy
+from conformance.fries.cases.alignment import PRUNING_SHAPES, is_probe_shaped, pruning_probes, pruning_shape
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -115,16 +117,16 @@ def test_coverage_measures_the_spark_workers(tmp_path: Path) -> None:
 
 
 def test_submit_args_keep_the_users_own() -> None:
-    from conformance.branch_coverage import DAEMON_CONF, _submit_args
+    from conformance.output.coverage import DAEMON_CONF, submit_args
 
-    assert _submit_args(None) == f"--conf {DAEMON_CONF} pyspark-shell"
-    assert _submit_args("--driver-memory 1g pyspark-shell") == f"--driver-memory 1g --conf {DAEMON_CONF} pyspark-shell"
+    assert submit_args(None) == f"--conf {DAEMON_CONF} pyspark-shell"
+    assert submit_args("--driver-memory 1g pyspark-shell") == f"--driver-memory 1g --conf {DAEMON_CONF} pyspark-shell"
 
 
-# --- the stepped path (conformance.fries.stepped): control messages released batch by batch ---
+# --- the stepped path (conformance.fries.engines.stepped): control messages released batch by batch ---
 
 def _probe() -> Scenario:
-    from conformance.generators.alignment import alignment_probes
+    from conformance.fries.cases.alignment import alignment_probes
 
     return next(p for p in draw_cases(alignment_probes(), 6, seed=2) if p.workers("X") == 3 and "Z" in p.functions)
 
@@ -132,7 +134,7 @@ def _probe() -> Scenario:
 def test_the_adversarial_seed_releases_downstream_objects_first() -> None:
     from spark_impl.reconfig.control import ControlEntry
 
-    from conformance.fries.stepped import FAR_MS, adversarial_seed, levels
+    from conformance.fries.engines.stepped import FAR_MS, adversarial_seed, levels
 
     probe = _probe()
     level = levels(probe)
@@ -166,7 +168,7 @@ def test_releases_open_one_head_every_gap_batches_and_catch_an_early_switch() ->
     from spark_impl.reconfig.control import ControlEntry
     from spark_impl.reconfig.progress import Active
 
-    from conformance.fries.stepped import GAP, Releases, stepped_job
+    from conformance.fries.engines.stepped import GAP, Releases, stepped_job
 
     probe = _probe()
     job = stepped_job(probe, 0)
@@ -199,12 +201,12 @@ def test_releases_open_one_head_every_gap_batches_and_catch_an_early_switch() ->
     assert "Fries Alg. 1-4 name ['X', 'Y', 'Z'] with heads ['X']" in wrong.problems[0]
 
 
-# --- the sink path (conformance.fries.sink_path): keys of other types ---
+# --- the sink path (conformance.fries.engines.sink): keys of other types ---
 
 def test_encoded_keys_route_like_the_integers_and_decode_back() -> None:
     from spark_impl.keys import route
 
-    from conformance.fries.sink_path import FAMILIES, decode, encode
+    from conformance.fries.engines.sink import FAMILIES, decode, encode
     from spark_impl.reconfig.sinks import _convert
 
     for family in (*FAMILIES, "mixed", "json", "boolish"):
@@ -222,7 +224,7 @@ def test_encoded_keys_route_like_the_integers_and_decode_back() -> None:
 def test_keyed_jobs_compute_like_the_scenario_on_decoded_keys() -> None:
     from spark_impl.reconfig import scenario_job
 
-    from conformance.fries.sink_path import FAMILIES, decode, keyed_job
+    from conformance.fries.engines.sink import FAMILIES, decode, keyed_job
 
     scenario = _chain(blocking=True)
     plain = scenario_job(scenario)

@@ -1,4 +1,4 @@
-"""The durable-state part of the contracts check (``conformance.records_check``, issue 12
+"""The durable-state part of the contracts check (``conformance.fries.checks.records``, issue 12
 session 6): it passes on spark_impl's store and record log, and fails on the seed-8
 campaign's two survivors there (a torn only record crashes the warning; a prefix deleted on a
 URI store stays)."""
@@ -13,7 +13,7 @@ import pytest
 
 import spark_impl.records as records
 import spark_impl.store as store
-from conformance.records_check import records_problem
+from conformance.fries.checks.records import records_problem
 
 
 def _method_mutant(module: Any, cls: Any, name: str, old: str, new: str) -> Any:

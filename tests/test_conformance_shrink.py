@@ -11,11 +11,11 @@ from hypothesis import given, settings
 
 from spec.fries.scenario import Scenario, scenario_from_json
 
-from conformance.fries.reductions import candidates
-from conformance.fries.scenario_json import scenario_to_json
-from conformance.generators.fries import scenarios
-from conformance.generators.timing import with_timing
-from conformance.shrink import shrink
+from conformance.fries.cases.moves import candidates
+from conformance.fries.cases.codec import scenario_to_json
+from conformance.fries.cases.scenarios import scenarios
+from conformance.fries.cases.timing import with_timing
+from conformance.core.shrink import shrink
 
 
 def _list_moves(xs: list[int]) -> list[list[int]]:
@@ -95,7 +95,7 @@ def test_fries_shrink_to_the_essence_of_a_synthetic_bug() -> None:
 def test_oplus_suite_catches_and_shrinks_a_lossy_engine(monkeypatch: pytest.MonkeyPatch) -> None:
     """Teeth of the O+ check: an SN executor that drops its last output is caught and the
     case shrunk to one tuple."""
-    import conformance.oplus_suite as suite
+    import conformance.oplus.suite as suite
 
     honest = suite.reference_rows
 
@@ -116,8 +116,8 @@ def test_oplus_suite_catches_and_shrinks_a_lossy_engine(monkeypatch: pytest.Monk
 def test_timing_profiles_name_real_objects() -> None:
     from hypothesis import strategies as st
 
-    from conformance.cases import draw_cases
-    from conformance.generators.timing import PROFILES, timings
+    from conformance.core.cases import draw_cases
+    from conformance.fries.cases.timing import PROFILES, timings
 
     base = draw_cases(scenarios(), 5, 11)
     for scenario in base:
@@ -129,8 +129,8 @@ def test_timing_profiles_name_real_objects() -> None:
 
 
 def test_stretch_repeats_sources_and_scales_request_points() -> None:
-    from conformance.cases import draw_cases
-    from conformance.generators.streams import stretch
+    from conformance.core.cases import draw_cases
+    from conformance.fries.cases.streams import stretch
     from spec.fries.scenario import ingestion_order
 
     for scenario in draw_cases(with_timing(scenarios(), "restarts"), 10, 2):
@@ -147,7 +147,7 @@ def test_stretch_repeats_sources_and_scales_request_points() -> None:
 def test_dgs_suite_catches_and_shrinks_a_lossy_executor(monkeypatch: pytest.MonkeyPatch) -> None:
     """Teeth of the DGS check: a plan executor that loses its last output whenever it has two
     or more is caught; the shrunk case runs the sequential plan on few events."""
-    import conformance.dgs_suite as suite
+    import conformance.dgs.suite as suite
 
     honest = suite.reference_engine()
 

@@ -1,4 +1,4 @@
-"""The Fries suite's Spark-free source contracts (conformance.sources_check): DirectorySource in
+"""The Fries suite's Spark-free source contracts (conformance.fries.checks.sources): DirectorySource in
 name order, the streaming input log's tuples stable while it grows and after files are dropped."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from conformance.sources_check import source_problem
+from conformance.fries.checks.sources import source_problem
 
 
 def test_the_sources_keep_their_contract() -> None:

@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-from conformance.fries.engines import available_faults, engine_status
-from conformance.fries.suite import FriesConfig, run_fries_suite
+from conformance.fries.engines.catalogue import available_faults, engine_status
+from conformance.fries.config import FriesConfig
+from conformance.fries.suite import run_fries_suite
 
 pytestmark = pytest.mark.spark
 
@@ -28,7 +29,7 @@ def test_small_spark_conformance_run(spark: Any, tmp_path: Path) -> None:
 
 def test_vectors_check_on_spark(spark: Any, tmp_path: Path) -> None:
     """Vectors exported from the reference replay on Spark (Fries by the oracles, O+ exactly)."""
-    from conformance import vectors
+    from conformance.output import vectors
 
     vectors.export(tmp_path, fries_cases=8, oplus_cases=8, seed=3)
     report = vectors.check(tmp_path, "spark")
@@ -42,7 +43,7 @@ def test_every_seeded_fault_is_detected(spark: Any, tmp_path: Path, fault: str) 
     fault goes to the suite whose Spark executor it lives in."""
     from spark_impl.faults import OPLUS_FAULTS
 
-    from conformance.runner import RunConfig, run_suites
+    from conformance.run import RunConfig, run_suites
 
     suite = "oplus" if fault in OPLUS_FAULTS else "fries"
     config = RunConfig(suites=(suite,), cases=200 if suite == "fries" else 100, engine="spark",

@@ -1,4 +1,4 @@
-"""The Fries suite's storage oracle (conformance.storage_bound): record logs stay pruned.
+"""The Fries suite's storage oracle (conformance.fries.retention): record logs stay pruned.
 
 Spark-free: the logs are written with spark_impl's own RecordLog, as the executor writes them."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 from spark_impl.records import RecordLog
 from spark_impl.store import open_store
 
-from conformance.storage_bound import KEEP, log_problem
+from conformance.fries.retention import KEEP, log_problem
 
 
 def _append(root: Path, prefix: str, n: int, keep: int | None) -> None:
@@ -58,9 +58,9 @@ def test_request_files_of_submitted_requests_are_judged(tmp_path: Path) -> None:
     stays, and a file the retention forgot is named."""
     from dataclasses import replace
 
-    from conformance.fries_local_check import chain_json
-    from conformance.local_spark import LocalSpark
-    from conformance.storage_bound import retention_problem
+    from conformance.fries.checks.chains import chain_json
+    from conformance.standin.spark import LocalSpark
+    from conformance.fries.retention import retention_problem
     from spark_impl.reconfig.api import scenario_job
     from spark_impl.reconfig.driver import Executor
     from spark_impl.reconfig.layout import request_name, save_request

@@ -1,4 +1,4 @@
-"""``streamproof conformance --engine spark-streaming`` (conformance.streaming_runner): the
+"""``streamproof conformance --engine spark-streaming`` (conformance.run): the
 suites through the live front ends. Fast tests: the CLI's contract (faults, bad input), how a
 DGS case is cut into files, which Fries cases the live path runs, and one crashing alignment
 probe through the live front end that must pass clean and fail under each Fries fault. Slow
@@ -15,10 +15,11 @@ import pytest
 from spec.dgs.streams import StreamEvent, value_to_json
 
 from streamproof.main import main
-from conformance.dgs_streaming import FILES, case_chunks
-from conformance.dgs_suite import draw_dgs_cases, judge
-from conformance.fries.frontends import applicable
-from conformance.fries.streaming_engine import stepped_cases, streaming_cases
+from conformance.dgs.engines.live import FILES, case_chunks
+from conformance.dgs.cases import draw_dgs_cases
+from conformance.dgs.oracles import judge
+from conformance.fries.engines.paths import applicable
+from conformance.fries.suite import stepped_cases, streaming_cases
 
 
 def test_list_faults_of_the_live_engine(capsys: Any) -> None:
@@ -55,7 +56,7 @@ def test_dgs_case_files_keep_every_item_once_and_each_stream_in_order() -> None:
 
 @pytest.mark.slow
 def test_live_dgs_engine_judged_clean_and_a_duplicated_output_is_caught(spark: Any) -> None:
-    from conformance.dgs_streaming import streaming_engine
+    from conformance.dgs.engines.live import streaming_engine
 
     cases = draw_dgs_cases(6, 0)
     observed = streaming_engine(spark)(cases)
@@ -69,9 +70,10 @@ def test_live_dgs_engine_judged_clean_and_a_duplicated_output_is_caught(spark: A
 
 @pytest.mark.slow
 def test_live_fries_engine_catches_double_transform_on_cases_that_pass_without_it(spark: Any) -> None:
-    from conformance.fries.frontends import prepare
+    from conformance.fries.engines.paths import prepare
     from conformance.fries.oracles import judge as judge_fries
-    from conformance.fries.streaming_engine import StreamingEngine, streaming_cases
+    from conformance.fries.engines.live import StreamingEngine
+    from conformance.fries.suite import streaming_cases
 
     cases = streaming_cases(8, 0)[:2]  # benchmarks/live_faults.py: both fail only with the fault
     for faults, wanted in ((frozenset(), [True, True]), (frozenset({"double-transform"}), [False, False])):
@@ -96,7 +98,7 @@ def test_live_path_catches_every_fries_fault_on_one_crashing_alignment_probe(spa
     from concurrent.futures import ThreadPoolExecutor
 
     from conformance.fries.oracles import judge as judge_fries
-    from conformance.fries.streaming_engine import StreamingEngine
+    from conformance.fries.engines.live import StreamingEngine
     from conformance.fries.suite import explain
 
     (case,) = [c for c in stepped_cases(0) if c.timing.restarts and len(c.reconfigurations) == 2][:1]
@@ -121,8 +123,8 @@ def test_the_cli_catches_the_faults_the_live_path_used_to_miss(fault: str, spark
                                                                capsys: Any) -> None:
     """Through the CLI at 10 cases (the stepped section and 2 random cases): exit 1, and the
     failure is saved for a live replay."""
-    from conformance.runner import RunConfig
-    from conformance.streaming_runner import run_streaming_suites
+    from conformance.run import RunConfig
+    from conformance.run import run_streaming_suites
 
     config = RunConfig(suites=("fries",), cases=10, seed=0, engine="spark-streaming", faults=frozenset({fault}),
                        save_dir=str(tmp_path), shrink_budget=0, spark=spark)

@@ -245,7 +245,7 @@ def test_oplus_recipe_rescale_kill_restart_read(recipe_dir: Any) -> None:
     """oplus_driver.py rescaled 2 -> 4 while it runs, SIGKILL mid-stream, restart,
     oplus_read.py: the rows equal the sequential reference's (each once), each from its key's
     instance under the parallelism in force in its batch."""
-    from conformance.oplus_suite import reference_rows
+    from conformance.oplus.engines.reference import reference_rows
     from spark_impl.oplus.streaming_jobs import route_key
     from spark_impl.oplus.streaming_log import Log
 

@@ -25,8 +25,8 @@ from hypothesis import strategies as st
 
 from conformance.fries.oracles import judge
 from conformance.fries.outcome import RunOutcome
-from conformance.generators.fries import scenarios
-from conformance.generators.timing import with_timing
+from conformance.fries.cases.scenarios import scenarios
+from conformance.fries.cases.timing import with_timing
 from conformance.pytest_helper import assert_conforms
 from reference.fries.simulator import check_run, simulate
 from spec.fries.catalogue import Function, order_sensitive, step

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance.fries.scenario_json import scenario_to_json
-from conformance.generators.fries import scenarios
+from conformance.fries.cases.codec import scenario_to_json
+from conformance.fries.cases.scenarios import scenarios
 from reference.fries.simulator import check_run, simulate
 from spec.errors import InputError
 from spec.fries.reorder import reorder_offset, reordered_ingestion

@@ -1,5 +1,5 @@
 """Properties of the Fries schedulers in the simulator (Fries Lemma 4.10, Theorems 5.8, 6.4;
-§7.3), on random scenarios from :mod:`conformance.generators.fries` with random timing.
+§7.3), on random scenarios from :mod:`conformance.fries.cases.scenarios` with random timing.
 
 Every Fries (with every pruning switch), epoch and multi-version run is conflict-serializable
 and computes what the serial execution in the checker's witness order computes; the naive
@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, Phase, assume, find, given, settings
 from hypothesis import strategies as st
 
-from conformance.generators.fries import scenarios
-from conformance.generators.timing import with_timing
+from conformance.fries.cases.scenarios import scenarios
+from conformance.fries.cases.timing import with_timing
 from reference.fries.simulator import check_run, inconsistent_checkpoints, simulate
 from spec.fries.scenario import Scenario
 

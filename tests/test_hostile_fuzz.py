@@ -17,7 +17,7 @@ from typing import Any, Callable
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from conformance.generators.oplus import oplus_scenarios
+from conformance.oplus.cases import oplus_scenarios
 from hostile_cli import Outcome, assert_contract, export_vectors, run
 from hostile_mutations import mutated
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from conformance.generators.oplus import oplus_scenarios
+from conformance.oplus.cases import oplus_scenarios
 from reference.oplus.operators.text import pairs_of
 from reference.oplus.run import run_scenario
 from spec.errors import InputError

@@ -121,7 +121,7 @@ def test_no_commit_before_every_head_has_its_fcm_and_requests_land_mid_batch(spa
     -> ``get(j, -1) + 1``: a request's first attempt is numbered 0). Attempts are labels
     compared for equality, and one input of the seeded FCM delay draw, so every run stays a
     legal run; but the stepped path picks its adversarial FCM seed for attempts 1 and 2
-    (``conformance.fries.stepped.adversarial_seed``, the documented "attempt + 1" after a
+    (``conformance.fries.engines.stepped.adversarial_seed``, the documented "attempt + 1" after a
     restart): with first attempts numbered 0 its release order is no longer downstream-first
     and its probes lose their teeth without any failure.
     """
@@ -219,7 +219,7 @@ def test_oplus_operator_config_has_the_seeded_fault_off_unless_asked() -> None:
 
 
 def test_dgs_arrival_model_keeps_fifo_and_its_delay_bound(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The DGS suite's arrival check (``conformance.dgs_release_check.arrival_problem``) kills
+    """The DGS suite's arrival check (``conformance.dgs.checks.release.arrival_problem``) kills
     dgs/release.py:core/ReplaceBinaryOperator_Add_LShift:1 of the session 5 campaign (line 73,
     ``ts + delay + jitter`` -> ``ts + delay << jitter``): arrivals far beyond ``max_delay +
     max_jitter``. Outputs stay correct (any arrival order must give them), so no output oracle
@@ -229,8 +229,8 @@ def test_dgs_arrival_model_keeps_fifo_and_its_delay_bound(monkeypatch: pytest.Mo
 
     from spark_impl.dgs import release
 
-    from conformance.dgs_release_check import arrival_problem
-    from conformance.dgs_suite import draw_dgs_cases
+    from conformance.dgs.checks.release import arrival_problem
+    from conformance.dgs.cases import draw_dgs_cases
 
     cases = [c for c in draw_dgs_cases(40, 0) if c.max_jitter and c.streams]
     assert cases and all(arrival_problem(c) is None for c in cases)
@@ -253,15 +253,15 @@ def test_dgs_arrival_model_keeps_fifo_and_its_delay_bound(monkeypatch: pytest.Mo
 
 
 def test_contracts_check_sees_broken_key_routing_and_accepted_fault_typos(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``conformance.fries.contracts_check`` (run by the Fries suite on Spark, no Spark job)
+    """``conformance.fries.checks.contracts`` (run by the Fries suite on Spark, no Spark job)
     kills session 5's sampled mutants of keys.py and faults.py: every key encoded alike
     (``if key is None`` negated), ``2.5`` hashed like ``2`` (``and`` -> ``or``), ``k mod p`` ->
     ``k - p``, bytes keys crashing, unknown fault names accepted. A consistent-but-wrong routing
     gives consistent runs, so no output oracle saw them."""
     from spark_impl import faults, keys
 
-    from conformance.fries import contracts_check
-    from conformance.suite import SuiteResult
+    from conformance.fries.checks import contracts as contracts_check
+    from conformance.core.results import SuiteResult
 
     result = SuiteResult("fries", "spark", 0)
     assert not contracts_check.run_contracts_check(result) and result.failed == 0 and result.cases > 40
@@ -278,15 +278,15 @@ def test_contracts_check_sees_broken_key_routing_and_accepted_fault_typos(monkey
 
 
 def test_oplus_seeded_faults_are_the_bugs_they_name(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``conformance.oplus_faults_check`` (run by the O+ suite on Spark, no Spark job) kills the
+    """``conformance.oplus.checks.faults`` (run by the O+ suite on Spark, no Spark job) kills the
     session 5 campaign's survivors oplus/operators.py:core/NumberReplacer:10 (line 61, the
     fault's reach ``ws + 1`` -> ``ws + 2``: off by two) and oplus/instance.py:
     core/ReplaceComparisonOperator_LtE_Lt:0 (line 73, ``<=`` -> ``<``: the fault drops nothing).
     The default suite never injects faults, so no default run changed."""
     from spark_impl.oplus import instance, operators
 
-    from conformance import oplus_faults_check
-    from conformance.suite import SuiteResult
+    from conformance.oplus.checks import faults as oplus_faults_check
+    from conformance.core.results import SuiteResult
 
     result = SuiteResult("oplus", "spark", 0)
     assert not oplus_faults_check.run_check(result) and result.failed == 0
@@ -304,15 +304,15 @@ def test_oplus_seeded_faults_are_the_bugs_they_name(monkeypatch: pytest.MonkeyPa
 
 
 def test_dgs_plan_validation_refuses_invalid_variants_of_every_case_plan(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The DGS suite's plans check (``conformance.dgs_plans_check.validity_problems``, no Spark)
+    """The DGS suite's plans check (``conformance.dgs.checks.plans.validity_problems``, no Spark)
     kills dgs/topology.py:core/ZeroIterationForLoop:1 of the session 5 campaign (line 82, the
     Def. 3.2 checks never looked at: every plan accepted) and dgs/driver.py:core/AddNot:8 (line
     163, an invalid job of a batch not named ``jobs[i]``). The suite's cases are all P-valid,
     so no run saw the executor's validation."""
     from spark_impl.dgs import topology
 
-    from conformance.dgs_plans_check import validity_problems
-    from conformance.dgs_suite import draw_dgs_cases
+    from conformance.dgs.checks.plans import validity_problems
+    from conformance.dgs.cases import draw_dgs_cases
 
     from spec.errors import InputError
 

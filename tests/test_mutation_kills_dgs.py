@@ -12,10 +12,10 @@ import pytest
 
 from test_conformance_dgs_oplus_order import _mutant
 
-from conformance.dgs_live_contracts import check as contracts, run_check
-from conformance.dgs_release_check import check as order
-from conformance.dgs_suite import draw_dgs_cases
-from conformance.suite import SuiteResult
+from conformance.dgs.checks.live_contracts import check as contracts, run_check
+from conformance.dgs.checks.release import check as order
+from conformance.dgs.cases import draw_dgs_cases
+from conformance.core.results import SuiteResult
 
 CASES = draw_dgs_cases(100, 0)
 FEW = CASES[:12]  # the contracts check on a dozen cases: every mutant below is seen on the first
@@ -68,7 +68,7 @@ def test_the_batch_executors_call_forms_are_checked(monkeypatch: pytest.MonkeyPa
     named its arguments or passed an option by position."""
     import spark_impl.dgs as package
     import spark_impl.dgs.driver as driver
-    from conformance.dgs_plans_check import validity_problems
+    from conformance.dgs.checks.plans import validity_problems
 
     target = "run_dgs_many" if "len(jobs)" in old else name
     mutant = _mutant(driver, target, old, new)
@@ -84,7 +84,7 @@ def test_the_batch_executors_call_forms_are_checked(monkeypatch: pytest.MonkeyPa
     ("leaf_impl: Sequence[Sequence[ImplTag]], *,", "leaf_impl: Sequence[Sequence[ImplTag]], /,", "raised TypeError"),
 ])
 def test_balanced_plan_edge_requests_are_checked(monkeypatch: pytest.MonkeyPatch, old: str, new: str, seen: str) -> None:
-    from conformance.dgs_plans_check import check
+    from conformance.dgs.checks.plans import check
 
     _with(monkeypatch, "spark_impl.dgs.plans", "balanced_plan", old, new)
     assert any(seen in p for p in check(100, 0)), check(100, 0)[:2]
@@ -128,7 +128,7 @@ def test_a_long_input_that_can_never_be_released_is_refused(monkeypatch: pytest.
     event can never be released looped forever instead of being refused."""
     import spark_impl.dgs.release as release
 
-    from conformance.dgs_release_check import refusal_problem
+    from conformance.dgs.checks.release import refusal_problem
 
     monkeypatch.setattr(release, "release_schedule", _mutant(release, "release_schedule",
                                                              "if position >= len(pending) and buffered:",
@@ -184,7 +184,7 @@ def test_a_mutable_dgs_job_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
 
     import spark_impl.dgs as package
     import spark_impl.dgs.driver as driver
-    from conformance.dgs_plans_check import validity_problems
+    from conformance.dgs.checks.plans import validity_problems
 
     mutable = dataclasses.make_dataclass("DgsJob", [(f.name, f.type, f) for f in dataclasses.fields(driver.DgsJob)])
     monkeypatch.setattr(package, "DgsJob", mutable)
@@ -294,13 +294,13 @@ def test_the_live_harness_allows_a_repeated_delivery_only_after_a_kill_between_d
     """``dgs/streaming.py`` ``deliver``: ``if commit.delivered >= commit.batch: return`` -> ``>``
     delivers a delivered batch again at every restart and replay; the sinks are idempotent by
     batch id, so outputs stay right, but a ``CallbackSink``'s function sees each call."""
-    from conformance.dgs_streaming import _Collected
+    from conformance.dgs.engines.live import Collected
 
     class Frame:
         def collect(self) -> list[dict[str, Any]]:
             return [{"job": 0, "value": "1"}]
 
-    collected = _Collected()
+    collected = Collected()
     for batch in (0, 1, 1, 2):
         collected(Frame(), batch)
     assert collected.repeated({1}) is None
@@ -320,7 +320,7 @@ def test_a_plan_validation_that_skips_v1_or_v2_is_caught(monkeypatch: pytest.Mon
     place of V2, passed the two variants tried before (each breaks V1 too). A leaf naming a
     fork/join breaks V1 alone, a tag moved out of its owner's branch V2 alone."""
     import spark_impl.dgs.topology as topology
-    from conformance.dgs_plans_check import validity_problems
+    from conformance.dgs.checks.plans import validity_problems
 
     monkeypatch.setattr(topology, "check_valid_plan", _mutant(topology, "check_valid_plan", old, new))
     found = validity_problems(CASES[:12])
@@ -333,7 +333,7 @@ def test_an_invalid_input_instance_run_by_the_batch_driver_is_caught(monkeypatch
     repeated timestamp, ends as usual - the bad input ran as if it were good."""
     import spark_impl.dgs.driver as driver
     import spark_impl.dgs.release as release
-    from conformance.dgs_release_check import invalid_input_problem
+    from conformance.dgs.checks.release import invalid_input_problem
 
     mutant = _mutant(release, "release_schedule", "check_valid_input(streams)", "None")
     monkeypatch.setattr(release, "release_schedule", mutant)

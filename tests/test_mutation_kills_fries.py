@@ -1,7 +1,7 @@
 """The Fries suite's session-6 checks fail on the bugs they target (issue 12, mutation testing).
 
-Spark-free: each check of :mod:`conformance.fries_model_check`, :func:`conformance.storage_bound.retention_problem`
-and :func:`conformance.fries.streaming_path.whole_trigger_problem` passes on the executor as it is
+Spark-free: each check of :mod:`conformance.fries.checks.model`, :func:`conformance.fries.retention.retention_problem`
+and :func:`conformance.fries.engines.live_query.whole_trigger_problem` passes on the executor as it is
 and names the broken promise when a mutant of the campaign (or a bug of its kind) is monkeypatched in.
 """
 
@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from conformance import fries_model_check as model_check
-from conformance.fries.streaming_path import whole_trigger_problem
-from conformance.storage_bound import retention_problem
+from conformance.fries.checks import model as model_check
+from conformance.fries.engines.live_query import whole_trigger_problem
+from conformance.fries.retention import retention_problem
 from spark_impl.reconfig.progress import DelaySummary, Progress
 from spark_impl.store import open_store
 
@@ -184,7 +184,7 @@ def test_the_refusals_check_passes_and_names_a_fault_or_a_refusal_that_is_lost(m
 
     import spark_impl.reconfig as api
     import spark_impl.reconfig.streaming as streaming
-    from conformance.fries_refusals_check import refusal_problem
+    from conformance.fries.checks.refusals import refusal_problem
 
     assert refusal_problem() is None
 
@@ -228,7 +228,7 @@ def test_a_request_made_without_or_before_its_batchs_task_start_is_named(tmp_pat
     campaign): the batch that makes a request marks no task start, so the driver's wait times
     out and the request lands after the batch's tuples - a legal run, but the mid-batch race
     the suite relies on is gone."""
-    from conformance.fries.stepped import Releases
+    from conformance.fries.engines.stepped import Releases
     from spark_impl.reconfig.task import started_name
 
     store = open_store(str(tmp_path))
@@ -282,7 +282,7 @@ def test_submit_rejections_that_name_the_wrong_request_are_named(monkeypatch: py
     a submit while a request is queued was rejected naming ``R0`` (the queued one is ``R1``)."""
     from test_mutation_kills_oplus import _method
 
-    from conformance.fries_refusals_check import refusal_problem
+    from conformance.fries.checks.refusals import refusal_problem
     from spark_impl.reconfig.driver import Executor
 
     assert refusal_problem() is None

@@ -15,7 +15,7 @@ import pytest
 from test_conformance_dgs_oplus_order import _mutant
 
 import spark_impl.oplus.streaming as streaming
-from conformance.oplus_streaming import _request_log_problem
+from conformance.oplus.engines.live import request_log_problem
 from spark_impl.oplus.streaming_jobs import oplus_job
 from spark_impl.oplus.streaming_log import Commit, Log
 
@@ -29,7 +29,7 @@ def _log_after(tmp: Path, compact: Compact, issued: int, applied: list[int]) -> 
     idents = [run.log.add_request(0, 2, None) for _ in range(issued)]
     record = Commit(0, {0: 1}, {0: 2}, 1, applied=[idents[i] for i in applied])
     compact(run, record)
-    return _request_log_problem(str(tmp), issued, len(applied))
+    return request_log_problem(str(tmp), issued, len(applied))
 
 
 @pytest.mark.parametrize("issued, applied", [(5, [0, 1, 2]), (5, [0, 1, 2, 3, 4]), (14, list(range(12))),
@@ -57,7 +57,7 @@ def test_a_compaction_that_drops_too_many_or_too_few_applied_requests_is_caught(
     assert found is not None and "the query's request log keeps" in found, found
 
 
-# --- conformance.oplus_live_contracts (the live front end's and the batch API's contracts) ---
+# --- conformance.oplus.checks.live_contracts (the live front end's and the batch API's contracts) ---
 
 def _method(cls: type, name: str, old: str, new: str) -> Any:
     """Method ``cls.name`` compiled from its source with ``old`` replaced by ``new`` (once)."""
@@ -73,9 +73,9 @@ def _method(cls: type, name: str, old: str, new: str) -> Any:
 
 
 def _contracts() -> list[str]:
-    from conformance.cases import draw_cases
-    from conformance.generators.oplus import oplus_cases
-    from conformance.oplus_live_contracts import check
+    from conformance.core.cases import draw_cases
+    from conformance.oplus.cases import oplus_cases
+    from conformance.oplus.checks.live_contracts import check
 
     return check(draw_cases(oplus_cases(), 1, 0)[0][0])
 
@@ -178,19 +178,19 @@ def test_run_batch_refuses_a_cut_that_is_not_a_whole_number(per_round: Any) -> N
     assert refused.value.where == "items_per_round"
 
 
-# --- session 7: conformance.oplus_commit_check and the batch driver's round plans ----------------
+# --- session 7: conformance.oplus.checks.commit and the batch driver's round plans ----------------
 # Ids at 15023ed (benchmarks/mutation.py); the training sample's survivors were driver.py
 # Sub_Add:0 (line 125 before round_plans existed) and streaming.py Mul_Add:1 (line 166).
 
 
 def _commit_problems(tmp: Path) -> list[str]:
-    from conformance.oplus_commit_check import check
+    from conformance.oplus.checks.commit import check
 
     return check(0)
 
 
 def test_the_commit_bookkeeping_and_the_round_plans_keep_their_definitions(tmp_path: Path) -> None:
-    from conformance.oplus_faults_check import fault_problem
+    from conformance.oplus.checks.faults import fault_problem
 
     assert _commit_problems(tmp_path) == [] and fault_problem() is None
 
@@ -200,7 +200,7 @@ def test_round_plans_that_hand_the_next_watermark_as_the_previous_one_are_caught
     """The training sample's survivor driver.py Sub_Add:0 (``watermark(r - 1)`` ->
     ``watermark(r + 1)``): only ``drop-near-watermark`` reads ``previous``."""
     import spark_impl.oplus.driver as driver
-    from conformance.oplus_faults_check import fault_problem
+    from conformance.oplus.checks.faults import fault_problem
 
     monkeypatch.setattr(driver, "round_plans", _mutant(driver, "round_plans", "f.watermark(r - 1)",
                                                        "f.watermark(r + 1)"))
@@ -308,7 +308,7 @@ def test_an_infinity_compared_by_identity_is_caught(monkeypatch: pytest.MonkeyPa
 def test_a_scenario_run_by_the_other_wts_algorithm_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     """Session 7 holdout survivor, operators.py ``single=scenario.window_type == "single"`` ->
     ``is not "single"``: every scenario ran as WT single, with the same outputs."""
-    from conformance.oplus_state_check import state_problems
+    from conformance.oplus.checks.state import state_problems
     from spark_impl.oplus import operators
 
     assert state_problems() == []

@@ -122,17 +122,20 @@ def test_tests_only_runs_are_kept_apart_from_the_suite_verdict(tmp_path: Path) -
 def test_child_fail_fast_patches_stop_at_the_first_failure() -> None:
     import pytest
 
-    from conformance import crashes, dgs_suite, oplus_suite
+    from conformance.core import crashes
+    from conformance.dgs import oracles as dgs_oracles
+    from conformance.dgs import suite as dgs_suite
+    from conformance.oplus import suite as oplus_suite
 
     m = _script()
     saved = [(mod, name, getattr(mod, name)) for mod, name in (
-        (dgs_suite, "judge"), (dgs_suite, "_shrink_and_save"), (oplus_suite, "_shrink_spark"),
-        (oplus_suite, "_shrink"), (crashes.Guard, "_isolate"))]
+        (dgs_oracles, "judge"), (dgs_suite, "shrink_and_save"), (oplus_suite, "shrink_spark"),
+        (oplus_suite, "shrink_reference"), (crashes.Guard, "_isolate"))]
     try:
         m.stop_at_first_failure()
         m.no_isolation()
         with pytest.raises(SystemExit):
-            getattr(oplus_suite, "_shrink_spark")()
+            getattr(oplus_suite, "shrink_spark")()
         calls: list[int] = []
 
         def engine(items: Sequence[int]) -> list[int]:
@@ -154,11 +157,11 @@ def test_refresh_of_some_paths_only_and_never_the_mutated_package(tmp_path: Path
     import pytest
 
     m = _script()
-    commit = m.refresh(tmp_path, ["conformance/fries/contracts_check.py"])
+    commit = m.refresh(tmp_path, ["conformance/fries/checks/contracts.py"])
     assert sorted(str(p.relative_to(tmp_path / "tree")) for p in (tmp_path / "tree").rglob("*.py")) == [
-        "conformance/fries/contracts_check.py"]
-    assert (tmp_path / "suite-commit.txt").read_text().split() == [commit, "conformance/fries/contracts_check.py"]
-    assert m._suite_of(tmp_path / "suite-commit.txt") == f"{commit[:10]} (conformance/fries/contracts_check.py)"
+        "conformance/fries/checks/contracts.py"]
+    assert (tmp_path / "suite-commit.txt").read_text().split() == [commit, "conformance/fries/checks/contracts.py"]
+    assert m._suite_of(tmp_path / "suite-commit.txt") == f"{commit[:10]} (conformance/fries/checks/contracts.py)"
     with pytest.raises(SystemExit):
         m.refresh(tmp_path, ["spark_impl/keys.py"])
 

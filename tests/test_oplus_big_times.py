@@ -22,10 +22,10 @@ import pytest
 
 import spark_impl.oplus.feed as feed
 import spark_impl.oplus.streaming_log as streaming_log
-from conformance.oplus_commit_check import format_problems
-from conformance.local_spark import LocalSpark
-from conformance.oplus_model_check import BIG, big_time_problems, big_times_case
-from conformance.oplus_rounds import as_rows, sequential
+from conformance.oplus.checks.commit import format_problems
+from conformance.standin.spark import LocalSpark
+from conformance.oplus.checks.model import BIG, big_time_problems, big_times_case
+from conformance.oplus.oracles import as_rows, sequential
 from spark_impl.oplus import run_batch
 from spark_impl.oplus.feed import Feed
 from spark_impl.oplus.streaming_log import Commit, decode_time, encode_time

@@ -10,7 +10,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from conformance.fries_model_check import validation_problem
+from conformance.fries.checks.model import validation_problem
 from spark_impl.keys import key_order
 
 MIXED: list[Any] = ["a", None, ("a", 1), (1, "a"), 2.5, b"k", 7, True]

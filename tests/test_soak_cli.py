@@ -140,7 +140,7 @@ def test_the_oplus_soaks_expected_windows_are_the_sequential_references() -> Non
     sequential reference's windows closed by the final watermark."""
     from collections import Counter
 
-    from conformance.oplus_suite import reference_rows
+    from conformance.oplus.engines.reference import reference_rows
     from spark_impl.workloads.soak_oplus import check_windows, expected_windows
 
     for n, keys, wa, ws in ((40, 3, 5, 10), (57, 4, 4, 8), (30, 1, 3, 6)):

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from hypothesis import strategies as st
 
-from conformance.cases import draw_cases
+from conformance.core.cases import draw_cases
 from streamproof.main import main
-from conformance.generators.oplus import oplus_scenarios
+from conformance.oplus.cases import oplus_scenarios
 from reference.oplus.operators.catalogue import to_row
 from reference.oplus.run import execute
 from spec.errors import InputError
@@ -145,7 +145,7 @@ def test_cli_engine_spark_prints_the_reference_rows(spark: Any, tmp_path: Path,
 @pytest.mark.slow
 @pytest.mark.parametrize("fault", ["window-off-by-one", "drop-near-watermark"])
 def test_the_conformance_suite_finds_and_shrinks_each_oplus_fault(spark: Any, tmp_path: Path, fault: str) -> None:
-    from conformance.runner import RunConfig, run_suites
+    from conformance.run import RunConfig, run_suites
 
     (result,) = run_suites(RunConfig(suites=("oplus",), cases=40, engine="spark", faults=frozenset({fault}),
                                      save_dir=str(tmp_path), spark=spark), lambda suite: None)

@@ -61,7 +61,7 @@ def _file_rows(data: dict[tuple[int, int], list[list[dict[str, Any]]]], f: int, 
 
 def _expected(data: dict[tuple[int, int], list[list[dict[str, Any]]]], job: int, wt: str,
               late: set[tuple[int, int, int]]) -> Counter[tuple[int, str, str]]:
-    from conformance.oplus_suite import reference_rows
+    from conformance.oplus.engines.reference import reference_rows
 
     sources = sorted(s for j, s in data if j == job)
     inputs = [[{"ts": i["ts"], "key": i["user"], "value": i["amount"]} for c in data[(job, s)] for i in c
@@ -153,7 +153,7 @@ def test_recipe_live_oplus_string_keys_rescale_crash_restart_parquet(spark: Any,
 def test_struct_keys_through_a_callback_sink(spark: Any, tmp_path: Any) -> None:
     """Tuple keys (a struct column) routed by spark_impl.keys, delivered to a foreachBatch-style
     callback idempotent by batch id; outputs equal the sequential reference's (keys as JSON text)."""
-    from conformance.oplus_suite import reference_rows
+    from conformance.oplus.engines.reference import reference_rows
     from spark_impl.oplus.streaming import start_oplus_query
     from spark_impl.oplus.streaming_jobs import oplus_job
     from spark_impl.reconfig.sinks import CallbackSink
@@ -243,7 +243,7 @@ def test_a_killed_driver_process_restarts_exactly_once(spark: Any, tmp_path: Any
     import subprocess
     import sys
 
-    from conformance.oplus_suite import reference_rows
+    from conformance.oplus.engines.reference import reference_rows
     from spark_impl.oplus.streaming_log import Log
 
     source, checkpoint, table = (str(tmp_path / n) for n in ("in", "ckpt", "out"))

@@ -1,4 +1,4 @@
-"""The O+ suite through the live front end (conformance.oplus_streaming, issue 14 item 6).
+"""The O+ suite through the live front end (conformance.oplus.engines.live, issue 14 item 6).
 
 Slow tests run random suite cases as one live query each (files per round, rescale requests
 while the query runs, three simulated driver crashes and restarts, Parquet read back) and
@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from conformance.cases import draw_cases
-from conformance.generators.oplus import oplus_cases
-from conformance.oplus_streaming import request_file, stream_files
-from conformance.oplus_suite import ENGINE_TAG
+from conformance.core.cases import draw_cases
+from conformance.oplus.cases import oplus_cases
+from conformance.oplus.engines.live import request_file, stream_files
+from conformance.oplus.oracles import ENGINE_TAG
 
 
 def test_files_carry_every_item_once_in_its_round_and_end_every_list() -> None:
@@ -44,8 +44,8 @@ def test_requests_land_before_the_first_file_whose_watermark_reaches_them() -> N
 
 
 def _judge(spark: Any, cases: list[Any], faults: frozenset[str]) -> list[str | None]:
-    from conformance.oplus_streaming import streaming_engine
-    from conformance.oplus_suite import spark_discrepancies
+    from conformance.oplus.engines.live import streaming_engine
+    from conformance.oplus.oracles import spark_discrepancies
 
     return spark_discrepancies(cases, streaming_engine(faults, spark))
 

@@ -76,9 +76,9 @@ def test_the_checkpoint_stays_flat_however_many_rescales(tmp_path: Path) -> None
 
 
 def test_the_suite_counts_every_applied_rescale_after_compaction(tmp_path: Path) -> None:
-    """``conformance.oplus_streaming``'s ``applied`` oracle reads the per-job counts: with more
+    """``conformance.oplus.engines.live``'s ``applied`` oracle reads the per-job counts: with more
     requests than the log keeps, it still sees every one (one live query runs many cases)."""
-    from conformance.oplus_streaming import _applied
+    from conformance.oplus.engines.live import applied_counts
 
     jobs = [oplus_job("sliding-sum", 2, 4, parallelism=2) for _ in range(3)]
     run = OplusStreamingRun(None, jobs, Log(str(tmp_path)))
@@ -89,7 +89,7 @@ def test_the_suite_counts_every_applied_rescale_after_compaction(tmp_path: Path)
             run.rescale(2, job=2, watermark=10 ** 9)  # never reached: not applied
         prev = commit_batch(run, prev, Commit(batch, {}, {}, 2, {}, {j: float(batch) for j in range(3)}))
     assert len(run.log.requests()) < 30
-    assert _applied(str(tmp_path), 3) == [15, 15, 0]
+    assert applied_counts(str(tmp_path), 3) == [15, 15, 0]
 
 
 def test_a_damaged_part_or_commit_is_refused_not_used(location: str) -> None:

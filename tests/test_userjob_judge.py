@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance.cases import draw_cases
+from conformance.core.cases import draw_cases
 from conformance.userjob.cases import candidates, case_from_json, case_job, case_strategy, case_to_json
 from conformance.userjob.engine import UserJobEngine
 from conformance.userjob.judge import UserRun, judge_run

@@ -17,8 +17,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance.generators.fries import scenarios
-from conformance.generators.timing import with_timing
+from conformance.fries.cases.scenarios import scenarios
+from conformance.fries.cases.timing import with_timing
 from reference.fries.simulator import simulate
 from reference.fries.userjob import ReplayRun, replay_run, request_order, serial_run
 from spec.fries.consistency import replay

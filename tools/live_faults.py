@@ -2,7 +2,7 @@
 
     python tools/live_faults.py [--cases N] [--seed S] [--faults none,naive,...]
 
-Runs the Fries suite's live engine (``conformance.fries.streaming_engine``: every case through
+Runs the Fries suite's live engine (``conformance.fries.live_suite``: every case through
 the Structured Streaming front end) on the same ``N`` cases once per fault (``none`` = no
 fault), in one SparkSession, and prints per fault the failed cases with their oracles, so a
 failure caught only because of the machine (a case that also fails without the fault) can be
@@ -23,9 +23,10 @@ def main() -> None:
     parser.add_argument("--faults", default="none,naive,missing-alignment,double-transform,duplicate-after-restart")
     args = parser.parse_args()
 
-    from conformance.fries.frontends import prepare
+    from conformance.fries.engines.paths import prepare
     from conformance.fries.oracles import judge
-    from conformance.fries.streaming_engine import StreamingEngine, streaming_cases
+    from conformance.fries.engines.live import StreamingEngine
+    from conformance.fries.suite import streaming_cases
     from spark_impl.session import get_or_create_session
 
     spark = get_or_create_session(app_name="live-faults")

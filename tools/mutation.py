@@ -10,7 +10,7 @@ Steps (each resumable; results are appended to ``RUN/results.jsonl``):
 
 1. ``prepare``: snapshot, enumerate every cosmic-ray mutant of the scope, and measure which
    lines each check executes (``coverage`` per check, Spark workers included:
-   :mod:`conformance.branch_coverage`).
+   :mod:`conformance.output.coverage`).
 2. ``run``: a seeded random sample of the mutants (``--sample N``; the whole population takes
    days on this machine, so the score is an estimate and the summary says so). A mutant on a
    line no check executes is recorded as ``not covered`` (it survives; no run needed). Else
@@ -273,7 +273,7 @@ def combined_coverage(run: Path) -> str:
     per stratum (:func:`stratum`) and the total."""
     import shutil
 
-    from conformance.branch_coverage import figure_from, write_rc
+    from conformance.output.coverage import figure_from, write_rc
 
     where = run / "cov-all"
     shutil.rmtree(where, ignore_errors=True)

@@ -13,12 +13,12 @@ from typing import Any
 
 
 def no_isolation() -> None:
-    """Fail fast on engine crashes too: :class:`conformance.crashes.Guard` re-runs a crashing
+    """Fail fast on engine crashes too: :class:`conformance.core.crashes.Guard` re-runs a crashing
     batch in halves down to the case that crashes (for the report; up to 2n engine calls,
     minutes per mutant that crashes every O+ scenario of one operator). Here a batch that
     crashes counts as a crash of each of its cases: the unmutated suite has none, so any crash
     kills the mutant either way."""
-    from conformance import crashes
+    from conformance.core import crashes
 
     def isolate(self: Any, items: list[Any]) -> list[Any]:
         if not items:
@@ -34,7 +34,9 @@ def stop_at_first_failure() -> None:
     first failing DGS case, or the first shrink an O+ check starts (it only starts one on a
     failure; shrinking re-runs cases, minutes per mutant under load), ends the child with exit
     1. The unmutated suites reach neither (``prepare`` checks that they pass)."""
-    from conformance import dgs_suite, oplus_suite
+    from conformance.dgs import oracles as dgs_oracles
+    from conformance.dgs import suite as dgs_suite
+    from conformance.oplus import suite as oplus_suite
 
     def stop(where: str) -> Any:
         def stopped(*args: Any, **kwargs: Any) -> Any:
@@ -42,7 +44,7 @@ def stop_at_first_failure() -> None:
             raise SystemExit(1)
         return stopped
 
-    judge = getattr(dgs_suite, "judge", None)
+    judge = getattr(dgs_oracles, "judge", None)
     if judge is not None:
         def judged(case: Any, observed: Any) -> Any:
             failed = judge(case, observed)
@@ -50,8 +52,8 @@ def stop_at_first_failure() -> None:
                 print(f"fail-fast: dgs case failed {failed}"[:2000], flush=True)
                 raise SystemExit(1)
             return failed
-        setattr(dgs_suite, "judge", judged)
-    for module, name in ((dgs_suite, "_shrink_and_save"), (oplus_suite, "_shrink_spark"), (oplus_suite, "_shrink")):
+        setattr(dgs_oracles, "judge", judged)
+    for module, name in ((dgs_suite, "shrink_and_save"), (oplus_suite, "shrink_spark"), (oplus_suite, "shrink_reference")):
         if hasattr(module, name):
             setattr(module, name, stop(f"{module.__name__}.{name}"))
 
@@ -62,19 +64,20 @@ def child_check(suite: str, coverage_out: str | None, cases: int | None = None) 
     lines."""
     from contextlib import nullcontext
 
-    from conformance.runner import DEFAULT_CASES, RunConfig, run_suites
+    from conformance.run import DEFAULT_CASES, RunConfig, run_suites
 
     measuring: Any = nullcontext(None)
     if not coverage_out:  # prepare's coverage runs keep the suite as it is (nothing fails there)
         no_isolation()
         stop_at_first_failure()
     if coverage_out:
-        from conformance.branch_coverage import measuring as measure
+        from conformance.output.coverage import measuring as measure
 
         measuring = measure(Path(coverage_out).parent / f"cov-{suite}")
     with measuring as box:
         if suite == "fries":
-            from conformance.fries.suite import FriesConfig, run_fries_suite
+            from conformance.fries.config import FriesConfig
+            from conformance.fries.suite import run_fries_suite
 
             results = [run_fries_suite(FriesConfig(cases=cases or DEFAULT_CASES["fries"], shrink_evaluations=0,
                                                    fail_fast=True))]

@@ -5,11 +5,11 @@ report to ``--out``: the driver's pids, where tasks ran before and after the bat
 (:mod:`conformance.cluster.probe`), and per case the failed oracles (empty = conformed).
 
 * ``fries``: random scenarios of the Fries suite through spark_impl's executor
-  (:class:`conformance.fries.engines.SparkEngine`, checkpoints under ``--checkpoint``, a
+  (:class:`conformance.fries.engines.batch.SparkEngine`, checkpoints under ``--checkpoint``, a
   directory every process of the cluster shares), judged by :func:`conformance.fries.oracles.judge`;
 * ``oplus``: STRETCH O+ cases through ``spark_impl.oplus``, compared with the sequential
-  reference (:func:`conformance.oplus_suite.spark_discrepancies`);
-* ``dgs``: DGS cases through ``spark_impl.dgs``, judged by :func:`conformance.dgs_suite.judge`.
+  reference (:func:`conformance.oplus.suite.spark_discrepancies`);
+* ``dgs``: DGS cases through ``spark_impl.dgs``, judged by :func:`conformance.dgs.suite.judge`.
 """
 
 from __future__ import annotations
@@ -18,6 +18,22 @@ import argparse
 import os
 import time
 from typing import Any, Sequence
+
+from spec.jsonio import write_json_atomic
+
+import spark_impl.session as spark_session
+
+from conformance.cluster.probe import executors
+from conformance.core.cases import draw_cases
+from conformance.dgs.cases import draw_dgs_cases
+from conformance.dgs.engines.batch import spark_engine as dgs_engine
+from conformance.dgs.oracles import judge
+from conformance.fries.cases.sections import honest_claims, scenario_strategy
+from conformance.fries.engines.batch import SparkEngine
+from conformance.fries.suite import judge_batch
+from conformance.oplus.cases import oplus_cases
+from conformance.oplus.engines.batch import spark_engine
+from conformance.oplus.oracles import spark_discrepancies
 
 JOBS = ("fries", "oplus", "dgs")
 
@@ -37,10 +53,6 @@ def wait_for_executors(spark: Any, count: int, timeout_s: float) -> int:
 def judged(kind: str, spark: Any, cases: int, seed: int, checkpoint: str) -> list[list[str]]:
     """Per case, the failed oracles as ``"oracle: explanation"`` lines (empty = conformed)."""
     if kind == "fries":
-        from conformance.cases import draw_cases
-        from conformance.fries.engines import SparkEngine
-        from conformance.fries.suite import honest_claims, judge_batch, scenario_strategy
-
         strategy = scenario_strategy()
         if isinstance(strategy, str):
             raise RuntimeError(strategy)
@@ -49,16 +61,10 @@ def judged(kind: str, spark: Any, cases: int, seed: int, checkpoint: str) -> lis
         return [[f"{f.oracle}: {f.summary}" for f in judgement.failures]
                 for _, judgement, _ in judge_batch(engine, scenarios)]
     if kind == "oplus":
-        from conformance.cases import draw_cases
-        from conformance.generators.oplus import oplus_cases
-        from conformance.oplus_suite import spark_discrepancies, spark_engine
-
         drawn = draw_cases(oplus_cases(), cases, seed)
         return [[] if problem is None else [problem]
                 for problem in spark_discrepancies(drawn, spark_engine(frozenset(), spark))]
     if kind == "dgs":
-        from conformance.dgs_suite import draw_dgs_cases, judge, spark_engine as dgs_engine
-
         drawn_dgs = draw_dgs_cases(cases, seed)
         observed = dgs_engine(spark)(drawn_dgs)
         return [[f"{oracle}: {text}" for oracle, text in judge(case, seen)]
@@ -78,11 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", required=True)
     args = parser.parse_args(argv)
 
-    from conformance.cluster.probe import executors
-    from spark_impl.session import get_or_create_session
-    from spec.jsonio import write_json_atomic
-
-    spark = get_or_create_session(app_name=f"streamproof-cluster-{args.job}")
+    spark = spark_session.get_or_create_session(app_name=f"streamproof-cluster-{args.job}")
     registered = wait_for_executors(spark, args.executors, 180.0)
     report: dict[str, Any] = {
         "job": args.job, "master": spark.sparkContext.master, "registered_executors": registered,

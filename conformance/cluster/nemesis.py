@@ -27,6 +27,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
+import conformance.cluster.nemesis_job as job
 from conformance.cluster import nemesis_inject as inject
 from conformance.cluster import processes as proc
 from conformance.cluster.nemesis_events import EventLog
@@ -94,8 +95,6 @@ class Nemesis:
     # -- the driver ---------------------------------------------------------------------
     def launch(self, start_round: int, resume: bool) -> None:
         """Submit a driver that starts at ``start_round`` (resuming it from its checkpoint)."""
-        import conformance.cluster.nemesis_job as job
-
         arguments = ["--out", self.out, "--seed", str(self.config.seed), "--cases", str(self.config.cases),
                      "--executors", str(self.cluster.workers), "--start-round", str(start_round),
                      "--jobs", ",".join(self.config.jobs)]

@@ -15,6 +15,8 @@ import random
 from dataclasses import dataclass, field
 from typing import Iterable
 
+from spec.errors import InputError
+
 FAULTS: dict[str, str] = {
     "executor-kill": "kill -9 of an executor JVM (CoarseGrainedExecutorBackend)",
     "python-kill": "kill -9 of a PySpark Python worker of an executor",
@@ -38,8 +40,6 @@ MOMENTS = ("any", "reconfiguration", "rescale")
 
 def parse_faults(text: str | None) -> tuple[str, ...]:
     """The selected fault kinds (all when ``text`` is None or "all"), in catalogue order."""
-    from spec.errors import InputError
-
     if text is None or text.strip() == "all":
         return tuple(FAULTS)
     names = [name.strip() for name in text.split(",") if name.strip()]

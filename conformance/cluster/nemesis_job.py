@@ -30,6 +30,18 @@ import threading
 import time
 from typing import Any, Callable, Sequence
 
+import spark_impl.oplus.driver as oplus_driver
+import spark_impl.session as spark_session
+
+from conformance.cluster.job import wait_for_executors
+from conformance.cluster.nemesis_oracles import judge_dgs, judge_fries, judge_oplus
+from conformance.core.cases import draw_cases
+from conformance.dgs.cases import draw_dgs_cases
+from conformance.dgs.engines import batch as dgs_batch
+from conformance.fries.cases.sections import honest_claims, scenario_strategy
+from conformance.oplus.cases import oplus_cases
+from conformance.oplus.engines import batch as oplus_batch
+
 JOBS = ("fries", "oplus", "dgs")
 Emit = Callable[..., None]
 
@@ -76,9 +88,6 @@ def heartbeat(spark: Any, emit: Emit, stop: threading.Event, every_s: float = 0.
 def fries_round(spark: Any, cases: int, seed: int, directory: str, resume: bool, emit: Emit,
                 r: int) -> list[dict[str, Any]]:
     """Run and judge one round of Fries scenarios (module docstring)."""
-    from conformance.cases import draw_cases
-    from conformance.cluster.nemesis_oracles import judge_fries
-    from conformance.fries.suite import honest_claims, scenario_strategy
     from spark_impl.reconfig.api import collect_results, scenario_job
     from spark_impl.reconfig.driver import Executor
 
@@ -101,12 +110,6 @@ def fries_round(spark: Any, cases: int, seed: int, directory: str, resume: bool,
 
 def oplus_round(spark: Any, cases: int, seed: int, emit: Emit, r: int) -> list[dict[str, Any]]:
     """Run and judge one round of O+ cases, reporting each rescale's handover."""
-    import spark_impl.oplus.driver as oplus_driver
-    from conformance.cases import draw_cases
-    from conformance.cluster.nemesis_oracles import judge_oplus
-    from conformance.generators.oplus import oplus_cases
-    from conformance.oplus_suite import spark_engine
-
     original = getattr(oplus_driver, "_handover", None)
 
     def traced(*args: Any, **kwargs: Any) -> Any:
@@ -120,7 +123,7 @@ def oplus_round(spark: Any, cases: int, seed: int, emit: Emit, r: int) -> list[d
         setattr(oplus_driver, "_handover", traced)
     try:
         drawn = draw_cases(oplus_cases(), cases, seed)
-        return judge_oplus(drawn, spark_engine(frozenset(), spark))
+        return judge_oplus(drawn, oplus_batch.spark_engine(frozenset(), spark))
     finally:
         if original is not None:
             setattr(oplus_driver, "_handover", original)
@@ -128,11 +131,8 @@ def oplus_round(spark: Any, cases: int, seed: int, emit: Emit, r: int) -> list[d
 
 def dgs_round(spark: Any, cases: int, seed: int) -> list[dict[str, Any]]:
     """Run and judge one round of DGS cases."""
-    from conformance.cluster.nemesis_oracles import judge_dgs
-    from conformance.dgs_suite import draw_dgs_cases, spark_engine
-
     drawn = draw_dgs_cases(cases, seed)
-    return judge_dgs(drawn, spark_engine(spark)(drawn))
+    return judge_dgs(drawn, dgs_batch.spark_engine(spark)(drawn))
 
 
 def run_round(spark: Any, args: argparse.Namespace, r: int, resume: bool, emit: Emit) -> None:
@@ -165,11 +165,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--jobs", type=lambda text: text.split(","), default=list(JOBS))
     args = parser.parse_args(argv)
 
-    from conformance.cluster.job import wait_for_executors
-    from spark_impl.session import get_or_create_session
-
     emit = Events(os.path.join(args.out, "events.jsonl"))
-    spark = get_or_create_session(app_name="streamproof-nemesis")
+    spark = spark_session.get_or_create_session(app_name="streamproof-nemesis")
     # O+ and DGS state then survives an executor loss (spark_impl.lineage)
     spark.sparkContext.setCheckpointDir(os.path.join(args.out, "rdd-checkpoints"))
     registered = wait_for_executors(spark, args.executors, 300.0)

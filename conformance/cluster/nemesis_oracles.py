@@ -6,9 +6,9 @@ Per run a dict ``{"failures": ["oracle: summary", ...], "lost", "duplicated", "s
 * Fries: :func:`conformance.fries.oracles.judge` (schedule complete, conflict-serializable,
   FIFO channels, outputs equal the serial execution in the witness order, exactly once,
   states); ``serializable`` is its verdict on the run's schedule;
-* O+: :func:`conformance.oplus_suite.spark_discrepancies` (outputs equal the sequential
+* O+: :func:`conformance.oplus.suite.spark_discrepancies` (outputs equal the sequential
   reference's, each emitted in its round by its instance); an engine crash is a failure;
-* DGS: :func:`conformance.dgs_suite.judge` (outputs equal ``spec(sort(u))``, processed trace,
+* DGS: :func:`conformance.dgs.oracles.judge` (outputs equal ``spec(sort(u))``, processed trace,
   final state).
 
 ``lost`` = expected output records missing (multiset difference), ``duplicated`` = extra
@@ -21,6 +21,17 @@ from __future__ import annotations
 
 from collections import Counter
 from typing import Any, Hashable, Iterable, Sequence
+
+from spec.dgs.semantics import spec_run
+from spec.dgs.streams import sort_streams
+
+from conformance.core.crashes import Crash
+from conformance.dgs import oracles as dgs_oracles
+from conformance.dgs.cases import program_of
+from conformance.fries import oracles as fries_oracles
+from conformance.fries.outcome import outcome_of
+from conformance.oplus.engines.reference import reference_rows
+from conformance.oplus.oracles import spark_discrepancies
 
 
 def lost_duplicated(expected: Iterable[Hashable], actual: Iterable[Hashable]) -> tuple[int, int]:
@@ -38,9 +49,6 @@ def _run(failures: list[str], counts: tuple[int, int] | None, serializable: bool
 
 def judge_fries(scenarios: Sequence[Any], results: Sequence[Any]) -> list[dict[str, Any]]:
     """Judge spark_impl ``RunResult`` s (in scenario order) with the Fries oracles."""
-    from conformance.fries.engines import _outcome
-    from conformance.fries.oracles import judge
-
     by_index = {result.scenario_index: result for result in results}
     runs = []
     for index, scenario in enumerate(scenarios):
@@ -48,9 +56,9 @@ def judge_fries(scenarios: Sequence[Any], results: Sequence[Any]) -> list[dict[s
         if result is None:
             runs.append(_run(["engine: no result for this scenario"], None))
             continue
-        outcome = _outcome(scenario, result.outputs, result.schedule, result.states, result.delays_ms,
+        outcome = outcome_of(scenario, result.outputs, result.schedule, result.states, result.delays_ms,
                            result.rejected, result.senders)
-        judgement = judge(scenario, outcome)
+        judgement = fries_oracles.judge(scenario, outcome)
         failures = [f"{f.oracle}: {f.summary}" for f in judgement.failures]
         counts = (lost_duplicated(judgement.expected.outputs.elements(), outcome.outputs)
                   if judgement.expected is not None else None)
@@ -61,12 +69,10 @@ def judge_fries(scenarios: Sequence[Any], results: Sequence[Any]) -> list[dict[s
 
 def judge_oplus(drawn: Sequence[tuple[dict[str, Any], int]], engine: Any) -> list[dict[str, Any]]:
     """Run O+ cases through the O+ suite's Spark ``engine`` (a
-    :class:`~conformance.crashes.Guard`) and judge them with
-    :func:`conformance.oplus_suite.spark_discrepancies` (outputs equal the sequential
+    :class:`~conformance.core.crashes.Guard`) and judge them with
+    :func:`conformance.oplus.suite.spark_discrepancies` (outputs equal the sequential
     reference's, emitted in the right round by the right instance); the rows each case
     produced are recorded on the way for the lost / duplicated counts."""
-    from conformance.oplus_suite import reference_rows, spark_discrepancies
-
     rows: dict[int, list[Any]] = {}
     inner = engine.run
 
@@ -87,16 +93,10 @@ def judge_oplus(drawn: Sequence[tuple[dict[str, Any], int]], engine: Any) -> lis
 
 
 def judge_dgs(drawn: Sequence[Any], observed: Sequence[Any]) -> list[dict[str, Any]]:
-    """Judge DGS runs with :func:`conformance.dgs_suite.judge`."""
-    from conformance.crashes import Crash
-    from conformance.dgs_suite import judge
-    from conformance.generators.dgs import program_of
-    from spec.dgs.semantics import spec_run
-    from spec.dgs.streams import sort_streams
-
+    """Judge DGS runs with :func:`conformance.dgs.oracles.judge`."""
     runs = []
     for case, seen in zip(drawn, observed):
-        failures = [f"{oracle}: {text.splitlines()[0] if text else ''}" for oracle, text in judge(case, seen)]
+        failures = [f"{oracle}: {text.splitlines()[0] if text else ''}" for oracle, text in dgs_oracles.judge(case, seen)]
         counts = None
         if not isinstance(seen, Crash):
             _, expected = spec_run(program_of(case.name), sort_streams(case.streams))

@@ -1,5 +1,13 @@
-"""The Fries part of the differential suite: engines under test, oracles (a)-(c), the suite.
+"""The Fries family of the differential suite (serializable reconfigurations, Fries Alg. 1-4).
 
-Import submodules directly (``conformance.fries.oracles``, ``conformance.fries.engines``,
-``conformance.fries.suite``); nothing heavy is imported here.
+* :mod:`.cases` - generators, targeted sections, shrink moves and the scenario codec;
+* :mod:`.outcome` - one run of one scenario in engine-neutral form (what the oracles read);
+* :mod:`.oracles` - schedule, placement, serializable (C1), FIFO channels (C2), outputs (C3),
+  exactly-once, states, and spark_impl's MCS against the spec's;
+* :mod:`.retention` - the storage oracle: record logs pruned, retention kept;
+* :mod:`.engines` - one module per way into the engine under test;
+* :mod:`.checks` - the suite's further checks (Spark-free checks of the executor's internals, MCS shapes);
+* :mod:`.config` and :mod:`.suite` - the run's configuration and the orchestration.
+
+Imports nothing from the other families.
 """

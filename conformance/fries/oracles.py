@@ -15,7 +15,7 @@ For a scenario and the engine's :class:`~conformance.fries.outcome.RunOutcome`:
   witness order up to the dependence relation "same object, same key" - i.e. of the
   :func:`spec.fries.consistency.replay` of the run's own per-object order ((C3); exactly the
   serial execution in the witness order when no function is order-sensitive) - compared with
-  the online matcher (:mod:`conformance.matcher`) so the first unmatched records are reported;
+  the online matcher (:mod:`conformance.core.matcher`) so the first unmatched records are reported;
 * ``exactly-once`` (c) no output record is emitted more often than expected, and no
   transaction with expected output lost all of it - the restart property, reported apart from
   (b) so a duplicate after a restart is named as such;
@@ -40,14 +40,17 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from spec.fries.consistency import replay
+from spec.fries.mcs import fries_mcs_definition
 from spec.fries.scenario import Output, Scenario, SerialResult, ingestion_order, operator_of
 from spec.fries.schedule import Operation, Schedule
 
+from reference.fries.serializability import check_serializability
+
+from conformance.core.matcher import Dependence, compare
 from conformance.fries.outcome import RunOutcome
-from conformance.matcher import Dependence, compare
 
 Checker = Callable[[Schedule], Any]
 """``check_serializability(schedule) -> Verdict`` with ``serializable``, ``serial_order``,
@@ -89,8 +92,6 @@ class Judgement:
 
 def default_checker() -> Checker:
     """The reference conflict-serializability checker (imported on first use)."""
-    from reference.fries.serializability import check_serializability
-
     checker: Checker = check_serializability
     return checker
 
@@ -132,9 +133,9 @@ def judge(
             "outputs",
             "outputs differ from the serial execution in the witness order (up to each object's per-key order)",
             f"witness order: {shown_order}\n{mismatch.explain(show_record)}"))
-    failures.extend(_exactly_once(expected.outputs, Counter(run.outputs), scenario))
+    failures.extend(exactly_once_failures(expected.outputs, Counter(run.outputs), scenario))
     if run.states is not None:
-        failures.extend(_states(expected.states, run.states))
+        failures.extend(state_failures(expected.states, run.states))
     return Judgement(tuple(failures), tuple(back.get(t, t) for t in witness), expected)
 
 
@@ -207,7 +208,7 @@ def _schedule_complete(scenario: Scenario, renumber: dict[str, str], schedule: S
     return [OracleFailure("schedule", problems[0], "\n".join(problems[:10]))]
 
 
-def _exactly_once(expected: Counter[Output], actual: Counter[Output], scenario: Scenario) -> list[OracleFailure]:
+def exactly_once_failures(expected: Counter[Output], actual: Counter[Output], scenario: Scenario) -> list[OracleFailure]:
     duplicated = [(rec, n, expected[rec]) for rec, n in actual.items() if expected[rec] and n > expected[rec]]
     expected_txns = {rec[1] for rec in expected}
     actual_txns = {rec[1] for rec in actual}
@@ -224,7 +225,7 @@ def _exactly_once(expected: Counter[Output], actual: Counter[Output], scenario: 
     return [OracleFailure("exactly-once", f"output {what}{context}", "\n".join(lines))]
 
 
-def _states(expected: Any, actual: Any) -> list[OracleFailure]:
+def state_failures(expected: Any, actual: Any) -> list[OracleFailure]:
     keys = sorted(set(expected) | set(actual))
     wrong = [(k, expected.get(k), actual.get(k)) for k in keys if expected.get(k) != actual.get(k)]
     if not wrong:
@@ -239,3 +240,64 @@ def show_record(record: Any) -> str:
         sink, txn, key, value = record
         return f"{sink} <- (key {key}, value {value}) of {txn}"
     return repr(record)
+
+
+Role = tuple[bool, bool, frozenset[str], frozenset[str]]
+"""(head, reconfigured, parents, children) of one object."""
+
+
+def spec_roles(flow: Any, workers: Mapping[str, tuple[str, ...]], targets: frozenset[str]) -> dict[str, Role]:
+    """The object roles the spec names for a request reconfiguring ``targets``:
+    ``fries_mcs_definition`` gives the MCS vertices and edges (Def. 5.4 over the seed set of
+    Alg. 3/4, on the pipelined view of §7.1), its heads are the vertices with no MCS edge into
+    them; §7.2 expands it to objects (every worker of an MCS operator takes part, is a head iff
+    its operator is, is reconfigured iff its operator is, and aligns on every worker of each MCS
+    parent)."""
+    vertices, edges, _, _ = fries_mcs_definition(flow, targets)
+    roles: dict[str, Role] = {}
+    for op in vertices:
+        head = not any(b == op for _, b in edges)
+        parents = frozenset(w for a, b in edges if b == op for w in workers[a])
+        children = frozenset(w for a, b in edges if a == op for w in workers[b])
+        for obj in workers[op]:
+            roles[obj] = (head, op in targets, parents, children)
+    return roles
+
+
+def mcs_problem(scenario: Scenario) -> str | None:
+    """The MCS oracle: the first request of ``scenario`` whose roles in spark_impl
+    (:func:`spark_impl.reconfig.mcs.object_components`, called directly so the executor's cache
+    is untouched) differ from :func:`spec_roles`, in words; None when every request agrees.
+    Operator- and object-level, so seed-set, pruning and expansion bugs all show as a named
+    difference (:mod:`conformance.fries.checks.mcs`)."""
+    from spark_impl.reconfig import scenario_job
+    from spark_impl.reconfig.mcs import object_components
+
+    job = scenario_job(scenario)
+    workers = {name: tuple(job.objects(name)) for name in job.dataflow.names}
+    for j, request in enumerate(scenario.reconfigurations):
+        targets = frozenset(request.updates)
+        got = {obj: (r.head, r.reconfigured, frozenset(r.parents), frozenset(r.children))
+               for obj, r in object_components(job.dataflow, workers, targets).items()}
+        want = spec_roles(job.dataflow, workers, targets)
+        if got != want:
+            return f"MCS of R{j + 1} (reconfiguring {sorted(targets)}): {_difference(got, want)}"
+    return None
+
+
+def _difference(got: dict[str, Role], want: dict[str, Role]) -> str:
+    extra, missing = sorted(set(got) - set(want)), sorted(set(want) - set(got))
+    if extra or missing:
+        return (f"the executor synchronises objects {sorted(got)}; Fries Alg. 1-4 name {sorted(want)} "
+                f"(extra {extra}, missing {missing})")
+    for obj in sorted(got):
+        if got[obj] != want[obj]:
+            names = ("head", "reconfigured", "aligns on", "sends markers to")
+            diffs = [f"{name} {_show(g)} instead of {_show(w)}"
+                     for name, g, w in zip(names, got[obj], want[obj]) if g != w]
+            return f"object {obj}: " + ", ".join(diffs)
+    return "roles differ"  # pragma: no cover - got != want implies one of the above
+
+
+def _show(value: Any) -> str:
+    return str(sorted(value)) if isinstance(value, frozenset) else str(value)

@@ -83,3 +83,36 @@ def rejected_ids(scenario: Scenario, rejected: Iterable[Any]) -> frozenset[str]:
     if unknown:
         raise InputError(f"rejected requests {unknown} are not in the scenario", "rejected")
     return frozenset(ids)
+
+
+@dataclass(frozen=True)
+class PathFailure:
+    """An entry path's own check failed for one scenario (:mod:`conformance.fries.engines.paths`;
+    reported as an ``engine`` failure)."""
+
+    scenario_index: int
+    error: str
+
+
+def outcome_of(scenario: Scenario, outputs: Any, schedule: Any, states: Any, delays: Any,
+               rejected: Any, senders: Any = None) -> RunOutcome:
+    """Normalise an engine's result fields (the reference's ``SimulationResult``, spark_impl's
+    ``RunResult``) into a :class:`RunOutcome`."""
+    if not isinstance(schedule, Schedule):
+        schedule = Schedule.from_json(schedule.to_json() if hasattr(schedule, "to_json") else schedule)
+    return RunOutcome(
+        outputs=expand_outputs(outputs),
+        schedule=schedule,
+        states=states_of(states),
+        delays=tuple(float(d) for d in (delays.values() if isinstance(delays, Mapping) else delays or ())),
+        rejected=rejected_ids(scenario, rejected or ()),
+        senders={str(obj): tuple(None if x is None else str(x) for x in log) for obj, log in dict(senders).items()}
+        if senders else None,
+    )
+
+
+def states_of(states: Any) -> dict[tuple[str, int], int] | None:
+    """An engine's final states as ``{(operator, key): state}`` with plain types (None: not reported)."""
+    if states is None:
+        return None
+    return {(str(op), int(key)): int(value) for (op, key), value in dict(states).items()}

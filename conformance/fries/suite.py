@@ -1,130 +1,57 @@
 """The Fries differential suite: random scenarios through an engine, judged by the oracles.
 
-1. Draw ``cases`` random scenarios (``conformance.generators.fries`` for the dataflow, functions,
-   sources and reconfigurations; :mod:`conformance.generators.timing` for delays, stragglers,
-   control-message delays and restart points; :mod:`conformance.generators.streams` to stretch
+1. Draw ``cases`` random scenarios (``conformance.fries.cases.scenarios`` for the dataflow, functions,
+   sources and reconfigurations; :mod:`conformance.fries.cases.timing` for delays, stragglers,
+   control-message delays and restart points; :mod:`conformance.fries.cases.streams` to stretch
    some streams so requests land mid-stream), reproducibly from ``seed``.
 2. Run them through the engine in batches (one ``run_scenarios`` call per batch for Spark: the
    cases share one SparkSession and as few jobs as the executor can manage).
 3. Judge each run (:mod:`conformance.fries.oracles`).
-4. Shrink the first failing case (:mod:`conformance.fries.reductions`, candidates run in
+4. Shrink the first failing case (:mod:`conformance.fries.cases.moves`, candidates run in
    batches too) while it keeps failing one of the oracles it first failed, and save it as a
-   replayable JSON file plus a pytest regression file (:mod:`conformance.regression`).
+   replayable JSON file plus a pytest regression file (:mod:`conformance.core.saved_case`).
+
+Before the cases, with the Spark engine: the MCS check (:mod:`conformance.fries.checks.mcs`) and
+the Spark-free checks of the executor's internals (:mod:`conformance.fries.checks.contracts`).
+
+:func:`run_fries_streaming` is the same suite on the live path (``--engine spark-streaming``):
+the ``stepped`` section's cases the front end can run (mode ``live-stepped``), then random
+scenarios (mode ``live``), each through :class:`~conformance.fries.engines.live.StreamingEngine`;
+the first failure is shrunk and saved with ``"scheduler": "<scheduler>:<mode>"``.
+
+Orchestration only: the cases are drawn by :mod:`conformance.fries.cases`, run by
+:mod:`conformance.fries.engines` and judged by :mod:`conformance.fries.oracles`.
 """
 
 from __future__ import annotations
 
-import importlib
-from collections import Counter
 import time
-from dataclasses import dataclass, replace
+from collections import Counter
 from functools import partial
 from pathlib import Path
 from typing import Any, Sequence
 
 from hypothesis import strategies as st
 
-from spec.fries.dataflow import Dataflow
 from spec.fries.scenario import Scenario, Timing, scenario_from_json
 
-from conformance.cases import draw_cases
-from conformance.fries.engines import FriesEngine, engine_status, make_engine
-from conformance.fries.frontends import applicable, prepare
-from conformance.fries.oracles import Judgement, judge
-from conformance.fries.reductions import candidates, size
-from conformance.fries.scenario_json import scenario_to_json
-from conformance.generators.alignment import (
-    PRUNING_SHAPES, alignment_probes, is_probe_shaped, pruning_probes, pruning_shape, with_second_request,
+from conformance.core.cases import draw_cases
+from conformance.core.results import CheckResult, FailureReport, Progress, SuiteResult
+from conformance.core.saved_case import save_case
+from conformance.core.shrink import shrink
+from conformance.fries.cases.alignment import is_probe_shaped, pruning_shape
+from conformance.fries.cases.codec import scenario_to_json
+from conformance.fries.cases.moves import candidates, size
+from conformance.fries.cases.sections import (
+    honest_claims, live_case, race_section, race_strategy, scenario_strategy, stepped_section,
 )
-from conformance.generators.streams import stretch, stretched
-from conformance.generators.timing import with_timing
-from conformance.regression import save_case
-from conformance.shrink import shrink
-from conformance.suite import CheckResult, FailureReport, Progress, SuiteResult
-
-
-@dataclass(frozen=True)
-class FriesConfig:
-    """How to run the suite. ``engine`` is ``"spark"`` or ``"reference"``; ``faults`` are
-    injected into it; ``save_dir`` receives the shrunk failing case (None: not saved)."""
-
-    cases: int = 200
-    seed: int = 0
-    engine: str = "spark"
-    scheduler: str = "fries"
-    faults: frozenset[str] = frozenset()
-    batch_size: int = 200
-    race_fraction: float = 0.2
-    race_batch_size: int = 8
-    save_dir: str | None = None
-    shrink_evaluations: int = 2000
-    shrink_deadline_s: float = 240.0
-    fail_fast: bool = False  # stop after the first batch with a failure, no shrinking (mutation runs)
-
-
-def scenario_strategy() -> st.SearchStrategy[Scenario] | str:
-    """Random scenarios with random timing, or why they cannot be generated here."""
-    try:
-        generators = importlib.import_module("conformance.generators.fries")
-    except ImportError as error:
-        return f"scenario generator not available (conformance.generators.fries: {error})"
-    # a scenario whose source tuples reach no operator tests nothing: no data transaction can
-    # conflict (a source without children drops its tuples; 10 of 120 drawn cases at seed 0)
-    scenarios: st.SearchStrategy[Scenario] = generators.scenarios().filter(routes_data)
-    return stretched(with_timing(scenarios))
-
-
-def routes_data(scenario: Scenario) -> bool:
-    """Some source tuple of ``scenario`` reaches an operator."""
-    flow = scenario.dataflow
-    return any(tuples and flow.children(name) for name, tuples in scenario.sources.items())
-
-
-def race_strategy() -> st.SearchStrategy[Scenario] | str:
-    """Race cases: a request reconfigures two operators on one path, streams are stretched 8x
-    so the request lands after several micro-batches, and control messages are spread over
-    seconds (timing profile ``race``) - the window in which an unaligned switch lets one
-    transaction see the old function upstream and the new one downstream. Run in small
-    batches (:attr:`FriesConfig.race_batch_size`): on Spark every case of a batch advances in
-    lock step, so in a big batch one micro-batch outlasts every control delay."""
-    base = scenario_strategy()
-    if isinstance(base, str):
-        return base
-    generators = importlib.import_module("conformance.generators.fries")
-    raced = with_timing(generators.scenarios().filter(_has_path_request), "race")
-    return raced.map(lambda s: stretch(s, 8))
-
-
-def _has_path_request(scenario: Scenario) -> bool:
-    """Some request reconfigures two operators one of which is upstream of the other, after
-    at least one source tuple."""
-    flow = scenario.dataflow
-    return any(r.at >= 1 and any(flow.descendants(a) & set(r.updates) for a in r.updates)
-               for r in scenario.reconfigurations)
-
-
-def honest_claims(scenario: Scenario) -> Scenario:
-    """``scenario`` without the ``unique`` claims that do not hold for it.
-
-    A random ``unique`` flag is a claim (at most one output per data transaction, Fries
-    Alg. 4) the generator cannot guarantee; a scheduler that prunes on a false claim may
-    legitimately produce a non-serializable schedule. The reference simulator reports the
-    operators whose claim a run broke; their flags are dropped (which only enlarges the MCS,
-    never unsound). Without the simulator (or if it fails on the case) every claim is dropped."""
-    flow = scenario.dataflow
-    if not any(op.unique for op in flow.operators):
-        return scenario
-    try:
-        simulate = importlib.import_module("reference.fries.simulator").simulate
-        broken: set[str] = set()
-        for scheduler in ("fries", "epoch"):
-            broken |= set(simulate(scenario, scheduler).uniqueness_violations)
-    except Exception:  # noqa: BLE001 - no simulator, or it failed: no claim can be confirmed
-        broken = {op.name for op in flow.operators}
-    if not broken:
-        return scenario
-    operators = tuple(replace(op, unique=op.unique and op.name not in broken) for op in flow.operators)
-    return replace(scenario, dataflow=Dataflow(operators, flow.edges))
+from conformance.fries.checks.contracts import run_contracts_check
+from conformance.fries.checks.mcs import run_mcs_check
+from conformance.fries.config import FriesConfig
+from conformance.fries.engines.catalogue import FriesEngine, engine_status, make_engine
+from conformance.fries.engines.live import MODES, StreamingEngine
+from conformance.fries.engines.paths import applicable, prepare
+from conformance.fries.oracles import Judgement, judge
 
 
 def run_fries_suite(config: FriesConfig, *, progress: Progress | None = None, spark: Any = None) -> SuiteResult:
@@ -151,13 +78,9 @@ def run_fries_suite(config: FriesConfig, *, progress: Progress | None = None, sp
     engine_for("planned")  # bad faults are bad input before anything runs
     if config.engine == "spark" and config.scheduler == "fries":
         # Spark-free and first: a fail-fast run (mutation testing) stops here on an MCS bug
-        from conformance.fries.mcs_check import run_mcs_check
-
         if run_mcs_check(config, result) and config.fail_fast:
             return result
     if config.engine == "spark":  # Spark-free too: routing and fault names against their contracts
-        from conformance.fries.contracts_check import run_contracts_check
-
         if run_contracts_check(result) and config.fail_fast:
             return result
     start = time.monotonic()
@@ -196,7 +119,7 @@ def run_fries_suite(config: FriesConfig, *, progress: Progress | None = None, sp
             index = offset + i
             check.cases += 1
             result.delays.extend(delays)
-            _count_features(result, scenario)
+            count_features(result, scenario)
             if path != "planned":
                 result.features[f"path: {path}"] += 1
             if not judgement.ok:
@@ -212,14 +135,14 @@ def run_fries_suite(config: FriesConfig, *, progress: Progress | None = None, sp
     check.elapsed_s = time.monotonic() - start
     if first_failure is not None and not config.fail_fast:
         index, judgement, path = first_failure
-        result.failures.append(_shrink_and_save(config, engine_for(path), check.name, index, scenarios[index],
-                                                judgement, path))
+        result.failures.append(shrink_and_save(config, engine_for(path), check.name, index, scenarios[index],
+                                               judgement, path))
     return result
 
 
 #: Cases per entry path of the Spark executor in a run of at least :data:`PATHS_FROM` cases
 #: (``epoch``: a tenth of the cases, at least 2). Drawn for the path (filtered by
-#: :func:`~conformance.fries.frontends.applicable`), so every run of that size has them.
+#: :func:`~conformance.fries.engines.paths.applicable`), so every run of that size has them.
 PATH_CASES = {"submit": 2, "rollback": 2, "resume": 2, "directory": 2, "generated": 2, "unbounded": 2,
               "streaming": 2, "sink": 2, "objstore": 1}
 PATHS_FROM = 20
@@ -227,7 +150,7 @@ PATHS_FROM = 20
 
 def path_section(strategy: st.SearchStrategy[Scenario], config: FriesConfig,
                  only: tuple[str, ...] | None = None) -> list[tuple[str, list[Scenario]]]:
-    """The cases of every non-default entry path (:mod:`conformance.fries.frontends`), each
+    """The cases of every non-default entry path (:mod:`conformance.fries.engines.paths`), each
     list run as one batch: none below :data:`PATHS_FROM` cases (``only``: just these paths,
     drawn as in a full run)."""
     if config.cases < PATHS_FROM:
@@ -246,71 +169,6 @@ def path_section(strategy: st.SearchStrategy[Scenario], config: FriesConfig,
 #: stop early; ``epoch`` runs the stepped cases before ``stepped`` does).
 EARLY_PATHS = ("epoch", "stepped", "sink")
 
-#: The ``stepped`` path's cases (one batch; :mod:`conformance.fries.stepped`) by kind: alignment
-#: probes, every MCS pruning shape and race cases; every other case has a restart while its
-#: request's heads are being released.
-STEPPED_KINDS = {"alignment": 4, **{shape: 1 for shape in PRUNING_SHAPES}, "race": 4}
-
-
-def stepped_section(config: FriesConfig) -> list[Scenario]:
-    """The ``stepped`` path's cases (:data:`STEPPED_KINDS`), drawn for the run's seed (the
-    first, minimal draw of each kind is skipped: it is the same at every seed)."""
-    race = race_strategy()
-    drawn: list[Scenario] = []
-    for number, (kind, n) in enumerate(STEPPED_KINDS.items()):
-        # the one-to-many probe nested (S -> E -> F -> {A, B}): the earliest ancestor is synchronised
-        strategy = alignment_probes() if kind == "alignment" else pruning_probes(kind, nested=True) \
-            if kind != "race" else race
-        if isinstance(strategy, str):
-            continue
-        cases = draw_cases(strategy, n + 1, config.seed * 1009 + 31 * number + 5)[1:]
-        # two probes make a second request on the same component (alignment afresh)
-        drawn += [with_second_request(c) if kind == "alignment" and i in (1, 2) else c for i, c in enumerate(cases)]
-    # per-tuple costs only served the timing, which the stepped path replaces (and the epoch
-    # path runs these cases too): dropped, so both run at batch speed
-    untimed = [replace(sc, timing=replace(sc.timing, operator_cost={}, stragglers={})) for sc in drawn]
-    return [honest_claims(restart_during_request(sc, 4 * (1 + i % 3)) if i % 2 else sc) for i, sc in enumerate(untimed)]
-
-
-def restart_during_request(scenario: Scenario, after: int) -> Scenario:
-    """``scenario`` crashing once ``after`` tuples past its first request's ``at`` were ingested
-    (while the stepped path releases that request's heads)."""
-    total = sum(len(t) for t in scenario.sources.values())
-    first = min((r.at for r in scenario.reconfigurations), default=0)
-    point = min(first + after, total - 1)
-    if point < 1:
-        return scenario
-    return replace(scenario, timing=replace(scenario.timing, restarts=(point,)))
-
-
-def race_section(race: st.SearchStrategy[Scenario], n: int, config: FriesConfig) -> list[Scenario]:
-    """The ``n`` race-section cases in run order: each small batch of
-    :attr:`FriesConfig.race_batch_size` starts with one probe and race cases fill the rest.
-    Probes cycle through the alignment probe and the MCS pruning shapes
-    (:mod:`conformance.generators.alignment`), at least one of each whenever ``n`` allows
-    (``n`` >= 4, i.e. every run of 20 cases or more). Without the probes an unaligned member is
-    almost never observed on Spark (about 1 case in 200), and the pruning rules' shapes were
-    left to chance."""
-    if n <= 0:
-        return []
-    size = max(1, config.race_batch_size)
-    kinds = ("alignment",) + PRUNING_SHAPES
-    probes_n = min(n, max(-(-n // size), len(kinds)))
-    drawn: list[list[Scenario]] = []
-    for number, kind in enumerate(kinds):
-        strategy = alignment_probes() if kind == "alignment" else pruning_probes(kind)
-        count = len(range(number, probes_n, len(kinds)))  # how often probe i % len(kinds) == number
-        drawn.append([honest_claims(s) for s in draw_cases(strategy, count, config.seed + number)])
-    ordered = [drawn[i % len(kinds)].pop(0) for i in range(probes_n)]  # alignment, one-to-many, ...
-    races = [honest_claims(s) for s in draw_cases(race, n - probes_n, config.seed)]
-    out: list[Scenario] = []
-    while ordered or races:
-        if ordered:
-            out.append(ordered.pop(0))
-        out.extend(races[: size - 1])
-        del races[: size - 1]
-    return out
-
 
 def judge_batch(engine: FriesEngine, scenarios: Sequence[Scenario]) -> list[tuple[Scenario, Judgement, tuple[float, ...]]]:
     """Run a batch and judge every run."""
@@ -318,8 +176,10 @@ def judge_batch(engine: FriesEngine, scenarios: Sequence[Scenario]) -> list[tupl
     return [(s, judge(s, o), o.delays) for s, o in zip(scenarios, outcomes)]
 
 
-def _shrink_and_save(config: FriesConfig, engine: FriesEngine, check: str, index: int, scenario: Scenario,
-                     judgement: Judgement, path: str = "planned") -> FailureReport:
+def shrink_and_save(config: FriesConfig, engine: FriesEngine, check: str, index: int, scenario: Scenario,
+                    judgement: Judgement, path: str = "planned") -> FailureReport:
+    """Shrink a failing case with ``engine`` while it fails one of the oracles it failed, check
+    it fails on its own, and save it (when ``config.save_dir`` is set)."""
     wanted = set(judgement.failed_oracles)
     original = scenario_to_json(scenario)
 
@@ -383,7 +243,8 @@ def count_timing(features: Counter[str], timing: Timing) -> None:
         features["stragglers"] += 1
 
 
-def _count_features(result: SuiteResult, scenario: Scenario) -> None:
+def count_features(result: SuiteResult, scenario: Scenario) -> None:
+    """Count what ``scenario`` exercises in the result's features."""
     features = result.features
     features["cases"] += 1
     features[f"reconfigurations={len(scenario.reconfigurations)}"] += 1
@@ -399,3 +260,65 @@ def _count_features(result: SuiteResult, scenario: Scenario) -> None:
 
 def _indent(text: str) -> str:
     return "\n".join("    " + line for line in text.splitlines())
+
+
+LIVE_CHECK = "spark-streaming vs spec serial execution"
+"""The live check's name (:func:`run_fries_streaming`)."""
+
+
+def streaming_cases(n: int, seed: int) -> list[Scenario]:
+    """``n`` random scenarios the front end can run (the ``live`` mode's cases)."""
+    strategy = scenario_strategy()
+    assert not isinstance(strategy, str)
+    fitting = strategy.filter(partial(applicable, "streaming"))
+    return [live_case(honest_claims(s)) for s in draw_cases(fitting, n, seed)]
+
+
+def stepped_cases(seed: int) -> list[Scenario]:
+    """The batch suite's stepped cases for ``seed`` that the front end can run (the
+    ``live-stepped`` mode's cases; 8-10 of 11)."""
+    return [live_case(s) for s in stepped_section(FriesConfig(seed=seed)) if applicable("streaming", s)]
+
+
+def run_fries_streaming(*, cases: int, seed: int, scheduler: str, faults: frozenset[str], batch: int,
+                        progress: Progress | None = None, spark: Any = None, save_dir: str | None = None,
+                        shrink_budget: int = 2000) -> SuiteResult:
+    """The Fries suite's check on the live path (module docstring): ``cases`` in all, the
+    stepped section first (when ``cases`` >= its size), the rest random; the first failing
+    case is shrunk and saved to ``save_dir``."""
+    result = SuiteResult("fries", "spark-streaming", seed, faults=tuple(sorted(faults)), delay_unit="ms")
+    check = CheckResult(LIVE_CHECK)
+    result.checks.append(check)
+    stepped = stepped_cases(seed)
+    stepped = stepped if cases >= len(stepped) else []
+    sections = [("live-stepped", stepped), ("live", streaming_cases(cases - len(stepped), seed))]
+    engines = {mode: StreamingEngine(scheduler, faults, spark=spark, mode=mode) for mode in MODES}
+    first: tuple[int, Any, Scenario, str] | None = None
+    start = time.monotonic()
+    done, total = 0, sum(len(drawn) for _, drawn in sections)
+    for mode, drawn in sections:
+        for offset in range(0, len(drawn), max(1, batch)):
+            chunk = drawn[offset: offset + batch]
+            began = time.monotonic()
+            for position, (scenario, judgement, delays) in enumerate(judge_batch(engines[mode], chunk)):
+                check.cases += 1
+                result.delays.extend(delays)
+                result.features[f"path: {mode}"] += 1
+                if scenario.timing.restarts:
+                    result.features["driver crash"] += 1
+                if not judgement.ok:
+                    check.failed += 1
+                    check.oracle_failures.update(judgement.failed_oracles)
+                    if first is None:
+                        first = (done + position, judgement, scenario, mode)
+            done += len(chunk)
+            result.seconds[f"path: {mode}"] = result.seconds.get(f"path: {mode}", 0.0) + time.monotonic() - began
+            if progress is not None:
+                progress(done, total)
+    check.elapsed_s = time.monotonic() - start
+    if first is not None:
+        index, judgement, scenario, mode = first
+        config = FriesConfig(cases=cases, seed=seed, engine="spark-streaming", scheduler=scheduler, faults=faults,
+                             save_dir=save_dir, shrink_evaluations=shrink_budget)
+        result.failures.append(shrink_and_save(config, engines[mode], LIVE_CHECK, index, scenario, judgement, mode))
+    return result

@@ -1,4 +1,4 @@
-"""The reference as an oracle for users' own jobs (issue 18): ``streamproof conformance --job``.
+"""The reference as an oracle for users' own jobs: ``streamproof conformance --job``.
 
 * :mod:`~conformance.userjob.load` - ``FILE.py:NAME``: the user's job, requests, dependence;
 * :mod:`~conformance.userjob.cases` - one case (tuples, request moments, pacing), drawn and shrunk;
@@ -9,4 +9,6 @@
 
 The serial executor itself is :mod:`reference.fries.userjob` (it reads a job through the
 protocols of :mod:`spec.fries.userjob`, so ``spark_impl`` and ``reference`` stay independent).
+Not here: the catalogue suites (the families), which this package reuses (Fries oracles, shrink
+moves, the scenario codec) but never extends.
 """

@@ -1,5 +1,5 @@
 """Assertions for users' CI tests of their own jobs (re-exported by
-:mod:`conformance.pytest_helper`; fixtures in :mod:`conformance.pytest_plugin`).
+:mod:`conformance.testing.helper`; fixtures in :mod:`conformance.testing.plugin`).
 
 * :func:`assert_job_conforms` - the whole suite on a job: random request moments, batch sizes,
   delays, stragglers, reorderings and restarts on Spark, every run judged against the reference
@@ -19,9 +19,9 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from spec.fries.schedule import Schedule
 
 from conformance.fries.oracles import show_record
-from conformance.matcher import compare
-from conformance.suite import SuiteResult
-from conformance.userjob.judge import UserRun, _record, dependence_of, freeze, judge_run
+from conformance.core.matcher import compare
+from conformance.core.results import SuiteResult
+from conformance.userjob.judge import UserRun, as_record, dependence_of, freeze, judge_run
 from conformance.userjob.load import JobUnderTest, classify_for, job_under_test, load_job, ship_by_value
 from conformance.userjob.suite import UserJobConfig, run_userjob_suite
 from reference.fries.userjob import request_order, serial_run
@@ -76,7 +76,7 @@ def assert_run_conforms(job: Job, outputs: Iterable[Any], *, schedule: Schedule 
     records = [tuple(r) for r in outputs]
     if schedule is None:
         expected = serial_run(job, request_order(job), route)
-        mismatch = compare([_record(r) for r in expected.outputs], [_record(r) for r in records],
+        mismatch = compare([as_record(r) for r in expected.outputs], [as_record(r) for r in records],
                            dependence_of(classify))
         problems = []
         if mismatch is not None:

@@ -11,7 +11,7 @@ A case is JSON (saved in replay files, shrunk by :func:`candidates`)::
 
 :func:`case_strategy` draws cases with the Fries suite's generators: a window of the user's
 source, a subsequence of the requests at sorted random moments, a batch size, and a Timing from
-:func:`conformance.generators.timing.draw_timing` (the same delay / straggler / control /
+:func:`conformance.fries.cases.timing.draw_timing` (the same delay / straggler / control /
 restart / reorder profiles, on a stand-in scenario with the job's dataflow, workers and tuple
 count). ``race=True`` draws the ``race`` profile (control messages spread over seconds, a cost
 per tuple) on long windows with requests early enough that data keeps flowing through every
@@ -34,10 +34,10 @@ from spec.fries.reorder import reordered_ingestion
 from spec.fries.scenario import Scenario, SourceTuple, Timing, _timing_from_json
 from spec.jsonio import expect_int, expect_list, expect_object, reject_unknown_keys
 
-from conformance.fries.reductions import _delete, _set, _timing_moves
-from conformance.fries.scenario_json import timing_to_json
-from conformance.generators.alignment import PROBE_FCM_DELAY, PROBE_HEAD_COST
-from conformance.generators.timing import draw_timing
+from conformance.fries.cases.moves import delete_at, set_at, timing_moves
+from conformance.fries.cases.codec import timing_to_json
+from conformance.fries.cases.alignment import PROBE_FCM_DELAY, PROBE_HEAD_COST
+from conformance.fries.cases.timing import draw_timing
 from conformance.userjob.guard import GuardedLogic, GuardedTransform, UserCodeError
 from conformance.userjob.load import JobUnderTest
 from spark_impl.reconfig.model import Job, ListSource, OperatorLogic, PlannedRequest, Request, Update
@@ -132,7 +132,7 @@ def case_strategy(under: JobUnderTest, race: bool = False) -> st.SearchStrategy[
 
 
 def probe_timing(under: JobUnderTest, requests: list[int], timing: Timing) -> Timing:
-    """The alignment probes' pacing (:mod:`conformance.generators.alignment`) on the user's
+    """The alignment probes' pacing (:mod:`conformance.fries.cases.alignment`) on the user's
     job: control messages spread over seconds and a slow *head* - every reconfigured operator
     with no reconfigured ancestor in its request - so the heads switch micro-batches apart
     while their members keep receiving old-version input."""
@@ -187,7 +187,7 @@ def _tail(value: Json) -> int:
 
 
 def candidates(under: JobUnderTest, value: Json, keep_pacing: bool = False) -> Iterator[Json]:
-    """Valid simplifications of a case, most aggressive first (for :func:`conformance.shrink.shrink`).
+    """Valid simplifications of a case, most aggressive first (for :func:`conformance.core.shrink.shrink`).
     ``keep_pacing`` (a race): never change the :data:`PACING` hooks and keep :data:`RACE_TAIL`
     tuples after the last request - a race shrunk without the pacing and the stream that made it
     likely would only reproduce on a machine as loaded as the one that found it."""
@@ -212,8 +212,8 @@ def _moves(value: Json) -> Iterator[Json]:
     requests = value.get("requests", [])
     for i in range(len(requests)):
         if len(requests) > 1:
-            yield _set(value, ("requests",), [requests[i]])
-            yield _delete(value, ("requests", i))
+            yield set_at(value, ("requests",), [requests[i]])
+            yield delete_at(value, ("requests", i))
     tuples = value["tuples"]
     n = len(tuples)
     if n >= 2:
@@ -225,15 +225,15 @@ def _moves(value: Json) -> Iterator[Json]:
         tail["tuples"] = tuples[n // 2:]
         tail["requests"] = [[r, max(0, at - n // 2)] for r, at in requests]
         yield tail
-    yield from _timing_moves(value)
+    yield from timing_moves(value)
     for i in range(n):
-        smaller = _delete(value, ("tuples", i))
+        smaller = delete_at(value, ("tuples", i))
         smaller["requests"] = [[r, at - 1 if at > i else at] for r, at in requests]
         yield smaller
     for size_ in (1, value.get("batch_size", 4) // 2):
         if 1 <= size_ < value.get("batch_size", 4):
-            yield _set(value, ("batch_size",), size_)
+            yield set_at(value, ("batch_size",), size_)
     for i, (_, at) in enumerate(requests):
         for smaller_at in dict.fromkeys((0, at // 2, at - 1)):
             if 0 <= smaller_at < at:
-                yield _set(value, ("requests", i, 1), smaller_at)
+                yield set_at(value, ("requests", i, 1), smaller_at)

@@ -6,7 +6,7 @@ the case there, so an exception or a hang in it is found and named *before* Spar
 case (the case then fails with oracle ``user-code`` and is not run on Spark). What the user's
 code printed is kept per case. The remaining cases of the batch run together in one
 :class:`~spark_impl.reconfig.Executor` (one job per case, the same Spark jobs), under
-:class:`conformance.crashes.Guard`: a batch that raises is bisected to the cases that crash it,
+:class:`conformance.core.crashes.Guard`: a batch that raises is bisected to the cases that crash it,
 a batch that never finishes is a liveness failure. A user exception raised only on Spark (the
 run's order differs from the serial one) is recognised in Spark's error text and reported as
 the user's.
@@ -22,15 +22,18 @@ from typing import Any, Sequence
 
 from spec.errors import InputError
 
-from conformance.crashes import Crash, Guard
+from reference.fries.userjob import request_order, serial_run
+
+from spark_impl.keys import route
+from spark_impl.reconfig.model import Job
+from spark_impl.session import get_or_create_session
+
+from conformance.core.crashes import Crash, Guard
+from conformance.core.watchdog import call_with_timeout, stop_thread
 from conformance.userjob.cases import Case, case_job
 from conformance.userjob.guard import UserCodeError, captured_output, current_call, user_error_in
 from conformance.userjob.judge import UserRun
 from conformance.userjob.load import JobUnderTest
-from conformance.watchdog import call_with_timeout, stop_thread
-from reference.fries.userjob import request_order, serial_run
-from spark_impl.keys import route
-from spark_impl.reconfig.model import Job
 
 
 @dataclass(frozen=True)
@@ -58,8 +61,6 @@ class UserJobEngine:
     @property
     def spark(self) -> Any:
         """The shared SparkSession (created on first use)."""
-        from spark_impl.session import get_or_create_session
-
         self.session = self.session or get_or_create_session(app_name="streamproof-userjob")
         return self.session
 
@@ -107,7 +108,7 @@ class UserJobEngine:
             call = current_call(box.get("thread", -1)) or "the job's code"
             hung = next((t for t in threading.enumerate() if t.ident == box.get("thread")), None)
             if hung is not None:
-                stop_thread(hung)  # a user's endless loop would slow every later case (conformance.watchdog)
+                stop_thread(hung)  # a user's endless loop would slow every later case (conformance.core.watchdog)
             return CaseRun(job, UserRun(error=f"UserCodeError: {call} did not return within "
                                               f"{self.call_limit_s:.0f} s (a hang in the job's code; the "
                                               "reference run of this case was abandoned)"), captured_output())

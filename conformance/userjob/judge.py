@@ -13,7 +13,7 @@ For the case's job and what the engine reported (:class:`UserRun`):
   (:func:`reference.fries.userjob.replay_run`);
 * ``outputs``      (C3) the outputs equal those of the replay of the run with the *user's*
   functions, compared up to the dependence the user declared (default: per sink and key,
-  sequences - :mod:`conformance.matcher`); by Theorem 1 of :mod:`spec.fries.consistency` that
+  sequences - :mod:`conformance.core.matcher`); by Theorem 1 of :mod:`spec.fries.consistency` that
   is the serial execution in the witness order whenever the run kept every dependent pair in
   that order;
 * ``exactly-once`` no output is duplicated, no transaction with expected output lost all of it;
@@ -32,8 +32,8 @@ from typing import Any, Hashable, Mapping, Sequence
 from spec.fries.scenario import Scenario, Timing
 from spec.fries.schedule import Schedule
 
-from conformance.fries.oracles import Judgement, OracleFailure, _exactly_once, _states, default_checker, show_record
-from conformance.matcher import Dependence, by_class, compare
+from conformance.fries.oracles import Judgement, OracleFailure, exactly_once_failures, state_failures, default_checker, show_record
+from conformance.core.matcher import Dependence, by_class, compare
 from conformance.userjob.guard import user_error_in
 from conformance.userjob.load import Classify
 from reference.fries.userjob import replay_run, source_tuples
@@ -79,7 +79,7 @@ def freeze(value: Any) -> Hashable:
     return value  # type: ignore[no-any-return]
 
 
-def _record(record: tuple[str, str, Any, Any]) -> Record:
+def as_record(record: tuple[str, str, Any, Any]) -> Record:
     sink, txn, key, value = record
     return (str(sink), str(txn), freeze(key), freeze(value))
 
@@ -117,17 +117,17 @@ def judge_run(job: Job, run: UserRun, classify: Classify | None) -> Judgement:
     if replayed.violations:
         failures.append(OracleFailure("fifo", f"{len(replayed.violations)} channel violation(s): "
                                       f"{replayed.violations[0]}", "\n".join(replayed.violations[:10])))
-    expected = [_record(r) for r in replayed.outputs]
-    actual = [_record(r) for r in run.outputs]
+    expected = [as_record(r) for r in replayed.outputs]
+    actual = [as_record(r) for r in run.outputs]
     mismatch = compare(expected, actual, dependence_of(classify))
     if mismatch is not None:
         failures.append(OracleFailure(
             "outputs", "outputs differ from the replay of the run with the job's functions",
             f"witness order: {' '.join(verdict.serial_order)}\n{mismatch.explain(show_record)}"))
     counted: tuple[Counter[Any], Counter[Any]] = (Counter(expected), Counter(actual))
-    failures.extend(_exactly_once(*counted, _restarts_of(job)))
+    failures.extend(exactly_once_failures(*counted, _restarts_of(job)))
     if run.states is not None:
-        failures.extend(_states(replayed.states, run.states))
+        failures.extend(state_failures(replayed.states, run.states))
     return Judgement(tuple(failures), tuple(verdict.serial_order), None)
 
 

@@ -28,6 +28,7 @@ import hashlib
 import importlib.util
 import io
 import sys
+import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Hashable
@@ -186,8 +187,6 @@ def ship_by_value(under: JobUnderTest) -> list[str]:
     Spark's workers could not import them (a test module, a script; not an installed package
     or the standard library): a job built in memory (the pytest plugin) then runs on Spark like
     a job loaded from a file. Returns the registered module names."""
-    import sysconfig
-
     from pyspark import cloudpickle
 
     installed = {str(Path(p).resolve()) for key in ("stdlib", "platstdlib", "purelib", "platlib")

@@ -8,9 +8,9 @@ functions (``streamproof conformance --job FILE.py:NAME``; docs/conformance.md).
    (every case of a batch advances in lock step on Spark).
 2. Run them in batches (:mod:`conformance.userjob.engine`: the reference first, then one
    Spark run per batch) and judge each (:mod:`conformance.userjob.judge`).
-3. Shrink the first failing case with :func:`conformance.shrink.shrink` while it keeps
+3. Shrink the first failing case with :func:`conformance.core.shrink.shrink` while it keeps
    failing one of the oracles it first failed - in its batch and on its own (:func:`fails_alone`) - and save it with
-   :func:`conformance.regression.save_case` (suite ``userjob``; the case JSON names the job
+   :func:`conformance.core.saved_case.save_case` (suite ``userjob``; the case JSON names the job
    file), so ``--replay FILE`` and the generated pytest file run it again.
 """
 
@@ -25,12 +25,12 @@ from typing import Any, Sequence
 from spec.errors import InputError
 from spec.jsonio import expect_str
 
-from conformance.cases import draw_cases
+from conformance.core.cases import draw_cases
 from conformance.fries.oracles import Judgement
 from conformance.fries.suite import count_timing, explain
-from conformance.regression import save_case
-from conformance.shrink import shrink
-from conformance.suite import CheckResult, FailureReport, Progress, SuiteResult
+from conformance.core.saved_case import save_case
+from conformance.core.shrink import shrink
+from conformance.core.results import CheckResult, FailureReport, Progress, SuiteResult
 from conformance.userjob.cases import Case, candidates, case_from_json, case_strategy, size
 from conformance.userjob.engine import UserJobEngine
 from conformance.userjob.judge import judge_run

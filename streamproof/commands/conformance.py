@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     """Handle ``streamproof conformance``."""
     from spec.errors import InputError
 
-    from conformance.runner import RunConfig, fault_catalogue, parse_suites, resolve_engine, run_suites
+    from conformance.run import RunConfig, fault_catalogue, parse_suites, resolve_engine, run_suites
 
     if args.cases is not None and args.cases < 0:
         raise InputError(f"must be >= 0, got {args.cases}", "--cases")
@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     live = args.engine == "spark-streaming"
     if args.list_faults:
         if live:
-            from conformance.streaming_runner import streaming_faults
+            from conformance.run import streaming_faults
         catalogue = streaming_faults() if live else fault_catalogue(args.engine)
         if args.json:
             print_json(sorted(catalogue))
@@ -103,16 +103,16 @@ def run(args: argparse.Namespace) -> int:
                        shrink_budget=args.shrink_budget, scheduler=args.scheduler)
 
     if live:
-        from conformance.streaming_runner import run_streaming_suites as run_suites  # noqa: F811
+        from conformance.run import run_streaming_suites as run_suites  # noqa: F811
 
     def progress_for(suite: str) -> Any:
-        from conformance.progress import ProgressBar
+        from conformance.core.progress import ProgressBar
 
         return ProgressBar(f"{suite:<6}")
 
     figure = None
     if args.coverage:
-        from conformance.branch_coverage import measuring
+        from conformance.output.coverage import measuring
 
         with measuring(Path(args.report) / "coverage" if args.report else None) as box:
             results = run_suites(config, progress_for)
@@ -121,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
         results = run_suites(config, progress_for)
     failed = sum(r.failed for r in results)
     if args.report:
-        from conformance.report import write_report
+        from conformance.output.report import write_report
 
         write_report(Path(args.report), results, coverage=figure)
     if args.json:

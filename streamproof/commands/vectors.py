@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     """Handle ``streamproof vectors``."""
     from spec.errors import InputError
 
-    from conformance import vectors
+    from conformance.output import vectors
 
     if args.action == "export":
         for flag, value in (("--cases", args.cases), ("--oplus-cases", args.oplus_cases)):
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"wrote {len(written)} vectors to {args.directory} (index.json lists them)")
         return 0
     if args.action == "check":
-        from conformance.vector_shape import validate_directory
+        from conformance.output.vector_shape import validate_directory
 
         validate_directory(args.directory)
         report = vectors.check(args.directory, args.engine)

@@ -41,7 +41,7 @@ from streamproof.sandbox.check import CONDITIONS, Request
 from streamproof.sandbox.guard import STRATEGY, SYMBOLIC
 from streamproof.sandbox.plan_task import PlanRequest
 from streamproof.sandbox.stack import StackProbe
-from conformance.progress import ProgressBar
+from conformance.core.progress import ProgressBar
 from spec.errors import InputError, cut, one_line
 
 POLL = 0.05

@@ -1,0 +1,86 @@
+"""The DGS suite's oracles: a run of a case against ``spec(sort(u))`` (DGS Theorem 3.5).
+
+:func:`judge` returns the failed oracles of one run, in order, each with its explanation:
+
+* ``engine`` - the run raised or never ended (:mod:`conformance.core.crashes`);
+* ``outputs`` - the outputs equal ``spec(sort(u))`` as multisets (compared with the matcher by
+  ``repr``, since DGS outputs need not be hashable);
+* ``processed`` - every input event was processed exactly once, by its responsible worker or,
+  inlined, by an ancestor, and the trace lists them in key order (:func:`trace_problem`);
+* ``state`` - the final state, every leaf joined back into the root, equals the sequential
+  program's by the program's state equality.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Callable, Sequence
+
+from spec.dgs.semantics import spec_run
+from spec.dgs.streams import StreamEvent, sort_streams
+
+from conformance.core.crashes import Crash, describe
+from conformance.core.matcher import compare
+from conformance.dgs.cases import DgsCase, program_of
+
+Observed = tuple[list[Any], Any, list[tuple[str, tuple[int, str], Any]]]
+"""What a run shows: outputs, final state, processed events ``(worker, key, payload)``."""
+
+BatchEngine = Callable[[Sequence[DgsCase]], list["Observed | Crash"]]
+"""An engine: runs a batch of cases, one observation (or crash) per case, in order."""
+
+
+def judge(case: DgsCase, observed: Observed | Crash) -> list[tuple[str, str]]:
+    """The failed oracles of one run, each with its explanation (module docstring)."""
+    if isinstance(observed, Crash):
+        return [("engine", observed.explain())]
+    outputs, final_state, processed = observed
+    program = program_of(case.name)
+    expected_state, expected = spec_run(program, sort_streams(case.streams))
+    failures: list[tuple[str, str]] = []
+    mismatch = compare([repr(x) for x in expected], [repr(x) for x in outputs])
+    if mismatch is not None:
+        failures.append(("outputs", f"outputs differ from spec(sort(u)):\n{mismatch.explain(str)}"))
+    trace = trace_problem(case, processed)
+    if trace is not None:
+        failures.append(("processed", trace))
+    try:
+        same = program.states_equal(program.initial, final_state, expected_state)
+    except Exception as error:  # noqa: BLE001 - a malformed engine state is the engine's fault
+        same, final_state = False, f"{final_state!r} ({describe(error)})"
+    if not same:
+        failures.append(("state", f"final state {final_state!r}, the sequential program's is {expected_state!r}"))
+    return failures
+
+
+def trace_problem(case: DgsCase, processed: Sequence[tuple[str, tuple[int, str], Any]]) -> str | None:
+    """None when every event was processed once by its worker or an ancestor of it, and the
+    trace lists them in key order (``DgsRun``'s format, batch and live; the reference engine's
+    trace is sorted so: session 8's holdout found the live ``results()`` sorting its trace by
+    the payload unnoticed)."""
+    program = program_of(case.name)
+    owner = {impl: w.id for w in case.plan.workers() for impl in w.impl_tags}
+    above = {w.id: {w.id} for w in case.plan.workers()}
+    for worker in case.plan.workers():
+        for child in worker.children:
+            for below in child.walk():
+                above[below.id].add(worker.id)
+    wanted = Counter((item.ts, stream, repr(item.payload)) for stream, items in case.streams.items()
+                     for item in items if isinstance(item, StreamEvent))
+    seen = Counter((key[0], key[1], repr(payload)) for _, key, payload in processed)
+    if seen != wanted:
+        lost, extra = sorted((wanted - seen).elements()), sorted((seen - wanted).elements())
+        return (f"processed events differ from the input: never processed {lost[:5]}"
+                f"{' ...' if len(lost) > 5 else ''}; processed but not in the input or twice {extra[:5]}"
+                f"{' ...' if len(extra) > 5 else ''}")
+    keys = [key for _, key, _ in processed]
+    unsorted = next((i for i in range(1, len(keys)) if keys[i] < keys[i - 1]), None)
+    if unsorted is not None:
+        return (f"processed events are not in key order: {keys[unsorted]} (ts, stream) is listed after "
+                f"{keys[unsorted - 1]} (a run's trace is in key order)")
+    for by, (ts, stream), payload in processed:
+        responsible = owner.get((program.tag(payload), stream))
+        if responsible is None or by not in above[responsible]:
+            return (f"event {payload!r} (ts {ts}, stream {stream}) processed by {by}, not by its "
+                    f"responsible worker {responsible} or an ancestor of it")
+    return None

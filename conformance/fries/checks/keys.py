@@ -1,0 +1,108 @@
+"""The stable hash and the routing of :mod:`spark_impl.keys` against their DOCUMENTED
+definition, without Spark (issue 12, session 7; a part of the Fries suite's contracts check,
+:mod:`conformance.fries.checks.contracts`).
+
+Which worker owns a key is ``route(key, p)``, and a durable checkpoint written by one version of
+the executor is resumed by another: the hash is a durable format, not merely *some* stable
+function. Every process of one run agrees on whatever the code computes, so no differential run
+can see a changed hash (the blind holdout's survivor ``keys.py`` ``>> 1`` -> ``>> 2``: routing stays
+consistent, every output is right). Here the definition written in ``spark_impl/keys.py``'s module
+docstring and ``docs/spark.md`` ("Keys and routing") is recomputed independently of the module's
+code - :func:`documented_encoding` is written from the document, not copied from ``_encode`` -
+for keys of every supported type, and compared:
+
+* ``stable_hash(key)`` is the top 63 bits of the 8-byte BLAKE2b digest (big endian) of the
+  key's documented encoding, for every key of :data:`TABLE` (None, bools, ints of any size,
+  integral, fractional and non-finite floats, str, bytes, bytearray, tuples and lists, nested);
+* the published test vectors (:data:`VECTORS`, listed in the docstring and the docs) hold;
+* ``route(key, n)`` is ``key mod n`` for an int, a bool or an integral finite float, and
+  ``stable_hash(key) mod n`` for every other key, for several worker counts;
+* a key of an unsupported type (anywhere inside a tuple) is refused with ``TypeError`` by both.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from typing import Any
+
+#: Keys of every supported type, including the edges of each encoding rule.
+TABLE: tuple[Any, ...] = (
+    None, True, False, 0, 1, -1, 7, -12, 2**63, -(2**64) - 5, 10**30,
+    0.0, -0.0, 3.0, -4.0, 1e20, 2.5, -0.75, 1e-9, 123456.789, 1e300 * 10, -math.inf, math.nan,
+    "", "a", "key", "é", "日本", "a:b;c", "x" * 70,
+    b"", b"a", b"\x00\xff", bytearray(b"ab"),
+    (), (1,), (1, 2), ("a", 1.5), [1, "b"], ((1, (2, None)), b"z", [3.5, []]),
+)
+#: Published values (spark_impl/keys.py's docstring, docs/spark.md): key -> stable_hash(key).
+VECTORS: tuple[tuple[Any, int], ...] = (
+    (None, 0x690EC8BC5F8488F5), ("a", 0x7C8222243EEAA144), ((1, "a"), 0x638A5B6ACF2DE736), (2.5, 0x4ECC609465433A11),
+)
+#: Worker counts the routing is checked at (1, small primes, powers of two, a large count).
+COUNTS = (1, 2, 3, 4, 7, 8, 64, 1000)
+#: Keys of unsupported types: refused with TypeError.
+UNSUPPORTED: tuple[Any, ...] = (object(), 1j, {1: 2}, {3}, frozenset(), (1, [2, object()]))
+
+
+def documented_encoding(key: Any) -> bytes:
+    """The canonical encoding as the documentation states it (not the module's code)."""
+    if key is None:
+        return b"N"
+    if isinstance(key, float) and math.isfinite(key) and key == math.floor(key):
+        key = int(key)  # an integral finite float is encoded as the integer it equals
+    if isinstance(key, int):  # a bool is the integer it equals
+        return ("i" + str(int(key)) + ";").encode("ascii")
+    if isinstance(key, float):
+        return ("f" + repr(key) + ";").encode("ascii")
+    if isinstance(key, str):
+        data = key.encode("utf-8")
+        return ("s" + str(len(data)) + ":").encode("ascii") + data
+    if isinstance(key, (bytes, bytearray)):
+        return ("b" + str(len(key)) + ":").encode("ascii") + bytes(key)
+    if isinstance(key, (tuple, list)):
+        return ("t" + str(len(key)) + ":").encode("ascii") + b"".join(documented_encoding(item) for item in key)
+    raise TypeError(type(key).__name__)
+
+
+def documented_hash(key: Any) -> int:
+    """The top 63 bits of the 8-byte BLAKE2b digest of :func:`documented_encoding`, big endian."""
+    digest = hashlib.blake2b(documented_encoding(key), digest_size=8).digest()
+    return int.from_bytes(digest, "big") // 2
+
+
+def _integral(key: Any) -> bool:
+    return isinstance(key, int) or isinstance(key, float) and math.isfinite(key) and key == math.floor(key)
+
+
+def hash_problem() -> str | None:
+    """The first way :mod:`spark_impl.keys` departs from its documented definition, or None."""
+    from spark_impl.keys import route, stable_hash
+
+    for key, value in VECTORS:
+        if documented_hash(key) != value or stable_hash(key) != value:
+            return (f"the published test vector stable_hash({key!r}) = {value:#x} does not hold: the documented "
+                    f"definition gives {documented_hash(key):#x}, the module {stable_hash(key):#x}")
+    for key in TABLE:
+        want = documented_hash(key)
+        try:
+            got = stable_hash(key)
+            routed = [route(key, n) for n in COUNTS]
+        except Exception as error:  # noqa: BLE001 - a supported key refused or crashing is a finding
+            return f"the supported key {key!r} raised {type(error).__name__}: {error}"
+        if got != want:
+            return (f"stable_hash({key!r}) = {got:#x}, but the documented definition (BLAKE2b-64 of "
+                    f"{documented_encoding(key)!r}, top 63 bits) is {want:#x}: keys would move between workers "
+                    "across versions and a resumed checkpoint would be routed wrong")
+        for n, at in zip(COUNTS, routed):
+            expected = int(key) % n if _integral(key) else want % n
+            if at != expected:
+                return (f"route({key!r}, {n}) = {at}, expected {expected} "
+                        f"({'key mod n' if _integral(key) else 'stable_hash(key) mod n'})")
+    for bad in UNSUPPORTED:
+        for name in ("stable_hash", "route"):
+            try:
+                stable_hash(bad) if name == "stable_hash" else route(bad, 3)
+            except TypeError:
+                continue
+            return f"{name}({bad!r}) of an unsupported type was not refused with TypeError"
+    return None
