@@ -1,5 +1,5 @@
 """The live O+ front end's per-batch logic on the pure-Python Spark stand-in
-(``conformance.local_spark``), no JVM: the promises of ``spark_impl.lateness`` and
+(``conformance.standin.spark``), no JVM: the promises of ``spark_impl.lateness`` and
 ``spark_impl.oplus.user_operator`` (docs/production/oplus.md, "Choosing allowed_lateness" and
 "Your own operators"):
 
@@ -32,7 +32,7 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 from oplus_sorted_reference import plain, sum_reference, user_reference  # noqa: E402 - a helper module beside
 
-from conformance.local_spark import LocalSpark
+from conformance.standin.spark import LocalSpark
 from spark_impl.lateness import LateTupleError
 from spark_impl.oplus.streaming import CRASH_POINTS, SimulatedCrash, start_oplus_query
 from spark_impl.oplus.streaming_jobs import oplus_job

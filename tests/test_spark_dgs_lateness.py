@@ -5,7 +5,7 @@ input whatever order the files come in; a late event is failed on, dropped and c
 WARNING per batch), or sent to a late sink, exactly once across restarts.
 
 Most scenarios drive the real ``start_dgs_query`` on the pure-Python Spark stand-in
-(:class:`conformance.local_spark.LocalSpark`), calling the ``foreachBatch`` function file by
+(:class:`conformance.standin.spark.LocalSpark`), calling the ``foreachBatch`` function file by
 file in a chosen order; the Spark tests land files in the same millisecond on a real file
 source."""
 
@@ -25,7 +25,7 @@ from spec.dgs.semantics import spec_run
 from spec.dgs.streams import Heartbeat, StreamEvent, sort_streams, value_to_json
 from spec.errors import InputError
 
-from conformance.local_spark import LocalSpark
+from conformance.standin.spark import LocalSpark
 from spark_impl.dgs.streaming import LiveJob, start_dgs_query
 from spark_impl.dgs.streaming_late import LateEventError
 from spark_impl.dgs.streaming_plan import keyed_plan

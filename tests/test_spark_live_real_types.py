@@ -146,7 +146,7 @@ def _check_oplus(spark: Any, table: str, items: list[dict[str, Any]]) -> None:
     """The Parquet rows equal the sequential reference on the same keys (as the sink writes
     them: JSON text of the documented form), and each row came from the instance its key routes
     to (a key not in the documented form routes elsewhere: a naive timestamp has another hash)."""
-    from conformance.oplus_suite import reference_rows
+    from conformance.oplus.engines.reference import reference_rows
     from spark_impl.oplus.streaming_jobs import route_key
 
     text = {json.dumps(i["key"], sort_keys=True, default=str): i["key"] for i in items}
