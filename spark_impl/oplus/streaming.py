@@ -52,6 +52,8 @@ from spec.errors import InputError
 from spec.oplus.budget import MAX_PARALLELISM
 
 from spark_impl.faults import check_faults
+from spark_impl.lifecycle import LiveRun
+from spark_impl.observe import BatchReport, Observer
 from spark_impl.oplus.instance import ScenarioRound, finite
 from spark_impl.oplus.streaming_jobs import OplusJob, Summary, entries_of, route_key, summarize
 from spark_impl.oplus.streaming_log import Commit, Log
@@ -59,6 +61,7 @@ from spark_impl.oplus.streaming_round import RoundPlan, run_round
 from spark_impl.oplus.streaming_sink import deliver_pending
 from spark_impl.reconfig.sinks import Sink
 from spark_impl.reconfig.streaming import StreamStopped
+from spark_impl.status import Status, oplus_status
 from spark_impl.store import display, is_uri
 
 __all__ = ["CRASH_POINTS", "OplusStreamingRun", "SimulatedCrash", "start_oplus_query"]
@@ -74,9 +77,10 @@ class SimulatedCrash(RuntimeError):
 
 
 @dataclass
-class OplusStreamingRun:
+class OplusStreamingRun(LiveRun):
     """A running live O+ query. ``batch_ms``: wall time of the last 1000 ``foreachBatch``
-    calls of this process; ``replayed``: batch ids that arrived already committed."""
+    calls of this process; ``replayed``: batch ids that arrived already committed. Waits,
+    ``with`` and signals: :class:`spark_impl.lifecycle.LiveRun`."""
 
     query: Any
     jobs: list[OplusJob]
@@ -87,11 +91,34 @@ class OplusStreamingRun:
     batch_ms: dict[int, float] = field(default_factory=dict)
     replayed: list[int] = field(default_factory=list)
     crash: str | None = None
+    checkpoint_dir: str = ""
+    query_checkpoint: str | None = None
+    observer: Observer = field(default_factory=lambda: Observer("oplus"))
+    refused: list[str] = field(default_factory=list)
+    """Why this process refused rescale requests (the last :data:`REMEMBERED_REFUSALS`)."""
+    rows_in: int = 0
+    late_now: int = 0
 
     def rescale(self, parallelism: int, *, job: int = 0, watermark: int | None = None) -> int:
         """Request parallelism ``parallelism`` for ``job`` at event time ``watermark`` (None:
         at the next batch boundary with a finite watermark). Durable once this returns; the
-        request id (see :meth:`status`: ``applied`` lists the ids applied)."""
+        request id (see :meth:`status`: ``applied`` lists the ids applied). A refused request
+        (InputError) is also logged as a WARNING and listed by :meth:`run_status`."""
+        try:
+            return self._rescale(parallelism, job, watermark)
+        except InputError as error:
+            self.refused.append(str(error))
+            del self.refused[:-REMEMBERED_REFUSALS]
+            self.observer.warn("refused", f"rescale refused: {error}", reason=str(error))
+            raise
+
+    def run_status(self) -> Status:
+        """The query's status (:mod:`spark_impl.status`: committed batch, every job's
+        parallelism and the request that set it, every request's state, late tuples), the
+        same shape on every front end. :meth:`status` stays the last commit record."""
+        return oplus_status(self.checkpoint_dir, refused=list(self.refused), query_checkpoint=self.query_checkpoint)
+
+    def _rescale(self, parallelism: int, job: int, watermark: int | None) -> int:
         if not 0 <= job < len(self.jobs):
             raise InputError(f"no job {job} (the query has {len(self.jobs)})", "job")
         if isinstance(parallelism, bool) or not isinstance(parallelism, int) or not 1 <= parallelism <= MAX_PARALLELISM:
@@ -122,7 +149,14 @@ class OplusStreamingRun:
         self.stopping.set()
         with self.busy:
             pass
+        self.settle_stream()
         self.query.stop()
+        self.observer.close()
+
+    def expected_failure(self) -> bool:
+        """The query died of a crash :meth:`crash_at` asked for."""
+        error = self.query.exception() if self.query is not None else None
+        return error is not None and "SimulatedCrash" in str(error)
 
     def _refuse_after_stop(self, batch_id: int) -> None:
         if self.stopping.is_set():
@@ -156,18 +190,25 @@ class _Handler:
         with run.busy:
             run._refuse_after_stop(batch_id)
             last = run.log.latest()
-            if last is not None and batch_id <= last.batch:
+            run.rows_in = run.late_now = 0
+            replayed = last is not None and batch_id <= last.batch
+            if replayed:
                 run.replayed.append(batch_id)
             else:
-                self._run(run, df, batch_id, last or _initial(run.jobs))
+                last = self._run(run, df, batch_id, last or _initial(run.jobs))
             deliver_pending(self.spark, run.log, self.sink,
                             before_mark=lambda _: run._maybe_crash("after-delivery"))
             run.log.prune(self.keep)
-            run.batch_ms[batch_id] = (time.perf_counter() - started) * 1000.0
+            elapsed = time.perf_counter() - started
+            run.batch_ms[batch_id] = elapsed * 1000.0
             while len(run.batch_ms) > 1000:
                 del run.batch_ms[next(iter(run.batch_ms))]
+            delivered = run.log.delivered()
+            backlog = sum(1 for b in run.log.committed() if b > delivered)
+            run.observer.batch(BatchReport(batch_id, run.rows_in, 0 if replayed or last is None else last.outputs,
+                                           run.late_now, elapsed, backlog, replayed))
 
-    def _run(self, run: OplusStreamingRun, df: Any, batch_id: int, prev: Commit) -> None:
+    def _run(self, run: OplusStreamingRun, df: Any, batch_id: int, prev: Commit) -> Commit:
         jobs = run.jobs
         entries = df.rdd.map(entries_of(df.columns)).persist()
         try:
@@ -190,9 +231,11 @@ class _Handler:
         finally:
             entries.unpersist()
         run._maybe_crash("after-round")
-        commit_batch(run, prev, Commit(batch_id, {}, {}, plan.partitions, bounds, watermark, late=summary.late,
-                                       outputs=sum(n for _, n in counts)))
+        record = commit_batch(run, prev, Commit(batch_id, {}, {}, plan.partitions, bounds, watermark,
+                                                late=summary.late, outputs=sum(n for _, n in counts)))
+        run.rows_in, run.late_now = summary.tuples, sum(summary.late.values())
         run._maybe_crash("after-commit")
+        return record
 
     @staticmethod
     def _apply_requests(requests: list[dict[str, Any]], record: Commit) -> None:
@@ -211,6 +254,9 @@ class _Handler:
             done.add(ident)
         del record.rescales[:-KEEP_RESCALES]
 
+
+REMEMBERED_REFUSALS = 100
+"""Refusals :attr:`OplusStreamingRun.refused` keeps (bounded memory)."""
 
 KEEP_APPLIED = 8
 """Applied rescale requests kept under ``requests/`` (and so in a commit's ``applied``): a
@@ -301,7 +347,8 @@ def start_oplus_query(spark: Any, stream: Any, jobs: Sequence[OplusJob], *, chec
               .option("checkpointLocation", query_checkpoint))
     if trigger:
         writer = writer.trigger(**trigger)
-    run = OplusStreamingRun(None, list(jobs), log)
+    run = OplusStreamingRun(None, list(jobs), log, checkpoint_dir=checkpoint_dir, query_checkpoint=query_checkpoint)
+    run.observer.status = run.run_status
     ref.append(run)
     run.query = writer.start()
     return run
