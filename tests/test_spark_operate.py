@@ -214,3 +214,129 @@ def test_fries_with_block_and_sigterm_stop_at_a_batch_boundary(spark: Any, tmp_p
     status = read_status(ckpt)
     assert status.stream_batch == 1 and run.executor.state[0].committed.offset == 2
     assert POLL_S <= 0.1
+
+
+# --- O+ ------------------------------------------------------------------------------------
+
+
+def test_oplus_query_logs_late_drops_meters_reports_status_reads_and_never_hangs_on_death(
+        spark: Any, tmp_path: Any, caplog: Any) -> None:
+    from spec.errors import InputError
+    from spark_impl.oplus.streaming import start_oplus_query
+    from spark_impl.oplus.streaming_jobs import oplus_job
+    from spark_impl.reconfig.sinks import ParquetSink
+
+    caplog.set_level(logging.INFO, logger="streamproof")
+    files = Landing(str(tmp_path / "in"))
+    ckpt, results = str(tmp_path / "ckpt"), str(tmp_path / "results")
+    stream = (spark.readStream.schema("ts long, key string, value long, watermark long, end boolean")
+              .option("maxFilesPerTrigger", 1).json(files.folder))
+    run = start_oplus_query(spark, stream, [oplus_job("sliding-sum", 5, 10, WT="multi", parallelism=2)],
+                            checkpoint_dir=ckpt, sink=ParquetSink(results, key_type="string", value_type="long"))
+    try:
+        files.land([{"ts": t, "key": k, "value": t} for t, k in ((1, "ann"), (2, "bob"), (4, "ann"))])
+        run.wait_for(lambda: 0 in run.batch_ms, WAIT_S, "batch 0")
+        assert batch_lines(caplog, "streamproof.oplus")[0]["rows_in"] == 3
+        with pytest.raises(InputError):
+            run.rescale(0)
+        assert len(warnings_of(caplog, "streamproof.oplus", "refused")) == 1
+        assert run.rescale(4) == 1
+        assert [(r.request, r.state) for r in run.run_status().requests] == [("R1", "pending"),
+                                                                             ("refusal 1", "rejected")]
+        files.land([{"ts": t, "key": "cy", "value": t} for t in (21, 22, 30)])
+        run.wait_for(lambda: 1 in run.batch_ms, WAIT_S, "batch 1")
+        files.land([{"ts": 3, "key": "ann", "value": 100}, {"ts": 31, "key": "ann", "value": 1}])  # ts 3: late
+        run.wait_for(lambda: 2 in run.batch_ms, WAIT_S, "batch 2")
+        lines = batch_lines(caplog, "streamproof.oplus")
+        assert [lines[b]["late"] for b in (0, 1, 2)] == [0, 0, 1]
+        assert warnings_of(caplog, "streamproof.oplus", "late") == ["batch 2 dropped 1 late tuple(s)"]
+        status = run.run_status()
+        assert status.versions == {"job 0": "R1:p4"} and status.late == 1 and status.committed_batch == 2
+        assert [(r.request, r.state) for r in status.requests] == [("R1", "applied"), ("refusal 1", "rejected")]
+        assert sample(run, "streamproof_late_tuples") == 1.0
+        assert sample(run, "streamproof_warnings_total", kind="late") == 1.0
+        assert sample(run, "streamproof_operator_version", operator="job 0", version="R1:p4") == 1.0
+        fast = sorted((r["batch"], r["ts"], r["key"], r["value"]) for r in read_result_rows(results))
+        slow = sorted((r["batch"], r["ts"], r["key"], r["value"]) for r in spark.read.parquet(results).collect())
+        assert fast == slow and fast and sum(lines[b]["rows_out"] for b in (0, 1, 2)) == len(fast)
+        assert sample(run, "streamproof_output_rows_total") == len(fast)
+
+        files.land([{"key": "ann", "value": 1}])  # no ts, watermark or end: bad input stops the query
+        took = assert_dies_with(run, "has no ts, watermark or end")
+        assert took < DEAD_WITHIN_S
+    finally:
+        run.stop()
+    after = read_status(ckpt)
+    assert (after.versions, after.late, after.committed_batch) == ({"job 0": "R1:p4"}, 1, 2)
+    assert [(r.request, r.state) for r in after.requests] == [("R1", "applied")]
+    other = Landing(str(tmp_path / "in2"))
+    stream = (spark.readStream.schema("ts long, key string, value long, watermark long, end boolean")
+              .option("maxFilesPerTrigger", 1).json(other.folder))
+    with start_oplus_query(spark, stream, [oplus_job("sliding-sum", 5, 10, WT="multi", parallelism=2)],
+                           checkpoint_dir=str(tmp_path / "ckpt2"), sink=ParquetSink(str(tmp_path / "r2"))) as again:
+        other.land([{"ts": 40, "key": "ann", "value": 1}])
+        again.wait_for(lambda: 0 in again.batch_ms, WAIT_S, "batch 0")
+        assert_signal_stops(again)
+    assert read_status(str(tmp_path / "ckpt2")).stream_batch == 0
+
+
+# --- DGS -----------------------------------------------------------------------------------
+
+
+def test_dgs_query_logs_meters_reports_status_reads_and_never_hangs_on_death(spark: Any, tmp_path: Any,
+                                                                             caplog: Any) -> None:
+    from spec.dgs.loader import load_program
+    from spec.errors import InputError
+    from spark_impl.dgs.streaming import LiveJob, start_dgs_query
+    from spark_impl.dgs.streaming_plan import keyed_plan
+    from spark_impl.reconfig.sinks import ParquetSink
+
+    caplog.set_level(logging.INFO, logger="streamproof")
+    target = os.path.join(os.path.dirname(os.path.abspath(__file__)), "dgs_live_programs.py:FailingCounter")
+    program = load_program(target)
+    files = Landing(str(tmp_path / "in"))
+    ckpt, results = str(tmp_path / "ckpt"), str(tmp_path / "results")
+    stream = spark.readStream.option("maxFilesPerTrigger", 1).text(files.folder)
+    run = start_dgs_query(spark, [LiveJob(target, keyed_plan(program, ["s0", "s1"], leaves=2))], stream,
+                          checkpoint_dir=ckpt, sink=ParquetSink(results))
+    try:
+        before = run.status().versions["job 0"]
+        files.land([{"stream": "s0", "ts": 1, "event": ["i", "alice"]}, {"stream": "s1", "ts": 2, "event": ["r", "alice"]},
+                    {"stream": "s0", "ts": 3, "event": ["i", "bob"]}])  # bob waits for s1's heartbeat
+        run.wait_for(lambda: 0 in run.batch_ms, WAIT_S, "batch 0")
+        line = batch_lines(caplog, "streamproof.dgs")[0]
+        assert (line["rows_in"], line["rows_out"], line["backlog"]) == (3, 1, 1)
+        with pytest.raises(InputError):
+            run.replan({"not": "a plan"})
+        assert len(warnings_of(caplog, "streamproof.dgs", "refused")) == 1
+        run.replan(keyed_plan(program, ["s0", "s1"], leaves=3))
+        assert [(r.request, r.state) for r in run.status().requests][-2:] == [("job 0", "pending"),
+                                                                              ("refusal 1", "rejected")]
+        files.land([{"stream": "s1", "ts": 4, "heartbeat": True}, {"stream": "s0", "ts": 5, "event": ["r", "bob"]},
+                    {"stream": "s1", "ts": 6, "heartbeat": True}])
+        run.wait_for(lambda: 1 in run.batch_ms, WAIT_S, "batch 1")
+        status = run.status()
+        assert status.versions["job 0"] != before and status.committed_batch == 1 and status.late == 0
+        assert [(r.request, r.state) for r in status.requests] == [("job 0", "applied"), ("refusal 1", "rejected")]
+        assert batch_lines(caplog, "streamproof.dgs")[1]["backlog"] == 0
+        assert sample(run, "streamproof_input_rows_total") == 6.0
+        assert sample(run, "streamproof_output_rows_total") == 2.0
+        fast = sorted((r["batch"], r["value"]) for r in read_result_rows(results))
+        slow = sorted((r["batch"], r["value"]) for r in spark.read.parquet(results).collect())
+        assert fast == slow == [(0, '["alice", 1]'), (1, '["bob", 1]')]
+
+        files.land([{"stream": "s0", "ts": 7, "event": ["i", "eve"]}, {"stream": "s1", "ts": 8, "heartbeat": True}])
+        took = assert_dies_with(run, "ZeroDivisionError: eve cannot be counted")
+        assert took < DEAD_WITHIN_S
+    finally:
+        run.stop()
+    after = read_status(ckpt)  # a re-plan is durable once applied: the version survives
+    assert (after.versions, after.committed_batch, after.requests) == (status.versions, 1, ())
+    other = Landing(str(tmp_path / "in2"))
+    stream = spark.readStream.option("maxFilesPerTrigger", 1).text(other.folder)
+    with start_dgs_query(spark, [LiveJob(target, keyed_plan(program, ["s0", "s1"], leaves=2))], stream,
+                         checkpoint_dir=str(tmp_path / "ckpt2")) as again:
+        other.land([{"stream": "s0", "ts": 1, "event": ["i", "alice"]}])
+        again.wait_for(lambda: 0 in again.batch_ms, WAIT_S, "batch 0")
+        assert_signal_stops(again)
+    assert read_status(str(tmp_path / "ckpt2")).stream_batch == 0
