@@ -12,8 +12,6 @@ line naming the error), and the Spark-free reader: every tuple exactly once.
 
 from __future__ import annotations
 
-import ast
-import importlib
 import json
 import os
 import re
@@ -26,35 +24,25 @@ from typing import Any, Callable
 
 import pytest
 
+from support.doc_blocks import assert_compiles_and_imports_exist
+from support.doc_blocks import doc_scripts as blocks_of
+
 DOC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "production", "operating.md")
-BLOCK = re.compile(r"^```python\n(# ([\w.]+\.py): [^\n]*\n.*?)^```", re.S | re.M)
 SCRIPTS = ("fries_service.py", "fries_status.py", "fries_results.py")
 WAIT_S = 600.0
 DEAD_WITHIN_S = 30.0
 
 
 def doc_scripts() -> dict[str, str]:
-    """``{file name: code}`` of every script block of the page (a name twice is an error)."""
-    with open(DOC, encoding="utf-8") as handle:
-        text = handle.read()
-    found: dict[str, str] = {}
-    for code, name in BLOCK.findall(text):
-        assert name not in found, f"operating.md has two blocks named {name}"
-        found[name] = code
-    return found
+    """The page's script blocks."""
+    return blocks_of(DOC)
 
 
 def test_every_script_of_the_page_is_there_compiles_and_imports_what_exists() -> None:
     files = doc_scripts()
     assert sorted(files) == sorted(SCRIPTS)
     for name, code in files.items():
-        tree = ast.parse(code, name)
-        compile(tree, name, "exec")
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.module:
-                module = importlib.import_module(node.module)
-                for alias in node.names:
-                    assert hasattr(module, alias.name), f"{name}: {node.module} has no {alias.name}"
+        assert_compiles_and_imports_exist(name, code)
 
 
 def test_the_pages_metric_table_names_every_metric_and_no_other() -> None:
