@@ -231,7 +231,7 @@ class StopSignals:
         self.requested.wait()
         signum = self.signal
         name = signal.Signals(signum).name if signum is not None else "a signal"
-        LOG.warning("%s received: stopping at the next batch boundary", name)
+        LOG.info("%s received: stopping at the next batch boundary", name)
         try:
             self.run.stop()
         except Exception as error:  # noqa: BLE001 - a query that already died: the waits report it
