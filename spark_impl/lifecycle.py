@@ -254,8 +254,9 @@ def supervised(run: LiveRun, *, stream: TextIO | None = None) -> Iterator[LiveRu
     """The driver's main block: ``with supervised(run): ...``. Installs the signal handlers,
     runs the block, then waits until the query ends and exits the process with one line on
     ``stream`` (stderr) and the module docstring's exit code - also when the block raised
-    :class:`QueryFailed` or :class:`QueryStopped` (e.g. from ``run.in_progress()``). Never
-    returns."""
+    :class:`QueryFailed` or :class:`QueryStopped` (e.g. from ``run.in_progress()``); any
+    other exception of the block stops the query and exits 1 with one line (its traceback is
+    logged at DEBUG on ``streamproof.lifecycle``). Never returns."""
     out = stream if stream is not None else sys.stderr
     installed = install_signal_handlers(run)
     try:
@@ -268,6 +269,10 @@ def supervised(run: LiveRun, *, stream: TextIO | None = None) -> Iterator[LiveRu
     except InputError as bad:
         run.stop()
         _leave(out, EXIT_BAD_INPUT, f"streamproof: bad input: {bad}")
+    except Exception as error:  # noqa: BLE001 - the driver's own code failed: stop, say so, leave
+        LOG.debug("the driver's block raised", exc_info=True)
+        run.stop()
+        _leave(out, EXIT_FAILED, f"streamproof: the driver failed: {type(error).__name__}: {describe_error(str(error))}")
     installed.restore()
     _leave_stopped(run, out)
 

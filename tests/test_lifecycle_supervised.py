@@ -61,6 +61,8 @@ STAND_IN = textwrap.dedent('''
         print("ready", flush=True)
         if mode == "bad":
             raise InputError("no such operator 'X'", "request")
+        if mode == "bug":
+            raise KeyError("amount")
     print("not reached", flush=True)
 ''')
 
@@ -86,6 +88,7 @@ def supervise(tmp_path: Any, mode: str, send: int | None = None) -> tuple[int, s
                                  "checkpoint to continue"),
     ("stopped", None, 0, "streamproof: stopped at a batch boundary; start again on the same checkpoint to continue"),
     ("bad", None, 2, "streamproof: bad input: request: no such operator 'X'"),
+    ("bug", None, 1, "streamproof: the driver failed: KeyError: 'amount'"),
 ])
 def test_supervised_exits_with_the_documented_code_and_one_line(tmp_path: Any, mode: str, send: int | None,
                                                                  code: int, line: str) -> None:
