@@ -191,28 +191,46 @@ def test_fries_query_logs_meters_reports_status_reads_and_never_hangs_on_death(s
                                                               ("R2", "lost")]
 
 
-def test_fries_with_block_and_sigterm_stop_at_a_batch_boundary(spark: Any, tmp_path: Any) -> None:
+def test_fries_with_block_and_sigterm_stop_at_a_batch_boundary(spark: Any, tmp_path: Any, caplog: Any) -> None:
+    from spark_impl.reconfig import Request, user_update
     from spark_impl.reconfig.streaming import start_query
 
-    _, job = fries_job(negative_raises=False)
+    caplog.set_level(logging.INFO, logger="streamproof")
+    flow, job = fries_job(negative_raises=False)
     files = Landing(str(tmp_path / "in"))
     stream = spark.readStream.schema("user string, amount long").option("maxFilesPerTrigger", 1).json(files.folder)
     ckpt = str(tmp_path / "ckpt")
+
+    driver = os.getpid()
+
+    def broken(state: Any) -> Any:  # passes submit()'s check on the driver, raises on a worker
+        if os.getpid() != driver:
+            raise KeyError("no such field")
+        return state
+
     with start_query(spark, job, stream, scheduler="fries", checkpoint_dir=ckpt, key_column="user",
                      value_column="amount") as run:
         files.land([{"user": "ann", "amount": 1}])
         run.wait_for(lambda: 0 in run.batch_ms, WAIT_S, "batch 0")
+        # accepted, made, its state transformation raises on a worker: rolled back and rejected
+        assert run.submit(Request({"M": user_update(flow, "M", lambda s, k, v: (s, []), broken)})) is None
+        files.land([{"user": "ann", "amount": 2}])
+        run.wait_for(lambda: 1 in run.batch_ms, WAIT_S, "batch 1")
+        assert [m.split(":")[0] for m in warnings_of(caplog, "streamproof.fries", "refused")] == \
+               ["request rejected"]
+        assert [(r.request, r.state) for r in run.status().requests] == [("R1", "rejected")]
+        assert run.status().versions == {"M": "R0"}
     assert not run.query.isActive and run.failure() is None
-    assert read_status(ckpt).stream_batch == 0  # the batch running when the block ended committed
+    assert read_status(ckpt).stream_batch == 1  # the batch running when the block ended committed
     with start_query(spark, job, stream, scheduler="fries", checkpoint_dir=ckpt, key_column="user",
                      value_column="amount") as run:
         files.land([{"user": "bob", "amount": 2}])
-        run.wait_for(lambda: 1 in run.batch_ms, WAIT_S, "batch 1")
+        run.wait_for(lambda: 2 in run.batch_ms, WAIT_S, "batch 2")
         assert_signal_stops(run)
         with pytest.raises(QueryStopped):
             run.in_progress()
     status = read_status(ckpt)
-    assert status.stream_batch == 1 and run.executor.state[0].committed.offset == 2
+    assert status.stream_batch == 2 and run.executor.state[0].committed.offset == 3
     assert POLL_S <= 0.1
 
 

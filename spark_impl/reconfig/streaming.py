@@ -48,6 +48,7 @@ from __future__ import annotations
 import bisect
 import json
 import os
+import re
 import threading
 import time
 from dataclasses import dataclass, field, replace
@@ -69,6 +70,7 @@ from spark_impl.status import Status, fries_status
 
 _INDEX_CACHE: LRU[str, tuple[list[int], list[str]]] = LRU(16)  # per Python worker, bounded
 _FILE_CACHE: LRU[str, list[Any]] = LRU(16)
+_ROLLED_BACK = re.compile(r"^R\d+ rejected: ")  # a request made, then rolled back (Executor._absorb)
 REMEMBERED = 1000
 """``StreamingRun.batches`` / ``batch_ms`` keep the last this many batches (bounded memory)."""
 
@@ -238,6 +240,8 @@ class StreamingRun(LiveRun):
     observer: Observer = field(default_factory=lambda: Observer("fries"))
     outputs: Any = None
     """A Spark accumulator of the rows delivered to the sink (``rows out`` of the batch log line)."""
+    rejections_seen: int = 0
+    """How many of the executor's rejections were looked at for WARNING lines."""
 
     def submit(self, request: Request) -> str | None:
         """Reconfigure the job now (see :meth:`Executor.submit`): None if accepted, else why not
@@ -361,6 +365,11 @@ class _BatchHandler:
             elapsed = time.perf_counter() - started
             _remember(run.batch_ms, batch_id, elapsed * 1000.0)
             rows_out = None if run.outputs is None else int(run.outputs.value - out_before)
+            rejected = run.executor.state[0].live.rejected
+            for message in rejected[run.rejections_seen:]:
+                if _ROLLED_BACK.match(message):  # submit() warned about the others itself
+                    run.observer.warn("refused", f"request rejected: {message}", reason=message)
+            run.rejections_seen = len(rejected)
             run.observer.batch(BatchReport(batch_id, rows_in, rows_out, 0, elapsed,
                                            max(0, index.count() - committed), replayed))
 
@@ -436,6 +445,7 @@ def start_query(spark: Any, job: Job, source: Any, *, scheduler: str, checkpoint
     if sink is not None:
         run.outputs = ex.output_counter = spark.sparkContext.accumulator(0)
     run.observer.status = run.status
+    run.rejections_seen = len(ex.state[0].live.rejected)
     ref.append(run)
     run.query = writer.start()
     return run
