@@ -5,8 +5,9 @@ A :class:`~spark_impl.reconfig.sinks.ParquetSink` table (Fries, O+ and DGS alike
 partitioned by ``job`` and ``batch`` (hive layout ``job=<j>/batch=<b>/``); a delivery replaces
 its whole ``batch`` partition, so every row in the table is there exactly once. Spark's own
 bookkeeping (``_SUCCESS``, ``_temporary``, ``.spark-staging-*`` of a delivery in progress) starts
-with ``_`` or ``.`` and is never read: ``pyarrow.dataset`` skips those names. Reading takes
-well under a second for small tables where a Spark session takes tens of seconds to start.
+with ``_`` or ``.`` and is never read: ``pyarrow.dataset`` skips those names. Reading a small
+table takes about a second in a fresh process (pyarrow's import included) where starting a Spark
+session to read it took 30 s (docs/production/operating.md gives the measurement).
 
 The path is local or a :mod:`spark_impl.store` URI (``s3://...``), read with pyarrow's
 filesystems.
