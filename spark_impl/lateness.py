@@ -128,7 +128,9 @@ def log_late(logger: logging.Logger, batch: int, count: int, first: LateTuple, p
     INFO when a sink received them."""
     if policy.kind == "drop":
         logger.warning("batch %d: dropped %d late tuple(s) (allowed_lateness %d); first: %s", batch, count,
-                       allowed_lateness, first.describe())
+                       allowed_lateness, first.describe(),
+                       extra={"fields": {"kind": "late", "batch": batch, "late": count}})
     else:
         logger.info("batch %d: %d late tuple(s) sent to the late sink (allowed_lateness %d); first: %s", batch,
-                    count, allowed_lateness, first.describe())
+                    count, allowed_lateness, first.describe(),
+                    extra={"fields": {"kind": "late", "batch": batch, "late": count}})

@@ -14,12 +14,9 @@ workers too) in the middle of the stream, more files, the driver started again o
 
 from __future__ import annotations
 
-import ast
-import importlib
 import json
 import os
 import random
-import re
 import signal
 import subprocess
 import sys
@@ -30,8 +27,9 @@ from typing import Any, Callable
 
 import pytest
 
+from support.doc_blocks import assert_compiles_and_imports_exist, doc_scripts
+
 DOC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "spark.md")
-BLOCK = re.compile(r"^```python\n(# ([\w.]+\.py): [^\n]*\n.*?)^```", re.S | re.M)
 RECIPES = {"fries": ("fries_driver.py", "fries_read.py"), "oplus": ("oplus_driver.py", "oplus_read.py"),
            "dgs": ("dgs_driver.py", "dgs_read.py", "word_counter.py")}
 USERS = ("ann", "bob", "cy", "dé", "e f")  # string keys, one not ASCII, one with a space
@@ -40,13 +38,7 @@ WAIT_S = 900.0
 
 def recipe_files() -> dict[str, str]:
     """``{file name: code}`` of every recipe block of docs/spark.md (a name twice is an error)."""
-    with open(DOC, encoding="utf-8") as handle:
-        text = handle.read()
-    found: dict[str, str] = {}
-    for code, name in BLOCK.findall(text):
-        assert name not in found, f"docs/spark.md has two blocks named {name}"
-        found[name] = code
-    return found
+    return doc_scripts(DOC)
 
 
 def test_every_recipe_file_is_in_the_doc_compiles_and_imports_what_exists() -> None:
@@ -55,16 +47,7 @@ def test_every_recipe_file_is_in_the_doc_compiles_and_imports_what_exists() -> N
         for name in names:
             assert name in files, f"docs/spark.md has no block '# {name}: ...'"
     for name, code in files.items():
-        tree = ast.parse(code, name)
-        compile(tree, name, "exec")
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.module:
-                module = importlib.import_module(node.module)
-                for alias in node.names:
-                    assert hasattr(module, alias.name), f"{name}: {node.module} has no {alias.name}"
-            elif isinstance(node, ast.Import):
-                for alias in node.names:
-                    importlib.import_module(alias.name)
+        assert_compiles_and_imports_exist(name, code)
 
 
 def test_the_dgs_recipes_program_file_is_a_valid_consistent_program(tmp_path: Any) -> None:

@@ -234,7 +234,7 @@ def test_a_late_tuple_under_fail_raises_naming_it_and_commits_nothing(tmp_path: 
         live.feed([{"ts": 27, "key": "cy", "value": 1}, {"ts": 25, "seq": 9, "key": "bob", "value": 1}])
     message = str(caught.value)
     assert "key 'bob' at event time 25" in message and "behind the watermark 26" in message, message
-    assert caught.value.count == 1 and live.run.failure is caught.value
+    assert caught.value.count == 1 and live.run.batch_error is caught.value
     assert live.run.log.committed() == [0]
 
 

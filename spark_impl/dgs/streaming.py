@@ -61,8 +61,11 @@ from spark_impl.dgs.streaming_sink import deliver_batch
 from spark_impl.dgs.streaming_store import INITIAL, Commit, Store, check_layout, load_states, save_states
 from spark_impl.dgs.tasks import Layout, collect_slots, final_states, gather, initial_states
 from spark_impl.dgs.topology import Topology, topology
+from spark_impl.lifecycle import LiveRun
+from spark_impl.observe import BatchReport, Observer
 from spark_impl.reconfig.sinks import Sink
 from spark_impl.reconfig.streaming import REMEMBERED, StreamStopped, remember
+from spark_impl.status import Status, dgs_status
 from spark_impl.store import display, is_uri, join
 
 T = TypeVar("T")
@@ -87,12 +90,13 @@ class LiveJob:
 
 
 @dataclass
-class DgsStreamingRun:
+class DgsStreamingRun(LiveRun):
     """A running query. ``batches``: batch ids this process computed; ``replayed``: batch ids
     it found already committed (a restart's replay); ``replanned``: ``(batch, job)`` of the
     re-plans applied; ``batch_ms``: batch id -> wall time of its ``foreachBatch`` call. Each
     keeps the last :data:`~spark_impl.reconfig.streaming.REMEMBERED` entries (bounded memory
-    on a stream that runs for months)."""
+    on a stream that runs for months). Waits, ``with`` and signals:
+    :class:`spark_impl.lifecycle.LiveRun`."""
 
     spark: Any
     store: Store
@@ -126,6 +130,14 @@ class DgsStreamingRun:
         boxes = self.committed().mailboxes
         return sum(n for j, box in enumerate(boxes) if job is None or j == job
                    for s, n in box.late.items() if stream is None or s == stream)
+    checkpoint_dir: str = ""
+    query_checkpoint: str | None = None
+    observer: Observer = field(default_factory=lambda: Observer("dgs"))
+    refused: list[str] = field(default_factory=list)
+    """Why this process refused re-plans (the last :data:`REMEMBERED` ones)."""
+    outputs: Any = None
+    """A Spark accumulator of the rows delivered to the sink (``rows out`` of the batch log line)."""
+    rows_in: int = 0
 
     def replan(self, plan: Plan | Mapping[str, Any], *, job: int = 0) -> None:
         """Run ``job`` under another plan (object or JSON) from the next micro-batch on, while
@@ -134,12 +146,29 @@ class DgsStreamingRun:
         new one (:mod:`spark_impl.dgs.streaming_replan`) and a commit records the new plan
         (``replanned`` lists ``(batch, job)``). Not durable until then: a driver killed
         before it resumes on the committed plan."""
-        if not 0 <= job < len(self.jobs):
-            raise InputError(f"no job {job} (the query has {len(self.jobs)})", "job")
-        parsed = plan if isinstance(plan, Plan) else plan_from_json(plan)
-        topology(self.programs[job], parsed)  # P-valid for the program, else InputError
+        try:
+            if not 0 <= job < len(self.jobs):
+                raise InputError(f"no job {job} (the query has {len(self.jobs)})", "job")
+            parsed = plan if isinstance(plan, Plan) else plan_from_json(plan)
+            topology(self.programs[job], parsed)  # P-valid for the program, else InputError
+        except InputError as error:
+            _keep_last(self.refused, str(error))
+            self.observer.warn("refused", f"re-plan refused: {error}", reason=str(error))
+            raise
         with self.lock:
             self.pending[job] = parsed
+
+    def status(self) -> Status:
+        """The query's status (:mod:`spark_impl.status`): committed batch, every job's plan
+        version, re-plans applied by this driver, pending and refused."""
+        with self.lock:
+            pending = dict(self.pending)
+        return dgs_status(self.checkpoint_dir, pending=pending, applied=list(self.replanned),
+                          refused=list(self.refused), query_checkpoint=self.query_checkpoint)
+
+    def run_status(self) -> Status:
+        """The same as :meth:`status` (the name every live front end's run handle has)."""
+        return self.status()
 
     def process_all(self) -> None:
         """``processAllAvailable()``; a user error that stopped the query is raised as the
@@ -157,7 +186,14 @@ class DgsStreamingRun:
         self.stopping.set()
         with self.busy:
             pass
+        self.settle_stream()
         self.query.stop()
+        self.observer.close()
+
+    def expected_failure(self) -> bool:
+        """The query died at the ``crash_at`` point asked for."""
+        error = self.query.exception() if self.query is not None else None
+        return error is not None and "DriverKilled" in str(error)
 
     def committed(self) -> Commit:
         """The last commit (this process's; read from the store before the first)."""
@@ -212,12 +248,22 @@ class DgsStreamingRun:
             if self.stopping.is_set():
                 raise StreamStopped(f"batch {batch_id} started after stop(); it is replayed after a restart")
             started = time.perf_counter()
+            out_before = self.outputs.value if self.outputs is not None else 0
+            replayed = batch_id <= self.committed().batch
+            late_before = _late_total(self.committed())
+            self.rows_in = 0
             try:
                 self._batch(df, batch_id, column)
             except InputError as error:
                 self.error = error
                 raise
-            remember(self.batch_ms, batch_id, (time.perf_counter() - started) * 1000.0)
+            elapsed = time.perf_counter() - started
+            remember(self.batch_ms, batch_id, elapsed * 1000.0)
+            commit = self.committed()
+            self.observer.batch(BatchReport(
+                batch_id, self.rows_in, None if self.outputs is None else int(self.outputs.value - out_before),
+                max(0, _late_total(commit) - late_before), elapsed, sum(len(m.buffered) for m in commit.mailboxes),
+                replayed))
 
     def _batch(self, df: Any, batch_id: int, column: str) -> None:
         commit = self.committed()
@@ -225,7 +271,9 @@ class DgsStreamingRun:
             _keep_last(self.replayed, batch_id)
             self.deliver(commit)
             return
-        grouped, texts = split_rows(batch_rows(df, column), len(self.jobs), batch_id)
+        rows = batch_rows(df, column)
+        self.rows_in = len(rows)
+        grouped, texts = split_rows(rows, len(self.jobs), batch_id)
         with self.lock:
             wanted, self.pending = self.pending, {}
         if wanted:
@@ -297,10 +345,16 @@ class DgsStreamingRun:
         if commit.delivered >= commit.batch:
             return
         if self.sink is not None:
-            deliver_batch(self.spark, self.store.records_dir(commit.batch), commit.batch, self.sink)
+            deliver_batch(self.spark, self.store.records_dir(commit.batch), commit.batch, self.sink, self.outputs)
         self._crash("after-deliver")
         self.commit(replace(commit, delivered=commit.batch))
         self.store.prune(self.committed(), self.keep_records)
+
+
+def _late_total(commit: Commit) -> int:
+    """Late events the commit counts since the query started, every job and stream (the
+    mailboxes' counts, :mod:`spark_impl.dgs.streaming_input`)."""
+    return sum(n for box in commit.mailboxes for n in box.late.values())
 
 
 def _keep_last(entries: list[T], entry: T) -> None:
@@ -378,7 +432,10 @@ def start_dgs_query(spark: Any, jobs: Sequence[LiveJob], source: Any, *, checkpo
     check_layout(state)
     layout = Layout(tuple(j.target for j in jobs), tuple(topos))
     run = DgsStreamingRun(spark, store, layout, programs, list(jobs), sink, keep_records, crash_at,
-                          allowed_lateness=lateness, late_policy=policy)
+                          allowed_lateness=lateness, late_policy=policy, checkpoint_dir=root, query_checkpoint=query)
+    run.observer.status = run.status
+    if sink is not None:
+        run.outputs = spark.sparkContext.accumulator(0)
     signature = [_signature(j, t) for j, t in zip(jobs, topos)]
     commit = run.store.read()
     if commit is None:

@@ -146,7 +146,7 @@ def log_late(policy: LatePolicy, late: Sequence[LateEvent], batch: int, allowed_
     first = min(late, key=lambda e: (e.ts, e.job, e.stream)).describe()
     if policy.kind == "drop":
         LOG.warning("batch %d: dropped %d late event(s) (allowed_lateness %d); first: %s", batch, len(late),
-                    allowed_lateness, first)
+                    allowed_lateness, first, extra={"fields": {"kind": "late", "batch": batch, "late": len(late)}})
     else:
         LOG.info("batch %d: %d late event(s) sent to the late sink (allowed_lateness %d); first: %s", batch,
-                 len(late), allowed_lateness, first)
+                 len(late), allowed_lateness, first, extra={"fields": {"kind": "late", "batch": batch, "late": len(late)}})

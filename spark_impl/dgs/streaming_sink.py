@@ -21,16 +21,20 @@ from spark_impl.sink import read_part
 from spark_impl.store import display, open_store
 
 
-def _rows(directory: str, batch: int, value_type: str) -> Callable[[str], Iterator[tuple[int, int, Any]]]:
+def _rows(directory: str, batch: int, value_type: str, counter: Any) -> Callable[[str], Iterator[tuple[int, int, Any]]]:
     value_of = _json_text if value_type == "string" else column_converter(value_type)
 
     def rows(name: str) -> Iterator[tuple[int, int, Any]]:
         records = read_part(directory, name)
         if records is None:
             raise FileNotFoundError(f"missing DGS records file {display(directory)}/{name}")
+        n = 0
         for job, kind, value in records:
             if kind == "out":
+                n += 1
                 yield job, batch, value_of(value)
+        if counter is not None:
+            counter.add(n)
     return rows
 
 
@@ -38,12 +42,12 @@ def _json_text(value: Any) -> str:
     return json.dumps(value, sort_keys=True, default=repr)
 
 
-def deliver_batch(spark: Any, records_dir: str, batch: int, sink: Sink) -> None:
+def deliver_batch(spark: Any, records_dir: str, batch: int, sink: Sink, counter: Any = None) -> None:
     """Deliver micro-batch ``batch``'s outputs (module docstring); no call when no task of the
-    batch processed an event."""
+    batch processed an event. ``counter`` (a Spark accumulator, optional) counts the rows."""
     names = [n for n in open_store(records_dir).list() if n.endswith(".pkl")]
     if not names:
         return
     rows = spark.sparkContext.parallelize(names, min(len(names), 8)).flatMap(
-        _rows(records_dir, batch, sink.value_type))
+        _rows(records_dir, batch, sink.value_type, counter))
     sink.deliver(spark.createDataFrame(rows, f"job int, batch long, value {sink.value_type}"), batch)

@@ -68,6 +68,8 @@ from spec.oplus.budget import MAX_PARALLELISM
 from spark_impl.faults import check_faults
 from spark_impl.lateness import LatePolicy, LateTuple, LateTupleError, check_allowed_lateness, log_late
 from spark_impl.lateness import late_policy as late_policy_of
+from spark_impl.lifecycle import LiveRun
+from spark_impl.observe import BatchReport, Observer
 from spark_impl.oplus.instance import ScenarioRound, finite
 from spark_impl.oplus.streaming_jobs import OplusJob, Summary, entries_of, route_key, summarize
 from spark_impl.oplus.streaming_log import Commit, Log
@@ -75,6 +77,7 @@ from spark_impl.oplus.streaming_round import RoundPlan, run_round
 from spark_impl.oplus.streaming_sink import deliver_pending
 from spark_impl.reconfig.sinks import Sink
 from spark_impl.reconfig.streaming import StreamStopped
+from spark_impl.status import Status, oplus_status
 from spark_impl.store import display, is_uri
 from spark_impl.values import column_type, unsupported
 
@@ -94,11 +97,12 @@ class SimulatedCrash(RuntimeError):
 
 
 @dataclass
-class OplusStreamingRun:
+class OplusStreamingRun(LiveRun):
     """A running live O+ query. ``batch_ms``: wall time of the last 1000 ``foreachBatch``
     calls of this process; ``replayed``: batch ids that arrived already committed;
     ``allowed_lateness`` and ``policy``: the bounded out-of-orderness and the late policy
-    (:mod:`spark_impl.lateness`); ``failure``: the error a batch raised (the query stopped)."""
+    (:mod:`spark_impl.lateness`); ``batch_error``: the error a batch raised (the query stopped).
+    Waits, ``with`` and signals: :class:`spark_impl.lifecycle.LiveRun`."""
 
     query: Any
     jobs: list[OplusJob]
@@ -111,7 +115,7 @@ class OplusStreamingRun:
     crash: str | None = None
     allowed_lateness: int = 0
     policy: LatePolicy = field(default_factory=lambda: LatePolicy("drop"))
-    failure: BaseException | None = None
+    batch_error: BaseException | None = None
 
     def late(self) -> dict[int, int]:
         """Per job, the late tuples since the query started (dropped, or sent to the late
@@ -126,14 +130,37 @@ class OplusStreamingRun:
         try:
             self.query.processAllAvailable()
         except Exception as error:
-            if self.failure is not None:
-                raise self.failure from error
+            if self.batch_error is not None:
+                raise self.batch_error from error
             raise
+    checkpoint_dir: str = ""
+    query_checkpoint: str | None = None
+    observer: Observer = field(default_factory=lambda: Observer("oplus"))
+    refused: list[str] = field(default_factory=list)
+    """Why this process refused rescale requests (the last :data:`REMEMBERED_REFUSALS`)."""
+    rows_in: int = 0
+    late_now: int = 0
 
     def rescale(self, parallelism: int, *, job: int = 0, watermark: int | None = None) -> int:
         """Request parallelism ``parallelism`` for ``job`` at event time ``watermark`` (None:
         at the next batch boundary with a finite watermark). Durable once this returns; the
-        request id (see :meth:`status`: ``applied`` lists the ids applied)."""
+        request id (see :meth:`status`: ``applied`` lists the ids applied). A refused request
+        (InputError) is also logged as a WARNING and listed by :meth:`run_status`."""
+        try:
+            return self._rescale(parallelism, job, watermark)
+        except InputError as error:
+            self.refused.append(str(error))
+            del self.refused[:-REMEMBERED_REFUSALS]
+            self.observer.warn("refused", f"rescale refused: {error}", reason=str(error))
+            raise
+
+    def run_status(self) -> Status:
+        """The query's status (:mod:`spark_impl.status`: committed batch, every job's
+        parallelism and the request that set it, every request's state, late tuples), the
+        same shape on every front end. :meth:`status` stays the last commit record."""
+        return oplus_status(self.checkpoint_dir, refused=list(self.refused), query_checkpoint=self.query_checkpoint)
+
+    def _rescale(self, parallelism: int, job: int, watermark: int | None) -> int:
         if not 0 <= job < len(self.jobs):
             raise InputError(f"no job {job} (the query has {len(self.jobs)})", "job")
         if isinstance(parallelism, bool) or not isinstance(parallelism, int) or not 1 <= parallelism <= MAX_PARALLELISM:
@@ -164,7 +191,14 @@ class OplusStreamingRun:
         self.stopping.set()
         with self.busy:
             pass
+        self.settle_stream()
         self.query.stop()
+        self.observer.close()
+
+    def expected_failure(self) -> bool:
+        """The query died of a crash :meth:`crash_at` asked for."""
+        error = self.query.exception() if self.query is not None else None
+        return error is not None and "SimulatedCrash" in str(error)
 
     def _refuse_after_stop(self, batch_id: int) -> None:
         if self.stopping.is_set():
@@ -189,7 +223,7 @@ def _remember_failure(run: OplusStreamingRun) -> Iterator[None]:
         yield
     except Exception as error:
         if not isinstance(error, StreamStopped):
-            run.failure = error
+            run.batch_error = error
         raise
 
 
@@ -210,18 +244,25 @@ class _Handler:
         with run.busy, _remember_failure(run):
             run._refuse_after_stop(batch_id)
             last = run.log.latest()
-            if last is not None and batch_id <= last.batch:
+            run.rows_in = run.late_now = 0
+            replayed = last is not None and batch_id <= last.batch
+            if replayed:
                 run.replayed.append(batch_id)
             else:
-                self._run(run, df, batch_id, last or _initial(run.jobs))
+                last = self._run(run, df, batch_id, last or _initial(run.jobs))
             deliver_pending(self.spark, run.log, self.sink,
                             before_mark=lambda _: run._maybe_crash("after-delivery"))
             run.log.prune(self.keep)
-            run.batch_ms[batch_id] = (time.perf_counter() - started) * 1000.0
+            elapsed = time.perf_counter() - started
+            run.batch_ms[batch_id] = elapsed * 1000.0
             while len(run.batch_ms) > 1000:
                 del run.batch_ms[next(iter(run.batch_ms))]
+            delivered = run.log.delivered()
+            backlog = sum(1 for b in run.log.committed() if b > delivered)
+            run.observer.batch(BatchReport(batch_id, run.rows_in, 0 if replayed or last is None else last.outputs,
+                                           run.late_now, elapsed, backlog, replayed))
 
-    def _run(self, run: OplusStreamingRun, df: Any, batch_id: int, prev: Commit) -> None:
+    def _run(self, run: OplusStreamingRun, df: Any, batch_id: int, prev: Commit) -> Commit:
         jobs = run.jobs
         entries = df.rdd.map(entries_of(df.columns, getattr(df, "schema", None))).persist()
         try:
@@ -247,10 +288,12 @@ class _Handler:
         finally:
             entries.unpersist()
         run._maybe_crash("after-round")
-        commit_batch(run, prev, Commit(batch_id, {}, {}, plan.partitions, bounds, watermark, late=summary.late,
-                                       outputs=sum(n for _, n in counts),
-                                       lateness={j: run.allowed_lateness for j in watermark}))
+        record = commit_batch(run, prev, Commit(batch_id, {}, {}, plan.partitions, bounds, watermark,
+                                                late=summary.late, outputs=sum(n for _, n in counts),
+                                                lateness={j: run.allowed_lateness for j in watermark}))
+        run.rows_in, run.late_now = summary.tuples, sum(summary.late.values())
         run._maybe_crash("after-commit")
+        return record
 
     @staticmethod
     def _apply_requests(requests: list[dict[str, Any]], record: Commit) -> None:
@@ -269,6 +312,9 @@ class _Handler:
             done.add(ident)
         del record.rescales[:-KEEP_RESCALES]
 
+
+REMEMBERED_REFUSALS = 100
+"""Refusals :attr:`OplusStreamingRun.refused` keeps (bounded memory)."""
 
 KEEP_APPLIED = 8
 """Applied rescale requests kept under ``requests/`` (and so in a commit's ``applied``): a
@@ -368,7 +414,9 @@ def start_oplus_query(spark: Any, stream: Any, jobs: Sequence[OplusJob], *, chec
               .option("checkpointLocation", query_checkpoint))
     if trigger:
         writer = writer.trigger(**trigger)
-    run = OplusStreamingRun(None, list(jobs), log, allowed_lateness=lateness, policy=policy)
+    run = OplusStreamingRun(None, list(jobs), log, allowed_lateness=lateness, policy=policy,
+                            checkpoint_dir=checkpoint_dir, query_checkpoint=query_checkpoint)
+    run.observer.status = run.run_status
     ref.append(run)
     run.query = writer.start()
     return run

@@ -82,6 +82,7 @@ class Executor:
             if bad:
                 raise InputError(f"parallelism {bad} of job {s}: every operator needs at least 1 worker")
         self.sink = sink  # committed outputs delivered after every batch (spark_impl.reconfig.sinks)
+        self.output_counter: Any = None  # a Spark accumulator counting the rows delivered, if set
         self.retention = retention  # bounded storage (spark_impl.reconfig.retention); None: keep all
         self.scheduler = "naive" if scheduler == "fries" and "naive" in faults else scheduler
         self.faults = frozenset(faults)

@@ -119,10 +119,11 @@ def read_delivered(directory: str) -> dict[int, int]:
 
 
 def _rows(directory: str, depth: int, partitions: int, s: int, batch_id: int, key_type: str,
-          value_type: str) -> Callable[[Any], Iterator[tuple[Any, ...]]]:
+          value_type: str, counter: Any = None) -> Callable[[Any], Iterator[tuple[Any, ...]]]:
     key_of, value_of = _convert(key_type), _convert(value_type)
 
     def rows(g: int) -> Iterator[tuple[Any, ...]]:
+        n = 0
         for level in range(1, depth + 1):
             for part in range(partitions):
                 content = read_task_file(task_path(directory, g, level, part))
@@ -130,7 +131,10 @@ def _rows(directory: str, depth: int, partitions: int, s: int, batch_id: int, ke
                     continue
                 for js, op, txn, key, value in content.outputs:
                     if js == s:
+                        n += 1
                         yield s, batch_id, op, txn, key_of(key), value_of(value)
+        if counter is not None:
+            counter.add(n)
 
     return rows
 
@@ -156,6 +160,11 @@ class DeliveringExecutor(Protocol):
     @property
     def state(self) -> Sequence[DeliveredJob]:
         """Per job, its progress."""
+        ...
+
+    @property
+    def output_counter(self) -> Any:
+        """A Spark accumulator counting the rows delivered, or None."""
         ...
 
     @property
@@ -191,7 +200,8 @@ def deliver(ex: DeliveringExecutor, sink: Sink) -> dict[int, int]:
         schema = (f"job int, batch long, operator string, txn string, key {sink.key_type}, "
                   f"value {sink.value_type}")
         rdd = ex.sc.parallelize(fresh, max(1, min(len(fresh), ex.partitions))).flatMap(
-            _rows(ex.directory, ex.depth, ex.partitions, s, batch_id, sink.key_type, sink.value_type))
+            _rows(ex.directory, ex.depth, ex.partitions, s, batch_id, sink.key_type, sink.value_type,
+                  ex.output_counter))
         sink.deliver(ex.spark.createDataFrame(rdd, schema), batch_id)
         delivered[s] = batch_id
         changed = True

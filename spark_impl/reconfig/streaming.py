@@ -50,6 +50,7 @@ from __future__ import annotations
 import bisect
 import json
 import os
+import re
 import threading
 import time
 from dataclasses import dataclass, field, replace
@@ -58,6 +59,8 @@ from typing import Any, Iterator, Protocol
 from spec.errors import InputError
 from spec.fries.dataflow import OperatorKind
 from spec.jsonio import load_json, write_json_atomic
+from spark_impl.lifecycle import LiveRun
+from spark_impl.observe import BatchReport, Observer
 from spark_impl.lru import LRU
 from spark_impl.reconfig.driver import Executor
 from spark_impl.reconfig.model import Job, Request
@@ -65,9 +68,11 @@ from spark_impl.reconfig.progress import has_progress
 from spark_impl.reconfig.retention import Retention
 from spark_impl.reconfig.sinks import Sink
 from spark_impl.values import column_type, decoder, from_json, normalize, to_json, unsupported
+from spark_impl.status import Status, fries_status
 
 _INDEX_CACHE: LRU[str, tuple[list[int], list[str]]] = LRU(16)  # per Python worker, bounded
 _FILE_CACHE: LRU[str, list[Any]] = LRU(16)
+_ROLLED_BACK = re.compile(r"^R\d+ rejected: ")  # a request made, then rolled back (Executor._absorb)
 REMEMBERED = 1000
 """``StreamingRun.batches`` / ``batch_ms`` keep the last this many batches (bounded memory)."""
 
@@ -232,10 +237,11 @@ def _partition_writer(path: str, batch_id: int, key_type: Any, value_type: Any) 
 
 
 @dataclass
-class StreamingRun:
+class StreamingRun(LiveRun):
     """A running query and its executor. ``batches``: Structured Streaming batch id ->
     executor batches run for it; ``batch_ms``: batch id -> wall time of its ``foreachBatch``
-    call (both for this process only, the last :data:`REMEMBERED` batches)."""
+    call (both for this process only, the last :data:`REMEMBERED` batches). Waits, ``with``
+    and signals: :class:`spark_impl.lifecycle.LiveRun`."""
 
     query: Any
     executor: Executor
@@ -248,13 +254,41 @@ class StreamingRun:
     hook: StepHook | None = None
     crash_offset: int | None = None
     crashed: str | None = None
+    checkpoint_dir: str = ""
+    observer: Observer = field(default_factory=lambda: Observer("fries"))
+    outputs: Any = None
+    """A Spark accumulator of the rows delivered to the sink (``rows out`` of the batch log line)."""
+    rejections_seen: int = 0
+    """How many of the executor's rejections were looked at for WARNING lines."""
 
     def submit(self, request: Request) -> str | None:
-        """Reconfigure the job now (see :meth:`Executor.submit`): None if accepted, else why not."""
-        return self.executor.submit(0, request)
+        """Reconfigure the job now (see :meth:`Executor.submit`): None if accepted, else why not
+        (also logged as a WARNING, :mod:`spark_impl.observe`)."""
+        answer = self.executor.submit(0, request)
+        if answer is not None:
+            self.observer.warn("refused", f"request refused: {answer}", reason=answer)
+        return answer
+
+    def status(self) -> Status:
+        """The query's status (:mod:`spark_impl.status`): committed batch, every operator's
+        active version, every request's state (this driver's uncommitted ones ``pending``)."""
+        ex = self.executor
+        with ex.lock:
+            committed, live = ex.state[0].committed.snapshot(), ex.state[0].live.snapshot()
+            queued = ex.state[0].queued is not None
+        return fries_status(self.checkpoint_dir, committed=committed, live=live, queued=queued)
+
+    def run_status(self) -> Status:
+        """The same as :meth:`status` (the name every live front end's run handle has)."""
+        return self.status()
 
     def in_progress(self) -> bool:
-        """A request has been accepted and not yet completed."""
+        """A request has been accepted and not yet completed. Raises
+        :class:`~spark_impl.lifecycle.QueryFailed` once the query has failed and
+        :class:`~spark_impl.lifecycle.QueryStopped` once a signal stopped it, so a
+        ``while run.in_progress()`` loop ends with the query (a query stopped by :meth:`stop`
+        still answers: its executor may be stepped, :meth:`step`)."""
+        self.check_alive()
         with self.executor.lock:
             st = self.executor.state[0]
             return st.live.active is not None or st.queued is not None
@@ -263,11 +297,18 @@ class StreamingRun:
         """Stop the query at a batch boundary: a batch running now finishes (the executor and
         Structured Streaming commit it); one that starts afterwards raises
         :class:`StreamStopped` before doing anything (not committed: replayed after a restart).
-        The executor keeps its checkpoint; restart with :func:`start_query`."""
+        The executor keeps its checkpoint; restart with :func:`start_query`. The metrics
+        server, if any, stops too."""
         self.stopping.set()
         with self.busy:
             pass
+        self.settle_stream()
         self.query.stop()
+        self.observer.close()
+
+    def expected_failure(self) -> bool:
+        """The query died of the armed simulated crash (:meth:`crash_before_commit`)."""
+        return self.crashed is not None
 
     def crash_before_commit(self, offset: int) -> None:
         """Arm a one-shot simulated driver crash (a test hook): the first executor batch whose
@@ -321,9 +362,12 @@ class _BatchHandler:
             if run.stopping.is_set():
                 raise StreamStopped(f"batch {batch_id} started after stop(); it is replayed after a restart")
             started = time.perf_counter()
+            out_before = run.outputs.value if run.outputs is not None else 0
             path = run.source.path
             index = _read_index(path)
-            if batch_id <= index.last:
+            rows_in = 0
+            replayed = batch_id <= index.last
+            if replayed:
                 run.replayed.append(batch_id)
             else:
                 types = (column_type(df, self.key), column_type(df, self.value))
@@ -332,10 +376,21 @@ class _BatchHandler:
                 index.batches.append([batch_id, sorted([name, int(n)] for name, n in files)])
                 index.last = batch_id
                 index.write(path)
+                rows_in = sum(int(n) for _, n in files)
             self._drive(run, batch_id)
-            if self.bounded and index.drop_below(path, run.executor.state[0].committed.offset):
+            committed = run.executor.state[0].committed.offset
+            if self.bounded and index.drop_below(path, committed):
                 index.write(path)
-            _remember(run.batch_ms, batch_id, (time.perf_counter() - started) * 1000.0)
+            elapsed = time.perf_counter() - started
+            _remember(run.batch_ms, batch_id, elapsed * 1000.0)
+            rows_out = None if run.outputs is None else int(run.outputs.value - out_before)
+            rejected = run.executor.state[0].live.rejected
+            for message in rejected[run.rejections_seen:]:
+                if _ROLLED_BACK.match(message):  # submit() warned about the others itself
+                    run.observer.warn("refused", f"request rejected: {message}", reason=message)
+            run.rejections_seen = len(rejected)
+            run.observer.batch(BatchReport(batch_id, rows_in, rows_out, 0, elapsed,
+                                           max(0, index.count() - committed), replayed))
 
     def _drive(self, run: StreamingRun, batch_id: int) -> None:
         ex = run.executor
@@ -415,7 +470,11 @@ def start_query(spark: Any, job: Job, source: Any, *, scheduler: str, checkpoint
               .option("checkpointLocation", os.path.join(root, "query")))
     if trigger:
         writer = writer.trigger(**trigger)
-    run = StreamingRun(None, ex, log, hook=step_hook)
+    run = StreamingRun(None, ex, log, hook=step_hook, checkpoint_dir=root)
+    if sink is not None:
+        run.outputs = ex.output_counter = spark.sparkContext.accumulator(0)
+    run.observer.status = run.status
+    run.rejections_seen = len(ex.state[0].live.rejected)
     ref.append(run)
     run.query = writer.start()
     return run
