@@ -32,7 +32,7 @@ from streamproof.sandbox.guard import SandboxMonitor
 from streamproof.sandbox.plan_cost import PlanCost, choose_inline_below, plan_cost, released_in_order
 from streamproof.sandbox.plan_input import PlanInput, parse_plan_input
 from reference.dgs.executor import execute_plan
-from reference.dgs.leaves import cap_leaves, leaf_count
+from reference.dgs.leaves import cap_leaves, collapses, leaf_count
 from reference.dgs.optimizer import optimize
 from reference.dgs.validity import check_plan, impl_text
 from spark_impl.dgs.topology import topology
@@ -204,17 +204,19 @@ def _plan(
         cost = plan_cost(topo, released_in_order(program, topo, inputs.streams), 0, request.sync_cost)
         return plan, "built", cost, [cost]
     best: tuple[float, int, Plan, PlanCost] | None = None
-    tried: list[PlanCost] = []
-    for leaves in range(1, most + 1):
-        plan = cap_leaves(program, full, leaves, rates)
-        topo = topology(program, plan)
+    tried: list[tuple[int, list[PlanCost]]] = []
+    for plan in collapses(full, rates):  # the capped plans from the most leaves down to one
+        leaves = leaf_count(plan)
+        if leaves > most:
+            continue
+        topo = topology(program, plan)  # checks it P-valid
         cost, candidates = choose_inline_below(topo, released_in_order(program, topo, inputs.streams),
                                                request.sync_cost)
-        tried.extend(candidates)
-        if best is None or cost.cost < best[0]:
+        tried.append((leaves, candidates))
+        if best is None or (cost.cost, leaves) <= (best[0], best[1]):  # fewer leaves on ties
             best = (cost.cost, leaves, plan, cost)
     assert best is not None
-    return best[2], "optimized", best[3], tried
+    return best[2], "optimized", best[3], [c for _, group in sorted(tried, key=lambda t: t[0]) for c in group]
 
 
 def _invalidity(program: Program, plan: Plan, inputs: PlanInput) -> str | None:
