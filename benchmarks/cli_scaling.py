@@ -44,7 +44,7 @@ def timed(root: Path, argv: list[str], limit: float) -> str:
     started = time.monotonic()
     try:
         done = subprocess.run([sys.executable, "-m", "streamproof", *argv], env=env, capture_output=True,
-                              timeout=limit, check=False)
+                              timeout=limit, check=False, cwd=root)  # -m puts the cwd first on the path
     except subprocess.TimeoutExpired:
         return f"> {limit:g}"
     return f"{time.monotonic() - started:.2f} (exit {done.returncode})"

@@ -39,7 +39,7 @@ from spark_impl.dgs.topology import topology
 from spec.dgs.loader import load_program
 from spec.dgs.plan import Plan, Worker
 from spec.dgs.program import Program, short_repr
-from spec.dgs.semantics import multiset_equal, spec_output
+from spec.dgs.semantics import multiset_equal, outputs_equal, spec_output
 from spec.dgs.streams import ImplTag, StreamEvent, sort_streams
 from spec.errors import InputError
 
@@ -244,7 +244,7 @@ def output_difference(got: list[Any], expected: list[Any]) -> str | None:
     extra = []
     for value in got:  # quadratic, but only for outputs that differ (elements need not hash)
         for index, candidate in enumerate(rest):
-            if candidate == value:
+            if outputs_equal(candidate, value):
                 del rest[index]
                 break
         else:
