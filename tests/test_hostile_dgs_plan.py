@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from dgs_helpers import EXAMPLES, target, write_program
+from dgs_helpers import EXAMPLES, simple_program, target, write_program
 from hostile_cli import assert_contract, run
 
 WINDOW = target("windowing.py:EventWindow")
@@ -76,27 +76,8 @@ def test_the_largest_bounds_give_finite_costs(tmp_path: Path) -> None:
     assert math.isfinite(json.loads(outcome.out)["spark_model"]["cost"])
 
 
-NAN_PROGRAM = '''
-from hypothesis import strategies as st
-class P:
-    tags = frozenset({"a", "b"})
-    @staticmethod
-    def tag(e): return e
-    @staticmethod
-    def depends(x, y): return x == y
-    @staticmethod
-    def init(): return 0
-    @staticmethod
-    def update(s, e): return s + 1
-    @staticmethod
-    def out(s, e): return [float("nan"), ("avg", float("nan"))]
-    @staticmethod
-    def fork(s, l, r): return (s, 0)
-    @staticmethod
-    def join(a, b): return a + b
-    @staticmethod
-    def events(): return st.sampled_from(["a", "b"])
-'''
+NAN_PROGRAM = simple_program().replace("def out(s, e): return []",
+                                      'def out(s, e): return [float("nan"), ("avg", float("nan"))]')
 
 
 def test_nan_outputs_are_equal_outputs(tmp_path: Path) -> None:
