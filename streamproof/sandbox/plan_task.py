@@ -99,7 +99,8 @@ def plan_program(request: PlanRequest, monitor: SandboxMonitor) -> dict[str, Any
         run = execute_plan(program, plan, inputs.streams, request.seed)
     with monitor.phase("running the sequential program"):
         expected = spec_output(program, sort_streams(inputs.streams))
-    difference = output_difference(run.outputs, expected)
+    with monitor.phase("comparing the outputs"):  # == and repr of the program's values run here
+        difference = output_difference(run.outputs, expected)
     document.update(outputs_equal=difference is None, outputs={"plan": len(run.outputs), "sequential": len(expected),
                                                               "difference": difference})
     lines.append(f"outputs equal the sequential program's ({len(expected)} outputs, as multisets)" if difference is None
@@ -120,7 +121,8 @@ def plan_program(request: PlanRequest, monitor: SandboxMonitor) -> dict[str, Any
     if request.engine == "spark":
         with monitor.phase("running the plan on Spark"):
             spark = spark_run(request.target, plan, inputs, 0 if cost is None else cost.inline_below)
-        spark_difference = output_difference(spark.outputs, expected)
+        with monitor.phase("comparing the outputs"):
+            spark_difference = output_difference(spark.outputs, expected)
         events = {w.id: 0 for w in plan.workers()}
         for worker_id, _, _ in spark.processed:
             events[worker_id] += 1
