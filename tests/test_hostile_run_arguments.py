@@ -131,6 +131,11 @@ def test_modelcheck_bound_outside_three_to_four_is_refused(bound: str) -> None:
     _refused(["modelcheck", "--max-operators", bound, "--json"], "--max-operators")
 
 
+def test_modelcheck_more_tuples_only_at_three() -> None:
+    """docs/cli.md: ``--tuples 2`` at 4 objects ran for more than 400 s; it is refused there."""
+    _refused(["modelcheck", "--max-operators", "4", "--tuples", "2", "--json"], "--tuples")
+
+
 def test_modelcheck_at_three_finds_the_naive_counterexample() -> None:
     """The smallest bound accepted gives the expected answer (exit 0: naive's violation found,
     none for Fries and epoch) in seconds."""

@@ -64,7 +64,10 @@ def run(args: argparse.Namespace) -> int:
                          f"find; 5 takes about 2.5 hours), got {cut(str(args.max_operators), 20)}",
                          "--max-operators")
     if not 1 <= args.tuples <= 3:
-        raise InputError(f"must be between 1 and 3, got {args.tuples}", "--tuples")
+        raise InputError(f"must be between 1 and 3, got {cut(str(args.tuples), 20)}", "--tuples")
+    if args.tuples > 1 and args.max_operators > MIN_BOUND:
+        raise InputError(f"more than one tuple only with --max-operators {MIN_BOUND} (at {MAX_BOUND} objects two "
+                         "tuples ran for more than 400 s without an answer; one is enough: docs/proofs.md)", "--tuples")
     chosen = SCHEDULERS if args.scheduler == "all" else (args.scheduler,)
     rows = []
     if not args.json:
