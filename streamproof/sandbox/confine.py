@@ -14,6 +14,8 @@ calls fail with ``EPERM`` (the program sees a ``PermissionError``):
   ``tkill``, ``tgkill``, ``rt_sigqueueinfo``, ``rt_tgsigqueueinfo`` and ``pidfd_open`` aimed at
   the watching process; and ``ptrace`` - so the program can neither stop (``SIGSTOP``) nor kill
   the process that enforces its limits;
+* ``prctl(PR_SET_PDEATHSIG, ...)`` - the child dies with its parent (set before the filter), and
+  the program cannot clear that;
 * every x32-ABI system call (none is needed; they would bypass the numbers above).
 
 On another architecture, or where the kernel refuses the filter, nothing is installed and
@@ -36,8 +38,9 @@ _ALLOW = 0x7FFF0000
 _DENY = 0x00050000 | errno.EPERM  # SECCOMP_RET_ERRNO | EPERM
 _ARCH_X86_64 = 0xC000003E
 _X32_BIT = 0x40000000
-_NR = {"setsid": 112, "ptrace": 101, "kill": 62, "tkill": 200, "tgkill": 234, "rt_sigqueueinfo": 129,
+_NR = {"setsid": 112, "ptrace": 101, "prctl": 157, "kill": 62, "tkill": 200, "tgkill": 234, "rt_sigqueueinfo": 129,
        "rt_tgsigqueueinfo": 297, "pidfd_open": 434}
+_PR_SET_PDEATHSIG = 1
 _PR_SET_NO_NEW_PRIVS = 38
 _PR_SET_SECCOMP = 22
 _SECCOMP_MODE_FILTER = 2
@@ -49,7 +52,8 @@ def _program(watcher: int, watcher_group: int) -> list[tuple[int, int, int, int]
     kill_targets = aimed + [(-watcher_group) & 0xFFFFFFFF, 0xFFFFFFFF]
     body: list[tuple[int, int, int, int]] = []
     # layout: header, per-syscall dispatch, ALLOW, then the argument checks, DENY at the end
-    dispatch: list[tuple[str, list[int] | None]] = [("setsid", None), ("ptrace", None), ("kill", kill_targets)] + [
+    dispatch: list[tuple[str, list[int] | None]] = [
+        ("setsid", None), ("ptrace", None), ("prctl", [_PR_SET_PDEATHSIG]), ("kill", kill_targets)] + [
         (name, aimed) for name in ("tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "pidfd_open")]
     checks: list[list[int]] = [aim for _, aim in dispatch if aim is not None]
     header = 4
