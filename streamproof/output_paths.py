@@ -2,7 +2,7 @@
 
 A run that ends by writing a report or saved cases (``conformance --report DIR``,
 ``--save-dir DIR``) must not find out only then that ``DIR`` is a file, ``/dev/null`` or cannot
-be created: the run's result would be lost (issue: the whole suite ran, then exit 3).
+be created: the run's result would be lost (the whole suite ran, then exit 3).
 :func:`check_output_dir` answers before the run, with one :class:`~spec.errors.InputError`
 naming the flag, and leaves nothing behind: a directory it had to create to find out is
 removed again (the run creates it when it writes).
