@@ -139,6 +139,10 @@ def _watch(
     watch = _Watch()
     bar = _Bar(limits) if progress else None
     previous = next_probe = watch.started
+    # outside any activity the record's start time is stale: time that state from when we saw
+    # it begin (the calls counter moving means the child is making progress)
+    idle_key: tuple[str, float, int] | None = None
+    idle_since = watch.started
     try:
         while True:
             try:
@@ -155,7 +159,10 @@ def _watch(
                 return watch
             if snap.kind == beacon.USER and now - snap.started > limits.call_timeout:
                 raise _call_limit(snap, limits)
-            if (snap.kind != beacon.USER and (snap.label or probe.ready()) and now - snap.started > limits.call_timeout
+            if not snap.label and (snap.label, snap.started, snap.calls) != idle_key:
+                idle_key, idle_since = (snap.label, snap.started, snap.calls), now
+            began = snap.started if snap.label else idle_since
+            if (snap.kind != beacon.USER and (snap.label or probe.ready()) and now - began > limits.call_timeout
                     and now > next_probe):
                 # no call into the program for a while: is the program's code running all the
                 # same (the import, a draw, a __repr__ or __eq__ our code called)?
