@@ -29,7 +29,7 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.exposition import start_http_server
 from prometheus_client.registry import Collector
 
-from spark_impl.status import REQUEST_STATES, Status
+from spark_impl.run_status import REQUEST_STATES, Status
 
 __all__ = ["BatchReport", "METRICS", "Observer"]
 

@@ -8,7 +8,9 @@ syntax errors, the line and column. Hostile input is refused before it can exhau
 * **size**: at most ``max_bytes`` bytes (default :data:`DEFAULT_MAX_BYTES`, 256 MiB; a
   ~100 MB schedule is normal). A larger regular file is refused from its size alone; any
   other file (``/dev/zero``, a pipe, a FIFO) is read up to ``max_bytes + 1`` bytes only. A
-  FIFO nobody writes to is waited for :data:`FIFO_WAIT` seconds, then reads as empty;
+  FIFO nobody writes to is waited for :data:`FIFO_WAIT` seconds, then reads as empty; a FIFO
+  whose writer is connected but sends nothing for :data:`FIFO_IDLE` seconds (neither data nor
+  end of file) is bad input;
 * **nesting**: at most :data:`MAX_DEPTH` nested arrays / objects (no ``RecursionError``,
   here or in any later recursive walk of the value);
 * **integers**: at most :data:`MAX_INT_DIGITS` digits (Python refuses to convert more than
@@ -48,6 +50,13 @@ MAX_INT_DIGITS = 1000
 
 FIFO_WAIT = 5.0
 """Seconds a FIFO given as input waits for a writer before it reads as empty."""
+FIFO_IDLE = 10.0
+"""Seconds a FIFO's connected writer may stay silent (no data, not closed) before the input
+is refused."""
+
+
+class _Idle(Exception):
+    """A FIFO's writer stayed silent for :data:`FIFO_IDLE` seconds."""
 
 
 def load_json(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES) -> Any:
@@ -82,6 +91,9 @@ def read_bytes(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYT
         raw = _read_at_most(fd, max_bytes + 1, fifo)
     except OSError as error:
         raise InputError(f"cannot read file ({error.strerror})", where) from None
+    except _Idle:
+        raise InputError(f"no data for {FIFO_IDLE:g} s: the pipe's writer is connected but neither writes "
+                         "nor closes it", where) from None
     finally:
         os.close(fd)
     if len(raw) > max_bytes:
@@ -106,7 +118,8 @@ def _too_large(max_bytes: int) -> str:
 def _read_at_most(fd: int, limit: int, fifo: bool) -> bytes:
     """Read until end of file or ``limit`` bytes, in chunks (no ``limit``-sized buffer is
     allocated for a small pipe). A FIFO is opened without blocking, so that a FIFO nobody
-    writes to cannot hang the command: a writer has :data:`FIFO_WAIT` seconds to connect."""
+    writes to cannot hang the command: a writer has :data:`FIFO_WAIT` seconds to connect, and
+    then may not stay silent for :data:`FIFO_IDLE` seconds (:class:`_Idle`)."""
     chunks: list[bytes] = []
     size = 0
     deadline = time.monotonic() + FIFO_WAIT
@@ -114,7 +127,9 @@ def _read_at_most(fd: int, limit: int, fifo: bool) -> bytes:
         try:
             chunk = os.read(fd, min(limit - size, 1 << 24))
         except BlockingIOError:  # a writer is connected, no data yet
-            select.select([fd], [], [])
+            ready, _, _ = select.select([fd], [], [], FIFO_IDLE)
+            if not ready:
+                raise _Idle() from None
             continue
         if not chunk:
             if fifo and not chunks and time.monotonic() < deadline:

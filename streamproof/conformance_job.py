@@ -18,6 +18,7 @@ import sys
 from spec.errors import InputError
 
 from streamproof.output import print_json
+from streamproof.output_paths import check_output_dir
 from streamproof.summary import print_summary
 
 DEFAULT_CASES = 60
@@ -26,9 +27,10 @@ DEFAULT_CASES = 60
 def run_job(args: argparse.Namespace) -> int:
     """Handle ``conformance --job`` (module docstring)."""
     from conformance.core.progress import ProgressBar
-    from conformance.userjob.load import load_job
+    from conformance.userjob.load import load_job, split_ref
     from conformance.userjob.suite import UserJobConfig, check_faults, replay, run_userjob_suite
 
+    split_ref(args.job)  # FILE.py:NAME well formed and the file there, before anything runs
     if args.engine not in ("auto", "spark"):
         raise InputError(f"a user job runs on the spark engine only, not {args.engine!r}", "--engine")
     if args.list_faults:
@@ -57,10 +59,12 @@ def run_job(args: argparse.Namespace) -> int:
         else:
             print("passes: every oracle holds" if ok else f"still fails:\n{explanation}")
         return 0 if ok else 1
+    save_dir = "conformance-failures" if args.save_dir is None else args.save_dir
+    check_output_dir(save_dir, "--save-dir")  # before the run: saved failures must not be lost
     under = load_job(args.job)
     config = UserJobConfig(ref=args.job, cases=DEFAULT_CASES if args.cases is None else args.cases, seed=args.seed,
                            scheduler=args.scheduler, faults=faults, batch_size=args.batch_size,
-                           save_dir=args.save_dir or "conformance-failures", shrink_evaluations=args.shrink_budget)
+                           save_dir=save_dir, shrink_evaluations=args.shrink_budget)
     result = run_userjob_suite(config, progress=ProgressBar("userjob"), under=under)
     printed = under.printed
     if args.json:

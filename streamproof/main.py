@@ -7,7 +7,9 @@ Exit codes (a contract shared by every sub-command):
 * 2 - bad input (one line on stderr naming the problem and where it is; line breaks and
   control characters in it are escaped),
 * 3 - internal error of streamproof itself (one line; set ``STREAMPROOF_DEBUG=1`` for the
-  traceback), 130 - interrupted.
+  traceback), 130 - interrupted (Ctrl-C), 128 + N - terminated by signal N (``SIGTERM`` 143,
+  ``SIGHUP`` 129): the signal unwinds the command like Ctrl-C does, so what it started is
+  stopped and its temporary files are removed, and one stderr line says so.
 """
 
 from __future__ import annotations
@@ -17,9 +19,13 @@ import importlib
 import io
 import os
 import pkgutil
+import signal
 import sys
 import traceback
-from typing import Callable, NoReturn, Sequence
+from types import FrameType
+from typing import Any, Callable, Iterator, NoReturn, Sequence
+
+from contextlib import contextmanager
 
 from spec.errors import InputError, cut, one_line
 import streamproof.commands as commands_package
@@ -47,6 +53,40 @@ def _safe_streams() -> None:
     for stream in (sys.stdout, sys.stderr):
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors="backslashreplace")
+
+
+class Terminated(BaseException):
+    """A termination signal arrived (``signum``); raised in the main thread so that every
+    ``finally`` and ``with`` on the way out runs (a ``BaseException``: no ``except
+    Exception`` stops it)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+TERMINATING = (signal.SIGTERM, signal.SIGHUP)
+
+
+def _raise_terminated(signum: int, frame: FrameType | None) -> None:
+    raise Terminated(signum)
+
+
+@contextmanager
+def _terminations_unwind() -> Iterator[None]:
+    """While the command runs, ``SIGTERM`` and ``SIGHUP`` raise :class:`Terminated` (in the
+    main thread only: elsewhere Python cannot set handlers; the previous ones come back)."""
+    previous: dict[int, Any] = {}
+    try:
+        for signum in TERMINATING:
+            previous[signum] = signal.signal(signum, _raise_terminated)
+    except ValueError:  # not the main thread
+        pass
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler if handler is not None else signal.SIG_DFL)
 
 
 def _describe(error: BaseException) -> str:
@@ -96,7 +136,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     prog = getattr(args, "error_prefix", None) or f"streamproof {args.command}"
     try:
-        return handler(args)
+        with _terminations_unwind():
+            return handler(args)
+    except Terminated as stop:
+        print(f"{prog}: terminated by {stop}; stopped what it had started and removed its temporary files",
+              file=sys.stderr)
+        return 128 + stop.signum
     except InputError as error:
         print(one_line(f"{prog}: error: {error}"), file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -108,3 +108,47 @@ def export_vectors(root: Path) -> Path:
     outcome = run(["vectors", "export", str(root), "--cases", "1", "--oplus-cases", "1"], 120)
     assert outcome.code == 0, outcome.describe()
     return root
+
+
+def descendants(root: int) -> set[int]:
+    """The live (not zombie) processes below ``root``, from ``/proc`` (parent links)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[0] != "Z":
+            children.setdefault(int(fields[2]), []).append(int(entry.name))
+    found: set[int] = set()
+    frontier = [root]
+    while frontier:
+        for child in children.get(frontier.pop(), []):
+            if child not in found:
+                found.add(child)
+                frontier.append(child)
+    return found
+
+
+@contextmanager
+def leaves_nothing(temp: Path) -> Iterator[None]:
+    """Runs the block with ``tempfile``'s directory set to the empty ``temp``; then asserts
+    that no process started inside is still running and ``temp`` is empty again (docs/cli.md:
+    nothing left running or half-written)."""
+    import os
+    import tempfile
+    import time
+
+    before = descendants(os.getpid())
+    saved, tempfile.tempdir = tempfile.tempdir, str(temp)
+    try:
+        yield
+    finally:
+        tempfile.tempdir = saved
+    deadline = time.monotonic() + 2
+    while (left := descendants(os.getpid()) - before) and time.monotonic() < deadline:
+        time.sleep(0.05)  # a process killed a moment ago may still be exiting
+    assert not left, f"processes left running: {sorted(left)}"
+    assert not list(temp.iterdir()), f"left behind: {sorted(p.name for p in temp.iterdir())}"

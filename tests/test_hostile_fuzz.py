@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conformance.oplus.cases import oplus_scenarios
-from hostile_cli import Outcome, assert_contract, export_vectors, run
+from hostile_cli import Outcome, assert_contract, export_vectors, leaves_nothing, run
 from hostile_mutations import mutated
 
 LIMIT = 15.0  # seconds per case
@@ -254,3 +254,117 @@ def test_random_arguments_keep_the_contract(work: Path, vectors_dir: Path, comma
              "@scenario": _write(work, json.dumps(SCENARIOS[0]), "scenario.json"),
              "@vectors": str(vectors_dir)}
     _check(run([command, *(files.get(t, t) for t in tokens)], LIMIT))
+
+
+# --- the commands added later: dgs-plan flags and programs, conformance output paths and
+# --job, soak / bench / nemesis / prove / modelcheck argument validation (docs/cli.md: exit 0,
+# 1 or 2 with one stderr line, valid --json, an answer in time, nothing left running or behind)
+
+DGS_PLAN_VALUES = {
+    "--workers": ["0", "1", "2", "1025", "-1", "1" + "0" * 400],
+    "--sync-cost": ["0", "10", "1e9", "1e10", "1e308", "nan", "inf", "-1"],
+    "--seed": ["0", "-1", "9" * 30],
+    "--call-timeout": ["0", "-1", "nan", "inf", "1e308", "5"],
+    "--timeout": ["0", "nan", "1e-9", "1e308", "60"],
+    "--memory-limit": ["0", "255", "4096", "9" * 30],
+}
+
+
+@settings(FUZZ, max_examples=EXAMPLES or 10)
+@given(st.lists(st.tuples(st.sampled_from(sorted(DGS_PLAN_VALUES)), st.integers(0, 7)), max_size=3),
+       st.booleans(), st.booleans())
+def test_dgs_plan_flags_keep_the_contract(tmp_path_factory: pytest.TempPathFactory, pairs: list[tuple[str, int]],
+                                          optimize: bool, as_json: bool) -> None:
+    argv = ["dgs-plan", f"{DGS_EXAMPLES / 'windowing.py'}:EventWindow", "--streams",
+            str(DGS_EXAMPLES / "streams" / "windowing.json")]
+    for flag, pick in pairs:
+        values = DGS_PLAN_VALUES[flag]
+        argv += [flag, values[pick % len(values)]]
+    argv += (["--optimize"] if optimize else []) + (["--json"] if as_json else [])
+    with leaves_nothing(tmp_path_factory.mktemp("tmp")):
+        _check(run(argv, 60))
+
+
+FIGHTING_PROGRAMS = {
+    "forks and sleeps": "import os, time\nif os.fork() == 0:\n    time.sleep(60)\n    os._exit(0)\n",
+    "new session": "import subprocess\nsubprocess.Popen(['sleep', '60'], start_new_session=True)\n",
+    "signals its parent": "import os, signal\nos.kill(os.getppid(), signal.SIGSTOP)\n",
+    "ignores SIGUSR1 and loops": "import signal\nsignal.signal(signal.SIGUSR1, signal.SIG_IGN)\nwhile True:\n    pass\n",
+    "background sleep": "import subprocess\nsubprocess.Popen(['sleep', '60'])\n",
+    "exits": "import os\nos._exit(0)\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(FIGHTING_PROGRAMS))
+@pytest.mark.parametrize("command", ["dgs-plan", "check-dgs"])
+def test_sandbox_fights_leave_nothing(tmp_path: Path, name: str, command: str) -> None:
+    """A program that forks, starts a session, signals streamproof, hides from the stack probe
+    or exits at import: exit 0, 1 or 2 with one line, nothing left running or behind."""
+    path = tmp_path / "program.py"
+    path.write_bytes(FIGHTING_PROGRAMS[name].encode() + HOSTILE_PROGRAMS["colliding state types"].split(b"PROGRAM = P()")[0]
+                     .replace(b"    state_types = {1:", b"    state_types = {'1':") + b"PROGRAM = P()\n")
+    extra = ["--examples", "3"] if command == "check-dgs" else ["--streams", str(DGS_EXAMPLES / "streams" / "windowing.json")]
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    with leaves_nothing(temp):
+        _check(run([command, f"{path}:PROGRAM", *extra, "--call-timeout", "1", "--timeout", "30", "--json"], 60))
+
+
+def _output_path(work: Path, kind: str) -> str:
+    afile = work / "a-file"
+    afile.write_text("x")
+    return {"file": str(afile), "dev-null": "/dev/null", "below-file": str(afile / "d"), "empty": "",
+            "nul": "a\0b", "proc": "/proc/streamproof-no"}[kind]
+
+
+@settings(FUZZ, max_examples=EXAMPLES or 12)
+@given(st.sampled_from(["--report", "--save-dir"]),
+       st.sampled_from(["file", "dev-null", "below-file", "empty", "nul", "proc"]),
+       st.sampled_from([[], ["--job", ""], ["--job", ":"], ["--job", "x.py"], ["--job", "x.py:1bad"]]),
+       st.booleans())
+def test_conformance_output_paths_and_jobs_keep_the_contract(work: Path, flag: str, kind: str, job: list[str],
+                                                             as_json: bool) -> None:
+    """Each of these is bad input, refused at once (the run never starts)."""
+    argv = ["conformance", "--suite", "dgs", "--cases", "1", "--engine", "reference", flag,
+            _output_path(work, kind), *job] + (["--json"] if as_json else [])
+    outcome = run(argv, LIMIT)
+    _check(outcome)
+    assert outcome.code == 2, outcome.describe()
+
+
+BAD_RUN_VALUES = {
+    "soak": {"--batches": ["9", "1000000000000", "1" + "0" * 400], "--rows-per-batch": ["0", "10000000"],
+             "--keys": ["0", "1" + "0" * 30], "--every": ["0", "100000000"], "--scheduler": ["bogus"],
+             "--front-end": ["bogus"]},
+    "bench": {"--events": ["0", "1000000000000000", "nan"], "--batch-size": ["-1", "1" + "0" * 400],
+              "--cost-ms": ["inf", "1e300", "0"]},
+    "nemesis": {"--minutes": ["0", "nan", "1e9"], "--cases": ["0", "51", "1" + "0" * 400], "--jobs": ["", "x"],
+                "--faults": ["bogus", ","]},
+    "prove": {"--timeout": ["0", "nan", "1e306", "-1"], "--max-operators": ["0", "13", "9" * 400],
+              "--only": ["no such claim \ud800"]},
+    "modelcheck": {"--max-operators": ["2", "5", "6", "1" + "0" * 400], "--tuples": ["0", "4", "9" * 40]},
+    "conformance": {"--cases": ["-1", "1000000000"], "--batch-size": ["0", "1000000000"],
+                    "--shrink-budget": ["-1", "1" + "0" * 30], "--job": ["", ":", "nope.py:job"],
+                    "--suite": ["bogus"]},
+}
+GOOD_RUN_VALUES = {"--batches": "10", "--events": "100", "--minutes": "1", "--cases": "1", "--seed": "3",
+                   "--json": None, "--scheduler": "fries", "--tuples": "1"}
+
+
+@settings(FUZZ, max_examples=EXAMPLES or 40)
+@given(st.data())
+def test_refused_run_arguments_keep_the_contract(data: st.DataObject) -> None:
+    """Every long-running command with at least one argument out of its stated bound: exit 2
+    with one line naming a flag, within seconds - no Spark, no cluster, no proof started."""
+    command = data.draw(st.sampled_from(sorted(BAD_RUN_VALUES)))
+    bad = BAD_RUN_VALUES[command]
+    flag = data.draw(st.sampled_from(sorted(bad)))
+    argv = [command] + (["throughput"] if command == "bench" else [])
+    extras = data.draw(st.lists(st.sampled_from(sorted(GOOD_RUN_VALUES)), max_size=2, unique=True))
+    for extra in extras:
+        value = GOOD_RUN_VALUES[extra]
+        argv += [extra] if value is None else [extra, value]
+    argv += [flag, data.draw(st.sampled_from(bad[flag]))]
+    outcome = run(argv, LIMIT)
+    _check(outcome)
+    assert outcome.code == 2 and outcome.err.count("\n") == 1, outcome.describe()

@@ -104,6 +104,34 @@ def test_fifo_without_writer_does_not_hang(tmp_path: Path, monkeypatch: pytest.M
     assert outcome.code == 2 and "empty" in outcome.err, outcome.describe()
 
 
+@pytest.mark.parametrize("sent", [b"", b'{"operators": ['], ids=["nothing", "half a document"])
+def test_fifo_with_a_silent_writer_is_bad_input(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                sent: bytes) -> None:
+    """spec.jsonio: a FIFO whose writer is connected but sends nothing for FIFO_IDLE seconds is
+    bad input (it blocked the loader for as long as the writer stayed, 30 s and more)."""
+    import spec.jsonio
+
+    monkeypatch.setattr(spec.jsonio, "FIFO_IDLE", 0.3)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    release = threading.Event()
+
+    def writer() -> None:
+        with open(fifo, "wb") as handle:
+            handle.write(sent)
+            handle.flush()
+            release.wait(20)
+
+    thread = threading.Thread(target=writer, daemon=True)
+    thread.start()
+    try:
+        outcome = run(["mcs", str(fifo), "--reconfigure", "A"], seconds=3)
+    finally:
+        release.set()
+        thread.join(timeout=5)
+    assert outcome.code == 2 and "no data for 0.3 s" in outcome.err, outcome.describe()
+
+
 def test_fifo_with_an_endless_writer_is_read_up_to_the_cap(tmp_path: Path) -> None:
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)

@@ -83,18 +83,26 @@ class _Simulation:
         self.rng = random.Random(seed)
         self.owner: dict[ImplTag, str] = {t: w.id for w in plan.workers() for t in w.impl_tags}
         parents = plan.parents()
+        self.by_id = {w.id: w for w in plan.workers()}
         depends = lambda a, b: program.depends(a[0], b[0])  # noqa: E731 - tiny adapter
         self.procs: dict[str, _Proc] = {}
+        # each worker's ancestors' and descendants' implementation tags, gathered once (linear
+        # in the tree, not one walk per worker)
+        above_of: dict[str, frozenset[ImplTag]] = {plan.root.id: frozenset()}
+        for worker in plan.workers():  # parents first
+            for child in worker.children:
+                above_of[child.id] = above_of[worker.id] | worker.impl_tags
+        subtree: dict[str, frozenset[ImplTag]] = {}
+        for worker in reversed(plan.workers()):  # children first
+            subtree[worker.id] = worker.impl_tags.union(*(subtree[c.id] for c in worker.children))
         for worker in plan.workers():
-            above: set[ImplTag] = set()
-            for ancestor in plan.ancestors(worker.id):
-                above |= self._worker(ancestor).impl_tags
-            below = worker.subtree_impl_tags() - worker.impl_tags
+            above = set(above_of[worker.id])
+            below = subtree[worker.id] - worker.impl_tags
             related = related_pairs(depends, worker.impl_tags, above, below)
             mailbox = Mailbox(worker.impl_tags | above, related)
             self.procs[worker.id] = _Proc(worker, parents[worker.id], mailbox)
         self.sent_marks: dict[str, dict[ImplTag, tuple[int, str]]] = {w: {} for w in self.procs}
-        self.preds = {w.id: w.subtree_tags() for w in plan.workers()}
+        self.preds = {w.id: frozenset(tag for tag, _ in subtree[w.id]) for w in plan.workers()}
         self.queue: list[tuple[int, int, str, str, Any]] = []
         self.seq = 0
         self.last_arrival: dict[tuple[str, str], int] = {}
@@ -102,9 +110,6 @@ class _Simulation:
         self.processed: list[tuple[str, tuple[int, str], Any]] = []
         self.now = 0
         self.started = False
-
-    def _worker(self, worker_id: str) -> Worker:
-        return next(w for w in self.plan.workers() if w.id == worker_id)
 
     # --- message passing -----------------------------------------------------------------
 

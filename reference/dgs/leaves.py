@@ -10,7 +10,7 @@ unrelated workers were unrelated to every worker of the subtree. :func:`check_pl
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Iterator, Mapping
 
 from reference.dgs.validity import check_plan
 from spec.dgs.plan import Plan, Worker
@@ -28,14 +28,26 @@ def cap_leaves(program: Program, plan: Plan, n: int, rates: Mapping[ImplTag, flo
     """``plan`` with at most ``n`` (>= 1) leaves (module docstring)."""
     if n < 1:
         raise InputError(f"the number of workers must be at least 1, got {n}", "--workers")
+    capped = plan
+    for capped in collapses(plan, rates):
+        if leaf_count(capped) <= n:
+            break
+    check_plan(program, capped)
+    return capped
+
+
+def collapses(plan: Plan, rates: Mapping[ImplTag, float]) -> Iterator[Plan]:
+    """``plan``, then the plan after each collapse step (module docstring), one leaf fewer each
+    time, down to a single leaf: ``cap_leaves(.., n, ..)`` is the first of them with at most
+    ``n`` leaves, so trying every ``n`` (``dgs-plan --optimize``) walks this sequence once
+    instead of collapsing from the full plan again for each ``n``."""
     root = plan.root
-    while sum(not w.children for w in root.walk()) > n:
+    yield plan
+    while root.children:  # a worker with children has one whose children are all leaves
         candidates = [w for w in root.walk() if w.children and all(not c.children for c in w.children)]
         victim = min(candidates, key=lambda w: (sum(rates.get(t, 0.0) for t in w.subtree_impl_tags()), w.id))
         root = _collapse(root, victim.id)
-    capped = Plan(root)
-    check_plan(program, capped)
-    return capped
+        yield Plan(root)
 
 
 def _collapse(worker: Worker, target: str) -> Worker:

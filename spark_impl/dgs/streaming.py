@@ -65,7 +65,8 @@ from spark_impl.lifecycle import LiveRun
 from spark_impl.observe import BatchReport, Observer
 from spark_impl.reconfig.sinks import Sink
 from spark_impl.reconfig.streaming import REMEMBERED, StreamStopped, remember
-from spark_impl.status import Status, dgs_status
+from spark_impl.dgs.status import dgs_status
+from spark_impl.run_status import Status
 from spark_impl.store import display, is_uri, join
 
 T = TypeVar("T")

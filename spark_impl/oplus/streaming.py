@@ -77,7 +77,8 @@ from spark_impl.oplus.streaming_round import RoundPlan, run_round
 from spark_impl.oplus.streaming_sink import deliver_pending
 from spark_impl.reconfig.sinks import Sink
 from spark_impl.reconfig.streaming import StreamStopped
-from spark_impl.status import Status, oplus_status
+from spark_impl.oplus.status import oplus_status
+from spark_impl.run_status import Status
 from spark_impl.store import display, is_uri
 from spark_impl.values import column_type, unsupported
 

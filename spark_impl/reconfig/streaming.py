@@ -68,7 +68,8 @@ from spark_impl.reconfig.progress import has_progress
 from spark_impl.reconfig.retention import Retention
 from spark_impl.reconfig.sinks import Sink
 from spark_impl.values import column_type, decoder, from_json, normalize, to_json, unsupported
-from spark_impl.status import Status, fries_status
+from spark_impl.reconfig.status import fries_status
+from spark_impl.run_status import Status
 
 _INDEX_CACHE: LRU[str, tuple[list[int], list[str]]] = LRU(16)  # per Python worker, bounded
 _FILE_CACHE: LRU[str, list[Any]] = LRU(16)

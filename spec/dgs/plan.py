@@ -51,9 +51,11 @@ class Worker:
 
     def walk(self) -> Iterator["Worker"]:
         """This worker and its descendants, parents before children, left before right."""
-        yield self
-        for child in self.children:
-            yield from child.walk()
+        stack: list[Worker] = [self]  # iterative: a deep plan neither recurses nor nests generators
+        while stack:
+            worker = stack.pop()
+            yield worker
+            stack.extend(reversed(worker.children))
 
     def subtree_impl_tags(self) -> frozenset[ImplTag]:
         """Implementation tags of this worker and all its descendants."""

@@ -19,10 +19,16 @@ output equals the multiset of ``spec(u)`` for *every* such interleaving ``u``;
 ``tests/test_dgs_semantics.py`` checks this on the shipped examples.
 
 Outputs compare as **multisets** (:func:`multiset_equal`) - "deterministic up to output
-reordering" (Thm. 2.4).
+reordering" (Thm. 2.4) - of values compared with ``==``, except that a float NaN equals a
+float NaN, also inside tuples, lists, sets and dict values (:func:`comparable`): ``NaN != NaN``
+would make a program whose ``out`` returns ``float('nan')`` differ from itself, so every
+output comparison (``dgs-plan``, ``check-dgs``, the conformance oracles) would blame a
+plan for computing exactly what the sequential program computes.
 """
 
 from __future__ import annotations
+
+import math
 
 from collections import Counter
 from dataclasses import dataclass
@@ -49,11 +55,45 @@ def spec_output(program: Program, events: Iterable[Event]) -> list[Any]:
     return spec_run(program, events)[1]
 
 
+class _NaN:
+    """The one value every float NaN is replaced by in :func:`comparable` (equal to itself,
+    by identity; hashable)."""
+
+    def __repr__(self) -> str:
+        return "nan"
+
+
+NAN = _NaN()
+MAX_DEPTH = 100
+"""Containers nested deeper than this are compared as they are (no NaN replacement)."""
+
+
+def comparable(value: Any, depth: int = 0) -> Any:
+    """``value`` with every float NaN replaced by :data:`NAN` inside (exact) tuples, lists,
+    sets, frozensets and dict values, so ``==`` holds between equal outputs that hold NaN
+    (module docstring). Only built-in types are looked into: no user ``__eq__`` or
+    ``__iter__`` runs here."""
+    if type(value) is float:
+        return NAN if math.isnan(value) else value
+    kind = type(value)
+    if depth >= MAX_DEPTH or kind not in (tuple, list, set, frozenset, dict):
+        return value
+    if type(value) is dict:
+        return {k: comparable(v, depth + 1) for k, v in value.items()}
+    return kind(comparable(v, depth + 1) for v in value)
+
+
+def outputs_equal(a: Any, b: Any) -> bool:
+    """``a == b`` for outputs: NaN equals NaN (:func:`comparable`)."""
+    return bool(comparable(a) == comparable(b))
+
+
 def multiset_equal(a: Sequence[Any], b: Sequence[Any]) -> bool:
-    """Equality of ``a`` and ``b`` as multisets, with ``==`` on elements (elements need not be
-    hashable)."""
+    """Equality of ``a`` and ``b`` as multisets, with ``==`` on elements, NaN equal to NaN
+    (:func:`comparable`; elements need not be hashable)."""
     if len(a) != len(b):
         return False
+    a, b = [comparable(x) for x in a], [comparable(x) for x in b]
     try:
         return Counter(a) == Counter(b)
     except TypeError:

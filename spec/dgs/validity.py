@@ -32,12 +32,14 @@ def v1_holds(program: Program, plan: Plan) -> bool:
     """(V1) every worker well typed (module docstring)."""
     if plan.root.state_type != program.initial:
         return False
-    return all(_well_typed(program, w) for w in plan.workers())
+    return all(well_typed(program, w, w.subtree_tags()) for w in plan.workers())
 
 
-def _well_typed(program: Program, worker: Worker) -> bool:
+def well_typed(program: Program, worker: Worker, subtree_tags: frozenset[object]) -> bool:
+    """V1 for one worker whose subtree's tags are ``subtree_tags`` (passed in, so a caller
+    that gathers every subtree's tags once, bottom-up, need not walk the subtree again)."""
     st = program.state_types.get(worker.state_type)
-    if st is None or not worker.subtree_tags() <= st.pred:
+    if st is None or not subtree_tags <= st.pred:
         return False
     if not worker.children:
         return worker.fork is None and worker.join is None

@@ -105,4 +105,5 @@ def inter_component_percent(job: Job, components: Sequence[Component]) -> float:
     """Inter-component traffic as a percentage of all traffic (Enorm Fig. 15); 0 for a job
     without traffic."""
     total = job.total_traffic()
-    return 0.0 if total == 0 else 100.0 * inter_component_traffic(job, components) / total
+    # divided first: 100 * traffic may overflow a float when the traffic itself does not
+    return 0.0 if total == 0 else 100.0 * (inter_component_traffic(job, components) / total)

@@ -65,6 +65,7 @@ class Job:
     domains: Mapping[str, int | None]
     edges: tuple[tuple[str, str, float], ...]
     _index: Mapping[str, int] = field(init=False, repr=False, compare=False)
+    _out: Mapping[str, tuple[str, ...]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         index: dict[str, int] = {}
@@ -93,6 +94,11 @@ class Job:
                 raise InputError(f"rate must be >= 0, got {rate}", where)
             seen.add((src, dst))
         object.__setattr__(self, "_index", index)
+        out: dict[str, list[str]] = {op.name: [] for op in self.operators}
+        for src, dst, _ in self.edges:
+            out[src].append(dst)
+        # the successors indexed once: Kahn's check and downstream() stay linear in the edges
+        object.__setattr__(self, "_out", {name: tuple(successors) for name, successors in out.items()})
         self._check_acyclic()
 
     def _check_acyclic(self) -> None:
@@ -122,7 +128,7 @@ class Job:
 
     def downstream(self, name: str) -> tuple[str, ...]:
         """``name.downstreamOP`` of Alg. 1: direct successors, in edge order."""
-        return tuple(dst for src, dst, _ in self.edges if src == name)
+        return self._out[name]
 
     def rate(self, src: str, dst: str) -> float:
         """``getOutputRate(src, dst)`` of Alg. 1 (0 when there is no edge)."""

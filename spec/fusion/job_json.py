@@ -16,8 +16,12 @@ which makes ``PA^c`` infinite), and the output rate of every edge::
 Every field is required except ``domains`` (default: no attributes) and ``edges`` (default:
 none); unknown fields are refused, so a typo never silently changes the answer. Operators are
 kept in file order, which is the order Alg. 1 scans them in (its tie-breaking depends on it).
-Rates must be finite numbers ``>= 0``; domain sizes integers ``>= 1`` or ``null``.
-Everything else (duplicates, unknown names, cycles) is checked by :class:`Job` itself.
+Rates must be finite numbers ``>= 0`` whose sum is finite too (the total traffic, and the
+percentages computed from it, must be numbers JSON can hold); domain sizes integers from 1 to
+:data:`MAX_CARDINALITY` (10^100) or ``null``, and an operator's partition cardinality (the
+product of its attributes' domain sizes) at most :data:`MAX_CARDINALITY` as well, so every
+``PA^c`` printed is an exact integer of at most 101 digits (a larger domain is, for fusion,
+unbounded: write ``null``). Everything else (duplicates, unknown names, cycles) is checked by :class:`Job` itself.
 """
 
 from __future__ import annotations
@@ -36,6 +40,8 @@ from spec.jsonio import (
 )
 
 KINDS = tuple(kind.value for kind in OperatorKind)
+MAX_CARDINALITY = 10**100
+"""Largest domain size and operator partition cardinality accepted (module docstring)."""
 
 
 def _rate(value: Any, where: str) -> float:
@@ -59,6 +65,9 @@ def _domain_size(value: Any, where: str) -> int | None:
         raise InputError(f"expected an integer >= 1 or null, got {json_type(value)}", where)
     if value < 1:
         raise InputError(f"domain size must be >= 1 (or null for unbounded), got {value}", where)
+    if value > MAX_CARDINALITY:
+        raise InputError(f"domain size must be at most 10^100 (or null for unbounded), got a number of "
+                         f"{len(str(value))} digits", where)
     return value
 
 
@@ -110,10 +119,19 @@ def job_from_json(value: Any, where: str) -> Job:
         _edge(edge, f"{where}: edges[{k}]")
         for k, edge in enumerate(expect_list(obj.get("edges", []), f"{where}: edges"))
     )
+    if not math.isfinite(sum(rate for _, _, rate in edges)):  # as Job.total_traffic adds them
+        raise InputError("the edges' rates sum to more than the largest finite number (about 1.8e308)",
+                         f"{where}: edges")
     try:
-        return Job(operators, domains, edges)
+        job = Job(operators, domains, edges)
     except InputError as error:
         raise error.located(where) from None
+    for k, op in enumerate(operators):
+        width = job.cardinality(op.pa)
+        if width != math.inf and width > MAX_CARDINALITY:  # exact int comparison, no float overflow
+            raise InputError("partition cardinality (the product of the attributes' domain sizes) is above "
+                             "10^100; make an attribute unbounded (null)", f"{where}: operators[{k}]")
+    return job
 
 
 def job_to_json(job: Job) -> dict[str, Any]:

@@ -31,7 +31,6 @@ one stderr line saying so and exits 3 with no result.
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
 import tempfile
@@ -52,15 +51,24 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     parser.set_defaults(handler=run)
 
 
+MAX_EVENTS = 10_000_000
+"""Largest ``--events`` (throughput's default is 20,000 events, about a minute; 10^7 at the
+default 0.2 ms per event is over half an hour of CPU per run, and each bench runs several)."""
+MAX_BATCH_SIZE = 1_000_000
+MAX_COST_MS = 60_000.0
+"""Largest ``--cost-ms``: one minute of CPU per event."""
+
+
 def run(args: argparse.Namespace) -> int:
     """Run one benchmark and print it."""
-    from spec.errors import InputError
+    from spec.errors import InputError, cut
     from spark_impl.session import get_or_create_session, prefer_installed_pyspark
 
-    for name in ("events", "batch_size", "cost_ms"):
+    for name, most in (("events", MAX_EVENTS), ("batch_size", MAX_BATCH_SIZE), ("cost_ms", MAX_COST_MS)):
         value = getattr(args, name)
-        if value is not None and not 0 < value < math.inf:  # also rejects nan
-            raise InputError(f"must be positive, got {value}", f"--{name.replace('_', '-')}")
+        if value is not None and not 0 < value <= most:  # also rejects nan
+            raise InputError(f"must be positive and at most {most:,g}, got {cut(str(value), 40)}",
+                             f"--{name.replace('_', '-')}")
     if args.what == "reconfiguration" and args.events is not None \
             and args.events < 2 * (args.batch_size or 2000):
         # the request is made while the second batch runs: there must be one
@@ -191,7 +199,8 @@ def _latency(spark: Any, args: argparse.Namespace) -> dict[str, Any]:
     floor = {name: 1000 * max(0.0, best[name, 2 + extra] - best[name, 2]) / extra
              for name in ("executor", "structured")}
     return {"executor_ms": floor["executor"], "structured_streaming_ms": floor["structured"],
-            "ratio": floor["executor"] / floor["structured"] if floor["structured"] else math.inf,
+            # null, not Infinity (not JSON), when the baseline's floor measured as zero
+            "ratio": floor["executor"] / floor["structured"] if floor["structured"] else None,
             "batches": extra, "batch_size": batch, "cost_ms": cost}
 
 

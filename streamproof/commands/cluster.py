@@ -1,5 +1,5 @@
 """``streamproof cluster run``: one conformance-checked job on a real Spark standalone cluster
-on 127.0.0.1 (issue 15, item 1).
+on 127.0.0.1.
 
 Starts a master and ``--workers`` workers from the pip-installed PySpark
 (:class:`conformance.cluster.standalone.LocalCluster`), submits

@@ -9,7 +9,9 @@
 
 Exit 0: every case of every check that ran passed; 1: a discrepancy (the shrunk case is
 printed, and saved as a replayable JSON file plus a pytest regression file); 2: bad input
-(unknown suite, fault or engine; a fault that no available engine can inject).
+(unknown suite, fault or engine; a fault that no available engine can inject; ``--cases``
+above :data:`MAX_CASES`; a ``--report`` or ``--save-dir`` that cannot be written - checked
+before the run; ``--job ''``).
 A check that cannot run here (e.g. "spark engine not available") is shown as NOT RUN, never
 as a pass. Progress goes to stderr, the summary to stdout (``--json``: one JSON object).
 """
@@ -22,9 +24,15 @@ from pathlib import Path
 from typing import Any
 
 from streamproof.output import print_json
+from streamproof.output_paths import check_output_dir
 from streamproof.summary import print_summary
 
 EXIT_OK, EXIT_VIOLATION, EXIT_BAD_INPUT = 0, 1, 2
+MAX_CASES = 100_000
+"""Largest ``--cases`` (per suite): the default runs 100-200; 10^5 Spark cases already take
+hours, more would never finish."""
+MAX_SHRINK_BUDGET = 1_000_000
+MAX_BATCH_SIZE = 100_000
 
 
 def register(subparsers: Any) -> None:
@@ -67,17 +75,19 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Handle ``streamproof conformance``."""
-    from spec.errors import InputError
+    from spec.errors import InputError, cut
 
     from conformance.run import RunConfig, fault_catalogue, parse_suites, resolve_engine, run_suites
 
-    if args.cases is not None and args.cases < 0:
-        raise InputError(f"must be >= 0, got {args.cases}", "--cases")
-    if args.shrink_budget < 0:
-        raise InputError(f"must be >= 0, got {args.shrink_budget}", "--shrink-budget")
-    if args.batch_size < 1:
-        raise InputError(f"must be >= 1, got {args.batch_size}", "--batch-size")
-    if getattr(args, "job", None):
+    if args.cases is not None and not 0 <= args.cases <= MAX_CASES:
+        raise InputError(f"must be >= 0 and <= {MAX_CASES:,}, got {cut(str(args.cases), 40)}", "--cases")
+    if not 0 <= args.shrink_budget <= MAX_SHRINK_BUDGET:
+        raise InputError(f"must be >= 0 and <= {MAX_SHRINK_BUDGET:,}, got {cut(str(args.shrink_budget), 40)}",
+                         "--shrink-budget")
+    if not 1 <= args.batch_size <= MAX_BATCH_SIZE:
+        raise InputError(f"must be >= 1 and <= {MAX_BATCH_SIZE:,}, got {cut(str(args.batch_size), 40)}",
+                         "--batch-size")
+    if args.job is not None:  # also --job '': an empty FILE.py:NAME is bad input, not "no job"
         from streamproof.conformance_job import run_job
 
         return run_job(args)
@@ -97,7 +107,15 @@ def run(args: argparse.Namespace) -> int:
             for name, what in sorted(catalogue.items()):
                 print(f"  {name:<26} {what}")
         return EXIT_OK
-    save_dir = args.save_dir or args.report or "conformance-failures"
+    # checked before the run: a run whose report or saved cases cannot be written is lost
+    # ('' is a path given, and refused, not "no path")
+    if args.report is not None:
+        check_output_dir(args.report, "--report")
+    if args.save_dir is not None:
+        check_output_dir(args.save_dir, "--save-dir")
+    save_dir = next(d for d in (args.save_dir, args.report, "conformance-failures") if d is not None)
+    if save_dir == "conformance-failures":
+        check_output_dir(save_dir, "--save-dir (default ./conformance-failures)")
     config = RunConfig(suites=suites, cases=args.cases, seed=args.seed, engine=args.engine,
                        faults=frozenset(args.inject_fault), batch_size=args.batch_size, save_dir=save_dir,
                        shrink_budget=args.shrink_budget, scheduler=args.scheduler)

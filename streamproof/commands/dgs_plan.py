@@ -19,7 +19,6 @@ address space).
 from __future__ import annotations
 
 import argparse
-import math
 from typing import Any
 
 from streamproof.sandbox_limits import add_limit_arguments, limits_from_args, run_and_print
@@ -29,6 +28,9 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 MAX_WORKERS = 1024
 DEFAULT_SYNC_COST = 10.0  # one synchronization costs as much as 10 events (docs/dgs.md: an assumption)
+MAX_SYNC_COST = 1e9
+"""Largest ``--sync-cost``: with at most 10^12 events per time unit a rate and a finite input,
+every modelled cost stays a finite number (``--json`` never prints Infinity)."""
 
 
 def register(subparsers: Any) -> None:
@@ -57,7 +59,7 @@ def register(subparsers: Any) -> None:
                         help="seed of the reference executor's message delays (default 0)")
     parser.add_argument("--sync-cost", type=float, default=DEFAULT_SYNC_COST, metavar="EVENTS",
                         help="cost of one synchronization in events processed, for the cost model "
-                        f"(default {DEFAULT_SYNC_COST:g})")
+                        f"(default {DEFAULT_SYNC_COST:g}, at most {MAX_SYNC_COST:g})")
     parser.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
     add_limit_arguments(parser, whole="run")
     parser.set_defaults(handler=run)
@@ -71,8 +73,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.workers is not None and not 1 <= args.workers <= MAX_WORKERS:
         raise InputError(f"--workers must be between 1 and {MAX_WORKERS}, got {args.workers}")
-    if not math.isfinite(args.sync_cost) or args.sync_cost < 0:
-        raise InputError(f"--sync-cost must be a finite number >= 0, got {args.sync_cost:g}")
+    if not 0 <= args.sync_cost <= MAX_SYNC_COST:  # also refuses nan
+        raise InputError(f"--sync-cost must be a number from 0 to {MAX_SYNC_COST:g}, got {args.sync_cost:g}")
     limits, memory_mb = limits_from_args(args)
     document = load_json(args.streams)
     try:

@@ -55,7 +55,7 @@ def fusion_report(job: Any, components: list[frozenset[str]], score: str) -> dic
         rows.append({
             "operators": sorted(component, key=order.__getitem__),
             "pa": sorted(component_pa(job, component)),
-            "max_parallelism": None if math.isinf(width) else int(width),
+            "max_parallelism": None if width == math.inf else int(width),
             "stateless": is_stateless(job, component),
             "flexible": is_flexible(job, component),
         })

@@ -1,5 +1,5 @@
 """``streamproof nemesis``: real faults on a Spark standalone cluster on 127.0.0.1 while Fries,
-O+ and DGS jobs run, every run judged by the conformance oracles (issue 15, item 2).
+O+ and DGS jobs run, every run judged by the conformance oracles.
 
 Starts a master and two workers (:class:`conformance.cluster.standalone.LocalCluster`), runs
 :class:`conformance.cluster.nemesis.Nemesis` for ``--minutes`` of faults (``--faults``, default

@@ -11,13 +11,15 @@ emitting under WT multi) is found; 1 otherwise. See docs/proofs.md.
 from __future__ import annotations
 
 import argparse
-import math
 from typing import Any
 
 from spec.errors import InputError, cut
 
 MAX_BOUND = 12
-"""Largest --max-operators accepted (issue 13: a larger bound cannot finish)."""
+"""Largest --max-operators accepted (a larger bound cannot finish)."""
+MAX_TIMEOUT = 1_000_000.0
+"""Largest ``--timeout`` in seconds (11.6 days): Z3 takes its time limit as an unsigned 32-bit
+number of milliseconds (at most about 49.7 days)."""
 
 
 def register(subparsers: Any) -> None:
@@ -32,7 +34,7 @@ def register(subparsers: Any) -> None:
                         help="bound of the Fries proofs: every DAG with at most N operators "
                         "(default 10)")
     parser.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS",
-                        help="Z3 time limit per query (default 300)")
+                        help=f"Z3 time limit per query (default 300, at most {MAX_TIMEOUT:,.0f})")
     parser.add_argument("--only", default=None, metavar="TEXT",
                         help="run only the claims whose name or reference contains TEXT")
     parser.set_defaults(handler=run)
@@ -49,8 +51,9 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"must be 1 to {MAX_BOUND} (at 12 one claim already runs for more "
                          f"than 8 minutes; docs/proofs.md), got {cut(str(bound), 20)}",
                          "--max-operators")
-    if not (0 < args.timeout < math.inf):  # also rejects nan
-        raise InputError(f"must be a positive number of seconds, got {args.timeout}", "--timeout")
+    if not (0 < args.timeout <= MAX_TIMEOUT):  # also rejects nan
+        raise InputError(f"must be a positive number of seconds, at most {MAX_TIMEOUT:,.0f}, got {args.timeout:g}",
+                         "--timeout")
     items = all_items(bound)
     if args.only:
         needle = args.only.lower()
@@ -67,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
         print(row(["name", "reference", "bound", "status", "seconds"]), flush=True)
     results = []
     for item in items:
-        result = run_item(item, int(args.timeout * 1000))
+        result = run_item(item, max(1, int(args.timeout * 1000)))  # 0 ms would mean no limit to Z3
         results.append(result)
         if not args.json:
             mark = "" if result.as_expected else f"  <-- expected {result.expected}"

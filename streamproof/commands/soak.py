@@ -19,6 +19,15 @@ import os
 import shutil
 import sys
 import tempfile
+from pathlib import Path
+
+MAX_BATCHES = 100_000
+"""Largest ``--batches`` (the default 300 takes minutes; 100,000 about a day)."""
+MAX_ROWS_PER_BATCH = 1_000_000
+MAX_KEYS = 1_000_000
+MARKER = "streamproof-soak.json"
+"""Created (exclusively) in ``--dir`` when a soak starts there: a second soak, running or
+later, finds the directory in use and refuses it."""
 
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -28,7 +37,8 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
         description="A Structured Streaming query on local Spark through the Fries executor, reconfigured "
         "every few batches while it runs; prints disk, RSS and batch latency at the start and the end, and "
         "the outputs lost or duplicated (read back from the Parquet sink).")
-    parser.add_argument("--batches", type=int, default=300, help="Structured Streaming batches (default 300)")
+    parser.add_argument("--batches", type=int, default=300,
+                        help=f"Structured Streaming batches (default 300, 10 to {MAX_BATCHES:,})")
     parser.add_argument("--rows-per-batch", type=int, default=200, help="input rows per batch (default 200)")
     parser.add_argument("--keys", type=int, default=50, help="distinct string keys (default 50)")
     parser.add_argument("--every", type=int, default=5, help="a reconfiguration every this many batches (default 5)")
@@ -37,29 +47,33 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
                         help="the live front end: fries (reconfigurations of a Fries job, default), oplus "
                         "(an O+ sliding-sum rescaled 2 <-> 3 while it runs) or dgs (a keyed DGS program "
                         "re-planned 2 <-> 3 leaves while it runs)")
-    parser.add_argument("--dir", default=None, help="keep the checkpoint and the Parquet table here "
-                        "(default: a temporary directory, removed afterwards)")
+    parser.add_argument("--dir", default=None, help="keep the checkpoint and the Parquet table here: a new "
+                        "or empty directory (one used by another soak, running or finished, is refused; a soak "
+                        "does not resume; default: a temporary directory, removed afterwards)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run the soak; 0 if nothing was lost or duplicated, 1 otherwise."""
-    from spec.errors import InputError
+    from spec.errors import InputError, cut
 
-    if args.batches < 10:
-        raise InputError(f"must be at least 10 (the first and last 10% are measured), got {args.batches}",
-                         "--batches")
-    for name in ("rows_per_batch", "keys", "every"):
-        if getattr(args, name) < 1:
-            raise InputError(f"must be at least 1, got {getattr(args, name)}", "--" + name.replace("_", "-"))
+    if not 10 <= args.batches <= MAX_BATCHES:
+        raise InputError(f"must be at least 10 (the first and last 10% are measured) and at most "
+                         f"{MAX_BATCHES:,}, got {cut(str(args.batches), 40)}", "--batches")
+    for name, most in (("rows_per_batch", MAX_ROWS_PER_BATCH), ("keys", MAX_KEYS), ("every", args.batches)):
+        if not 1 <= getattr(args, name) <= most:
+            raise InputError(f"must be at least 1 and at most {most:,}, got {cut(str(getattr(args, name)), 40)}",
+                             "--" + name.replace("_", "-"))
     if args.scheduler not in ("fries", "epoch", "naive"):
         raise InputError(f"unknown scheduler {args.scheduler!r} (expected fries, epoch or naive)", "--scheduler")
     if args.front_end == "dgs":
-        from spark_impl.workloads.soak_dgs_program import MAX_KEYS
+        from spark_impl.workloads.soak_dgs_program import MAX_KEYS as DGS_KEYS
 
-        if args.keys > MAX_KEYS:
-            raise InputError(f"the DGS soak's program has {MAX_KEYS} keys, got {args.keys}", "--keys")
+        if args.keys > DGS_KEYS:
+            raise InputError(f"the DGS soak's program has {DGS_KEYS} keys, got {args.keys}", "--keys")
+    if args.dir is not None:
+        claim_dir(args.dir)
     from spark_impl.session import get_or_create_session
     from spark_impl.workloads.soak import LONG_RUNNING_CONF, run_soak
     from spark_impl.workloads.soak_dgs import run_dgs_soak
@@ -105,3 +119,33 @@ def run(args: argparse.Namespace) -> int:
             print(f"{label:<14} {a:>12,.0f}{unit:>2} {b:>12,.0f}{unit:>2} {ratio(a, b):>10}")
         print(f"lost {result.lost}, duplicated {result.duplicated}")
     return 0 if result.lost == 0 and result.duplicated == 0 else 1
+
+
+def claim_dir(path: str) -> None:
+    """Make ``path`` this soak's directory, before Spark starts: it must be a new or empty
+    directory (InputError otherwise), and it gets :data:`MARKER`, created exclusively, so
+    that a second soak given the same directory - while this one runs or after it - is
+    refused with one line instead of sharing its checkpoint (a soak never resumes)."""
+    import json
+
+    from spec.errors import InputError
+
+    target = Path(path)
+    if "\0" in path or not path:
+        raise InputError("expected a directory path", "--dir")
+    if target.exists() and not target.is_dir():
+        raise InputError(f"{path!r} exists and is not a directory", "--dir")
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        if (target / MARKER).exists():
+            raise InputError(f"{path!r} already holds a soak (a running or finished one: {MARKER}); a soak does "
+                             "not resume, give a new or empty directory", "--dir")
+        if any(target.iterdir()):
+            raise InputError(f"{path!r} is not empty; give a new or empty directory", "--dir")
+        with open(target / MARKER, "x") as handle:  # exclusive: two soaks starting at once
+            json.dump({"format": "streamproof.soak-dir/1", "pid": os.getpid()}, handle)
+    except FileExistsError:
+        raise InputError(f"{path!r} already holds a soak (a running or finished one: {MARKER}); give a new or "
+                         "empty directory", "--dir") from None
+    except OSError as error:
+        raise InputError(f"cannot use {path!r} ({error.strerror})", "--dir") from None

@@ -20,6 +20,7 @@ when our code was running the user's ``__repr__`` or ``__eq__``.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import sysconfig
@@ -119,12 +120,14 @@ def _user_fault(error: BaseException) -> tuple[BaseException, str] | None:
 
 @lru_cache(maxsize=1)
 def _our_roots() -> tuple[str, ...]:
-    import conformance
-    import proofs
-    import reference
-    import spec
-
-    roots = [os.path.dirname(m.__file__ or "") for m in (spec, reference, proofs, conformance)]
+    """The directories of streamproof's own packages (found without importing them: the
+    sandboxed child must not import Spark's executor just to name its files), the standard
+    library's and the installed packages'."""
+    roots = []
+    for name in ("spec", "reference", "proofs", "conformance", "spark_impl", "streamproof"):
+        found = importlib.util.find_spec(name)
+        if found is not None and found.submodule_search_locations:
+            roots += list(found.submodule_search_locations)
     paths = sysconfig.get_paths()
     roots += [paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib") if k in paths]
     return tuple(str(Path(p).resolve()) + os.sep for p in roots)

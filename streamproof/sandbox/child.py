@@ -10,7 +10,9 @@ code marked and guarded (:mod:`streamproof.sandbox.guard`), and writes its verdi
 
 The user's stdout and stderr are this process's, which the parent captures into files: a
 ``print()`` in the user's code never reaches the CLI's stdout. The process dies with its
-parent (``PR_SET_PDEATHSIG``), its address space is capped (``--memory-limit``), and it ends
+parent (``PR_SET_PDEATHSIG``), may neither start a new session nor signal its parent
+(:mod:`streamproof.sandbox.confine`), its address space is capped (``--memory-limit``, or the
+hard ``RLIMIT_AS`` streamproof itself runs under when that is lower), and it ends
 with ``os._exit``, so neither the user's ``atexit``
 handlers nor their threads can keep it alive.
 
@@ -31,6 +33,7 @@ from typing import Any
 from streamproof.sandbox.beacon import Writer
 from streamproof.sandbox.blame import classify
 from streamproof.sandbox.check import Request, check_program
+from streamproof.sandbox.confine import confine
 from streamproof.sandbox.guard import SandboxMonitor, UserAbort
 from streamproof.sandbox.plan_task import TASK, PlanRequest, plan_program
 from spec.errors import InputError
@@ -49,6 +52,8 @@ INT_DIGITS = 100_000  # while checking: the program's numbers may be this long
 def main(workdir: str) -> None:
     """Run the request in ``workdir`` and write its result there; never returns."""
     _die_with_parent()
+    confine()  # no new session, no signal to the parent (where the kernel allows the filter)
+    leader = os.getpid()
     folder = Path(workdir)
     data = json.loads((folder / REQUEST).read_text())
     request = PlanRequest.from_json(data) if data.get("task") == TASK else Request.from_json(data)
@@ -57,6 +62,8 @@ def main(workdir: str) -> None:
     _dump_stack_on_request(folder / STACK)
     monitor = SandboxMonitor(Writer(str(folder / BEACON)))
     outcome = run(request, monitor)
+    if os.getpid() != leader:  # a copy the program forked (os.fork) got here: only we report
+        os._exit(0)
     write_json_atomic(folder / RESULT, _bounded(outcome), indent=None)
     for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
         try:
@@ -102,7 +109,9 @@ def _dump_stack_on_request(path: Path) -> None:
     import faulthandler
     import signal
 
-    faulthandler.register(signal.SIGUSR1, file=open(path, "w"), all_threads=False)
+    staging = path.with_name(path.name + ".new")
+    faulthandler.register(signal.SIGUSR1, file=open(staging, "w"), all_threads=False)
+    os.rename(staging, path)  # the parent sends SIGUSR1 only once the file exists: registered by then
 
 
 def _limit_memory(megabytes: int) -> None:
@@ -112,6 +121,9 @@ def _limit_memory(megabytes: int) -> None:
         import resource
 
         limit = megabytes * 1024 * 1024
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard != resource.RLIM_INFINITY:  # a lower hard limit (ulimit -v) stays, and wins
+            limit = min(limit, hard)
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 

@@ -9,9 +9,12 @@ event rates and stream locations.
      "nodes": {"s0": "n0", "s1": "n1"}}                         (optional: where streams arrive)
 
 ``streams`` is :func:`spec.dgs.streams.streams_from_json`'s form and must be a valid input
-instance (Def. 3.3); ``plan`` is :func:`spec.dgs.plan.plan_from_json`'s form. Without
-``rates`` the rate of an implementation tag is measured on the streams (its events divided by
-the time span of the input); a ``rates`` entry overrides one implementation tag. ``nodes``
+instance (Def. 3.3); ``plan`` is :func:`spec.dgs.plan.plan_from_json`'s form, and every stream
+its workers name must be one of ``streams`` (a worker waiting for a stream that never comes
+would wait forever). Without ``rates`` the rate of an implementation tag is measured on the
+streams (its events divided by the time span of the input); a ``rates`` entry overrides one
+implementation tag of a stream of ``streams``, with a rate from 0 to :data:`MAX_RATE`
+(10^12 events per time unit: the optimizer's and the cost model's sums of rates stay finite). ``nodes``
 places each worker (the optimizer's ``locations``). Parsing needs no user code, so the CLI
 validates the whole file before starting the sandbox; every error names the file and the JSON
 path.
@@ -19,7 +22,6 @@ path.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -29,6 +31,8 @@ from spec.errors import InputError
 from spec.jsonio import expect_list, expect_object, expect_str, reject_unknown_keys
 
 FIELDS = {"streams", "plan", "rates", "nodes"}
+MAX_RATE = 10**12
+"""Largest rate accepted in ``rates`` (module docstring)."""
 
 
 @dataclass(frozen=True)
@@ -52,11 +56,23 @@ def parse_plan_input(document: Any, where: str) -> PlanInput:
         raise InputError("the input has no events and no heartbeats", f"{where}.streams")
     check_valid_input(streams, f"{where}.streams")
     plan = plan_from_json(obj["plan"], f"{where}.plan") if "plan" in obj else None
-    return PlanInput(streams, plan, _rates(obj.get("rates", []), f"{where}.rates"),
+    if plan is not None:
+        for worker in plan.workers():
+            for _, stream in sorted(worker.impl_tags, key=repr):
+                if stream not in streams:
+                    raise InputError(f"worker {worker.id!r} is responsible for stream {stream!r}, which is not "
+                                     f"in \"streams\" ({_names(streams)})", f"{where}.plan")
+    return PlanInput(streams, plan, _rates(obj.get("rates", []), f"{where}.rates", streams),
                      _nodes(obj.get("nodes", {}), f"{where}.nodes", streams))
 
 
-def _rates(value: Any, where: str) -> dict[tuple[Any, str], float]:
+def _names(streams: Mapping[str, Any]) -> str:
+    """The stream names, at most five of them, for an error message."""
+    names = sorted(streams)
+    return ", ".join(repr(n) for n in names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+
+
+def _rates(value: Any, where: str, streams: Mapping[str, Any]) -> dict[tuple[Any, str], float]:
     rates: dict[tuple[Any, str], float] = {}
     for index, raw in enumerate(expect_list(value, where)):
         at = f"{where}[{index}]"
@@ -70,9 +86,12 @@ def _rates(value: Any, where: str) -> dict[tuple[Any, str], float]:
         except InputError as error:
             raise error.located(f"{at}.tag") from None
         rate = entry["rate"]
-        if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not math.isfinite(rate) or rate < 0:
-            raise InputError("expected a finite number >= 0 (events per time unit)", f"{at}.rate")
+        # compared before any conversion to float: a 400-digit integer does not fit one
+        if isinstance(rate, bool) or not isinstance(rate, (int, float)) or rate != rate or not 0 <= rate <= MAX_RATE:
+            raise InputError("expected a finite number >= 0 and at most 10^12 (events per time unit)", f"{at}.rate")
         impl = (tag, expect_str(entry["stream"], f"{at}.stream"))
+        if impl[1] not in streams:
+            raise InputError(f"unknown stream {impl[1]!r} (streams: {_names(streams)})", f"{at}.stream")
         if impl in rates:
             raise InputError(f"a second rate for tag {entry['tag']!r} on stream {impl[1]!r}", at)
         rates[impl] = float(rate)
@@ -83,6 +102,6 @@ def _nodes(value: Any, where: str, streams: Mapping[str, Any]) -> dict[str, str]
     nodes = {}
     for stream, node in expect_object(value, where).items():
         if stream not in streams:
-            raise InputError(f"unknown stream {stream!r} (streams: {sorted(streams)})", where)
+            raise InputError(f"unknown stream {stream!r} (streams: {_names(streams)})", where)
         nodes[stream] = expect_str(node, f"{where}.{stream}")
     return nodes

@@ -32,14 +32,14 @@ from streamproof.sandbox.guard import SandboxMonitor
 from streamproof.sandbox.plan_cost import PlanCost, choose_inline_below, plan_cost, released_in_order
 from streamproof.sandbox.plan_input import PlanInput, parse_plan_input
 from reference.dgs.executor import execute_plan
-from reference.dgs.leaves import cap_leaves, leaf_count
+from reference.dgs.leaves import cap_leaves, collapses, leaf_count
 from reference.dgs.optimizer import optimize
 from reference.dgs.validity import check_plan, impl_text
 from spark_impl.dgs.topology import topology
 from spec.dgs.loader import load_program
 from spec.dgs.plan import Plan, Worker
 from spec.dgs.program import Program, short_repr
-from spec.dgs.semantics import multiset_equal, spec_output
+from spec.dgs.semantics import multiset_equal, outputs_equal, spec_output
 from spec.dgs.streams import ImplTag, StreamEvent, sort_streams
 from spec.errors import InputError
 
@@ -99,7 +99,8 @@ def plan_program(request: PlanRequest, monitor: SandboxMonitor) -> dict[str, Any
         run = execute_plan(program, plan, inputs.streams, request.seed)
     with monitor.phase("running the sequential program"):
         expected = spec_output(program, sort_streams(inputs.streams))
-    difference = output_difference(run.outputs, expected)
+    with monitor.phase("comparing the outputs"):  # == and repr of the program's values run here
+        difference = output_difference(run.outputs, expected)
     document.update(outputs_equal=difference is None, outputs={"plan": len(run.outputs), "sequential": len(expected),
                                                               "difference": difference})
     lines.append(f"outputs equal the sequential program's ({len(expected)} outputs, as multisets)" if difference is None
@@ -120,7 +121,8 @@ def plan_program(request: PlanRequest, monitor: SandboxMonitor) -> dict[str, Any
     if request.engine == "spark":
         with monitor.phase("running the plan on Spark"):
             spark = spark_run(request.target, plan, inputs, 0 if cost is None else cost.inline_below)
-        spark_difference = output_difference(spark.outputs, expected)
+        with monitor.phase("comparing the outputs"):
+            spark_difference = output_difference(spark.outputs, expected)
         events = {w.id: 0 for w in plan.workers()}
         for worker_id, _, _ in spark.processed:
             events[worker_id] += 1
@@ -204,17 +206,19 @@ def _plan(
         cost = plan_cost(topo, released_in_order(program, topo, inputs.streams), 0, request.sync_cost)
         return plan, "built", cost, [cost]
     best: tuple[float, int, Plan, PlanCost] | None = None
-    tried: list[PlanCost] = []
-    for leaves in range(1, most + 1):
-        plan = cap_leaves(program, full, leaves, rates)
-        topo = topology(program, plan)
+    tried: list[tuple[int, list[PlanCost]]] = []
+    for plan in collapses(full, rates):  # the capped plans from the most leaves down to one
+        leaves = leaf_count(plan)
+        if leaves > most:
+            continue
+        topo = topology(program, plan)  # checks it P-valid
         cost, candidates = choose_inline_below(topo, released_in_order(program, topo, inputs.streams),
                                                request.sync_cost)
-        tried.extend(candidates)
-        if best is None or cost.cost < best[0]:
+        tried.append((leaves, candidates))
+        if best is None or (cost.cost, leaves) <= (best[0], best[1]):  # fewer leaves on ties
             best = (cost.cost, leaves, plan, cost)
     assert best is not None
-    return best[2], "optimized", best[3], tried
+    return best[2], "optimized", best[3], [c for _, group in sorted(tried, key=lambda t: t[0]) for c in group]
 
 
 def _invalidity(program: Program, plan: Plan, inputs: PlanInput) -> str | None:
@@ -242,7 +246,7 @@ def output_difference(got: list[Any], expected: list[Any]) -> str | None:
     extra = []
     for value in got:  # quadratic, but only for outputs that differ (elements need not hash)
         for index, candidate in enumerate(rest):
-            if candidate == value:
+            if outputs_equal(candidate, value):
                 del rest[index]
                 break
         else:

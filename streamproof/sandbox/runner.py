@@ -1,8 +1,9 @@
 """The parent's side of the ``check-dgs`` sandbox: start the child, watch it, enforce the limits.
 
 :func:`run_check` starts ``python -P -m streamproof.sandbox.child DIR`` in a new session
-(a Ctrl-C on the terminal reaches only us; we then kill the child's whole process group, so a
-subprocess the user's code started goes too), with its stdout and stderr redirected to files
+(a Ctrl-C on the terminal reaches only us; we then kill every process of the child's session,
+:mod:`streamproof.sandbox.session` - the program cannot leave it or signal us,
+:mod:`streamproof.sandbox.confine`), with its stdout and stderr redirected to files
 in a private temporary directory. While it runs we read the shared record
 (:mod:`streamproof.sandbox.beacon`) every :data:`POLL` seconds to
 
@@ -13,7 +14,9 @@ in a private temporary directory. While it runs we read the shared record
   (:mod:`streamproof.sandbox.stack`), the user's line. A user call is timed as a whole; an
   activity that mixes user code with a library's or ours (the import, a draw, a call on
   symbolic values, our own phases calling a ``__repr__``) is stopped only when two stack dumps
-  show the user's own code on top;
+  show the user's own code on top - or when no stack dump comes at all (the program replaced
+  or ignored ``SIGUSR1``, the signal that asks for one): then where the time goes cannot be
+  told, and any activity past the per-call limit is the program's fault;
 * draw a progress bar on a terminal.
 
 The verdict comes back in the child's result file; a child that ends without one ended while
@@ -40,7 +43,8 @@ from streamproof.sandbox.child import BEACON, REQUEST, RESULT, STACK, STDERR, ST
 from streamproof.sandbox.check import CONDITIONS, Request
 from streamproof.sandbox.guard import STRATEGY, SYMBOLIC
 from streamproof.sandbox.plan_task import PlanRequest
-from streamproof.sandbox.stack import StackProbe
+from streamproof.sandbox.session import end_session
+from streamproof.sandbox.stack import UNKNOWN, StackProbe
 from conformance.core.progress import ProgressBar
 from spec.errors import InputError, cut, one_line
 
@@ -113,7 +117,7 @@ def run_check(request: Request | PlanRequest, limits: Limits, *, progress: bool)
                 except InputError as limit:
                     raise _with_location(limit, probe) from None
             finally:
-                _kill_group(child)
+                end_session(child)
                 reader.close()
         output = read_captured(folder / STDOUT, folder / STDERR)
         result_path = folder / RESULT
@@ -135,6 +139,10 @@ def _watch(
     watch = _Watch()
     bar = _Bar(limits) if progress else None
     previous = next_probe = watch.started
+    # outside any activity the record's start time is stale: time that state from when we saw
+    # it begin (the calls counter moving means the child is making progress)
+    idle_key: tuple[str, float, int] | None = None
+    idle_since = watch.started
     try:
         while True:
             try:
@@ -151,7 +159,11 @@ def _watch(
                 return watch
             if snap.kind == beacon.USER and now - snap.started > limits.call_timeout:
                 raise _call_limit(snap, limits)
-            if snap.kind != beacon.USER and snap.label and now - snap.started > limits.call_timeout and now > next_probe:
+            if not snap.label and (snap.label, snap.started, snap.calls) != idle_key:
+                idle_key, idle_since = (snap.label, snap.started, snap.calls), now
+            began = snap.started if snap.label else idle_since
+            if (snap.kind != beacon.USER and (snap.label or probe.ready()) and now - began > limits.call_timeout
+                    and now > next_probe):
                 # no call into the program for a while: is the program's code running all the
                 # same (the import, a draw, a __repr__ or __eq__ our code called)?
                 next_probe = now + limits.call_timeout
@@ -187,14 +199,17 @@ def _stuck_limit(where: str, snap: beacon.Snapshot, limits: Limits) -> InputErro
     """The program's own code ran past the per-call limit in a :data:`beacon.MIXED` activity
     or while our code was in charge (a dunder our code called)."""
     verb, how = "did not return", ""
-    if snap.kind == beacon.OURS:
-        whose, how = "the program's code", f", called by streamproof's checker outside any callback while {snap.label}"
+    if snap.kind == beacon.OURS or not snap.label:
+        whose = "the program's code"
+        how = f", called by streamproof's checker outside any callback while {snap.label or 'writing its report'}"
     elif snap.label.endswith(SYMBOLIC):
         whose, how = snap.label[: -len(SYMBOLIC)], ", run on symbolic values by --prove"
     elif snap.label.endswith(STRATEGY):
         whose, how = snap.label, f", drawing an event{_during(snap)}"
     else:
         whose, verb = snap.label, "did not finish"
+    if where == UNKNOWN and snap.kind == beacon.OURS and snap.label:
+        how = f" while streamproof's checker was {snap.label}"
     return InputError(
         f"{verb} within {limits.call_timeout:g} s (the per-call limit, --call-timeout){how}; "
         f"an infinite loop, or raise --call-timeout; the program was at {where}",
@@ -268,15 +283,6 @@ def _child_env() -> dict[str, str]:
     env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
     env["PYTHONIOENCODING"] = "utf-8:backslashreplace"
     return env
-
-
-def _kill_group(child: subprocess.Popen[bytes]) -> None:
-    """Kill the child and everything it started in its session; reap it."""
-    try:
-        os.killpg(child.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    child.wait()
 
 
 class _Bar:

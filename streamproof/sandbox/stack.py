@@ -17,6 +17,9 @@ from streamproof.sandbox.blame import frames, is_user_file
 
 WAIT = 1.0
 SETTLE = 0.05
+UNKNOWN = ("an unknown place (the program replaced or ignored SIGUSR1, the signal streamproof uses to "
+           "see where it is)")
+"""What :meth:`StackProbe.stuck_in_user_code` says when the child gives no stack dump."""
 
 
 class StackProbe:
@@ -50,10 +53,19 @@ class StackProbe:
         self.read += len(text.encode("utf-8", "replace"))
         return text
 
+    def ready(self) -> bool:
+        """Whether the child has set up its stack dumps (before that, ``SIGUSR1`` would kill
+        it)."""
+        return self.path.exists()
+
     def stuck_in_user_code(self) -> str | None:
         """``file:line in function`` when two dumps a moment apart both have the user's code
-        on top of the stack (running, not just on the stack below our code), else None."""
-        first = frames(self.dump())
+        on top of the stack (running, not just on the stack below our code); :data:`UNKNOWN`
+        when the child, alive and set up, gives no dump at all; else None."""
+        text = self.dump()
+        if not text and self.ready() and self.child.poll() is None:
+            return UNKNOWN
+        first = frames(text)
         if not first or not is_user_file(first[0][0]):
             return None
         time.sleep(0.2)

@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     wconfig = WorkloadConfig(queries=args.queries, delays=args.delays, seed=args.seed,
                              horizon=args.horizon)
     sconfig = SimConfig(cores=args.cores)
-    wconfig.check_size()  # before anything is built (issue 13)
+    wconfig.check_size()  # before anything is built
     comparison = compare(wconfig, sconfig, POLICY_ORDER)
     policies = {name: comparison.results[name].summary() for name in POLICY_ORDER}
     estimator = {
