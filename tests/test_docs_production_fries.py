@@ -59,7 +59,7 @@ def new_model() -> dict[str, Any]:
 def job_functions() -> dict[str, Any]:
     """``MODEL``, ``scorer`` and ``total`` of fries_job.py, defined without running the driver."""
     tree = ast.parse(blocks()["fries_job.py"])
-    keep = [node for node in tree.body if isinstance(node, ast.FunctionDef)
+    keep: list[ast.stmt] = [node for node in tree.body if isinstance(node, ast.FunctionDef)
             or (isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "MODEL" for t in node.targets))]
     namespace: dict[str, Any] = {}
     exec(compile(ast.Module(body=keep, type_ignores=[]), "fries_job.py", "exec"), namespace)
@@ -111,7 +111,8 @@ def test_fries_functions_receive_bytes_from_raw_kafka_binary_columns(spark: Any,
         return (state or 0) + 1, [(key, (type(key).__name__, type(value).__name__, value))]
 
     job = user_job(flow, {"M": UserOperator(flow.kind("M"), seen)}, ListSource(()), parallelism={"M": 2})
-    rows = [[f"user-{i % 2}", json.dumps({"amount": i}), "payments", i % 3, i // 3] for i in range(5)]
+    rows: list[list[Any]] = [[f"user-{i % 2}", json.dumps({"amount": i}), "payments", i % 3, i // 3]
+                             for i in range(5)]
     raw = (list_stream(spark, "key string, value string, topic string, partition int, offset long", [rows[:3], rows[3:]])
            .select(F.col("key").cast("binary").alias("key"), F.col("value").cast("binary").alias("value"),
                    "topic", "partition", "offset"))
@@ -122,7 +123,7 @@ def test_fries_functions_receive_bytes_from_raw_kafka_binary_columns(spark: Any,
         run.stop()
     (result,) = collect_results(run.executor)
     got = sorted((k, v) for _, _, k, v in result.outputs)
-    assert got == sorted((r[0].encode(), ("bytes", "bytes", r[1].encode())) for r in rows)
+    assert got == sorted((str(r[0]).encode(), ("bytes", "bytes", str(r[1]).encode())) for r in rows)
     assert result.states == {("M", b"user-0"): 3, ("M", b"user-1"): 2}
 
 
@@ -195,7 +196,8 @@ def test_the_guide_runs_top_to_bottom_swap_kill_restart_exactly_once(tmp_path: A
 
     first = Driver(tmp_path, base, [], 1)
     try:
-        land(), land()
+        land()
+        land()
         first.wait("files 0-1", committed(1), deadline)
         land()
         time.sleep(random.Random(1).uniform(0.0, 3.0))  # the kill lands anywhere in file 2's batch
