@@ -5,9 +5,10 @@ The files are the page's code blocks whose first line is ``# <name>.py: ...`` an
 there, compile and import only names that exist; the job's functions, taken out of the driver
 without running it, give the points the page shows for its example order under both models;
 and (Spark) a Fries job fed a Kafka-shaped stream with raw binary ``key``/``value`` columns
-receives ``bytes``, as docs/production/types.md says. Slow: the driver in its own process on a
-``BASE``, files landing while it runs, ``kill -9`` of its process group (JVM included) in the
-middle, a restart with the new model (the swap made while it runs), another ``kill -9`` and a
+receives ``bytes``, as docs/production/types.md says; the page's stream stops at a bad line
+(FAILFAST) and a file corrected in place continues exactly once. Slow: the driver in its own
+process on a ``BASE``, files landing while it runs, ``kill -9`` of its process group (JVM
+included) in the middle, a restart with the new model (the swap made while it runs), another ``kill -9`` and a
 plain restart, then the reader script: every order's output exactly once, each customer's
 running totals equal the sequential sums of its orders' points, and each customer's model
 version goes from 1 to 2 once, with the first two files under model 1 and the last two under
@@ -245,3 +246,60 @@ def test_the_guide_runs_top_to_bottom_swap_kill_restart_exactly_once(tmp_path: A
         if i >= 6 * 12:
             assert row["model"] == 2, (i, row)  # landed after it completed; the restart keeps it
     assert all(v == sorted(v) for v in versions.values()), versions  # 1 then 2, never back
+
+
+def _page_stream(spark: Any, base: str) -> Any:
+    """The ``stream = ...`` statement of fries_job.py, evaluated with ``spark`` and ``base``."""
+    tree = ast.parse(blocks()["fries_job.py"])
+    (node,) = [n for n in tree.body if isinstance(n, ast.Assign)
+               and any(isinstance(t, ast.Name) and t.id == "stream" for t in n.targets)]
+    return eval(compile(ast.Expression(node.value), "fries_job.py", "eval"), {"spark": spark, "base": base})
+
+
+@pytest.mark.spark
+def test_a_bad_line_stops_the_pages_query_and_a_file_corrected_in_place_continues_exactly_once(
+        spark: Any, tmp_path: Any) -> None:
+    """docs/production/fries.md, "Bad input stops the query, never becomes nulls": with the
+    page's stream, a field of the wrong type fails the micro-batch (Spark names the record) and
+    nothing of it is committed; the same file corrected in place is read on restart, once."""
+    from spec.fries.dataflow import dataflow
+    from spark_impl.reconfig import ListSource, UserOperator, collect_results, user_job
+    from spark_impl.reconfig.streaming import start_query
+
+    base = str(tmp_path / "base")
+    os.makedirs(os.path.join(base, "in"))
+    good = dict(SCHEMA_ORDER)
+    bad = {"customer": {"region": "eu", "id": 1}, "order": {**SCHEMA_ORDER["order"], "amount": "three"}}
+
+    def land(rows: list[dict[str, Any]]) -> None:
+        tmp = os.path.join(base, ".f0.tmp")
+        with open(tmp, "w", encoding="utf-8") as handle:
+            handle.writelines(json.dumps(r) + "\n" for r in rows)
+        os.replace(tmp, os.path.join(base, "in", "f0.json"))
+
+    flow = dataflow([("S", "source"), ("M", "one-to-one")], [("S", "M")])
+
+    def seen(state: Any, key: Any, value: Any) -> tuple[Any, list[tuple[Any, Any]]]:
+        return (state or 0) + 1, [(key, value[1])]
+
+    def start() -> Any:
+        job = user_job(flow, {"M": UserOperator(flow.kind("M"), seen)}, ListSource(()), parallelism={"M": 2})
+        return start_query(spark, job, _page_stream(spark, base), scheduler="fries",
+                           checkpoint_dir=os.path.join(base, "ckpt"), key_column="customer", value_column="order")
+
+    land([good, bad])
+    run = start()
+    try:
+        with pytest.raises(Exception, match="MALFORMED_RECORD_IN_PARSING"):
+            run.query.processAllAvailable()
+    finally:
+        run.stop()
+    assert run.executor.state[0].committed.offset == 0
+    land([good, {**bad, "order": {**bad["order"], "amount": 4}}])  # corrected in place, same name
+    run = start()
+    try:
+        run.query.processAllAvailable()
+    finally:
+        run.stop()
+    (result,) = collect_results(run.executor)
+    assert sorted((txn, k, v) for _, txn, k, v in result.outputs) == [("S:0", ("eu", 7), 3), ("S:1", ("eu", 1), 4)]
