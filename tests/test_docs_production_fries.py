@@ -1,18 +1,18 @@
 """docs/production/fries.md, as a user runs it.
 
-The files are the page's code blocks whose first line is ``# <name>.py: ...`` and its one
-``json`` block whose first key is ``"version"`` (the new model). Default run: the files are
-there, compile and import only names that exist; the job's functions, taken out of the driver
-without running it, give the points the page shows for its example order under both models;
-and (Spark) a Fries job fed a Kafka-shaped stream with raw binary ``key``/``value`` columns
-receives ``bytes``, as docs/production/types.md says; the page's stream stops at a bad line
-(FAILFAST) and a file corrected in place continues exactly once. Slow: the driver in its own
-process on a ``BASE``, files landing while it runs, ``kill -9`` of its process group (JVM
-included) in the middle, a restart with the new model (the swap made while it runs), another ``kill -9`` and a
-plain restart, then the reader script: every order's output exactly once, each customer's
-running totals equal the sequential sums of its orders' points, and each customer's model
-version goes from 1 to 2 once, with the first two files under model 1 and the last two under
-model 2.
+The files are the page's code blocks whose first line is ``# <name>.py: ...`` and its one ``json``
+block whose first key is ``"version"`` (the new model). Default run: the files are there, compile
+and import only names that exist; the job's functions, taken out of the driver without running it,
+give the points the page shows for its example order under both models; orders_check.py defines the
+same functions and the page's new model; and (Spark) a Fries job fed a Kafka-shaped stream with raw
+binary ``key``/``value`` columns receives ``bytes``, as docs/production/types.md says; the page's
+stream stops at a bad line (FAILFAST) and a file corrected in place continues exactly once. Slow:
+the driver in its own process on a ``BASE``, files landing while it runs, ``kill -9`` of its
+process group (JVM included) in the middle, a restart with the new model (the swap made while it
+runs), another ``kill -9`` and a plain restart, then the reader script: every order's output
+exactly once, each customer's running totals equal the sequential sums of its orders' points, and
+each customer's model version goes from 1 to 2 once, with the first two files under model 1 and the
+last two under model 2. Slow too: ``streamproof conformance --job orders_check.py:job`` exits 0.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def job_functions() -> dict[str, Any]:
 
 def test_the_guides_files_are_in_the_page_and_compile_and_import_what_exists() -> None:
     files = blocks()
-    assert set(files) == {"fries_job.py", "fries_results.py"}
+    assert set(files) == {"fries_job.py", "fries_results.py", "orders_check.py"}
     for name, code in files.items():
         tree = ast.parse(code, name)
         compile(tree, name, "exec")
@@ -92,6 +92,38 @@ def test_the_jobs_functions_give_the_documented_points_for_the_example_order() -
     assert fns["total"](None, customer, out[0][1]) == (11, [(customer, (1, 11))])
     assert '{"txn": "S:0", "customer": ["eu", 7], "model": 1, "total": 11}' in _page()
     assert fns["scorer"](new_model())(1, customer, order) == (2, [(customer, (2, 13))])  # 3 * 3 + 0 + 4
+
+
+def _definitions(name: str) -> dict[str, str]:
+    """The module-level functions and assignments of one of the page's files, as AST dumps."""
+    out: dict[str, str] = {}
+    for node in ast.parse(blocks()[name]).body:
+        if isinstance(node, ast.FunctionDef):
+            out[node.name] = ast.dump(node)
+        elif isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+            out[node.targets[0].id] = ast.dump(node.value)
+    return out
+
+
+def test_the_check_file_runs_the_drivers_functions_and_the_pages_new_model() -> None:
+    """The page: orders_check.py gives ``streamproof conformance --job`` "the same functions"."""
+    check, driver = _definitions("orders_check.py"), _definitions("fries_job.py")
+    for name in ("flow", "MODEL", "scorer", "total"):
+        assert check[name] == driver[name], name
+    (assign,) = [n for n in ast.parse(blocks()["orders_check.py"]).body
+                 if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "NEW_MODEL"]
+    assert ast.literal_eval(assign.value) == new_model()
+
+
+@pytest.mark.slow
+def test_the_check_file_passes_streamproof_conformance_job(tmp_path: Any) -> None:
+    """The page's command, as written: ``streamproof conformance --job orders_check.py:job``
+    (4 cases here) exits 0."""
+    (tmp_path / "orders_check.py").write_text(blocks()["orders_check.py"], encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "streamproof.main", "conformance", "--job", "orders_check.py:job",
+                           "--cases", "4"], capture_output=True, text=True, timeout=900, cwd=str(tmp_path))
+    assert done.returncode == 0, (done.stdout, done.stderr[-3000:])
+    assert " pass" in done.stdout
 
 
 @pytest.mark.spark
