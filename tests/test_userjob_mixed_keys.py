@@ -1,0 +1,72 @@
+"""``streamproof conformance --job`` judges a job whose keys have mixed types.
+
+docs/conformance.md ("Your own job"): exit 0 when every case passes, 1 when a case fails -
+"never exit 3" for anything but a streamproof bug. A correct operator may key its output by
+``None`` for one kind of record and by tuples for another (organic clicks and campaign clicks):
+the ``states`` oracle must order such keys (``spark_impl.keys.key_order``) rather than crash,
+and a seeded fault on such a job must still be caught as a violation.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from streamproof.main import main
+
+JOB = '''
+from typing import Any
+
+from spark_impl.reconfig import ListSource, Request, UserOperator, user_job, user_update
+from spec.fries.dataflow import dataflow
+
+
+def attribute(state: Any, key: Any, value: Any) -> Any:
+    user, campaign = value
+    return (state or 0) + 1, [(None if campaign is None else (campaign, user % 2), value)]
+
+
+def count(state: Any, key: Any, value: Any) -> Any:
+    return (state or 0) + 1, [(key, (state or 0) + 1)]
+
+
+def count_by_ten(state: Any, key: Any, value: Any) -> Any:
+    return (state or 0) + 10, [(key, (state or 0) + 10)]
+
+
+def job() -> Any:
+    flow = dataflow([("S", "source"), ("A", "one-to-one"), ("B", "one-to-one")], [("S", "A"), ("A", "B")])
+    clicks = tuple(("S", f"S:{i}", f"u{i % 3}", (i, None if i % 3 == 0 else f"camp{i % 2}")) for i in range(20))
+    pipeline = user_job(flow, {"A": UserOperator(flow.kind("A"), attribute),
+                               "B": UserOperator(flow.kind("B"), count)},
+                        ListSource(clicks), parallelism={"A": 2, "B": 2})
+    return pipeline, [Request({"B": user_update(flow, "B", count_by_ten, lambda s: s * 2)})], {"max_tuples": 8}
+'''
+
+
+def _conformance(tmp_path: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, Any]]:
+    (tmp_path / "mixed_keys_job.py").write_text(JOB)
+    code = main(["conformance", "--job", f"{tmp_path / 'mixed_keys_job.py'}:job", "--seed", "0", "--json",
+                 "--save-dir", str(tmp_path / "failures"), *args])
+    out = capsys.readouterr()
+    assert code in (0, 1), out.err[-2000:]
+    return code, json.loads(out.out)
+
+
+@pytest.mark.spark
+def test_a_correct_job_with_none_and_tuple_keys_passes(spark: Any, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    code, summary = _conformance(tmp_path, capsys, "--cases", "3")
+    assert code == 0 and summary["passed"] and summary["cases"] == 3
+
+
+@pytest.mark.spark
+def test_a_double_transform_on_mixed_keys_is_caught_as_a_violation(spark: Any, tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    code, summary = _conformance(tmp_path, capsys, "--cases", "4", "--shrink-budget", "3",
+                                 "--inject-fault", "double-transform")
+    assert code == 1 and not summary["passed"]
+    assert "states" in summary["suites"][0]["failures"][0]["oracles"]
