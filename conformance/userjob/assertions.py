@@ -21,12 +21,12 @@ from spec.fries.schedule import Schedule
 from conformance.fries.oracles import show_record
 from conformance.core.matcher import compare
 from conformance.core.results import SuiteResult
-from conformance.userjob.judge import UserRun, as_record, dependence_of, freeze, judge_run
+from conformance.userjob.judge import UserRun, as_record, dependence_of, freeze, judge_run, with_requests
 from conformance.userjob.load import JobUnderTest, classify_for, job_under_test, load_job, ship_by_value
 from conformance.userjob.suite import UserJobConfig, run_userjob_suite
 from reference.fries.userjob import request_order, serial_run
 from spark_impl.keys import route
-from spark_impl.reconfig.model import Job, Request
+from spark_impl.reconfig.model import Job, PlannedRequest, Request
 
 IN_MEMORY = "<in-memory job>"
 
@@ -70,9 +70,19 @@ def assert_job_conforms(job: Any, requests: Sequence[Request] | None = None, *, 
 def assert_run_conforms(job: Job, outputs: Iterable[Any], *, schedule: Schedule | Mapping[str, Any] | None = None,
                         states: Mapping[tuple[str, Any], Any] | None = None,
                         senders: Mapping[str, Sequence[str | None]] | None = None, rejected: Sequence[str] = (),
-                        dependence: str | Callable[[str, Any, Any], Any] = "key") -> None:
-    """Judge one run of ``job`` (module docstring); ``outputs`` are (sink, txn, key, value)."""
+                        dependence: str | Callable[[str, Any, Any], Any] = "key",
+                        requests: Sequence[Request | PlannedRequest] | None = None) -> None:
+    """Judge one run of ``job`` (module docstring); ``outputs`` are (sink, txn, key, value).
+    ``requests``: every request the run made, in transaction order (R1, R2, ...), planned and
+    submitted alike (``RunResult.requests``); default: the job's planned requests, which miss
+    any made with ``Executor.submit``. Without ``schedule`` each must be a
+    :class:`PlannedRequest`: the serial order in request order needs its ``at``."""
     classify = classify_for(dependence)
+    if requests is not None:
+        if schedule is None and any(not isinstance(r, PlannedRequest) for r in requests):
+            raise AssertionError("without the run's schedule, every request must be a PlannedRequest(at, request): "
+                                 "the serial order in request order needs the moment each was made")
+        job = with_requests(job, requests)
     records = [tuple(r) for r in outputs]
     if schedule is None:
         expected = serial_run(job, request_order(job), route)
