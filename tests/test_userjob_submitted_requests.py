@@ -59,6 +59,11 @@ def test_a_run_with_a_submitted_request_conforms(tmp_path: Path) -> None:
                                rejected=result.rejected)
     Oracle(None).judge(job, result.outputs, **run, requests=[request])
     Oracle(None).judge(job, result.outputs, **run, requests=result.requests)  # the run's own record
+    Oracle(None).judge(job, result)  # the whole result: its requests included
+    with pytest.raises(AssertionError, match="exactly-once|outputs"):
+        Oracle(None).judge(job, replace(result, outputs=result.outputs[1:]))
+    with pytest.raises(AssertionError, match="retention"):
+        Oracle(None).judge(job, replace(result, requests=None))
     with pytest.raises(AssertionError, match="exactly-once|outputs"):
         Oracle(None).judge(job, result.outputs[1:], **run, requests=[request])
     with pytest.raises(AssertionError, match=re.escape("PlannedRequest(at, request)")):

@@ -5,6 +5,8 @@
   delays, stragglers, reorderings and restarts on Spark, every run judged against the reference
   run of the same functions; raises ``AssertionError`` with the shrunk failing case (and the
   replay command when the job came from a file).
+* :func:`assert_result_conforms` - a ``RunResult`` as a whole (every field it recorded,
+  its requests included);
 * :func:`assert_run_conforms` - one run the user made themselves (e.g.
   ``collect_results(executor)``): with its schedule every oracle applies
   (:mod:`conformance.userjob.judge`); without, its outputs (and states) are compared with the
@@ -26,6 +28,7 @@ from conformance.userjob.load import JobUnderTest, classify_for, job_under_test,
 from conformance.userjob.suite import UserJobConfig, run_userjob_suite
 from reference.fries.userjob import request_order, serial_run
 from spark_impl.keys import route
+from spark_impl.reconfig.api import RunResult
 from spark_impl.reconfig.model import Job, PlannedRequest, Request
 
 IN_MEMORY = "<in-memory job>"
@@ -107,3 +110,19 @@ def assert_run_conforms(job: Job, outputs: Iterable[Any], *, schedule: Schedule 
     if not judgement.ok:
         raise AssertionError("run does not conform to the reference:\n" + "\n".join(
             f"[{f.oracle}] {f.summary}\n{f.detail}" for f in judgement.failures))
+
+
+def assert_result_conforms(job: Job, result: RunResult, *,
+                           dependence: str | Callable[[str, Any, Any], Any] = "key") -> None:
+    """Judge ``result`` (one job's :class:`~spark_impl.reconfig.api.RunResult` from
+    ``collect_results``) with everything it recorded: outputs, schedule, states, senders,
+    rejections and every request made (planned or submitted, ``result.requests``), so a run
+    whose requests came through ``submit`` needs nothing more. AssertionError when the result
+    no longer holds its requests (retention removed a request's file): pass them to
+    :func:`assert_run_conforms` as ``requests=``."""
+    if result.requests is None:
+        raise AssertionError("the run's requests are no longer all on disk (retention removed one); "
+                             "judge it with assert_run_conforms(..., requests=[every request, in order])")
+    assert_run_conforms(job, result.outputs, schedule=result.schedule, states=result.states,
+                        senders=result.senders, rejected=result.rejected, dependence=dependence,
+                        requests=result.requests)
