@@ -4,7 +4,8 @@ docs/conformance.md ("Your own job"): exit 0 when every case passes, 1 when a ca
 "never exit 3" for anything but a streamproof bug. A correct operator may key its output by
 ``None`` for one kind of record and by tuples for another (organic clicks and campaign clicks):
 the ``states`` oracle must order such keys (``spark_impl.keys.key_order``) rather than crash,
-and a seeded fault on such a job must still be caught as a violation.
+and a seeded fault on such a job must still be caught as a violation. A blocking operator
+flushes such keys in the deployment's order, which the reference follows.
 """
 
 from __future__ import annotations
@@ -44,12 +45,41 @@ def job() -> Any:
                                "B": UserOperator(flow.kind("B"), count)},
                         ListSource(clicks), parallelism={"A": 2, "B": 2})
     return pipeline, [Request({"B": user_update(flow, "B", count_by_ten, lambda s: s * 2)})], {"max_tuples": 8}
+
+
+def total(state: Any, key: Any, value: Any) -> Any:
+    return (state or 0) + value[0], []
+
+
+def total_twice(state: Any, key: Any, value: Any) -> Any:
+    return (state or 0) + 2 * value[0], []
+
+
+def report(state: Any, key: Any) -> Any:
+    return [(f"campaign {key!r}", state)]
+
+
+def seen(state: Any, key: Any, value: Any) -> Any:
+    return (state or ()) + (value,), [(key, (state or ()) + (value,))]
+
+
+def blocking_job() -> Any:
+    flow = dataflow([("S", "source"), ("A", "one-to-one"), ("T", "blocking"), ("C", "one-to-one")],
+                    [("S", "A"), ("A", "T"), ("T", "C")])
+    clicks = tuple(("S", f"S:{i}", f"u{i % 3}", (i, None if i % 3 == 0 else f"camp{i % 2}")) for i in range(20))
+    pipeline = user_job(flow, {"A": UserOperator(flow.kind("A"), attribute),
+                               "T": UserOperator(flow.kind("T"), total, report),
+                               "C": UserOperator(flow.kind("C"), seen)},
+                        ListSource(clicks), parallelism={"A": 2, "T": 1, "C": 1})
+    return pipeline, [Request({"T": user_update(flow, "T", total_twice, lambda s: s)})], {"max_tuples": 8,
+                                                                                          "dependence": "sink"}
 '''
 
 
-def _conformance(tmp_path: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, Any]]:
+def _conformance(tmp_path: Path, capsys: pytest.CaptureFixture[str], *args: str,
+                 name: str = "job") -> tuple[int, dict[str, Any]]:
     (tmp_path / "mixed_keys_job.py").write_text(JOB)
-    code = main(["conformance", "--job", f"{tmp_path / 'mixed_keys_job.py'}:job", "--seed", "0", "--json",
+    code = main(["conformance", "--job", f"{tmp_path / 'mixed_keys_job.py'}:{name}", "--seed", "0", "--json",
                  "--save-dir", str(tmp_path / "failures"), *args])
     out = capsys.readouterr()
     assert code in (0, 1), out.err[-2000:]
@@ -70,3 +100,13 @@ def test_a_double_transform_on_mixed_keys_is_caught_as_a_violation(spark: Any, t
                                  "--inject-fault", "double-transform")
     assert code == 1 and not summary["passed"]
     assert "states" in summary["suites"][0]["failures"][0]["oracles"]
+
+
+@pytest.mark.spark
+def test_a_blocking_operator_flushing_none_and_tuple_keys_passes(spark: Any, tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """The reference flushes a blocking operator's keys in the deployment's order
+    (``spark_impl.keys.key_order``), as the executor does: keys of mixed types are no user error,
+    and the flushed records reach the next operator in the same order (``dependence="sink"``)."""
+    code, summary = _conformance(tmp_path, capsys, "--cases", "3", name="blocking_job")
+    assert code == 0 and summary["passed"] and summary["cases"] == 3

@@ -27,7 +27,7 @@ from conformance.userjob.judge import UserRun, as_record, dependence_of, freeze,
 from conformance.userjob.load import JobUnderTest, classify_for, job_under_test, load_job, ship_by_value
 from conformance.userjob.suite import UserJobConfig, run_userjob_suite
 from reference.fries.userjob import request_order, serial_run
-from spark_impl.keys import route
+from spark_impl.keys import key_order, route
 from spark_impl.reconfig.api import RunResult
 from spark_impl.reconfig.model import Job, PlannedRequest, Request
 
@@ -88,7 +88,7 @@ def assert_run_conforms(job: Job, outputs: Iterable[Any], *, schedule: Schedule 
         job = with_requests(job, requests)
     records = [tuple(r) for r in outputs]
     if schedule is None:
-        expected = serial_run(job, request_order(job), route)
+        expected = serial_run(job, request_order(job), route, flush_order=key_order)
         mismatch = compare([as_record(r) for r in expected.outputs], [as_record(r) for r in records],
                            dependence_of(classify))
         problems = []

@@ -37,7 +37,7 @@ from conformance.core.matcher import Dependence, by_class, compare
 from conformance.userjob.guard import user_error_in
 from conformance.userjob.load import Classify
 from reference.fries.userjob import replay_run, source_tuples
-from spark_impl.keys import route
+from spark_impl.keys import key_order, route
 from spark_impl.reconfig.model import Job, PlannedRequest, Request
 
 Record = tuple[str, str, Hashable, Hashable]
@@ -123,7 +123,8 @@ def judge_run(job: Job, run: UserRun, classify: Classify | None) -> Judgement:
         failures.append(OracleFailure("serializable", f"schedule not conflict-serializable (cycle {cycle})",
                                       verdict.explain()))
         return Judgement(tuple(failures), None, None)
-    replayed = replay_run(job, run.schedule, dict(run.senders) if run.senders is not None else None, route)
+    replayed = replay_run(job, run.schedule, dict(run.senders) if run.senders is not None else None, route,
+                          flush_order=key_order)
     if replayed.violations:
         failures.append(OracleFailure("fifo", f"{len(replayed.violations)} channel violation(s): "
                                       f"{replayed.violations[0]}", "\n".join(replayed.violations[:10])))
