@@ -110,3 +110,22 @@ def test_a_blocking_operator_flushing_none_and_tuple_keys_passes(spark: Any, tmp
     and the flushed records reach the next operator in the same order (``dependence="sink"``)."""
     code, summary = _conformance(tmp_path, capsys, "--cases", "3", name="blocking_job")
     assert code == 0 and summary["passed"] and summary["cases"] == 3
+
+
+def test_the_state_and_exactly_once_oracles_report_mixed_keys_in_a_total_order() -> None:
+    """The oracles' reports list keys of mixed types (``None``, tuples, strings, numbers) in
+    ``spark_impl.keys.key_order`` rather than raising on ``<``."""
+    from collections import Counter
+
+    from conformance.fries.oracles import exactly_once_failures, state_failures
+    from spec.fries.dataflow import dataflow
+    from spec.fries.scenario import Scenario, Timing
+
+    keys: list[Any] = [None, ("camp0", 1), "u1", 3, ("camp1", 0)]
+    expected = {("B", k): 1 for k in keys}
+    states = state_failures(expected, {("B", k): 2 for k in keys})
+    assert len(states) == 1 and "5 final state(s)" in states[0].summary
+    records = Counter(("B", "S:1", k, 1) for k in keys)
+    flow = dataflow([("S", "source"), ("B", "one-to-one")], [("S", "B")])
+    twice = exactly_once_failures(records, records + records, Scenario(flow, {}, {}, (), {}, Timing()))
+    assert len(twice) == 1 and twice[0].detail.count("emitted 2 times") == 5
