@@ -49,6 +49,8 @@ from spec.fries.schedule import Operation, Schedule
 
 from reference.fries.serializability import check_serializability
 
+from spark_impl.keys import key_order
+
 from conformance.core.matcher import Dependence, compare
 from conformance.fries.outcome import RunOutcome
 
@@ -215,7 +217,8 @@ def exactly_once_failures(expected: Counter[Output], actual: Counter[Output], sc
     lost = sorted(expected_txns - actual_txns)
     if not duplicated and not lost:
         return []
-    lines = [f"record {show_record(rec)} emitted {n} times, expected {m}" for rec, n, m in sorted(duplicated)[:5]]
+    lines = [f"record {show_record(rec)} emitted {n} times, expected {m}" for rec, n, m in
+             sorted(duplicated, key=lambda d: record_rank(d[0]))[:5]]
     lines += [f"transaction {txn} produced none of its expected output" for txn in lost[:5]]
     restarts = scenario.timing.restarts
     context = f" (run restarted after {list(restarts)} source tuples)" if restarts else ""
@@ -225,8 +228,30 @@ def exactly_once_failures(expected: Counter[Output], actual: Counter[Output], sc
     return [OracleFailure("exactly-once", f"output {what}{context}", "\n".join(lines))]
 
 
+def any_key_rank(key: Any) -> tuple[int, Any]:
+    """A total, deterministic order on keys of any type a user's operator emits (``None`` for
+    one kind of tuple next to tuples or strings for another): :func:`spark_impl.keys.key_order`
+    (numbers numerically, then the stable hash), a key it cannot hash after those by ``repr``.
+    A plain ``sorted`` raises TypeError on mixed types, which would hide every oracle's
+    verdict behind a crash."""
+    try:
+        return (0, key_order(key))
+    except TypeError:
+        return (1, repr(key))
+
+
+def record_rank(record: Any) -> tuple[Any, ...]:
+    """An output record ``(sink, txn, key, value)`` in a total order (see :func:`any_key_rank`)."""
+    if isinstance(record, tuple) and len(record) == 4:
+        sink, txn, key, value = record
+        return (str(sink), str(txn), any_key_rank(key), repr(value))
+    return ("", "", (1, repr(record)), "")
+
+
 def state_failures(expected: Any, actual: Any) -> list[OracleFailure]:
-    keys = sorted(set(expected) | set(actual))
+    """The ``states`` oracle: every (operator, key) whose final state differs, in a total order
+    of the keys whatever their types (:func:`any_key_rank`)."""
+    keys = sorted(set(expected) | set(actual), key=lambda k: (str(k[0]), any_key_rank(k[1])))
     wrong = [(k, expected.get(k), actual.get(k)) for k in keys if expected.get(k) != actual.get(k)]
     if not wrong:
         return []

@@ -68,17 +68,28 @@ def assert_conforms(
     dependence: Dependence[Output] | Any = None,
     senders: Mapping[str, Sequence[str | None]] | None = None,
     rejected: Sequence[str] = (),
+    requests: Sequence[Any] | None = None,
 ) -> None:
     """Raise AssertionError, with a readable diff, unless the run conforms (module docstring).
     ``outputs`` are (sink, transaction, key, value) records; ``schedule`` the run's per-object
     logs (a :class:`Schedule` or its JSON form). ``scenario`` may be a user job (module
-    docstring); ``rejected`` (user jobs) lists the engine's rejection messages."""
+    docstring); ``rejected`` (user jobs) lists the engine's rejection messages; ``requests``
+    (user jobs) every request the run made in transaction order, planned and submitted alike
+    (``RunResult.requests``): a request made with ``submit`` is not among the job's planned
+    ones, and the oracles need the functions each transaction installed. For a user job
+    ``outputs`` may be the run's whole ``RunResult`` (``collect_results(ex)[s]``): every field
+    is then read from it, its requests included."""
     if not isinstance(scenario, Scenario):
         # the user-job oracles read spark_impl's job model, which imports pyspark: loaded on use
-        from conformance.userjob.assertions import assert_run_conforms
+        from conformance.userjob.assertions import assert_result_conforms, assert_run_conforms
+        from spark_impl.reconfig.api import RunResult
 
+        if isinstance(outputs, RunResult):  # judge(job, result): every field, its requests too
+            assert_result_conforms(scenario, outputs, dependence="key" if dependence is None else cast(Any, dependence))
+            return
         assert_run_conforms(scenario, outputs, schedule=schedule, states=states, senders=senders,
-                            rejected=rejected, dependence="key" if dependence is None else cast(Any, dependence))
+                            rejected=rejected, dependence="key" if dependence is None else cast(Any, dependence),
+                            requests=requests)
         return
     records = expand_outputs(outputs)
     if schedule is None:

@@ -5,6 +5,8 @@
   delays, stragglers, reorderings and restarts on Spark, every run judged against the reference
   run of the same functions; raises ``AssertionError`` with the shrunk failing case (and the
   replay command when the job came from a file).
+* :func:`assert_result_conforms` - a ``RunResult`` as a whole (every field it recorded,
+  its requests included);
 * :func:`assert_run_conforms` - one run the user made themselves (e.g.
   ``collect_results(executor)``): with its schedule every oracle applies
   (:mod:`conformance.userjob.judge`); without, its outputs (and states) are compared with the
@@ -21,12 +23,13 @@ from spec.fries.schedule import Schedule
 from conformance.fries.oracles import show_record
 from conformance.core.matcher import compare
 from conformance.core.results import SuiteResult
-from conformance.userjob.judge import UserRun, as_record, dependence_of, freeze, judge_run
+from conformance.userjob.judge import UserRun, as_record, dependence_of, freeze, judge_run, with_requests
 from conformance.userjob.load import JobUnderTest, classify_for, job_under_test, load_job, ship_by_value
 from conformance.userjob.suite import UserJobConfig, run_userjob_suite
 from reference.fries.userjob import request_order, serial_run
-from spark_impl.keys import route
-from spark_impl.reconfig.model import Job, Request
+from spark_impl.keys import key_order, route
+from spark_impl.reconfig.api import RunResult
+from spark_impl.reconfig.model import Job, PlannedRequest, Request
 
 IN_MEMORY = "<in-memory job>"
 
@@ -70,12 +73,22 @@ def assert_job_conforms(job: Any, requests: Sequence[Request] | None = None, *, 
 def assert_run_conforms(job: Job, outputs: Iterable[Any], *, schedule: Schedule | Mapping[str, Any] | None = None,
                         states: Mapping[tuple[str, Any], Any] | None = None,
                         senders: Mapping[str, Sequence[str | None]] | None = None, rejected: Sequence[str] = (),
-                        dependence: str | Callable[[str, Any, Any], Any] = "key") -> None:
-    """Judge one run of ``job`` (module docstring); ``outputs`` are (sink, txn, key, value)."""
+                        dependence: str | Callable[[str, Any, Any], Any] = "key",
+                        requests: Sequence[Request | PlannedRequest] | None = None) -> None:
+    """Judge one run of ``job`` (module docstring); ``outputs`` are (sink, txn, key, value).
+    ``requests``: every request the run made, in transaction order (R1, R2, ...), planned and
+    submitted alike (``RunResult.requests``); default: the job's planned requests, which miss
+    any made with ``Executor.submit``. Without ``schedule`` each must be a
+    :class:`PlannedRequest`: the serial order in request order needs its ``at``."""
     classify = classify_for(dependence)
+    if requests is not None:
+        if schedule is None and any(not isinstance(r, PlannedRequest) for r in requests):
+            raise AssertionError("without the run's schedule, every request must be a PlannedRequest(at, request): "
+                                 "the serial order in request order needs the moment each was made")
+        job = with_requests(job, requests)
     records = [tuple(r) for r in outputs]
     if schedule is None:
-        expected = serial_run(job, request_order(job), route)
+        expected = serial_run(job, request_order(job), route, flush_order=key_order)
         mismatch = compare([as_record(r) for r in expected.outputs], [as_record(r) for r in records],
                            dependence_of(classify))
         problems = []
@@ -97,3 +110,19 @@ def assert_run_conforms(job: Job, outputs: Iterable[Any], *, schedule: Schedule 
     if not judgement.ok:
         raise AssertionError("run does not conform to the reference:\n" + "\n".join(
             f"[{f.oracle}] {f.summary}\n{f.detail}" for f in judgement.failures))
+
+
+def assert_result_conforms(job: Job, result: RunResult, *,
+                           dependence: str | Callable[[str, Any, Any], Any] = "key") -> None:
+    """Judge ``result`` (one job's :class:`~spark_impl.reconfig.api.RunResult` from
+    ``collect_results``) with everything it recorded: outputs, schedule, states, senders,
+    rejections and every request made (planned or submitted, ``result.requests``), so a run
+    whose requests came through ``submit`` needs nothing more. AssertionError when the result
+    no longer holds its requests (retention removed a request's file): pass them to
+    :func:`assert_run_conforms` as ``requests=``."""
+    if result.requests is None:
+        raise AssertionError("the run's requests are no longer all on disk (retention removed one); "
+                             "judge it with assert_run_conforms(..., requests=[every request, in order])")
+    assert_run_conforms(job, result.outputs, schedule=result.schedule, states=result.states,
+                        senders=result.senders, rejected=result.rejected, dependence=dependence,
+                        requests=result.requests)

@@ -18,7 +18,11 @@ per tuple) on long windows with requests early enough that data keeps flowing th
 head after the first switched, half of them with the alignment probes' pacing
 (:func:`probe_timing`): where an unaligned switch shows (cf. the Fries suite's race section). :func:`case_job` turns a case into the executor's :class:`~spark_impl.reconfig.Job`
 with every user call guarded (:mod:`conformance.userjob.guard`); source reordering within
-``reorder_bound`` is :func:`spec.fries.reorder.reordered_ingestion`'s permutation.
+``reorder_bound`` is :func:`spec.fries.reorder.reordered_ingestion`'s permutation. Every key
+and value read from the user's source goes through :func:`spark_impl.values.as_received`, the
+live front ends' encoding and decoding (lists and structs as tuples, dicts as sorted pairs,
+through the persisted form and back): the job meets in a case exactly what it meets live, so a
+job the oracle passes can run live (and one that would crash live fails here, as ``user-code``).
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from conformance.userjob.guard import GuardedLogic, GuardedTransform, UserCodeEr
 from conformance.userjob.load import JobUnderTest
 from spark_impl.reconfig.model import Job, ListSource, OperatorLogic, PlannedRequest, Request, Update
 from spark_impl.reconfig.model import Timing as SparkTiming
+from spark_impl.values import as_received
 
 Json = dict[str, Any]
 BATCH_SIZES = (2, 3, 4, 6, 8)
@@ -155,9 +160,10 @@ def case_job(under: JobUnderTest, case: Case) -> Job:
     read = []
     for i in case.tuples:
         try:
-            read.append(job.source.get(i))
+            source, txn, key, value = job.source.get(i)
         except Exception as error:  # noqa: BLE001 - the user's source
             raise UserCodeError(f"the job's source .get({i}) raised {type(error).__name__}: {error}") from None
+        read.append((source, txn, received(key, i, "key"), received(value, i, "value")))
     order = reordered_ingestion(stand_in(under, len(read), case.timing))
     tuples = tuple(read[int(t.txn)] for t in order)
     logic: dict[str, OperatorLogic] = {op: GuardedLogic(op, lg) for op, lg in job.logic.items()}
@@ -167,6 +173,17 @@ def case_job(under: JobUnderTest, case: Case) -> Job:
     timing = SparkTiming(seed=t.seed, operator_cost=dict(t.operator_cost), stragglers=dict(t.stragglers),
                          fcm_delay=t.fcm_delay, restarts=t.restarts, batch_size=case.batch_size)
     return replace(job, logic=logic, source=ListSource(tuples), planned=planned, timing=timing, trace=True)
+
+
+def received(value: Any, index: int, what: str) -> Any:
+    """``value`` (the ``what`` of source tuple ``index``) as a live front end hands it to the
+    job (:func:`spark_impl.values.as_received`); a value with no documented form cannot run
+    live: the user's, a :class:`UserCodeError` naming the tuple."""
+    try:
+        return as_received(value)
+    except (TypeError, ValueError) as error:
+        raise UserCodeError(f"the {what} of the job's source tuple {index} cannot reach a live job "
+                            f"(docs/production/types.md): {error}") from None
 
 
 def size(value: Json) -> int:

@@ -24,7 +24,7 @@ from spec.errors import InputError
 
 from reference.fries.userjob import request_order, serial_run
 
-from spark_impl.keys import route
+from spark_impl.keys import key_order, route
 from spark_impl.reconfig.model import Job
 from spark_impl.session import get_or_create_session
 
@@ -96,7 +96,7 @@ class UserJobEngine:
 
         def reference() -> None:
             box["thread"] = threading.get_ident()
-            serial_run(job, request_order(job), route)
+            serial_run(job, request_order(job), route, flush_order=key_order)
 
         try:
             finished, _ = call_with_timeout(reference, self.call_limit_s)

@@ -26,7 +26,7 @@ matcher (:func:`freeze`).
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Hashable, Mapping, Sequence
 
 from spec.fries.scenario import Scenario, Timing
@@ -37,8 +37,8 @@ from conformance.core.matcher import Dependence, by_class, compare
 from conformance.userjob.guard import user_error_in
 from conformance.userjob.load import Classify
 from reference.fries.userjob import replay_run, source_tuples
-from spark_impl.keys import route
-from spark_impl.reconfig.model import Job
+from spark_impl.keys import key_order, route
+from spark_impl.reconfig.model import Job, PlannedRequest, Request
 
 Record = tuple[str, str, Hashable, Hashable]
 
@@ -95,6 +95,16 @@ def dependence_of(classify: Classify | None) -> Dependence[Record] | None:
     return dependence
 
 
+def with_requests(job: Job, requests: Sequence[Request | PlannedRequest]) -> Job:
+    """``job`` knowing every request its run made: ``requests`` in the order of their
+    transactions R1, R2, ..., planned and submitted (``Executor.submit``) alike. The oracles
+    read transaction ``Rj``'s functions from ``job.planned[j - 1]``; a run whose request was
+    submitted rather than planned would otherwise be judged with functions it never installed.
+    A bare :class:`Request` gets ``at=-1``: no ingestion point (only a run's schedule orders it)."""
+    return replace(job, planned=tuple(r if isinstance(r, PlannedRequest) else PlannedRequest(-1, r)
+                                      for r in requests))
+
+
 def judge_run(job: Job, run: UserRun, classify: Classify | None) -> Judgement:
     """Apply every oracle (module docstring) to ``run`` of ``job`` (the case's job)."""
     if run.error is not None:
@@ -113,7 +123,8 @@ def judge_run(job: Job, run: UserRun, classify: Classify | None) -> Judgement:
         failures.append(OracleFailure("serializable", f"schedule not conflict-serializable (cycle {cycle})",
                                       verdict.explain()))
         return Judgement(tuple(failures), None, None)
-    replayed = replay_run(job, run.schedule, dict(run.senders) if run.senders is not None else None, route)
+    replayed = replay_run(job, run.schedule, dict(run.senders) if run.senders is not None else None, route,
+                          flush_order=key_order)
     if replayed.violations:
         failures.append(OracleFailure("fifo", f"{len(replayed.violations)} channel violation(s): "
                                       f"{replayed.violations[0]}", "\n".join(replayed.violations[:10])))

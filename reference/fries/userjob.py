@@ -23,7 +23,11 @@ Routing: the objects of an operator come from ``job.object_of``; a source tuple 
 ``children[route(key, n)]`` of its source. ``route`` is a parameter (default: integer keys mod
 n, Fries §7.2, as :func:`spec.fries.scenario.route_source`) because the stable routing of
 other key types belongs to the deployment (``spark_impl.keys.route``), which the conformance
-layer passes in.
+layer passes in. Likewise ``flush_order``, the order in which a blocking operator's object
+flushes its keys at end of input (default: Python's ``sorted``, an InputError when the keys
+cannot be compared): a deployment flushes keys of mixed types (``None`` beside tuples) in its
+own total order (``spark_impl.keys.key_order``), and the flushed records go down FIFO
+channels in that order, so the replay must use the same one.
 
 Checked against the spec by hypothesis (tests/test_userjob_reference.py): on every catalogue
 scenario expressed as the executor's job (``spark_impl.reconfig.scenario_job``),
@@ -44,6 +48,8 @@ from spec.fries.schedule import Operation, Schedule
 from spec.fries.userjob import Emitted, JobUpdate, Logic, UserJob, UserOutput
 
 Route = Callable[[Any, int], int]
+FlushOrder = Callable[[Any], Any]
+"""A sort key over a blocking operator's keys (module docstring); None: natural order."""
 Item = tuple[str, Any, Any]
 """A tuple on a channel: (transaction, key, value)."""
 
@@ -109,14 +115,17 @@ def _update(job: UserJob, op: str, txn: str) -> JobUpdate | None:
     return job.planned[j - 1].request.updates.get(op)
 
 
-def _sorted_keys(keys: Sequence[Any]) -> list[Any]:
+def _sorted_keys(keys: Sequence[Any], flush_order: FlushOrder | None = None) -> list[Any]:
+    if flush_order is not None:
+        return sorted(keys, key=flush_order)
     try:
         return sorted(keys)
     except TypeError as error:
         raise InputError(f"the keys of a blocking operator must be sortable to flush in order: {error}") from None
 
 
-def serial_run(job: UserJob, order: Sequence[str], route: Route = integer_route) -> SerialRun:
+def serial_run(job: UserJob, order: Sequence[str], route: Route = integer_route, *,
+               flush_order: FlushOrder | None = None) -> SerialRun:
     """Run the transactions of ``job`` one at a time in ``order`` (module docstring); ``order``
     lists every transaction id exactly once."""
     flow = job.dataflow
@@ -167,7 +176,8 @@ def serial_run(job: UserJob, order: Sequence[str], route: Route = integer_route)
         txn = f"{op}:final"
         pending: deque[tuple[str, str, Any, Any]] = deque()
         for obj in job.objects(op):
-            for key in _sorted_keys([k for (o, k) in states if o == op and job.object_of(op, k) == obj]):
+            keys = [k for (o, k) in states if o == op and job.object_of(op, k) == obj]
+            for key in _sorted_keys(keys, flush_order):
                 deliver(pending, obj, op, txn, logic[op].flush(states[(op, key)], key))
         propagate(pending, txn)
     schedule = Schedule({obj: tuple(o for o, _ in log) for obj, log in logs.items()})
@@ -175,7 +185,7 @@ def serial_run(job: UserJob, order: Sequence[str], route: Route = integer_route)
 
 
 def replay_run(job: UserJob, schedule: Schedule, senders: dict[str, tuple[str | None, ...]] | None = None,
-               route: Route = integer_route) -> ReplayRun:
+               route: Route = integer_route, *, flush_order: FlushOrder | None = None) -> ReplayRun:
     """Execute every object's log in its own order, checking every channel (module docstring;
     the user-job form of :func:`spec.fries.consistency.replay`)."""
     flow = job.dataflow
@@ -204,7 +214,8 @@ def replay_run(job: UserJob, schedule: Schedule, senders: dict[str, tuple[str | 
                                       f"(first: {queue[0][0]} key {queue[0][1]!r})")
             if flow.kind(op) is OperatorKind.BLOCKING:
                 txn = f"{op}:final"
-                for key in _sorted_keys([k for (o, k) in states if o == op and job.object_of(op, k) == obj]):
+                keys = [k for (o, k) in states if o == op and job.object_of(op, k) == obj]
+                for key in _sorted_keys(keys, flush_order):
                     for child, k, v in logic.flush(states[(op, key)], key):
                         if child:
                             send(obj, child, (txn, k, v))
