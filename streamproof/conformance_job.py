@@ -17,14 +17,22 @@ import sys
 
 from spec.errors import InputError
 
+from streamproof.job_probe import probe_job
 from streamproof.output import print_json
+from streamproof.stdout_kept import stdout_kept
 from streamproof.summary import print_summary
 
 DEFAULT_CASES = 60
 
 
 def run_job(args: argparse.Namespace) -> int:
-    """Handle ``conformance --job`` (module docstring)."""
+    """Handle ``conformance --job`` (module docstring): the job's code runs while fd 1 is kept
+    away from it (:func:`streamproof.stdout_kept.stdout_kept`)."""
+    with stdout_kept():
+        return _run_job(args)
+
+
+def _run_job(args: argparse.Namespace) -> int:
     from conformance.core.progress import ProgressBar
     from conformance.userjob.load import load_job
     from conformance.userjob.suite import UserJobConfig, check_faults, replay, run_userjob_suite
@@ -51,16 +59,19 @@ def run_job(args: argparse.Namespace) -> int:
         if record["suite"] != "userjob":
             raise InputError(f"not a user-job case (suite {record['suite']!r}); replay it without --job", "--replay")
         record["case_data"] = {**record["case_data"], "job": args.job}
+        probe_job(args.job, args.load_timeout)
         ok, explanation = replay(record, faults if args.inject_fault else None)
         if args.json:
             print_json({"passed": ok, "explanation": explanation})
         else:
             print("passes: every oracle holds" if ok else f"still fails:\n{explanation}")
         return 0 if ok else 1
+    probe_job(args.job, args.load_timeout)
     under = load_job(args.job)
     config = UserJobConfig(ref=args.job, cases=DEFAULT_CASES if args.cases is None else args.cases, seed=args.seed,
                            scheduler=args.scheduler, faults=faults, batch_size=args.batch_size,
-                           save_dir=args.save_dir or "conformance-failures", shrink_evaluations=args.shrink_budget)
+                           save_dir=args.save_dir or "conformance-failures", shrink_evaluations=args.shrink_budget,
+                           call_limit_s=args.call_timeout)
     result = run_userjob_suite(config, progress=ProgressBar("userjob"), under=under)
     printed = under.printed
     if args.json:

@@ -25,6 +25,8 @@ from streamproof.output import print_json
 from streamproof.summary import print_summary
 
 EXIT_OK, EXIT_VIOLATION, EXIT_BAD_INPUT = 0, 1, 2
+MAX_SECONDS = 86_400
+"""The largest --load-timeout / --call-timeout (a day; a NaN or 1e308 is refused)."""
 
 
 def register(subparsers: Any) -> None:
@@ -59,6 +61,11 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--job", metavar="FILE.py:NAME",
                         help="judge YOUR job instead of the catalogue: NAME() in FILE.py returns (job, requests"
                         "[, options]) built with spark_impl (docs/conformance.md, 'Your own job'); default 60 cases")
+    parser.add_argument("--load-timeout", type=float, default=60.0, metavar="SECONDS",
+                        help="--job: seconds loading the job (import, NAME(), its source's count) may take, in "
+                        "a child process (default 60)")
+    parser.add_argument("--call-timeout", type=float, default=60.0, metavar="SECONDS",
+                        help="--job: seconds one case's reference run of the job's code may take (default 60)")
     parser.add_argument("--coverage", action="store_true",
                         help="measure branch coverage of spark_impl (driver and Spark's Python workers) "
                         "with coverage.py; shown in the summary, --json and --report")
@@ -77,6 +84,9 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"must be >= 0, got {args.shrink_budget}", "--shrink-budget")
     if args.batch_size < 1:
         raise InputError(f"must be >= 1, got {args.batch_size}", "--batch-size")
+    for flag, seconds in (("--load-timeout", args.load_timeout), ("--call-timeout", args.call_timeout)):
+        if not 0 < seconds <= MAX_SECONDS:
+            raise InputError(f"must be > 0 and <= {MAX_SECONDS} seconds, got {seconds}", flag)
     if getattr(args, "job", None):
         from streamproof.conformance_job import run_job
 

@@ -113,7 +113,7 @@ def run_check(request: Request | PlanRequest, limits: Limits, *, progress: bool)
                 except InputError as limit:
                     raise _with_location(limit, probe) from None
             finally:
-                _kill_group(child)
+                kill_group(child)
                 reader.close()
         output = read_captured(folder / STDOUT, folder / STDERR)
         result_path = folder / RESULT
@@ -270,7 +270,7 @@ def _child_env() -> dict[str, str]:
     return env
 
 
-def _kill_group(child: subprocess.Popen[bytes]) -> None:
+def kill_group(child: subprocess.Popen[bytes]) -> None:
     """Kill the child and everything it started in its session; reap it."""
     try:
         os.killpg(child.pid, signal.SIGKILL)
