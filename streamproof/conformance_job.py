@@ -54,8 +54,10 @@ def _run_job(args: argparse.Namespace) -> int:
     check_faults(faults)
     if args.replay:
         from conformance.core.saved_case import load_case
+        from conformance.replay_checks import check_record
 
         record = load_case(args.replay)
+        check_record(record, args.replay)
         if record["suite"] != "userjob":
             raise InputError(f"not a user-job case (suite {record['suite']!r}); replay it without --job", "--replay")
         record["case_data"] = {**record["case_data"], "job": args.job}
