@@ -10,6 +10,7 @@ process); the job fails while loading, before Spark starts, so each case takes s
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -123,3 +124,20 @@ def test_writes_to_fd_1_while_the_job_runs_go_to_stderr() -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout == "ours\nafter\n"
     assert done.stderr == "stray\n"
+
+
+def test_replaying_a_case_of_a_misbehaving_job_is_one_line_of_bad_input(tmp_path: Path) -> None:
+    """docs/conformance.md "Your own job": --replay of a saved user-job case loads its job in the
+    child first, so a job that ends the process while loading is exit 2 with one line, not exit 0."""
+    job = tmp_path / "exits.py"
+    job.write_text(EXAMPLE + "\nimport os\nos._exit(0)\n", encoding="utf-8")
+    case = tmp_path / "case.json"
+    case.write_text(json.dumps({"format": "streamproof-conformance-case/1", "suite": "userjob", "engine": "spark",
+                                "scheduler": "fries", "faults": [], "seed": 0, "case": 0, "oracles": [],
+                                "explanation": "", "case_data": {"job": f"{job}:job", "tuples": [0], "requests": [],
+                                                                 "batch_size": 1}}), encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "streamproof.main", "conformance", "--replay", str(case), "--json"],
+                          capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 2, (done.returncode, done.stdout[-300:], done.stderr[-1000:])
+    assert len(done.stderr.strip().splitlines()) == 1 and "exits.py" in done.stderr and "status 0" in done.stderr
+    assert done.stdout == ""

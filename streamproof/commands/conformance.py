@@ -21,7 +21,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from streamproof.job_probe import probe_job
 from streamproof.output import print_json
+from streamproof.stdout_kept import stdout_kept
 from streamproof.summary import print_summary
 
 EXIT_OK, EXIT_VIOLATION, EXIT_BAD_INPUT = 0, 1, 2
@@ -154,9 +156,27 @@ def _replay(args: argparse.Namespace) -> int:
     from conformance.replay import replay_file
 
     faults = frozenset(args.inject_fault) if args.inject_fault else None
-    outcome = replay_file(args.replay, faults=faults)
+    job = _job_of(args.replay)
+    if job is None:
+        outcome = replay_file(args.replay, faults=faults)
+    else:  # a user-job case: its job is loaded first in a child, as with --job (streamproof.job_probe)
+        probe_job(job, args.load_timeout)
+        with stdout_kept():
+            outcome = replay_file(args.replay, faults=faults)
     if args.json:
         print_json({"passed": outcome.ok, "explanation": outcome.explanation})
     else:
         print("passes: every oracle holds" if outcome.ok else f"still fails:\n{outcome.explanation}")
     return EXIT_OK if outcome.ok else EXIT_VIOLATION
+
+
+def _job_of(path: str) -> str | None:
+    """The job ``FILE.py:NAME`` a saved user-job case names (after the file's validation), else None."""
+    from conformance.core.saved_case import load_case
+    from conformance.replay_checks import check_record
+
+    record = load_case(path)
+    if record["suite"] != "userjob":
+        return None
+    check_record(record, path)
+    return str(record["case_data"]["job"])
