@@ -141,3 +141,25 @@ def test_replaying_a_case_of_a_misbehaving_job_is_one_line_of_bad_input(tmp_path
     assert done.returncode == 2, (done.returncode, done.stdout[-300:], done.stderr[-1000:])
     assert len(done.stderr.strip().splitlines()) == 1 and "exits.py" in done.stderr and "status 0" in done.stderr
     assert done.stdout == ""
+
+
+class _Unroutable:
+    """A key type the deployment's route cannot place, whose ``__len__`` raises too."""
+
+    def __hash__(self) -> int:
+        return 1
+
+    def __len__(self) -> int:
+        raise RuntimeError("no len")
+
+
+@pytest.mark.parametrize("key", [_Unroutable(), __import__("decimal").Decimal("NaN")], ids=["own-type", "decimal-nan"])
+def test_a_key_the_route_cannot_place_is_the_users_error(key: object) -> None:
+    """conformance/userjob/engine.py: a job's key that spark_impl.keys.route cannot place fails
+    the case as the user's (oracle user-code), never an internal error (exit 3)."""
+    from conformance.userjob.engine import user_route
+    from conformance.userjob.guard import UserCodeError
+
+    with pytest.raises(UserCodeError, match="cannot be routed"):
+        user_route(key, 2)
+    assert user_route("k", 2) in (0, 1)
