@@ -45,7 +45,7 @@ HOSTILE = {
 
 
 def _ours_left(marker: str) -> list[str]:
-    found = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True, check=True).stdout
+    found = subprocess.run(["ps", "-ww", "-eo", "args"], capture_output=True, text=True, check=True).stdout
     return [line for line in found.splitlines() if marker in line or "sleep 97" in line]
 
 
@@ -163,3 +163,32 @@ def test_a_key_the_route_cannot_place_is_the_users_error(key: object) -> None:
     with pytest.raises(UserCodeError, match="cannot be routed"):
         user_route(key, 2)
     assert user_route("k", 2) in (0, 1)
+
+
+def test_sigterm_while_loading_leaves_nothing_behind(tmp_path: Path) -> None:
+    """docs/cli.md: SIGTERM to the CLI while the job loads in its child ends the CLI with 143,
+    kills the child and removes the child's temporary directory (the CLI unwinds on SIGTERM as
+    on Ctrl-C: streamproof.main.Terminated; the probe's finally blocks do the rest)."""
+    import signal
+
+    import streamproof.main
+
+    if not hasattr(streamproof.main, "Terminated"):
+        pytest.skip("this CLI does not unwind on SIGTERM yet (streamproof.main.Terminated)")
+
+    job = tmp_path / "hangs_for_sigterm.py"
+    job.write_text(EXAMPLE + "\nwhile True:\n    pass\n", encoding="utf-8")
+    before = set(os.listdir(tempfile.gettempdir()))
+    cli = subprocess.Popen([sys.executable, "-m", "streamproof.main", "conformance", "--job", f"{job}:job"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    deadline = time.monotonic() + 30
+    while not _ours_left(job.name)[1:] and time.monotonic() < deadline:  # the CLI and its child
+        time.sleep(0.2)
+    time.sleep(0.5)
+    cli.send_signal(signal.SIGTERM)
+    _, err = cli.communicate(timeout=30)
+    assert cli.returncode == 143, err
+    time.sleep(0.5)
+    assert _ours_left(job.name) == []
+    left = {n for n in set(os.listdir(tempfile.gettempdir())) - before if n.startswith("streamproof-job-")}
+    assert left == set()
