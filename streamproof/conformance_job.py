@@ -3,6 +3,12 @@
     streamproof conformance --job FILE.py:NAME [--cases N] [--seed S] [--engine spark]
                             [--inject-fault NAME] [--scheduler fries|epoch] [--batch-size B]
                             [--save-dir DIR] [--shrink-budget N] [--replay FILE] [--json]
+                            [--load-timeout SECONDS] [--call-timeout SECONDS]
+
+The job is loaded first in a child process within ``--load-timeout`` (:mod:`streamproof.job_probe`):
+whatever it does there (any exception, ``sys.exit``, ``os._exit``, a signal, a write to fd 1, a
+hang) is bad input. Then it is loaded here and run with fd 1 kept away from it
+(:mod:`streamproof.stdout_kept`); each case's reference run is bounded by ``--call-timeout``.
 
 Exit 0: every case passed; 1: a case failed (the shrunk case is printed and saved, replayable
 with ``--replay``) - including a case in which the job's own code raised or hung (oracle

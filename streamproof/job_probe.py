@@ -22,6 +22,7 @@ also when the CLI is interrupted while waiting.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -29,7 +30,10 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
+from types import FrameType
+from typing import Iterator
 
 from spec.errors import InputError, cut, one_line
 
@@ -45,11 +49,35 @@ SHOWN = 200
 def probe_job(ref: str, load_timeout: float) -> None:
     """Return when ``ref`` loads cleanly in a child within ``load_timeout`` s, else raise the
     user's fault as an InputError (module docstring)."""
-    workdir = tempfile.mkdtemp(prefix="streamproof-job-")
+    with _unwinding_on_termination():
+        workdir = tempfile.mkdtemp(prefix="streamproof-job-")
+        try:
+            _probe(ref, load_timeout, Path(workdir))
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def _unwinding_on_termination() -> Iterator[None]:
+    """While loading, a SIGTERM / SIGHUP whose handler is still the default one (the process
+    would die without running ``finally``) raises ``SystemExit(128 + N)`` instead, so the child
+    is killed and the temporary directory removed before the CLI exits with the usual status."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    replaced = {}
+    for number in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(number) == signal.SIG_DFL:
+            replaced[number] = signal.signal(number, _exit_for)
     try:
-        _probe(ref, load_timeout, Path(workdir))
+        yield
     finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+        for number, previous in replaced.items():
+            signal.signal(number, previous)
+
+
+def _exit_for(signum: int, frame: FrameType | None) -> None:
+    raise SystemExit(128 + signum)
 
 
 def _probe(ref: str, load_timeout: float, workdir: Path) -> None:

@@ -167,14 +167,9 @@ def test_a_key_the_route_cannot_place_is_the_users_error(key: object) -> None:
 
 def test_sigterm_while_loading_leaves_nothing_behind(tmp_path: Path) -> None:
     """docs/cli.md: SIGTERM to the CLI while the job loads in its child ends the CLI with 143,
-    kills the child and removes the child's temporary directory (the CLI unwinds on SIGTERM as
-    on Ctrl-C: streamproof.main.Terminated; the probe's finally blocks do the rest)."""
+    kills the child and removes the child's temporary directory (streamproof/job_probe.py unwinds
+    on SIGTERM while loading)."""
     import signal
-
-    import streamproof.main
-
-    if not hasattr(streamproof.main, "Terminated"):
-        pytest.skip("this CLI does not unwind on SIGTERM yet (streamproof.main.Terminated)")
 
     job = tmp_path / "hangs_for_sigterm.py"
     job.write_text(EXAMPLE + "\nwhile True:\n    pass\n", encoding="utf-8")

@@ -5,11 +5,13 @@
                             [--engine auto|spark|reference|spark-streaming] [--scheduler fries|epoch]
                             [--batch-size B]
                             [--save-dir DIR] [--shrink-budget N] [--replay FILE]
-                            [--coverage] [--job FILE.py:NAME]
+                            [--coverage] [--job FILE.py:NAME] [--load-timeout SECONDS]
+                            [--call-timeout SECONDS]
 
 Exit 0: every case of every check that ran passed; 1: a discrepancy (the shrunk case is
 printed, and saved as a replayable JSON file plus a pytest regression file); 2: bad input
-(unknown suite, fault or engine; a fault that no available engine can inject).
+(unknown suite, fault or engine; a fault that no available engine can inject; a damaged or
+invalid ``--replay`` file, named with its field).
 A check that cannot run here (e.g. "spark engine not available") is shown as NOT RUN, never
 as a pass. Progress goes to stderr, the summary to stdout (``--json``: one JSON object).
 """
