@@ -18,6 +18,7 @@ from conformance.core.saved_case import load_case
 from conformance.dgs import suite as dgs_suite
 from conformance.fries import suite as fries_suite
 from conformance.oplus import suite as oplus_suite
+from conformance.replay_checks import check_record
 
 Replay = Callable[[dict[str, Any], "frozenset[str] | None"], tuple[bool, str]]
 """A suite's replay: ``(record, faults) -> (passes, explanation)``."""
@@ -44,6 +45,7 @@ def replay_file(path: str | Path, *, faults: frozenset[str] | None = None) -> Re
     if record["suite"] not in SUITES:
         raise InputError(f"unknown suite {record['suite']!r} (expected one of {sorted(SUITES)})",
                          f"{path}: suite")
+    check_record(record, str(path))
     if record["suite"] == "userjob":
         from conformance.userjob.suite import replay as replay_job  # imports pyspark
 

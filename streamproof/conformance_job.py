@@ -3,6 +3,12 @@
     streamproof conformance --job FILE.py:NAME [--cases N] [--seed S] [--engine spark]
                             [--inject-fault NAME] [--scheduler fries|epoch] [--batch-size B]
                             [--save-dir DIR] [--shrink-budget N] [--replay FILE] [--json]
+                            [--load-timeout SECONDS] [--call-timeout SECONDS]
+
+The job is loaded first in a child process within ``--load-timeout`` (:mod:`streamproof.job_probe`):
+whatever it does there (any exception, ``sys.exit``, ``os._exit``, a signal, a write to fd 1, a
+hang) is bad input. Then it is loaded here and run with fd 1 kept away from it
+(:mod:`streamproof.stdout_kept`); each case's reference run is bounded by ``--call-timeout``.
 
 Exit 0: every case passed; 1: a case failed (the shrunk case is printed and saved, replayable
 with ``--replay``) - including a case in which the job's own code raised or hung (oracle
@@ -17,15 +23,23 @@ import sys
 
 from spec.errors import InputError
 
+from streamproof.job_probe import probe_job
 from streamproof.output import print_json
 from streamproof.output_paths import check_output_dir
+from streamproof.stdout_kept import stdout_kept
 from streamproof.summary import print_summary
 
 DEFAULT_CASES = 60
 
 
 def run_job(args: argparse.Namespace) -> int:
-    """Handle ``conformance --job`` (module docstring)."""
+    """Handle ``conformance --job`` (module docstring): the job's code runs while fd 1 is kept
+    away from it (:func:`streamproof.stdout_kept.stdout_kept`)."""
+    with stdout_kept():
+        return _run_job(args)
+
+
+def _run_job(args: argparse.Namespace) -> int:
     from conformance.core.progress import ProgressBar
     from conformance.userjob.load import load_job, split_ref
     from conformance.userjob.suite import UserJobConfig, check_faults, replay, run_userjob_suite
@@ -48,11 +62,14 @@ def run_job(args: argparse.Namespace) -> int:
     check_faults(faults)
     if args.replay:
         from conformance.core.saved_case import load_case
+        from conformance.replay_checks import check_record
 
         record = load_case(args.replay)
+        check_record(record, args.replay)
         if record["suite"] != "userjob":
             raise InputError(f"not a user-job case (suite {record['suite']!r}); replay it without --job", "--replay")
         record["case_data"] = {**record["case_data"], "job": args.job}
+        probe_job(args.job, args.load_timeout)
         ok, explanation = replay(record, faults if args.inject_fault else None)
         if args.json:
             print_json({"passed": ok, "explanation": explanation})
@@ -61,10 +78,12 @@ def run_job(args: argparse.Namespace) -> int:
         return 0 if ok else 1
     save_dir = "conformance-failures" if args.save_dir is None else args.save_dir
     check_output_dir(save_dir, "--save-dir")  # before the run: saved failures must not be lost
+    probe_job(args.job, args.load_timeout)
     under = load_job(args.job)
     config = UserJobConfig(ref=args.job, cases=DEFAULT_CASES if args.cases is None else args.cases, seed=args.seed,
                            scheduler=args.scheduler, faults=faults, batch_size=args.batch_size,
-                           save_dir=save_dir, shrink_evaluations=args.shrink_budget)
+                           save_dir=save_dir, shrink_evaluations=args.shrink_budget,
+                           call_limit_s=args.call_timeout)
     result = run_userjob_suite(config, progress=ProgressBar("userjob"), under=under)
     printed = under.printed
     if args.json:

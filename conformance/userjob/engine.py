@@ -20,7 +20,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from spec.errors import InputError
+from spec.errors import InputError, cut
 
 from reference.fries.userjob import request_order, serial_run
 
@@ -34,6 +34,24 @@ from conformance.userjob.cases import Case, case_job
 from conformance.userjob.guard import UserCodeError, captured_output, current_call, user_error_in
 from conformance.userjob.judge import UserRun
 from conformance.userjob.load import JobUnderTest
+
+
+def user_route(key: Any, workers: int) -> int:
+    """:func:`spark_impl.keys.route`, with a key it cannot route (an unsupported type, a
+    ``Decimal`` NaN, a ``str`` subclass whose ``__len__`` raises) reported as the user's fault
+    (:class:`UserCodeError`, oracle ``user-code``): the keys are the job's."""
+    try:
+        return route(key, workers)
+    except Exception as error:  # noqa: BLE001 - the user's key, whatever its methods raise
+        try:
+            shown = cut(repr(key), 120)
+        except Exception:  # noqa: BLE001 - its __repr__ raises too
+            shown = f"<{type(key).__name__}>"
+        try:
+            said = f"{type(error).__name__}: {error}"
+        except Exception:  # noqa: BLE001
+            said = type(error).__name__
+        raise UserCodeError(cut(f"the job's key {shown} cannot be routed: {said}", 600).replace("\n", " ")) from None
 
 
 @dataclass(frozen=True)
@@ -96,7 +114,7 @@ class UserJobEngine:
 
         def reference() -> None:
             box["thread"] = threading.get_ident()
-            serial_run(job, request_order(job), route, flush_order=key_order)
+            serial_run(job, request_order(job), user_route, flush_order=key_order)
 
         try:
             finished, _ = call_with_timeout(reference, self.call_limit_s)

@@ -3,7 +3,8 @@
 :class:`GuardedLogic` wraps an operator's logic (and :class:`GuardedTransform` a state
 transformation) so that a call
 
-* that raises becomes a :class:`UserCodeError` naming the operator, the call and its
+* that raises - any exception, ``SystemExit``, ``KeyboardInterrupt`` and ``GeneratorExit``
+  included - becomes a :class:`UserCodeError` naming the operator, the call and its
   arguments (``FD2.process(state=[...], key='m3', value=(...)) raised ZeroDivisionError: ...``).
   On a Spark executor it travels inside Spark's exception text; the suite recognises it there
   (:func:`user_error_in`) - a user's exception is a failing *case* (oracle ``user-code``, exit
@@ -29,6 +30,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 from spec.errors import cut
+
+from conformance.core.watchdog import Abandoned
 
 from spark_impl.reconfig.model import Emitted, OperatorLogic
 
@@ -81,9 +84,9 @@ def _guarded(call: str) -> Iterator[None]:
     try:
         with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
             yield
-    except UserCodeError:
+    except (UserCodeError, Abandoned):  # Abandoned: the watchdog stopping a hung call, not the user's
         raise
-    except Exception as error:  # noqa: BLE001 - the user's exception, named as the user's
+    except BaseException as error:  # noqa: BLE001 - the user's, SystemExit / KeyboardInterrupt included
         try:
             message = f"{type(error).__name__}: {error}"
         except Exception:  # noqa: BLE001 - str() of it raises too

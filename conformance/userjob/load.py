@@ -103,7 +103,7 @@ def load_job(ref: str) -> JobUnderTest:
         target = getattr(module, name)
         try:
             value = target() if callable(target) else target
-        except Exception as error:  # noqa: BLE001 - the user's code: bad input, named
+        except BaseException as error:  # noqa: BLE001 - the user's code (sys.exit too): bad input, named
             raise InputError(f"{name}() raised {type(error).__name__}: {_text(error)}", ref) from None
     return job_under_test(ref, value, printed.getvalue())
 
@@ -152,7 +152,7 @@ def job_under_test(ref: str, value: Any, printed: str = "") -> JobUnderTest:
         raise InputError("the job's source must be finite (unbounded=False)", ref)
     try:
         count = job.source.count()
-    except Exception as error:  # noqa: BLE001 - the user's source
+    except BaseException as error:  # noqa: BLE001 - the user's source (sys.exit too)
         raise InputError(f"the job's source raised {type(error).__name__}: {_text(error)}", ref) from None
     if count < 1:
         raise InputError("the job's source has no tuples", ref)

@@ -45,6 +45,11 @@ JSON form (see docs/fries.md)::
                                                          "state": {"mul": 2, "add": 0}}}}],
      "timing": {...}}                               # optional, see Timing
 
+Sizes are bounded before any work starts (bad input otherwise): ``parallelism`` at most
+:data:`MAX_PARALLELISM` (1024) per operator, ``fanout`` ``copies`` at most :data:`MAX_COPIES`
+(1000), and the records a serial run may deliver to operators (each output counted on every
+out edge, fan-outs multiplying along a path) at most :data:`MAX_RECORDS` (10^6).
+
 ``at`` is the number of source tuples ingested (all sources, in the interleaving of
 :func:`ingestion_order`) before the request is made.
 """
@@ -338,11 +343,47 @@ def _scenario_from_json(value: Any) -> Scenario:
         if name not in flow:
             raise InputError(f"parallelism for unknown operator {name!r}", "parallelism")
         p = expect_int(raw, f"parallelism.{name}")
-        if p < 1:
-            raise InputError(f"parallelism must be >= 1, got {p}", f"parallelism.{name}")
+        if not 1 <= p <= MAX_PARALLELISM:
+            raise InputError(f"parallelism must be in 1..{MAX_PARALLELISM}, got {p}", f"parallelism.{name}")
         parallelism[name] = p
     timing = _timing_from_json(obj.get("timing", {}))
+    _check_records(flow, functions, sources, reconfigurations)
     return Scenario(flow, functions, sources, reconfigurations, parallelism, timing)
+
+
+#: The most workers of one operator (``parallelism``): every executor creates each object.
+MAX_PARALLELISM = 1024
+#: The most copies one ``fanout`` emits per tuple.
+MAX_COPIES = 1000
+#: The most records a scenario may deliver to its operators in a serial run (bounded from above
+#: by :func:`_check_records`): a chain of fan-outs multiplies, so each factor bounded is not
+#: enough.
+MAX_RECORDS = 1_000_000
+
+
+def _check_records(flow: Dataflow, functions: Mapping[str, Function], sources: Mapping[str, tuple[SourceTuple, ...]],
+                   reconfigurations: tuple[Reconfiguration, ...]) -> None:
+    """InputError when the records a serial run delivers may exceed :data:`MAX_RECORDS`: per
+    operator, the sum over its parents of what each emits, each parent's output sent on every
+    out edge, a fan-out multiplying by the most copies any version of its function emits."""
+    factor: dict[str, int] = {name: function.param("copies") if function.op == "fanout" else 1
+                              for name, function in functions.items()}
+    for request in reconfigurations:
+        for name, update in request.updates.items():
+            if update.function.op == "fanout":
+                factor[name] = max(factor.get(name, 1), update.function.param("copies"))
+    emitted: dict[str, int] = {}
+    total = 0
+    for name in flow.topological_order():
+        if flow.kind(name) is OperatorKind.SOURCE:
+            emitted[name] = len(sources.get(name, ()))
+            continue
+        received = sum(emitted.get(parent, 0) for parent in flow.parents(name))
+        total += received
+        if total > MAX_RECORDS:
+            raise InputError(f"the scenario may deliver more than {MAX_RECORDS:,} records to its operators "
+                             f"(at {name!r}; fan-out copies multiply along a path)", "functions")
+        emitted[name] = received * factor.get(name, 1)
 
 
 def _function_from_json(value: Any, kind: OperatorKind, where: str) -> Function:
@@ -361,8 +402,8 @@ def _function_from_json(value: Any, kind: OperatorKind, where: str) -> Function:
     function = Function(op, tuple(params))
     if op == "filter" and function.param("mod") <= 0:
         raise InputError("filter needs mod >= 1", where)
-    if op == "fanout" and function.param("copies") < 0:
-        raise InputError("fanout needs copies >= 0", where)
+    if op == "fanout" and not 0 <= function.param("copies") <= MAX_COPIES:
+        raise InputError(f"fanout needs copies in 0..{MAX_COPIES}, got {function.param('copies')}", f"{where}.copies")
     return function
 
 

@@ -5,13 +5,14 @@
                             [--engine auto|spark|reference|spark-streaming] [--scheduler fries|epoch]
                             [--batch-size B]
                             [--save-dir DIR] [--shrink-budget N] [--replay FILE]
-                            [--coverage] [--job FILE.py:NAME]
+                            [--coverage] [--job FILE.py:NAME] [--load-timeout SECONDS]
+                            [--call-timeout SECONDS]
 
 Exit 0: every case of every check that ran passed; 1: a discrepancy (the shrunk case is
 printed, and saved as a replayable JSON file plus a pytest regression file); 2: bad input
 (unknown suite, fault or engine; a fault that no available engine can inject; ``--cases``
 above :data:`MAX_CASES`; a ``--report`` or ``--save-dir`` that cannot be written - checked
-before the run; ``--job ''``).
+before the run; ``--job ''``; a damaged or invalid ``--replay`` file, named with its field).
 A check that cannot run here (e.g. "spark engine not available") is shown as NOT RUN, never
 as a pass. Progress goes to stderr, the summary to stdout (``--json``: one JSON object).
 """
@@ -23,8 +24,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from streamproof.job_probe import probe_job
 from streamproof.output import print_json
 from streamproof.output_paths import check_output_dir
+from streamproof.stdout_kept import stdout_kept
 from streamproof.summary import print_summary
 
 EXIT_OK, EXIT_VIOLATION, EXIT_BAD_INPUT = 0, 1, 2
@@ -33,6 +36,8 @@ MAX_CASES = 100_000
 hours, more would never finish."""
 MAX_SHRINK_BUDGET = 1_000_000
 MAX_BATCH_SIZE = 100_000
+MAX_SECONDS = 86_400
+"""The largest --load-timeout / --call-timeout (a day; a NaN or 1e308 is refused)."""
 
 
 def register(subparsers: Any) -> None:
@@ -67,6 +72,11 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--job", metavar="FILE.py:NAME",
                         help="judge YOUR job instead of the catalogue: NAME() in FILE.py returns (job, requests"
                         "[, options]) built with spark_impl (docs/conformance.md, 'Your own job'); default 60 cases")
+    parser.add_argument("--load-timeout", type=float, default=60.0, metavar="SECONDS",
+                        help="--job: seconds loading the job (import, NAME(), its source's count) may take, in "
+                        "a child process (default 60)")
+    parser.add_argument("--call-timeout", type=float, default=60.0, metavar="SECONDS",
+                        help="--job: seconds one case's reference run of the job's code may take (default 60)")
     parser.add_argument("--coverage", action="store_true",
                         help="measure branch coverage of spark_impl (driver and Spark's Python workers) "
                         "with coverage.py; shown in the summary, --json and --report")
@@ -87,6 +97,9 @@ def run(args: argparse.Namespace) -> int:
     if not 1 <= args.batch_size <= MAX_BATCH_SIZE:
         raise InputError(f"must be >= 1 and <= {MAX_BATCH_SIZE:,}, got {cut(str(args.batch_size), 40)}",
                          "--batch-size")
+    for flag, seconds in (("--load-timeout", args.load_timeout), ("--call-timeout", args.call_timeout)):
+        if not 0 < seconds <= MAX_SECONDS:
+            raise InputError(f"must be > 0 and <= {MAX_SECONDS} seconds, got {seconds}", flag)
     if args.job is not None:  # also --job '': an empty FILE.py:NAME is bad input, not "no job"
         from streamproof.conformance_job import run_job
 
@@ -162,9 +175,27 @@ def _replay(args: argparse.Namespace) -> int:
     from conformance.replay import replay_file
 
     faults = frozenset(args.inject_fault) if args.inject_fault else None
-    outcome = replay_file(args.replay, faults=faults)
+    job = _job_of(args.replay)
+    if job is None:
+        outcome = replay_file(args.replay, faults=faults)
+    else:  # a user-job case: its job is loaded first in a child, as with --job (streamproof.job_probe)
+        probe_job(job, args.load_timeout)
+        with stdout_kept():
+            outcome = replay_file(args.replay, faults=faults)
     if args.json:
         print_json({"passed": outcome.ok, "explanation": outcome.explanation})
     else:
         print("passes: every oracle holds" if outcome.ok else f"still fails:\n{outcome.explanation}")
     return EXIT_OK if outcome.ok else EXIT_VIOLATION
+
+
+def _job_of(path: str) -> str | None:
+    """The job ``FILE.py:NAME`` a saved user-job case names (after the file's validation), else None."""
+    from conformance.core.saved_case import load_case
+    from conformance.replay_checks import check_record
+
+    record = load_case(path)
+    if record["suite"] != "userjob":
+        return None
+    check_record(record, path)
+    return str(record["case_data"]["job"])
