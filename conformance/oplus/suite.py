@@ -51,6 +51,7 @@ from conformance.core.session import shared_session
 from conformance.core.shrink import DEFAULT_BUDGET, ShrinkResult, shrink
 from conformance.oplus.cases import SparkCase, candidates, count_features, oplus_cases, size
 from conformance.oplus.checks import commit, faults as seeded, handover, live_contracts, live_standin, model, state
+from conformance.oplus import user_suite
 from conformance.oplus.edges import with_edges
 from conformance.oplus.engines.batch import spark_engine, spark_status
 from conformance.oplus.engines import disorder, live as live_engine
@@ -194,6 +195,8 @@ def shrink_reference(check: str, mode: str, seed: int, index: int, case: dict[st
 
 def replay(record: dict[str, Any], faults: frozenset[str] | None) -> tuple[bool, str]:
     """Replay a saved O+ case (``scheduler`` holds the mode, or ``spark``)."""
+    if str(record.get("scheduler", "")).startswith(user_suite.SCHEDULER + ":"):
+        return user_suite.replay(record)
     if record.get("scheduler") == DISORDER_SCHEDULER:
         injected = frozenset(record.get("faults", ())) if faults is None else faults
         data = record["case_data"]

@@ -6,6 +6,7 @@
                             [--batch-size B]
                             [--save-dir DIR] [--shrink-budget N] [--replay FILE]
                             [--coverage] [--job FILE.py:NAME]
+                            [--operator FILE.py:NAME [--fields NAME[:str|int],...]]
 
 Exit 0: every case of every check that ran passed; 1: a discrepancy (the shrunk case is
 printed, and saved as a replayable JSON file plus a pytest regression file); 2: bad input
@@ -59,6 +60,13 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--job", metavar="FILE.py:NAME",
                         help="judge YOUR job instead of the catalogue: NAME() in FILE.py returns (job, requests"
                         "[, options]) built with spark_impl (docs/conformance.md, 'Your own job'); default 60 cases")
+    parser.add_argument("--operator", metavar="FILE.py:NAME",
+                        help="judge YOUR O+ operator: NAME in FILE.py is a spec.oplus.model.OPlus; random inputs "
+                        "on the reference (sequential, SN, VSN) and spark_impl's live O+ front end "
+                        "(docs/conformance.md, 'Your own O+ operator'); default 30 cases")
+    parser.add_argument("--fields", default=None, metavar="NAME[:str|int],...",
+                        help="with --operator: the stream columns the payload is made of (default key,value: "
+                        "key a string, value an integer)")
     parser.add_argument("--coverage", action="store_true",
                         help="measure branch coverage of spark_impl (driver and Spark's Python workers) "
                         "with coverage.py; shown in the summary, --json and --report")
@@ -77,6 +85,12 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"must be >= 0, got {args.shrink_budget}", "--shrink-budget")
     if args.batch_size < 1:
         raise InputError(f"must be >= 1, got {args.batch_size}", "--batch-size")
+    if getattr(args, "fields", None) is not None and not getattr(args, "operator", None):
+        raise InputError("--fields describes the payload of --operator; give --operator FILE.py:NAME too", "--fields")
+    if getattr(args, "operator", None):
+        from streamproof.conformance_operator import run_operator
+
+        return run_operator(args)
     if getattr(args, "job", None):
         from streamproof.conformance_job import run_job
 

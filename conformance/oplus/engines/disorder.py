@@ -167,10 +167,7 @@ def run_disordered(spark: Any, cases: Sequence[SparkCase], lateness: int, faults
         seen = live.read_back(spark, table, [None] * len(cases))
         return [(rows, late.get(job, 0)) for job, (rows, _, _) in enumerate(seen)]
     finally:
-        try:
-            run.stop()
-        finally:
-            shutil.rmtree(base, ignore_errors=True)
+        live.finish(run, base)
 
 
 def disorder_engine(lateness: int, faults: frozenset[str] = frozenset(), spark: Any = None,

@@ -219,10 +219,15 @@ def run_live(spark: Any, cases: Sequence[SparkCase], faults: frozenset[str] = fr
             seen[next((j for j, n in enumerate(issued) if n), 0)] = Crash(problem)
         return seen
     finally:
-        try:
-            run.stop()
-        finally:
-            shutil.rmtree(base, ignore_errors=True)
+        finish(run, base)
+
+
+def finish(run: Any, base: str) -> None:
+    """Stop a scratch query (idempotent) and remove its directory, even when stopping fails."""
+    try:
+        run.stop()
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
 
 
 def applied_counts(checkpoint: str, count: int) -> list[int]:
