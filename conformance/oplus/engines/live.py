@@ -1,4 +1,4 @@
-"""The O+ suite's live engine (issue 14, item 6): cases run through the Structured Streaming
+"""The O+ suite's live engine: cases run through the Structured Streaming
 front end :func:`spark_impl.oplus.streaming.start_oplus_query`, judged by the O+ suite's
 oracles (outputs = the sequential reference; each output in its due round, from its instance).
 
@@ -24,7 +24,7 @@ user's stream arrives:
   they change no output. So the sequential reference and the emission rounds
   (:mod:`spec.oplus.emission`) of the padded scenario are the live run's, and a front end
   that lets a silent source's -inf drop out of the minimum emits windows early and drops
-  that source's first tuples as late (set B bug 24);
+  that source's first tuples as late;
 * each reconfiguration ``{"watermark": w, "parallelism": p}`` is requested *while the query
   runs* (``run.rescale(p, job=i, watermark=w)``), just before the file whose batch first
   reaches ``w`` lands (the test harness knows its data; the query only learns it from the
