@@ -39,7 +39,10 @@ from conformance.fries.engines.live import MODES as LIVE_MODES
 from conformance.fries.engines.paths import PATHS
 
 DGS_ENGINES = ("reference", "spark", "spark-streaming", "driver-plan")
-OPLUS_MODES = ("sn", "vsn", "spark", "spark-streaming")
+OPLUS_MODES = ("sn", "vsn", "spark", "spark-streaming", "spark-streaming-disorder")
+USER_OPERATOR = "user-operator"
+"""The scheduler prefix of a saved case of a user's O+ operator (:mod:`conformance.oplus.user_suite`)."""
+USER_OPERATOR_MODES = ("sequential", "sn", "vsn", "spark-streaming")
 
 
 def check_record(record: dict[str, Any], where: str) -> None:
@@ -85,9 +88,17 @@ def _check(record: dict[str, Any]) -> None:
             check_plan(program, case.plan)
         except InputError as error:
             raise error.located("case_data.plan") from None
+    elif suite == "oplus" and scheduler.startswith(USER_OPERATOR + ":"):
+        _one_of(scheduler.partition(":")[2], USER_OPERATOR_MODES, "scheduler")
+        obj = expect_object(data, "case_data")
+        for name in ("operator", "fields"):
+            expect_str(obj.get(name), f"case_data.{name}")
+        expect_object(obj.get("case"), "case_data.case")
     elif suite == "oplus":
         _one_of(scheduler or "vsn", OPLUS_MODES, "scheduler")
         obj = expect_object(data, "case_data")
+        if "allowed_lateness" in obj and expect_int(obj["allowed_lateness"], "case_data.allowed_lateness") < 0:
+            raise InputError(f"must be >= 0, got {obj['allowed_lateness']}", "case_data.allowed_lateness")
         if "scenario" in obj:
             per_round = expect_int(obj.get("items_per_round", 2), "case_data.items_per_round")
             if per_round < 1:

@@ -1,4 +1,4 @@
-"""The O+ suite's timing oracles: *when* and *where* Spark emitted each output (issue 12).
+"""The O+ suite's timing oracles: *when* and *where* Spark emitted each output.
 
 The outputs oracle compares multisets, so an engine that emits a window one round late (a
 ``<`` for ``<=`` in the expiry test), or applies a rescale at the wrong boundary (outputs do
@@ -44,6 +44,8 @@ Row = tuple[int, str, str]
 
 ROUND_TAG = "[round]"
 INSTANCE_TAG = "[instance]"
+LATE_TAG = "[late]"
+"""A live run's late-tuple count differs from what the documented lateness rule predicts."""
 
 
 def as_rows(outputs: Sequence[dict[str, Any]]) -> list[Row]:
@@ -145,8 +147,9 @@ def spark_discrepancies(cases: Sequence[SparkCase], engine: Guard[SparkCase, Spa
 
 
 def oracle_of(problem: str) -> str:
-    """The oracle a problem of this module names (``engine``, ``round``, ``instance``, else ``outputs``)."""
-    for tag, oracle in ((ENGINE_TAG, "engine"), (ROUND_TAG, "round"), (INSTANCE_TAG, "instance")):
+    """The oracle a problem of this module names (``engine``, ``round``, ``instance``, ``late``,
+    else ``outputs``)."""
+    for tag, oracle in ((ENGINE_TAG, "engine"), (ROUND_TAG, "round"), (INSTANCE_TAG, "instance"), (LATE_TAG, "late")):
         if problem.startswith(tag):
             return oracle
     return "outputs"

@@ -1,4 +1,4 @@
-"""The O+ suite (issue 8, 2(e)): every engine's outputs equal the sequential reference.
+"""The O+ suite: every engine's outputs equal the sequential reference.
 
 Checks, each on the same random scenarios (:mod:`conformance.oplus.cases`):
 
@@ -51,9 +51,10 @@ from conformance.core.session import shared_session
 from conformance.core.shrink import DEFAULT_BUDGET, ShrinkResult, shrink
 from conformance.oplus.cases import SparkCase, candidates, count_features, oplus_cases, size
 from conformance.oplus.checks import commit, faults as seeded, handover, live_contracts, live_standin, model, state
+from conformance.oplus import user_suite
 from conformance.oplus.edges import with_edges
 from conformance.oplus.engines.batch import spark_engine, spark_status
-from conformance.oplus.engines import live as live_engine
+from conformance.oplus.engines import disorder, live as live_engine
 from conformance.oplus.engines.reference import MODES, reference_rows
 from conformance.oplus.oracles import ENGINE_TAG, SparkSeen, oracle_of, spark_discrepancies, versus_sequential
 
@@ -126,6 +127,7 @@ def run_oplus_suite(*, cases: int, seed: int, progress: Progress | None = None,
     handover.run_check(result, shared_session(spark)(), seed)  # one small batch: handovers, run_scenario
     if live:
         result.checks.append(oplus_live_check(drawn, faults, spark, seed, save_dir, result, shrink_budget))
+        result.checks.append(disorder_check(drawn, faults, spark, seed, save_dir, result))
     return result
 
 
@@ -193,6 +195,13 @@ def shrink_reference(check: str, mode: str, seed: int, index: int, case: dict[st
 
 def replay(record: dict[str, Any], faults: frozenset[str] | None) -> tuple[bool, str]:
     """Replay a saved O+ case (``scheduler`` holds the mode, or ``spark``)."""
+    if str(record.get("scheduler", "")).startswith(user_suite.SCHEDULER + ":"):
+        return user_suite.replay(record)
+    if record.get("scheduler") == DISORDER_SCHEDULER:
+        injected = frozenset(record.get("faults", ())) if faults is None else faults
+        data = record["case_data"]
+        problems, _ = disorder.disorder_discrepancies([(data["scenario"], int(data["items_per_round"]))], injected)
+        return problems[0] is None, problems[0] or "every oracle holds on the out-of-order landings"
     if record.get("scheduler") in ("spark", ENGINE):
         injected = frozenset(record.get("faults", ())) if faults is None else faults
         data = record["case_data"]
@@ -243,7 +252,48 @@ def run_oplus_live(cases: int, seed: int, faults: frozenset[str], progress: Prog
     if failing is not None:
         result.failures.append(shrink_oplus_live(seed, failing, drawn[failing], engine, faults, save_dir,
                                                  shrink_budget))
+    result.checks.append(disorder_check(drawn, faults, spark, seed, save_dir, result))
     return result
+
+
+DISORDER = "spark-streaming files out of order vs sorted sequential"
+"""The check of :mod:`conformance.oplus.engines.disorder` (with the live check)."""
+
+
+def disorder_check(drawn: Sequence[SparkCase], faults: frozenset[str], spark: Any, seed: int,
+                   save_dir: str | None, result: SuiteResult) -> CheckResult:
+    """Every :data:`~conformance.oplus.engines.disorder.EVERY`-th case landed with later event
+    times first in files of one modification time, run twice as one live query each (allowed
+    lateness = the batch's disorder: outputs = the sequential reference on the sorted input;
+    allowed lateness 0, drop: the late count the documented rule predicts and the outputs
+    without those tuples); the first failure is saved (not shrunk: it is one run of the whole
+    batch) with ``scheduler`` ``spark-streaming-disorder``."""
+    cases = disorder.family(drawn)
+    check = CheckResult(DISORDER)
+    start = time.monotonic()
+    problems, lateness = disorder.disorder_discrepancies(cases, faults, spark)
+    check.cases, check.failed = len(problems), sum(p is not None for p in problems)
+    check.oracle_failures.update(oracle_of(p) for p in problems if p is not None)
+    check.elapsed_s = time.monotonic() - start
+    result.features["live: files landed later event times first, same modification time"] += len(cases)
+    result.features["live: late tuples dropped and counted (allowed_lateness 0)"] += sum(
+        bool(disorder.predicted_late(c, 0)) for c in cases)
+    failing = next((i for i, p in enumerate(problems) if p is not None), None)
+    if failing is not None:
+        explanation = problems[failing] or ""
+        data = {"scenario": cases[failing][0], "items_per_round": cases[failing][1], "allowed_lateness": lateness}
+        report = FailureReport(DISORDER, failing, (oracle_of(explanation),), explanation, size(cases[failing][0]),
+                               size(cases[failing][0]), 0, data)
+        if save_dir is not None:
+            json_path, test_path = save_case(save_dir, suite="oplus", engine=ENGINE, scheduler=DISORDER_SCHEDULER,
+                                             faults=tuple(sorted(faults)), seed=seed + failing, case=failing,
+                                             oracles=report.oracles, explanation=explanation, case_data=data)
+            report.replay_file, report.pytest_file = str(json_path), str(test_path)
+        result.failures.append(report)
+    return check
+
+
+DISORDER_SCHEDULER = "spark-streaming-disorder"
 
 
 def shrink_oplus_live(seed: int, index: int, case: SparkCase, engine: Guard[SparkCase, SparkSeen],

@@ -7,6 +7,7 @@
                             [--save-dir DIR] [--shrink-budget N] [--replay FILE]
                             [--coverage] [--job FILE.py:NAME] [--load-timeout SECONDS]
                             [--call-timeout SECONDS]
+                            [--operator FILE.py:NAME [--fields NAME[:str|int],...]]
 
 Exit 0: every case of every check that ran passed; 1: a discrepancy (the shrunk case is
 printed, and saved as a replayable JSON file plus a pytest regression file); 2: bad input
@@ -24,6 +25,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from streamproof.conformance_operator import run_operator
 from streamproof.job_probe import probe_job
 from streamproof.output import print_json
 from streamproof.output_paths import check_output_dir
@@ -77,6 +79,13 @@ def register(subparsers: Any) -> None:
                         "a child process (default 60)")
     parser.add_argument("--call-timeout", type=float, default=60.0, metavar="SECONDS",
                         help="--job: seconds one case's reference run of the job's code may take (default 60)")
+    parser.add_argument("--operator", metavar="FILE.py:NAME",
+                        help="judge YOUR O+ operator: NAME in FILE.py is a spec.oplus.model.OPlus; random inputs "
+                        "on the reference (sequential, SN, VSN) and spark_impl's live O+ front end "
+                        "(docs/conformance.md, 'Your own O+ operator'); default 30 cases")
+    parser.add_argument("--fields", default=None, metavar="NAME[:str|int],...",
+                        help="with --operator: the stream columns the payload is made of (default key,value: "
+                        "key a string, value an integer)")
     parser.add_argument("--coverage", action="store_true",
                         help="measure branch coverage of spark_impl (driver and Spark's Python workers) "
                         "with coverage.py; shown in the summary, --json and --report")
@@ -100,6 +109,14 @@ def run(args: argparse.Namespace) -> int:
     for flag, seconds in (("--load-timeout", args.load_timeout), ("--call-timeout", args.call_timeout)):
         if not 0 < seconds <= MAX_SECONDS:
             raise InputError(f"must be > 0 and <= {MAX_SECONDS} seconds, got {seconds}", flag)
+    if args.fields is not None and args.operator is None:
+        raise InputError("--fields describes the payload of --operator; give --operator FILE.py:NAME too", "--fields")
+    if args.operator is not None and args.job is not None:
+        raise InputError("--operator judges an O+ operator, --job a Fries job: give one of them", "--operator")
+    if args.operator is not None:  # also --operator '': bad input, not "no operator"
+        if not args.operator:
+            raise InputError("expected FILE.py:NAME, got ''", "--operator")
+        return run_operator(args)
     if args.job is not None:  # also --job '': an empty FILE.py:NAME is bad input, not "no job"
         from streamproof.conformance_job import run_job
 

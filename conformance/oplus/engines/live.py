@@ -1,4 +1,4 @@
-"""The O+ suite's live engine (issue 14, item 6): cases run through the Structured Streaming
+"""The O+ suite's live engine: cases run through the Structured Streaming
 front end :func:`spark_impl.oplus.streaming.start_oplus_query`, judged by the O+ suite's
 oracles (outputs = the sequential reference; each output in its due round, from its instance).
 
@@ -24,7 +24,7 @@ user's stream arrives:
   they change no output. So the sequential reference and the emission rounds
   (:mod:`spec.oplus.emission`) of the padded scenario are the live run's, and a front end
   that lets a silent source's -inf drop out of the minimum emits windows early and drops
-  that source's first tuples as late (set B bug 24);
+  that source's first tuples as late;
 * each reconfiguration ``{"watermark": w, "parallelism": p}`` is requested *while the query
   runs* (``run.rescale(p, job=i, watermark=w)``), just before the file whose batch first
   reaches ``w`` lands (the test harness knows its data; the query only learns it from the
@@ -142,13 +142,19 @@ def request_file(case: SparkCase, watermark: int) -> int | None:
     return None
 
 
-def _land(directory: str, index: int, rows: list[dict[str, Any]]) -> None:
-    """Write one file into the source directory atomically (the file source never sees half)."""
+def land(directory: str, index: int, rows: list[dict[str, Any]], mtime_ns: int | None = None) -> int:
+    """Write one file into the source directory atomically (the file source never sees half);
+    ``mtime_ns``: the file's modification time (set before it lands, so the source only ever
+    lists it with that time). Returns the landed file's modification time."""
     tmp = os.path.join(os.path.dirname(directory), f".landing-{index}.json")
     with open(tmp, "w", encoding="utf-8") as handle:
         for row in rows:
             handle.write(json.dumps(row) + "\n")
-    os.replace(tmp, os.path.join(directory, f"part-{index:05d}.json"))
+    if mtime_ns is not None:
+        os.utime(tmp, ns=(mtime_ns, mtime_ns))
+    target = os.path.join(directory, f"part-{index:05d}.json")
+    os.replace(tmp, target)
+    return os.stat(target).st_mtime_ns
 
 
 def run_live(spark: Any, cases: Sequence[SparkCase], faults: frozenset[str] = frozenset(),
@@ -188,7 +194,7 @@ def run_live(spark: Any, cases: Sequence[SparkCase], faults: frozenset[str] = fr
             if index >= 2 and pending_crashes:
                 run.crash_at(pending_crashes.pop(0))
                 armed += 1
-            _land(source_dir, index, rows)
+            land(source_dir, index, rows)
             try:
                 run.query.processAllAvailable()
             except Exception as error:  # noqa: BLE001 - only the simulated crash is expected
@@ -206,17 +212,22 @@ def run_live(spark: Any, cases: Sequence[SparkCase], faults: frozenset[str] = fr
             problem = problem or f"{armed} driver crashes were asked for (crash_at) but {fired} happened"
         run.stop()
         applied = applied_counts(checkpoint, len(cases))
-        seen: list[SparkSeen | Crash] = list(_read_back(spark, table, applied))
+        seen: list[SparkSeen | Crash] = list(read_back(spark, table, applied))
         issued = [len(case[0].get("reconfigurations", [])) for case in cases]
         problem = problem or request_log_problem(checkpoint, sum(issued), sum(applied), "at the end, ")
         if problem is not None:  # a query-wide failure, reported on the first case that asked (or case 0)
             seen[next((j for j, n in enumerate(issued) if n), 0)] = Crash(problem)
         return seen
     finally:
-        try:
-            run.stop()
-        finally:
-            shutil.rmtree(base, ignore_errors=True)
+        finish(run, base)
+
+
+def finish(run: Any, base: str) -> None:
+    """Stop a scratch query (idempotent) and remove its directory, even when stopping fails."""
+    try:
+        run.stop()
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
 
 
 def applied_counts(checkpoint: str, count: int) -> list[int]:
@@ -241,7 +252,9 @@ def request_log_problem(checkpoint: str, issued: int, applied: int, when: str = 
             f"(at most {KEEP_APPLIED})")
 
 
-def _read_back(spark: Any, table: str, applied: list[int]) -> list[SparkSeen]:
+def read_back(spark: Any, table: str, applied: Sequence[int | None]) -> list[SparkSeen]:
+    """Per job, the rows of the Parquet sink ``table`` and the ``(batch, instance)`` of each
+    (``applied``: per job, what to report as the rescales applied)."""
     seen: list[SparkSeen] = [([], [], n) for n in applied]
     if not os.path.exists(table):
         return seen

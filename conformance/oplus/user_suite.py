@@ -1,0 +1,203 @@
+"""The O+ suite for a user-defined operator (``streamproof conformance --operator FILE.py:NAME``).
+
+Checks, on the same random cases (:mod:`conformance.oplus.user_cases`), each judged against
+the sequential reference running the user's functions (the operator's meaning, STRETCH):
+
+* ``reference SN vs sequential`` and ``reference elastic VSN vs sequential`` (the case's
+  reconfigurations applied elastically): an operator whose outputs depend on how its keys are
+  spread over instances, or on anything but its keys' tuples in event-time order, fails here;
+* ``spark-streaming vs sequential`` (``--engine spark``, the default when Spark is available):
+  every case one job of ONE live query on spark_impl's O+ front end
+  (:func:`conformance.oplus.engines.user.live_engine`). spark_impl's batch O+ executor runs
+  only the catalogue, so there is no batch check (reported NOT RUN, never as a pass).
+
+Oracles: ``outputs`` (the multiset of ``(ts, payload)`` differs: the first missing and
+unexpected outputs), ``user-code`` (one of the operator's functions raised: named with its
+file and line; on Spark the query stops and the finding comes at once, never a hang),
+``engine`` (anything else raised, or a call outlived the watchdog). The first failure of each
+check is shrunk (the reference's with up to ``--shrink-budget`` candidates; the live one with
+at most 60 candidates, each batch one live query, and 90 s) and saved for ``--replay`` with
+``scheduler`` ``user-operator:<mode>`` and the operator's target and fields in the case.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable, Sequence
+
+from spec.errors import InputError
+
+from conformance.core.cases import draw_cases
+from conformance.core.crashes import Crash
+from conformance.core.matcher import compare
+from conformance.core.results import CheckResult, FailureReport, Progress, SuiteResult
+from conformance.core.saved_case import save_case
+from conformance.core.shrink import shrink
+from conformance.oplus.engines.user import (
+    USER_TAG,
+    Outputs,
+    UserCodeError,
+    UserOperatorUnderTest,
+    live_engine,
+    reference_outputs,
+    user_fault,
+)
+from conformance.oplus.oracles import ENGINE_TAG
+from conformance.oplus.user_cases import Field, candidates, operator_cases, parse_fields, size
+
+CHECKS = {"reference SN vs sequential": "sn", "reference elastic VSN vs sequential": "vsn"}
+LIVE = "spark-streaming vs sequential"
+SCHEDULER = "user-operator"
+LIVE_SHRINK = 60
+
+Judge = Callable[[Sequence[dict[str, Any]]], list[str | None]]
+
+
+def oracle_of(problem: str) -> str:
+    """``user-code``, ``engine`` or ``outputs``."""
+    if problem.startswith(USER_TAG):
+        return "user-code"
+    return "engine" if problem.startswith(ENGINE_TAG) else "outputs"
+
+
+def _show(row: tuple[int, str]) -> str:
+    return f"(ts {row[0]}, payload {row[1]})"
+
+
+def versus(expected: Outputs, got: Outputs, who: str) -> str | None:
+    """None when ``got`` equals ``expected`` as a multiset, else the first differences."""
+    mismatch = compare(sorted(expected.elements()), sorted(got.elements()))
+    if mismatch is None:
+        return None
+    return f"{who} outputs differ from the sequential reference:\n{mismatch.explain(_show)}"
+
+
+def sequential_or_problem(under: UserOperatorUnderTest, case: dict[str, Any]) -> Outputs | str:
+    """The operator's meaning on ``case``, or the ``user-code`` finding of its raising."""
+    try:
+        return reference_outputs(under, case, "sequential")
+    except Exception as error:  # noqa: BLE001 - the user's functions may raise anything
+        return user_fault(under, error, "the sequential reference")
+
+
+def reference_judge(under: UserOperatorUnderTest, mode: str, seed: int) -> Judge:
+    """Per case: None when the reference in ``mode`` equals the sequential reference."""
+    def judge(cases: Sequence[dict[str, Any]]) -> list[str | None]:
+        problems: list[str | None] = []
+        for case in cases:
+            expected = sequential_or_problem(under, case)
+            if isinstance(expected, str):
+                problems.append(expected)
+                continue
+            try:
+                got = reference_outputs(under, case, mode, seed)
+            except Exception as error:  # noqa: BLE001 - the user's functions may raise anything
+                problems.append(user_fault(under, error, f"the reference {mode} execution"))
+                continue
+            problems.append(versus(expected, got, f"reference {mode}"))
+        return problems
+    return judge
+
+
+def live_judge(under: UserOperatorUnderTest, spark: Any) -> Judge:
+    """Per case: None when the live front end's outputs equal the sequential reference's."""
+    engine = live_engine(under, spark)
+
+    def judge(cases: Sequence[dict[str, Any]]) -> list[str | None]:
+        problems: list[str | None] = []
+        for case, got in zip(cases, engine(cases)):
+            if isinstance(got, Crash):
+                user = UserCodeError.__name__ in got.message
+                problems.append(f"{USER_TAG if user else ENGINE_TAG} {got.explain()}")
+                continue
+            expected = sequential_or_problem(under, case)
+            problems.append(expected if isinstance(expected, str) else versus(expected, got, "spark-streaming"))
+        return problems
+    return judge
+
+
+def run_check(name: str, judge: Judge, cases: list[dict[str, Any]], result: SuiteResult, record: dict[str, Any],
+              budget: int, deadline_s: float | None, save_dir: str | None) -> None:
+    """Run one check, shrink its first failure and save it (``record``: what the saved case
+    carries besides the case: engine, scheduler, operator, fields, seed)."""
+    check = CheckResult(name)
+    start = time.monotonic()
+    problems = judge(cases)
+    check.cases, check.failed = len(problems), sum(p is not None for p in problems)
+    check.oracle_failures.update(oracle_of(p) for p in problems if p is not None)
+    check.elapsed_s = time.monotonic() - start
+    result.checks.append(check)
+    index = next((i for i, p in enumerate(problems) if p is not None), None)
+    if index is None:
+        return
+    wanted = oracle_of(problems[index] or "")
+
+    def still_fails(batch: Sequence[dict[str, Any]]) -> list[bool]:
+        return [p is not None and oracle_of(p) == wanted for p in judge(batch)]
+
+    shrunk, stats = shrink(cases[index], candidates, still_fails, batch=32, max_evaluations=max(0, budget),
+                           deadline_s=deadline_s)
+    explanation = judge([shrunk])[0] or problems[index] or ""
+    data = {"operator": record["operator"], "fields": record["fields"], "case": shrunk}
+    report = FailureReport(name, index, (oracle_of(explanation),), explanation, size(cases[index]), size(shrunk),
+                           stats.steps, data)
+    if save_dir is not None:
+        json_path, test_path = save_case(save_dir, suite="oplus", engine=record["engine"],
+                                         scheduler=f"{SCHEDULER}:{record['mode']}", faults=(),
+                                         seed=record["seed"] + index, case=index, oracles=report.oracles,
+                                         explanation=explanation, case_data=data)
+        report.replay_file, report.pytest_file = str(json_path), str(test_path)
+    result.failures.append(report)
+
+
+def fields_text(fields: Sequence[Field]) -> str:
+    """The ``--fields`` text of ``fields``."""
+    return ",".join(f"{f.name}:{f.kind}" for f in fields)
+
+
+def run_operator_suite(under: UserOperatorUnderTest, *, cases: int, seed: int, spark_check: bool,
+                       save_dir: str | None, shrink_budget: int, spark: Any = None,
+                       progress: Progress | None = None) -> SuiteResult:
+    """Every check of the module docstring on ``cases`` random cases (``spark_check``: also
+    the live front end)."""
+    result = SuiteResult("oplus", "spark-streaming" if spark_check else "reference", seed, delay_unit="")
+    drawn = draw_cases(operator_cases(under.op, under.fields), cases, seed)
+    base = {"operator": under.target, "fields": fields_text(under.fields), "seed": seed}
+    for name, mode in CHECKS.items():
+        run_check(name, reference_judge(under, mode, seed), drawn, result, {**base, "engine": f"reference-{mode}",
+                  "mode": mode}, shrink_budget, None, save_dir)
+    if spark_check:
+        run_check(LIVE, live_judge(under, spark), drawn, result, {**base, "engine": "spark-streaming",
+                  "mode": "spark-streaming"}, min(LIVE_SHRINK, shrink_budget), 90.0, save_dir)
+        result.checks.append(CheckResult("spark vs sequential", status="unavailable",
+                                         note="spark_impl's batch O+ executor runs catalogue operators only"))
+    else:
+        result.checks.append(CheckResult(LIVE, status="unavailable", note="--engine reference"))
+    result.features[f"operator {under.op.name} ({under.op.inputs} input(s), WT "
+                    f"{under.op.window_type.value})"] += len(drawn)
+    result.features["cases with reconfigurations"] += sum(bool(c["reconfigurations"]) for c in drawn)
+    if progress is not None:
+        progress(len(drawn), len(drawn))
+    return result
+
+
+def load_under(target: str, fields: str) -> UserOperatorUnderTest:
+    """The operator named ``FILE.py:NAME`` with ``fields`` (InputError naming the problem)."""
+    from spark_impl.oplus.user_operator import load_operator
+
+    parsed = parse_fields(fields)
+    return UserOperatorUnderTest(load_operator(target), target, parsed)
+
+
+def replay(record: dict[str, Any]) -> tuple[bool, str]:
+    """Replay a saved user-operator case (``scheduler`` ``user-operator:<mode>``)."""
+    data = record["case_data"]
+    if not isinstance(data, dict) or not {"operator", "fields", "case"} <= set(data):
+        raise InputError("a user-operator case needs operator, fields and case", "case_data")
+    under = load_under(str(data["operator"]), str(data["fields"]))
+    mode = str(record["scheduler"]).partition(":")[2]
+    judge = (live_judge(under, None) if mode == "spark-streaming"
+             else reference_judge(under, mode, int(record.get("seed", 0))))
+    problem = judge([data["case"]])[0]
+    return problem is None, problem or "every oracle holds"
+
