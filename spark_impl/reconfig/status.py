@@ -11,6 +11,7 @@ from typing import Any
 from spec.errors import InputError
 from spec.fries.dataflow import OperatorKind
 
+from spark_impl.reconfig.control import CONTROL
 from spark_impl.reconfig.layout import load_request
 from spark_impl.reconfig.progress import PROGRESS, Progress
 from spark_impl.reconfig.retention import CURRENT
@@ -94,10 +95,22 @@ def _fries_operators(store: Any) -> tuple[list[str], list[str]]:
 
 
 def _request_numbers(store: Any) -> list[int]:
-    numbers = []
+    """Every request number of job 0 the checkpoint shows was made: a saved request file, or
+    an entry of the control log (the driver writes it when it makes a request, before the
+    request file may exist: a driver killed in between leaves only the control record)."""
+    numbers = set()
     for name in store.list("requests"):
         if name.startswith("s0-r") and name.endswith(".pkl") and name[4:-4].isdigit():
-            numbers.append(int(name[4:-4]))
+            numbers.add(int(name[4:-4]))
+    log = RecordLog(store, CONTROL)
+    for seq in log.sequences():
+        try:
+            record = log.read(seq)
+        except Exception:  # noqa: BLE001 - a torn control record names no request we can trust
+            continue
+        for entry in (record or {}).get("requests", []):
+            if int(entry.get("s", -1)) == 0:
+                numbers.add(int(entry["j"]))
     return sorted(numbers)
 
 
