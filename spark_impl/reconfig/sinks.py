@@ -58,7 +58,10 @@ def column_converter(kind: str, quote_strings: bool = False) -> Callable[[Any], 
 def mark_values(df: Any, columns: Sequence[str], kinds: Sequence[str]) -> Any:
     """``df`` with each ``"string"`` column of ``columns`` (of types ``kinds``) marked with
     the layout version of its text (field metadata ``{FORMAT_KEY: VALUES_FORMAT}``), so a
-    reader tells this layout from the unmarked first one per file."""
+    reader tells this layout from the unmarked first one per file. A stand-in DataFrame
+    without column metadata (no ``withMetadata``: an in-memory test double) is returned as is."""
+    if getattr(df, "withMetadata", None) is None:
+        return df
     for column, kind in zip(columns, kinds):
         if kind == "string":
             df = df.withMetadata(column, {FORMAT_KEY: VALUES_FORMAT})
