@@ -84,6 +84,14 @@ def _schema(fields: Fields, marks: dict[str, str] | None = None) -> Any:
                       for name, kind in fields])
 
 
+def _marks(df: Any) -> dict[str, str]:
+    """Column -> layout version of ``df``'s marked columns (none for a DataFrame stand-in
+    without a schema)."""
+    schema = getattr(df, "schema", None)
+    return {str(f.name): str(f.metadata[FORMAT_KEY]) for f in getattr(schema, "fields", ())
+            if FORMAT_KEY in (getattr(f, "metadata", None) or {})}
+
+
 def _manifest(root: str, batch_id: int) -> str:
     return f"{root}/_manifest/{batch_id:020d}.json"
 
@@ -139,7 +147,7 @@ class ObjectStoreSink:
         if _read_json(fs, _manifest(root, batch_id)) is not None:
             return
         fields = fields_of(df, self.key_type, self.value_type)
-        marks = {str(f.name): str(f.metadata[FORMAT_KEY]) for f in df.schema.fields if FORMAT_KEY in (f.metadata or {})}
+        marks = _marks(df)
         fs.create_dir(f"{root}/_manifest", recursive=True)  # (and the bucket, if the URI allows it)
         parts = df.rdd.mapPartitionsWithIndex(
             _part_writer(self.uri, batch_id, self.key_type, self.value_type, fields, marks)).collect()
