@@ -15,9 +15,16 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import pyarrow.parquet as pq
 import pytest
 
-from spark_impl.readers import read_result_rows
+from spec.fries.dataflow import dataflow
+from spark_impl.readers import read_result_rows, value_formats
+from spark_impl.reconfig import ListSource, UserOperator, user_job
+from spark_impl.reconfig.objectstore import ObjectStoreSink, committed_files, filesystem, read_committed
+from spark_impl.reconfig.sinks import ParquetSink, column_converter, mark_values
+from spark_impl.reconfig.streaming import start_query
+from spark_impl.result_values import from_text
 from tests.support.values import UTC, same
 
 pytestmark = pytest.mark.spark
@@ -40,11 +47,8 @@ OUTPUTS: list[tuple[Any, Any]] = [
 
 def test_live_fries_outputs_of_every_type_read_back_exactly_and_old_partitions_as_text(
         spark: Any, tmp_path: Path) -> None:
-    from spec.fries.dataflow import dataflow
-    from spark_impl.reconfig import ListSource, UserOperator, user_job
-    from spark_impl.reconfig.sinks import ParquetSink
-    from spark_impl.reconfig.streaming import start_query
-
+    """docs/spark.md "Sinks": a live query's ``ParquetSink`` outputs of every documented type
+    read back by ``read_result_rows(decode=True)`` as returned; an unmarked partition as text."""
     flow = dataflow([("S", "source"), ("M", "one-to-one")], [("S", "M")])
 
     def emit(state: Any, key: Any, value: Any) -> Any:
@@ -78,8 +82,24 @@ def test_live_fries_outputs_of_every_type_read_back_exactly_and_old_partitions_a
     assert sorted((r["txn"], r["key"], r["value"]) for r in rows if r["job"] == 1) == \
         [("S:0", "u1", "b'user-1'"), ("S:1", '["u1", 3]', "NaN")]
     # Spark reads the same table; its text decodes to the same values
-    from spark_impl.result_values import from_text
-
     spark_rows = spark.read.parquet(results).where("job = 0").collect()
     assert sorted(json.dumps(from_text(r["value"])[0]) for r in spark_rows) == \
         sorted(json.dumps(n) for n in range(len(OUTPUTS)))
+
+
+def test_object_store_parts_keep_the_layout_mark_and_read_back_exactly(spark: Any, tmp_path: Path) -> None:
+    """spark_impl/reconfig/objectstore.py: a marked column keeps its layout mark in the part
+    files' Arrow schema (``value_formats`` finds it), and the committed text decodes to the
+    values the user function returned."""
+    convert = column_converter("string")
+    df = spark.createDataFrame([(0, 5, "M", f"S:{n}", convert(k), convert(v)) for n, (k, v) in enumerate(OUTPUTS)],
+                               "job int, batch long, operator string, txn string, key string, value string")
+    uri = f"file://{tmp_path}/table"
+    ObjectStoreSink(uri).deliver(mark_values(df, ("key", "value"), ("string", "string")), 5)
+    fs, _ = filesystem(uri)
+    files = committed_files(uri)
+    assert files and all(value_formats(pq.ParquetFile(fs.open_input_file(f)).schema_arrow) == {"key": 2, "value": 2}
+                         for f in files)
+    rows = sorted(read_committed(uri).to_pylist(), key=lambda r: int(r["txn"].split(":")[1]))
+    assert len(rows) == len(OUTPUTS)
+    assert all(same(from_text(r["key"]), k) and same(from_text(r["value"]), v) for r, (k, v) in zip(rows, OUTPUTS))
