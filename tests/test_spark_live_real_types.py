@@ -143,20 +143,24 @@ def _oplus_files(count: int = 5, per: int = 8) -> list[list[dict[str, Any]]]:
 
 
 def _check_oplus(spark: Any, table: str, items: list[dict[str, Any]]) -> None:
-    """The Parquet rows equal the sequential reference on the same keys (as the sink writes
-    them: JSON text of the documented form), and each row came from the instance its key routes
-    to (a key not in the documented form routes elsewhere: a naive timestamp has another hash)."""
+    """The Parquet rows equal the sequential reference on the same keys, the keys read back by
+    ``read_result_rows(decode=True)`` exactly as the user's items had them (docs/production/types.md
+    "Results": a map as sorted pairs, a date, a UTC datetime, types kept), Spark reads the same
+    rows, and each row came from the instance its key routes to (a key not in the documented
+    form routes elsewhere: a naive timestamp has another hash)."""
     from conformance.oplus.engines.reference import reference_rows
     from spark_impl.oplus.streaming_jobs import route_key
+    from spark_impl.readers import read_result_rows
 
-    text = {json.dumps(i["key"], sort_keys=True, default=str): i["key"] for i in items}
     case = {"operator": "sliding-sum", "WA": 2, "WS": 4, "WT": "single", "parallelism": 1,
-            "inputs": [[{"ts": i["ts"], "key": json.dumps(i["key"], sort_keys=True, default=str), "value": i["value"]}
-                        for i in items]]}
-    rows = spark.read.parquet(table).collect()
-    got = Counter((int(r["ts"]), r["key"], json.dumps(int(r["value"]))) for r in rows)
+            "inputs": [[{"ts": i["ts"], "key": _encoded(i["key"]), "value": i["value"]} for i in items]]}
+    rows = read_result_rows(table, decode=True)
+    got = Counter((int(r["ts"]), _encoded(r["key"]), json.dumps(int(r["value"]))) for r in rows)
     assert got == Counter(reference_rows(case, "sequential"))
-    assert all(r["instance"] == route_key(text[r["key"]], 2) for r in rows)
+    keys = {_encoded(i["key"]): i["key"] for i in items}
+    assert all(r["key"] == keys[_encoded(r["key"])] for r in rows)
+    assert all(r["instance"] == route_key(r["key"], 2) for r in rows)
+    assert len(spark.read.parquet(table).collect()) == len(rows)
 
 
 def test_oplus_live_struct_keys_with_maps_dates_and_timestamps_restart_exactly_once(
@@ -199,19 +203,22 @@ def _dgs_files(per: int = 6) -> list[list[dict[str, Any]]]:
 
 
 def _check_dgs(spark: Any, table: str) -> None:
-    """The Parquet outputs equal spec(sort(u)) of the documented-form events (the sink's JSON
-    text with ``repr`` of the non-JSON types: Decimal and datetime kept exactly)."""
+    """The outputs read back by ``read_result_rows(decode=True)`` equal spec(sort(u)) of the
+    documented-form events exactly (docs/production/types.md "Results": Decimal and datetime
+    kept, types included); Spark reads as many rows."""
     from spec.dgs.loader import load_program
     from spec.dgs.semantics import spec_run
     from spec.dgs.streams import Heartbeat, StreamEvent, sort_streams
+    from spark_impl.readers import read_result_rows
 
     streams: dict[str, list[Any]] = {}
     for item in jobs.dgs_items(30):
         streams.setdefault(item["stream"], []).append(
             Heartbeat(item["ts"]) if item.get("heartbeat") else StreamEvent(item["ts"], item["event"]))
     _, expected = spec_run(load_program(DGS_TARGET), sort_streams(streams))
-    got = Counter(r["value"] for r in spark.read.parquet(table).collect())
-    assert got == Counter(json.dumps(x, sort_keys=True, default=repr) for x in expected) and expected
+    got = [r["value"] for r in read_result_rows(table, decode=True)]
+    assert Counter(_encoded(v) for v in got) == Counter(_encoded(x) for x in expected) and expected
+    assert len(spark.read.parquet(table).collect()) == len(got)
 
 
 def test_dgs_live_struct_events_with_decimals_and_timestamps_restart_exactly_once(

@@ -19,37 +19,7 @@ from pyspark.sql.types import (ArrayType, BinaryType, DateType, DecimalType, Dou
 
 from spark_impl.keys import key_order, route, stable_hash
 from spark_impl.values import as_received, decode, from_json, normalize, to_json, value_order
-
-UTC = dt.timezone.utc
-
-scalars = st.one_of(
-    st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70), st.floats(),
-    st.decimals(allow_nan=False, allow_infinity=False, places=None), st.text(max_size=6),
-    st.binary(max_size=6), st.dates(),
-    st.datetimes(timezones=st.just(UTC)), st.datetimes(), st.times(), st.timedeltas(),
-)
-
-
-def _maps(children: Any) -> Any:
-    return st.dictionaries(st.one_of(st.text(max_size=4), st.integers(), st.tuples(st.integers(), st.text(max_size=2))),
-                           children, max_size=3).map(normalize)
-
-
-documented = st.recursive(scalars, lambda children: st.one_of(
-    st.lists(children, max_size=3).map(tuple), _maps(children)), max_leaves=12)
-
-
-def same(a: Any, b: Any) -> bool:
-    """Equal with the same types throughout (a NaN equals a NaN)."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, tuple):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
-    if isinstance(a, float) and math.isnan(a):
-        return bool(math.isnan(b))
-    if isinstance(a, dt.datetime) and a.tzinfo is not None:
-        return bool(a == b and a.utcoffset() == b.utcoffset())
-    return bool(a == b)
+from tests.support.values import UTC, documented, same
 
 
 @given(documented)
@@ -186,5 +156,6 @@ def test_the_types_page_example_runs() -> None:
     from pathlib import Path
 
     page = Path(__file__).resolve().parent.parent / "docs" / "production" / "types.md"
-    (code,) = re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), re.S)
+    section = page.read_text(encoding="utf-8").split("## Testing a job in memory with the same values")[1]
+    (code,) = re.findall(r"```python\n(.*?)```", section, re.S)
     exec(compile(code, str(page), "exec"), {})

@@ -3,8 +3,10 @@
 The sinks are those of the Fries executor (:mod:`spark_impl.reconfig.sinks`: ``ParquetSink``,
 ``CallbackSink``; same protocol, same idempotence by batch id). A committed micro-batch ``b``'s
 outputs are one DataFrame with columns ``job int, batch long, value <sink.value_type>`` (a
-``string`` column holds every output as JSON text - strings quoted, tuples as arrays - so
-``spec.dgs.streams.value_from_json(json.loads(text))`` gives a JSON-able output back), delivered under
+``string`` column holds every output as the JSON text of its typed encoding, strings quoted,
+tuples as arrays, bytes, Decimals and datetimes as tagged objects:
+:mod:`spark_impl.result_values`, ``quote_strings``; the column is marked with the layout
+version, and ``from_text`` gives the output back exactly), delivered under
 batch id ``b``; the Parquet table is partitioned by ``job`` and ``batch``, so a repeated
 delivery replaces its partition. Tasks read the records files (the driver ships file names,
 never data; the records location is a local path or a :mod:`spark_impl.store` URI, read
@@ -13,16 +15,15 @@ through the store). An output's order within a batch is not kept: DGS outputs ar
 
 from __future__ import annotations
 
-import json
 from typing import Any, Callable, Iterator
 
-from spark_impl.reconfig.sinks import Sink, column_converter
+from spark_impl.reconfig.sinks import Sink, column_converter, mark_values
 from spark_impl.sink import read_part
 from spark_impl.store import display, open_store
 
 
 def _rows(directory: str, batch: int, value_type: str, counter: Any) -> Callable[[str], Iterator[tuple[int, int, Any]]]:
-    value_of = _json_text if value_type == "string" else column_converter(value_type)
+    value_of = column_converter(value_type, quote_strings=True)
 
     def rows(name: str) -> Iterator[tuple[int, int, Any]]:
         records = read_part(directory, name)
@@ -38,10 +39,6 @@ def _rows(directory: str, batch: int, value_type: str, counter: Any) -> Callable
     return rows
 
 
-def _json_text(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, default=repr)
-
-
 def deliver_batch(spark: Any, records_dir: str, batch: int, sink: Sink, counter: Any = None) -> None:
     """Deliver micro-batch ``batch``'s outputs (module docstring); no call when no task of the
     batch processed an event. ``counter`` (a Spark accumulator, optional) counts the rows."""
@@ -50,4 +47,5 @@ def deliver_batch(spark: Any, records_dir: str, batch: int, sink: Sink, counter:
         return
     rows = spark.sparkContext.parallelize(names, min(len(names), 8)).flatMap(
         _rows(records_dir, batch, sink.value_type, counter))
-    sink.deliver(spark.createDataFrame(rows, f"job int, batch long, value {sink.value_type}"), batch)
+    df = spark.createDataFrame(rows, f"job int, batch long, value {sink.value_type}")
+    sink.deliver(mark_values(df, ("value",), (sink.value_type,)), batch)

@@ -10,7 +10,9 @@ emitted the row) under batch id ``b``; then a ``delivered`` record
 (:meth:`~spark_impl.oplus.streaming_log.Log.mark_delivered`) records it. A crash between the two makes the next batch (or a restart) deliver ``b`` again,
 with the same rows (the commit's output files never change) and the same id, so the Parquet
 partition is *replaced*: nothing is written twice. Keys and values: a ``string`` column holds
-strings as is and anything else (a tuple key, a ScaleJoin match) as JSON text.
+them losslessly (:mod:`spark_impl.result_values`: a string that is not JSON text as is,
+anything else - a tuple key, a ScaleJoin match, bytes, a Decimal - as the JSON text of its
+typed encoding; the column marked with the layout version).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from __future__ import annotations
 from typing import Any, Callable, Iterator
 
 from spark_impl.oplus.streaming_log import Log, load_part
-from spark_impl.reconfig.sinks import Sink, column_converter
+from spark_impl.reconfig.sinks import Sink, column_converter, mark_values
 
 
 def _rows(location: str, batch: int, key_type: str, value_type: str) -> Callable[[int], Iterator[tuple[Any, ...]]]:
@@ -44,7 +46,8 @@ def deliver_pending(spark: Any, log: Log, sink: Sink, before_mark: Callable[[int
             schema = f"job int, batch long, instance int, ts long, key {sink.key_type}, value {sink.value_type}"
             rdd = spark.sparkContext.parallelize(range(record.partitions), max(1, min(record.partitions, 4))).flatMap(
                 _rows(log.location, batch, sink.key_type, sink.value_type))
-            sink.deliver(spark.createDataFrame(rdd, schema), batch)
+            df = mark_values(spark.createDataFrame(rdd, schema), ("key", "value"), (sink.key_type, sink.value_type))
+            sink.deliver(df, batch)
         if before_mark is not None:
             before_mark(batch)
         log.mark_delivered(batch)

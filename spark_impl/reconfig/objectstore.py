@@ -17,7 +17,10 @@
 Columns: the delivered DataFrame's. The Fries executor's ``job, batch, operator, txn, key,
 value`` are written with the sink's ``key_type`` / ``value_type``; any other DataFrame (the DGS
 live front end's ``job, batch, value``, the O+ one's) with Arrow types from its Spark schema
-(int, bigint, smallint, tinyint, double, float, string, boolean columns).
+(int, bigint, smallint, tinyint, double, float, string, boolean columns). A column the
+delivered DataFrame marks with a layout version of its values (field metadata
+:data:`spark_impl.result_values.FORMAT_KEY`) keeps the mark in the part files' Arrow schema,
+so :func:`spark_impl.readers.value_formats` tells the layouts apart per file.
 
 Readers read only what the manifests list: :func:`read_committed` (pyarrow) returns the
 committed rows as a ``pyarrow.Table`` (``.to_pandas()``, or ``spark.createDataFrame`` of it).
@@ -32,6 +35,7 @@ from typing import Any, Callable, Iterator
 
 from spec.errors import InputError
 from spark_impl.reconfig.sinks import COLUMN_TYPES, check_types
+from spark_impl.result_values import FORMAT_KEY
 from spark_impl.store import is_uri, resolve
 
 _ARROW_TYPES = {"string": "string", "long": "int64", "double": "float64", "boolean": "bool"}
@@ -72,10 +76,20 @@ def fields_of(df: Any, key_type: str, value_type: str) -> Fields:
     return tuple(fields)
 
 
-def _schema(fields: Fields) -> Any:
+def _schema(fields: Fields, marks: dict[str, str] | None = None) -> Any:
     import pyarrow as pa
 
-    return pa.schema([(name, pa.type_for_alias(kind)) for name, kind in fields])
+    return pa.schema([pa.field(name, pa.type_for_alias(kind),
+                               metadata={FORMAT_KEY: marks[name]} if marks and name in marks else None)
+                      for name, kind in fields])
+
+
+def _marks(df: Any) -> dict[str, str]:
+    """Column -> layout version of ``df``'s marked columns (none for a DataFrame stand-in
+    without a schema)."""
+    schema = getattr(df, "schema", None)
+    return {str(f.name): str(f.metadata[FORMAT_KEY]) for f in getattr(schema, "fields", ())
+            if FORMAT_KEY in (getattr(f, "metadata", None) or {})}
 
 
 def _manifest(root: str, batch_id: int) -> str:
@@ -91,8 +105,8 @@ def _read_json(fs: Any, path: str) -> Any | None:
         return None
 
 
-def _part_writer(uri: str, batch_id: int, key_type: str, value_type: str,
-                 fields: Fields | None = None) -> Callable[[int, Iterator[Any]], Iterator[Any]]:
+def _part_writer(uri: str, batch_id: int, key_type: str, value_type: str, fields: Fields | None = None,
+                 marks: dict[str, str] | None = None) -> Callable[[int, Iterator[Any]], Iterator[Any]]:
     layout = fields or _fries_fields(key_type, value_type)
 
     def write(part: int, rows: Iterator[Any]) -> Iterator[tuple[str, int]]:
@@ -110,7 +124,7 @@ def _part_writer(uri: str, batch_id: int, key_type: str, value_type: str,
         fs, root = filesystem(uri)
         name = f"data/b{batch_id:020d}/part-{part:05d}.parquet"
         fs.create_dir(f"{root}/data/b{batch_id:020d}", recursive=True)  # file://, HDFS: a file needs its directory
-        pq.write_table(pa.table(columns, schema=_schema(layout)), f"{root}/{name}", filesystem=fs)
+        pq.write_table(pa.table(columns, schema=_schema(layout, marks)), f"{root}/{name}", filesystem=fs)
         return iter([(name, count)])
 
     return write
@@ -133,9 +147,10 @@ class ObjectStoreSink:
         if _read_json(fs, _manifest(root, batch_id)) is not None:
             return
         fields = fields_of(df, self.key_type, self.value_type)
+        marks = _marks(df)
         fs.create_dir(f"{root}/_manifest", recursive=True)  # (and the bucket, if the URI allows it)
         parts = df.rdd.mapPartitionsWithIndex(
-            _part_writer(self.uri, batch_id, self.key_type, self.value_type, fields)).collect()
+            _part_writer(self.uri, batch_id, self.key_type, self.value_type, fields, marks)).collect()
         body = json.dumps({"batch": batch_id, "files": sorted([str(n), int(c)] for n, c in parts)})
         with fs.open_output_stream(_manifest(root, batch_id)) as handle:
             handle.write(body.encode("utf-8"))

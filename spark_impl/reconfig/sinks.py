@@ -17,13 +17,17 @@ group is "everything committed after the recorded delivery", which the crash did
   seen), which is the same contract Spark gives.
 
 The rows are read from the task files by Spark tasks (the driver ships file names, never
-data). Keys and values of any type: a ``"string"`` column holds a string as is and anything
-else as JSON text; ``"long"``, ``"double"`` and ``"boolean"`` columns convert.
+data). Keys and values of any type: a ``"string"`` column holds every value losslessly in
+layout :data:`~spark_impl.result_values.VALUES_FORMAT` of :mod:`spark_impl.result_values` (a
+string that is not JSON text as is, anything else as the JSON text of its typed encoding; the
+column is marked with that layout version in its field metadata, which Spark's Parquet writer
+keeps in every file; :func:`spark_impl.readers.read_result_rows` with ``decode=True`` or
+:func:`spark_impl.result_values.from_text` read it back); ``"long"``, ``"double"`` and
+``"boolean"`` columns convert (lossy by the user's choice of column type).
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Protocol, Sequence
 
@@ -31,21 +35,37 @@ from spec.errors import InputError
 from spark_impl.reconfig.progress import Progress
 from spark_impl.reconfig.storage import read_task_file, task_path
 from spark_impl.records import read_json_record, write_json_record
+from spark_impl.result_values import FORMAT_KEY, VALUES_FORMAT, to_text
 from spark_impl.store import open_store
 
 COLUMN_TYPES = ("string", "long", "double", "boolean")
 
 
-def column_converter(kind: str) -> Callable[[Any], Any]:
+def column_converter(kind: str, quote_strings: bool = False) -> Callable[[Any], Any]:
     """The conversion of a key or value into a sink column of type ``kind`` (one of
-    :data:`COLUMN_TYPES`; the module docstring): None stays None."""
+    :data:`COLUMN_TYPES`; the module docstring): None stays None; a ``"string"`` column gets
+    :func:`spark_impl.result_values.to_text` (``quote_strings``: every string quoted, the DGS
+    sink's convention)."""
     if kind == "long":
         return lambda v: None if v is None else int(v)
     if kind == "double":
         return lambda v: None if v is None else float(v)
     if kind == "boolean":
         return lambda v: None if v is None else bool(v)
-    return lambda v: v if isinstance(v, str) or v is None else json.dumps(v, sort_keys=True, default=str)
+    return lambda v: to_text(v, quote_strings)
+
+
+def mark_values(df: Any, columns: Sequence[str], kinds: Sequence[str]) -> Any:
+    """``df`` with each ``"string"`` column of ``columns`` (of types ``kinds``) marked with
+    the layout version of its text (field metadata ``{FORMAT_KEY: VALUES_FORMAT}``), so a
+    reader tells this layout from the unmarked first one per file. A stand-in DataFrame
+    without column metadata (no ``withMetadata``: an in-memory test double) is returned as is."""
+    if getattr(df, "withMetadata", None) is None:
+        return df
+    for column, kind in zip(columns, kinds):
+        if kind == "string":
+            df = df.withMetadata(column, {FORMAT_KEY: VALUES_FORMAT})
+    return df
 
 
 _convert = column_converter  # the name this module's calls use
@@ -202,7 +222,8 @@ def deliver(ex: DeliveringExecutor, sink: Sink) -> dict[int, int]:
         rdd = ex.sc.parallelize(fresh, max(1, min(len(fresh), ex.partitions))).flatMap(
             _rows(ex.directory, ex.depth, ex.partitions, s, batch_id, sink.key_type, sink.value_type,
                   ex.output_counter))
-        sink.deliver(ex.spark.createDataFrame(rdd, schema), batch_id)
+        df = mark_values(ex.spark.createDataFrame(rdd, schema), ("key", "value"), (sink.key_type, sink.value_type))
+        sink.deliver(df, batch_id)
         delivered[s] = batch_id
         changed = True
     if changed:
