@@ -230,7 +230,7 @@ def test_the_live_front_ends_refusals_retention_and_keyed_plan_are_checked(
 
 
 @pytest.mark.parametrize("old, new, seen", [
-    ("(time.perf_counter() - started) * 1000.0", "(time.perf_counter() - started) * 1001.0", "replayed in 0.25 s"),
+    ("elapsed * 1000.0", "elapsed * 1001.0", "replayed in 0.25 s"),
     ("if batch_id <= commit.batch:", "if batch_id < commit.batch:", "raised"),
     ("            if self.error is not None:", "            if self.error is None:", "process_all"),
     ("_keep_last(self.replayed, batch_id)", "_keep_last(self.batches, batch_id)", "replayed in 0.25 s"),
