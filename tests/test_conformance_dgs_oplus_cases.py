@@ -1,4 +1,4 @@
-"""The DGS and O+ suites run non-trivial cases (issue 12 items 2-3): what the generators
+"""The DGS and O+ suites run non-trivial cases: what the generators
 promise, checked on the cases a default run draws; the DGS oracles have teeth; replay files
 round-trip."""
 

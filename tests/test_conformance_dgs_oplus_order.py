@@ -1,5 +1,5 @@
 """The DGS suite's driver-side order check (conformance.dgs.checks.release) and the restricted
-plans with a late stream that make the release rule's fixpoint matter (issue 12, set B bug 13):
+plans with a late stream that make the release rule's fixpoint matter:
 no false positive on the drawn cases, and a mutant of the mailbox or of the step planner is
 seen without any Spark job."""
 

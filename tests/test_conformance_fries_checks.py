@@ -1,4 +1,4 @@
-"""The Fries suite's driver-side checks (issue 12, session 4), without Spark: the executor's MCS
+"""The Fries suite's driver-side checks, without Spark: the executor's MCS
 against the spec's for every case and for the MCS shapes, the sink path's cases (every one
 routes a negative integer key where ``|k| mod 3`` differs), the reported delays, the Fries §7.3
 commit rule."""

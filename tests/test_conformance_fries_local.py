@@ -30,7 +30,7 @@ def test_the_local_spark_shuffles_like_pyspark() -> None:
 
 
 def test_a_switch_report_taken_for_a_deep_stages_input_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Holdout survivor (session 7), layout.py 29 ``STATS_LEVEL = 1 << 30`` -> ``1 | 30`` (31):
+    """Holdout survivor, layout.py 29 ``STATS_LEVEL = 1 << 30`` -> ``1 | 30`` (31):
     stage 31 of a job 32 levels deep takes the switch reports for its own input and drops
     them; the request never completes and the job never ends."""
     monkeypatch.setattr("spark_impl.reconfig.task.STATS_LEVEL", 31)
@@ -39,7 +39,7 @@ def test_a_switch_report_taken_for_a_deep_stages_input_is_named(monkeypatch: pyt
 
 
 def test_restarts_that_never_happen_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Holdout survivor (session 7), driver.py 360 ``prog.phase != "done"`` -> ``< "done"``
+    """Holdout survivor, driver.py 360 ``prog.phase != "done"`` -> ``< "done"``
     ("stream" and "flush" sort after "done": no restart ever happens)."""
     from spark_impl.reconfig import driver
 
@@ -99,7 +99,7 @@ def test_the_suites_contracts_check_runs_the_local_check(monkeypatch: pytest.Mon
 
 
 def test_results_read_from_a_deeper_runs_task_files_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Training survivor (session 7, seed 10), results.py 37 ``range(1, self.depth + 1)`` ->
+    """Training survivor (seed 10), results.py 37 ``range(1, self.depth + 1)`` ->
     ``range(1, self.depth << 1)``: on a directory used afresh, a job 2 levels deep read the
     level-3 task files a deeper run left there (its objects' states and logs)."""
     from spark_impl.reconfig import results

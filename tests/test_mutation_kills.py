@@ -1,4 +1,4 @@
-"""Checks added for mutants that survived the default conformance suite (issue 12, item 6;
+"""Checks added for mutants that survived the default conformance suite (item 6;
 docs/conformance.md, "Mutation testing"). Each test names the mutant it kills
 (``module:operator:occurrence`` in benchmarks/mutation.py's ids) and why the suite could not."""
 
@@ -274,7 +274,7 @@ def test_contracts_check_sees_broken_key_routing_and_accepted_fault_typos(monkey
     assert "expected 1" in (contracts_check.key_problem() or "")
     monkeypatch.setattr(faults, "check_faults", lambda names: None)
     assert "were accepted" in (contracts_check.fault_problem() or "")
-    assert contracts_check.run_contracts_check(result) and result.failed == 3 and result.failures  # keys, hash (session 7), faults
+    assert contracts_check.run_contracts_check(result) and result.failed == 3 and result.failures  # keys, hash, faults
 
 
 def test_oplus_seeded_faults_are_the_bugs_they_name(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,4 +1,4 @@
-"""The DGS suite's Spark-free checks added for mutants of ``spark_impl/dgs`` (issue 12, session 6):
+"""The DGS suite's Spark-free checks added for mutants of ``spark_impl/dgs``:
 each test applies a mutant (the function recompiled from its source with one change, as
 cosmic-ray would write it) and shows the suite's check fails on it, and passes on the original.
 Ids are benchmarks/mutation.py's (``module:operator:occurrence``) at aa3602b."""
@@ -205,7 +205,7 @@ def test_a_row_of_a_job_far_beyond_the_last_is_refused(monkeypatch: pytest.Monke
 
 @pytest.mark.parametrize("module, name, old, new, seen", [
     ("spark_impl.dgs.streaming_input", "take", "item.ts <= last[0]", "item.ts < last[0]", "was accepted"),
-    # dgs/streaming_input.py:core/ReplaceComparisonOperator_LtE_Eq:1: only the bound itself refused (session 7)
+    # dgs/streaming_input.py:core/ReplaceComparisonOperator_LtE_Eq:1: only the bound itself refused
     ("spark_impl.dgs.streaming_input", "take", "item.ts <= last[0]", "item.ts == last[0]", "before its own last ts"),
     # the refusal names the item's own ts, not the stream's previous one
     ("spark_impl.dgs.streaming_input", "receive", 'f"(ts {late[0].watermark}); a stream', 'f"(ts {item.ts}); a stream',

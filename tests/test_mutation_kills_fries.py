@@ -1,4 +1,4 @@
-"""The Fries suite's session-6 checks fail on the bugs they target (issue 12, mutation testing).
+"""The Fries suite's session-6 checks fail on the bugs they target (mutation testing).
 
 Spark-free: each check of :mod:`conformance.fries.checks.model`, :func:`conformance.fries.retention.retention_problem`
 and :func:`conformance.fries.engines.live_query.whole_trigger_problem` passes on the executor as it is
@@ -249,7 +249,7 @@ def test_a_request_made_without_or_before_its_batchs_task_start_is_named(tmp_pat
 
 
 def test_the_executor_refuses_an_operator_without_workers(tmp_path: Path) -> None:
-    """Regression (session 6): ``Executor`` accepted ``parallelism={"A": 0}``; the job then had
+    """Regression: ``Executor`` accepted ``parallelism={"A": 0}``; the job then had
     no object for ``A`` and its tasks crashed routing a key (``k mod 0``: ZeroDivisionError, an
     internal error instead of bad input). Found through the seed-8 survivor ``model.py``
     ``workers == 1`` -> ``workers <= 1`` (which the refusal makes equivalent)."""

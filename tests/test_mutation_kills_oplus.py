@@ -1,4 +1,4 @@
-"""The O+ suite's checks added for mutants of ``spark_impl/oplus`` (issue 12, session 6), shown
+"""The O+ suite's checks added for mutants of ``spark_impl/oplus``, shown
 without Spark: each test applies a mutant (the function recompiled from its source with one
 change, as cosmic-ray would write it: ``_mutant``) and shows the suite's check fails on it, and
 passes on the original. Ids are benchmarks/mutation.py's (``module:operator:occurrence``) at

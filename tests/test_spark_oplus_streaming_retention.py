@@ -1,5 +1,5 @@
 """The live O+ checkpoint stays flat on a steady stream, and what a restart reads is refused
-when damaged (issue 14 items 4 and 5). No Spark: the front end's commit protocol
+when damaged. No Spark: the front end's commit protocol
 (:func:`spark_impl.oplus.streaming.commit_batch`, the request compaction, the log's prune and
 delivery records) run batch after batch on a real checkpoint, with the state and output parts
 the tasks would write.

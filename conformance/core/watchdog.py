@@ -76,7 +76,7 @@ def stop_thread(thread: threading.Thread, wait_s: float = 2.0) -> bool:
 
 CHECK_LIMIT_S = 120.0
 """A Spark-free check of the suite (run in this process) that takes longer hangs: each takes
-well under 5 s on this 2-core machine, under 10 s at a load of 16 (session 7)."""
+well under 5 s on this 2-core machine, under 10 s at a load of 16."""
 
 
 class Hang(Exception):

@@ -1,4 +1,4 @@
-"""The oracles that judge one Fries run (issue 8, 2(a)-(c)).
+"""The oracles that judge one Fries run.
 
 For a scenario and the engine's :class:`~conformance.fries.outcome.RunOutcome`:
 

@@ -7,7 +7,7 @@ the newest :data:`KEEP` after every append (:func:`spark_impl.reconfig.progress.
 record, so a pruning bug (an off-by-one in the incremental prune that leaks one record per
 commit, a ``keep`` never passed) loses nothing visible: the run is right, only its storage
 grows without bound - what a month-long stream cannot afford (docs/spark.md, "Bounded
-storage"). Set C of the independent bugs (session 5, bug 18) survived the whole default suite
+storage"). Set C of the independent bugs (bug 18) survived the whole default suite
 that way.
 
 :func:`log_problem` walks a batch's checkpoint directory after the engine call (every entry

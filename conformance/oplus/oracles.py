@@ -1,4 +1,4 @@
-"""The O+ suite's timing oracles: *when* and *where* Spark emitted each output (issue 12).
+"""The O+ suite's timing oracles: *when* and *where* Spark emitted each output.
 
 The outputs oracle compares multisets, so an engine that emits a window one round late (a
 ``<`` for ``<=`` in the expiry test), or applies a rescale at the wrong boundary (outputs do

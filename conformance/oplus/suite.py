@@ -1,4 +1,4 @@
-"""The O+ suite (issue 8, 2(e)): every engine's outputs equal the sequential reference.
+"""The O+ suite: every engine's outputs equal the sequential reference.
 
 Checks, each on the same random scenarios (:mod:`conformance.oplus.cases`):
 

@@ -1,4 +1,4 @@
-"""The DGS suite's checks of the live front end's contracts that need no Spark (issue 12).
+"""The DGS suite's checks of the live front end's contracts that need no Spark.
 
 The live DGS check (:mod:`conformance.dgs.engines.live`) feeds well-formed rows to a query that
 always starts on good arguments, keeps its records and never runs long enough to forget its
@@ -90,7 +90,7 @@ def _malformed(event: dict[str, Any], beat: dict[str, Any], jobs: int) -> list[t
         ("a row without stream", without(event, "stream")), ("a row without ts", without(beat, "ts")),
         ("a row with an unknown key", {**beat, "heartbeats": True}),
         ("a row of a job out of range", {**beat, "job": jobs}), ("a row of job -1", {**event, "job": -1}),
-        ("a row of a job far out of range", {**event, "job": jobs + 3}),  # not only the bound itself (session 7)
+        ("a row of a job far out of range", {**event, "job": jobs + 3}),  # not only the bound itself
         ("a row whose job is not an integer", {**beat, "job": "0"}),
         ("a row whose ts is not an integer", {**event, "ts": str(event["ts"])}),
         ("a row whose stream is not a string", {**beat, "stream": 0}),
@@ -132,7 +132,7 @@ def _item(case: DgsCase, row: dict[str, Any]) -> Any:
 
 def release_rule_problem(program: Any, case: DgsCase, box: Any, released: Sequence[Any]) -> str | None:
     """None when a micro-batch released exactly what the release rule of
-    ``spark_impl/dgs/release.py``'s docstring releases (session 7): every released event ``e``
+    ``spark_impl/dgs/release.py``'s docstring releases: every released event ``e``
     (key ``k``, tag ``(σ, s)``) has every stream of ``D(σ, s)`` - ``s`` and the streams of the
     plan's tags dependent on σ, computed here from the plan - at a timer ``>= k``, and no held
     event with a smaller key and a dependent tag; every held event lacks one of the two (so the
@@ -542,7 +542,7 @@ def check(cases: Sequence[DgsCase]) -> list[str]:
     try:
         os.makedirs(os.path.join(root, "start"))
         os.makedirs(os.path.join(root, "store"))
-        early = [shifted(case, -10**6) for case in cases[:6]]  # negative timestamps are valid (session 7)
+        early = [shifted(case, -10**6) for case in cases[:6]]  # negative timestamps are valid
         return (input_problems(cases) + mailbox_problems(cases) + mailbox_problems(early)
                 + start_problems(cases[0], os.path.join(root, "start"))
                 + store_problems(os.path.join(root, "store")) + keyed_plan_problems()

@@ -1,4 +1,4 @@
-"""The DGS suite's check of one-worker plans on Spark and of what a batch run reports (issue 12).
+"""The DGS suite's check of one-worker plans on Spark and of what a batch run reports.
 
 The drawn cases all fork (issue 12: non-trivial plans), but the one-worker plan - no fork, no
 join, the root its own only leaf - is what ``dgs-plan --leaves 1`` and ``keyed_plan(..., 1)``

@@ -1,4 +1,4 @@
-"""The DGS suite's check of ``spark_impl.dgs.plans.balanced_plan`` (issue 12).
+"""The DGS suite's check of ``spark_impl.dgs.plans.balanced_plan``.
 
 ``balanced_plan`` builds the synchronization plans of ``dgs-plan`` and of the live front end;
 the suite also draws some of its cases' plans with it, but a plan that comes out wrong is then
@@ -219,7 +219,7 @@ def _signature_problems(case: "DgsCase", invalid: Plan) -> list[str]:
     """The one-job wrapper ``run_dgs`` refuses an invalid job like ``run_dgs_many`` on one job
     (no ``jobs[i]`` prefix), both take their arguments as documented (``spark``, the program,
     plan and streams by position or name; ``arrival``, ``tick``, ``inline_below``, ``sink_dir``
-    by name only: a positional option is a TypeError), and no job is no run (session 7)."""
+    by name only: a positional option is a TypeError), and no job is no run."""
     from spark_impl.dgs import Arrival, run_dgs, run_dgs_many
 
     job = dgs_job(case)

@@ -1,5 +1,5 @@
 """The DGS batch driver on a pure-Python Spark stand-in, on shapes the Spark check leaves out
-(issue 12, session 7; with the DGS suite's Spark checks, no Spark job).
+(with the DGS suite's Spark checks, no Spark job).
 
 The Spark check runs every drawn case once, as drawn. Here the same cases run again through
 :func:`spark_impl.dgs.run_dgs_many` on :class:`conformance.standin.spark.LocalSpark` (the

@@ -1,4 +1,4 @@
-"""The Fries driver's own promises, on a pure-Python Spark (issue 12, session 9).
+"""The Fries driver's own promises, on a pure-Python Spark.
 
 :class:`~conformance.standin.spark.LocalSpark` runs the executor's stages, task files, control
 log and driver (:mod:`spark_impl.reconfig.driver`) in this process, so a check can act *inside*

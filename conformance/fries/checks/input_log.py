@@ -1,5 +1,5 @@
 """The Structured Streaming front end's input log under a retention, on a pure-Python Spark
-(issue 12, session 8).
+(session 8).
 
 :mod:`spark_impl.reconfig.streaming`'s docstring promises: "With a ``retention`` the input log
 is bounded too: after each Structured Streaming batch, files wholly below the executor's

@@ -1,5 +1,5 @@
 """The stable hash and the routing of :mod:`spark_impl.keys` against their DOCUMENTED
-definition, without Spark (issue 12, session 7; a part of the Fries suite's contracts check,
+definition, without Spark (a part of the Fries suite's contracts check,
 :mod:`conformance.fries.checks.contracts`).
 
 Which worker owns a key is ``route(key, p)``, and a durable checkpoint written by one version of

@@ -1,4 +1,4 @@
-"""The executor's model and bookkeeping against their documented contracts, without Spark (issue 12).
+"""The executor's model and bookkeeping against their documented contracts, without Spark.
 
 Promises that no run of the suite's cases can show, checked by the Fries suite's contracts
 check (:mod:`conformance.fries.checks.contracts`) before any Spark job:

@@ -1,5 +1,5 @@
 """The durable-state layer (``spark_impl.store``, ``spark_impl.records``) against its contract,
-without Spark (issue 12, session 6; a part of the Fries suite's contracts check,
+without Spark (a part of the Fries suite's contracts check,
 :mod:`conformance.fries.checks.contracts`).
 
 Every front end keeps its commits, requests and state through these two modules, but the

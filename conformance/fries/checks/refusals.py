@@ -1,4 +1,4 @@
-"""Bad input to the Fries executor's entry points is refused, without Spark (issue 12, session 6).
+"""Bad input to the Fries executor's entry points is refused, without Spark.
 
 ``Executor(...)`` and ``start_query(...)`` refuse what they cannot run with
 :class:`~spec.errors.InputError` (the CLI's exit 2, one line), before any Spark job:

@@ -1,5 +1,5 @@
 """A driver crash between a sink write and its record, then a resume, on a pure-Python Spark
-(issue 12, session 9).
+(session 9).
 
 :mod:`spark_impl.reconfig.sinks` promises: "A crash between the write and that record makes a
 restarted executor deliver the same batches again under the same batch id", and ``Executor``

@@ -1,4 +1,4 @@
-"""The executor's replayable sources against their contract, without Spark (issue 12).
+"""The executor's replayable sources against their contract, without Spark.
 
 ``spark_impl.reconfig.model.Source``: tuple ``i`` (ingestion order) is always the same, so a
 restart re-reads exactly what its checkpoint's offset says. Two sources build that promise from

@@ -1,5 +1,5 @@
 """The Fries executor run end to end on a pure-Python Spark, on shapes the Spark runs cannot
-afford and bookkeeping no output shows (issue 12, session 7).
+afford and bookkeeping no output shows.
 
 :class:`~conformance.standin.spark.LocalSpark` runs the executor's own stages, task files,
 control log and driver in this process. :func:`local_problem` runs two jobs in one executor
@@ -67,7 +67,7 @@ control log and driver in this process. :func:`local_problem` runs two jobs in o
   ``at`` tuples" (every reconfigured operator switches at the next micro-batch boundary). A
   job on one source run with ``epoch``: in every reconfigured object's log, the tuples before
   ``R1`` are exactly those of index below ``at``. A switch one batch late is as consistent
-  (every oracle passes), only later than promised (session 7, independent bug set D, 01).
+  (every oracle passes), only later than promised (independent bug set D, 01).
 * **Processing costs as configured.** ``timing.operator_cost`` is "the processing time per
   tuple by operator" and ``stragglers`` "an object's cost multiplier" (``spec.fries.scenario.Timing``):
   in a job ``S -> O1 -> O2 -> O3`` with costs 2 ms at ``O1`` and 1 ms at ``O2`` (2 workers

@@ -11,7 +11,7 @@ tuple of the input log (``foreachBatch`` steps it until it has; checked, else a
 :class:`PathFailure`); the query is stopped and the executor stepped until no request is in
 progress, then once more so the last batch is committed.
 
-Two options make the live path's teeth (issue 14, session 4):
+Two options make the live path's teeth:
 
 * ``crash_at``: a **driver crash** in the executor batch that ingests tuple ``crash_at``,
   after its tasks wrote outputs and state and before its commit

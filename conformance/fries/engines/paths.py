@@ -1,4 +1,4 @@
-"""Every way into spark_impl's reconfiguration executor, for the Fries suite (issue 12, item 4).
+"""Every way into spark_impl's reconfiguration executor, for the Fries suite.
 
 ``run_scenarios`` (planned requests, a list source, the executor's own ``run`` loop) is only
 one of the executor's entry paths. Branches that only the others reach (user ``submit`` and

@@ -1,4 +1,4 @@
-"""The O+ seeded faults against the bugs ``spark_impl.faults`` names (issue 12; no Spark).
+"""The O+ seeded faults against the bugs ``spark_impl.faults`` names (no Spark).
 
 The O+ suite's teeth are measured with two seeded faults (docs/conformance.md), and the
 default run never injects them, so a change that turns a fault into another bug - or into

@@ -1,5 +1,5 @@
 """The O+ batch executor's handovers and its one-scenario API against their definitions
-(issue 12, session 6; one small batch of Spark jobs).
+(one small batch of Spark jobs).
 
 The ``spark vs sequential`` check judges outputs, emission rounds and owning instances; what a
 rescale *reports* (``spark_impl.oplus.BatchResult.handovers``: the round, the rescaled

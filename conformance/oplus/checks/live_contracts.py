@@ -1,5 +1,5 @@
 """The O+ suite's checks of the live front end's and the batch API's contracts that need no
-Spark (issue 12, session 6).
+Spark.
 
 The live O+ check (:mod:`conformance.oplus.engines.live`) feeds well-formed rows to a query that
 always starts on good arguments, and the batch check always passes good scenarios; so the

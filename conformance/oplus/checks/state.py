@@ -1,4 +1,4 @@
-"""An O+ instance keeps the key states its WT documents (issue 12, session 7; no Spark).
+"""An O+ instance keeps the key states its WT documents (no Spark).
 
 ``spark_impl.oplus.instance``'s docstring: "WT multi keeps one accumulator per window instance
 ``{L: acc}``; WT single keeps one chain per key ``[L, [(ts, lifted), ...]]`` shifted by f_S at
