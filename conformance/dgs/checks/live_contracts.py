@@ -16,7 +16,7 @@ them directly, on the drawn cases (``python -c`` speed: no Spark, no query):
   check): each call releases events in key order, every event once over the calls, dependent
   events in key order, nothing left when every stream ended with a heartbeat, and each call
   releases exactly what the release rule of ``spark_impl/dgs/release.py``'s docstring releases
-  (recomputed here; session 7: holding an event longer keeps every output right); an item whose
+  (recomputed here: holding an event longer keeps every output right); an item whose
   timestamp is not after its stream's previous item (at it or before it) is refused, naming
   the batch, and leaves the mailbox as it was - also when items before it in the batch were
   taken (:func:`_refused_batch_problem`); every file fed again, to a second mailbox, with its
@@ -324,7 +324,7 @@ def start_problems(case: DgsCase, root: str) -> list[str]:
     old = os.path.join(root, "old")
     os.makedirs(os.path.join(old, "dgs"))
     with open(os.path.join(old, "dgs", "commit.pkl"), "wb") as handle:
-        handle.write(b"session 4")
+        handle.write(b"an old layout")
 
     def start(jobs: Sequence[Any] = (job,), source: Any = None, **options: Any) -> Any:
         options.setdefault("checkpoint_dir", os.path.join(root, "new"))
@@ -340,7 +340,7 @@ def start_problems(case: DgsCase, root: str) -> list[str]:
         ("a checkpoint of an unknown filesystem", lambda: start(checkpoint_dir="nosuchfs://nowhere/ckpt",
                                                                query_checkpoint=os.path.join(root, "q")),
          "checkpoint_dir"),
-        ("a checkpoint of the session-4 layout", lambda: start(checkpoint_dir=old), "checkpoint_dir"),
+        ("a checkpoint of the old layout (a bare dgs/commit.pkl)", lambda: start(checkpoint_dir=old), "checkpoint_dir"),
         ("a checkpoint of other jobs (another inline_below), with a crash point",
          lambda: start(checkpoint_dir=other, crash_at="after-deliver"), os.path.abspath(other)),
     ]

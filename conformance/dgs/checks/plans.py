@@ -105,7 +105,7 @@ def check(n: int, seed: int) -> list[str]:
 
     rng = random.Random(f"balanced-plans:{seed}")
     found = []
-    # first, one leaf whose tags overlap the root's (random tags rarely do; session 7)
+    # first, one leaf whose tags overlap the root's (random tags rarely do)
     fixed: list[Request] = [([("t1", "s0"), ("t2", "s1")], [[("t2", "s1"), ("t3", "s0")]], "State", None,
                              ("fork", "join"), None)]
     for index in range(n + len(fixed)):

@@ -40,7 +40,7 @@ wrong order, without Spark, on every drawn case:
   longer exercises the delays and reordering it claims to. With explicit per-stream delays
   (``Arrival.delays``) and no jitter the formula is exact; an explicit delay of 0
   is kept, and the delays not given are drawn (:func:`_delays_problem`);
-* the driver receives an item only once it arrived (:func:`poll_problem`, session 7): three
+* the driver receives an item only once it arrived (:func:`poll_problem`): three
   events of one stream that no other stream holds back, 100 time units apart, come out in
   three ticks; and it polls every ``tick`` time units: with ticks of 250 they take at most two;
 * an input that is not a valid instance is refused (:func:`invalid_input_problem`): the batch
@@ -376,7 +376,7 @@ def invalid_input_problem(case: DgsCase) -> str | None:
 
 def poll_problem(case: DgsCase) -> str | None:
     """None when the driver receives an item only once it arrived (release.py's docstring: "the
-    driver polls every tick time units; the items that arrived by then are received"; session 7):
+    driver polls every tick time units; the items that arrived by then are received"):
     three events of one stream whose release needs no other stream, 100 time units apart with
     no delay, are released at three different ticks (tick 1); polled every 250 time units they
     take at most two polls (they arrive within 200 of each other; where the polls start is the

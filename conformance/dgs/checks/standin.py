@@ -171,7 +171,7 @@ def _defaults_problem(drawn: Sequence[DgsCase]) -> tuple[int, list[tuple[str, st
     given): judged, and per tick the schedule's events and the plan's synchronizing steps of
     that job. Every other call passes these arguments explicitly, so a changed default of
     ``run_dgs`` (a ``tick`` of 1 releasing the input over many ticks, an ``inline_below`` that
-    inlines) was seen by nothing (session 8's holdout drew ``inline_below`` 0 -> 1, which is
+    inlines) was seen by nothing (``inline_below`` 0 -> 1 in ``run_dgs`` is
     equivalent: ``steps_of`` already merges synchronizing groups of one worker with no leaf
     events between them, the only segments shorter than 1)."""
     from spark_impl.dgs import DgsJob, run_dgs

@@ -13,7 +13,7 @@ The suite's runs publish a few records per batch, so the branches for pruned rec
 reads are never taken, and a reader left behind shows only when a member misses a request in
 a rare interleaving. :func:`control_problem` drives one reader through each case on a
 temporary checkpoint and names the first broken promise (run by
-:mod:`conformance.fries.checks.contracts`). Session 6 found a real bug this way: after three
+:mod:`conformance.fries.checks.contracts`). A real bug found this way: after three
 records written while a task ran, the reader never moved again (its next record was pruned);
 fixed in ``ControlReader.poll``.
 

@@ -1,5 +1,4 @@
-"""The Structured Streaming front end's input log under a retention, on a pure-Python Spark
-(session 8).
+"""The Structured Streaming front end's input log under a retention, on a pure-Python Spark.
 
 :mod:`spark_impl.reconfig.streaming`'s docstring promises: "With a ``retention`` the input log
 is bounded too: after each Structured Streaming batch, files wholly below the executor's
@@ -31,8 +30,8 @@ no file wholly below the committed offset is still listed or on disk; ``base`` i
 committed offset; and every tuple from the committed offset on is read back, at its position,
 as landed - the last first, by a reader whose cached layout of the log is the one of batch 0
 (Spark reuses Python workers, and a worker that ran no task of the batches since holds that
-layout; the source's docstring: "indexed files never change", the index grows). Session 8's
-second holdout: a refresh of the cached layout only when tuple ``count`` itself is asked
+layout; the source's docstring: "indexed files never change", the index grows). A
+refresh of the cached layout only when tuple ``count`` itself is asked
 (``index >= starts[-1]`` -> ``==``) read past the stale layout's end and failed with an
 ``IndexError``, which readers that follow the log tuple by tuple never do. At the end the request has completed and every tuple is committed.
 """

@@ -1,5 +1,5 @@
 """The Fries executor's storage promises that no Spark run of the suite reaches, without Spark
-(one-line bugs a reviewer found that no check saw).
+(one-line bugs that no differential run sees).
 
 Each part names the first broken promise of one module (None: it holds); :func:`storage_problem`
 runs them all (under a second; the executor runs on

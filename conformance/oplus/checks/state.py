@@ -5,7 +5,7 @@
 expiry". The two are STRETCH's two algorithms (WT multi: one instance per window; WT single:
 Alg. 2 forwardAndShift) and for the executor's commutative aggregates they emit the same
 outputs, so a scenario run by the other WT's algorithm passes every output oracle of the suite
-(session 7's holdout: ``single=scenario.window_type == "single"`` -> ``is not "single"`` ran
+(``single=scenario.window_type == "single"`` -> ``is not "single"`` runs
 every scenario as WT single). The states are what the live front end checkpoints and hands over
 at a rescale, so their layout is a durable format. This check parses a WT multi and a WT single
 sliding-sum scenario (:meth:`~spark_impl.oplus.operators.OperatorConfig.of`), runs one round of
