@@ -26,10 +26,10 @@ def test_the_driver_on_the_stand_in_passes(seed: int) -> None:
 
 
 def _patch(monkeypatch: pytest.MonkeyPatch, name: str, old: str, new: str) -> None:
-    mutant = _mutant(driver, name, old, new)
-    monkeypatch.setattr(driver, name, mutant)
+    broken = _mutant(driver, name, old, new)
+    monkeypatch.setattr(driver, name, broken)
     if hasattr(package, name):
-        monkeypatch.setattr(package, name, mutant)
+        monkeypatch.setattr(package, name, broken)
 
 
 def test_the_one_job_wrapper_is_run(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -26,7 +26,7 @@ def _mutant(module: Any, name: str, old: str, new: str) -> Any:
     source = inspect.getsource(getattr(module, name))
     assert source.count(old) == 1, old
     namespace = dict(vars(module))
-    exec(compile(source.replace(old, new), module.__file__ or "<mutant>", "exec"), namespace)  # noqa: S102
+    exec(compile(source.replace(old, new), module.__file__ or "<changed>", "exec"), namespace)  # noqa: S102
     return namespace[name]
 
 

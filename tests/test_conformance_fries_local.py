@@ -289,9 +289,9 @@ def test_a_straggler_looked_up_by_operator_is_named(monkeypatch: pytest.MonkeyPa
 
     from spark_impl.reconfig import task
 
-    mutant = _method(task._Stage, "_object", "job.timing.stragglers.get(obj, 1.0)",
+    broken = _method(task._Stage, "_object", "job.timing.stragglers.get(obj, 1.0)",
                      "job.timing.stragglers.get(op, 1.0)")
-    monkeypatch.setattr(task._Stage, "_object", types.FunctionType(mutant.__code__, vars(task), "_object"))
+    monkeypatch.setattr(task._Stage, "_object", types.FunctionType(broken.__code__, vars(task), "_object"))
     found = fries_local_check.local_problem()
     assert found is not None and found.startswith("processing costs:") and "slept {0.001: 8, 0.002: 8}" in found
 

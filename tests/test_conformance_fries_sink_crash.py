@@ -75,5 +75,5 @@ def test_the_sink_given_on_resume_alone_names_rows_of_their_own_batch(monkeypatc
 
     assert fries_sink_crash_check._attached_problem(str(tmp_path / "real")) is None
     monkeypatch.setattr(sinks, "_rows", _mutant(sinks, "_rows", "yield s, batch_id, op", "yield s, g, op"))
-    found = fries_sink_crash_check._attached_problem(str(tmp_path / "mutant"))
+    found = fries_sink_crash_check._attached_problem(str(tmp_path / "broken"))
     assert found is not None and "rows with (job, batch) other than (0, " in found, found

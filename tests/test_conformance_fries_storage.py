@@ -16,8 +16,8 @@ def test_the_storage_check_passes_on_the_executor() -> None:
     assert fries_storage_check.storage_problem() is None
 
 
-def _names(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str, mutant: Any, words: str) -> None:
-    monkeypatch.setattr(owner, name, mutant)
+def _names(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str, broken: Any, words: str) -> None:
+    monkeypatch.setattr(owner, name, broken)
     found = fries_storage_check.storage_problem()
     assert found is not None and words in found, found
 
@@ -49,7 +49,7 @@ def test_run_scenarios_losing_or_ignoring_the_callers_checkpoint_is_named(
 
     from spark_impl.reconfig import api
 
-    monkeypatch.chdir(tmp_path)  # the second mutant, called without a directory, would make ./None
+    monkeypatch.chdir(tmp_path)  # the second broken function, called without a directory, would make ./None
     _names(monkeypatch, api, "run_scenarios", _mutant(api, "run_scenarios", old, new), words)
 
 

@@ -50,9 +50,9 @@ def _clocked_mutant(name: str, old: str, new: str) -> Any:
     source = inspect.getsource(getattr(driver, name))
     assert source.count(old) == 1, old
     saved = getattr(driver, name)
-    exec(compile(source.replace(old, new), driver.__file__ or "<mutant>", "exec"), vars(driver))  # noqa: S102
-    mutant, driver.__dict__[name] = getattr(driver, name), saved
-    return mutant
+    exec(compile(source.replace(old, new), driver.__file__ or "<changed>", "exec"), vars(driver))  # noqa: S102
+    broken, driver.__dict__[name] = getattr(driver, name), saved
+    return broken
 
 
 @pytest.mark.parametrize("old, new", [
@@ -68,8 +68,8 @@ def test_a_pause_that_is_not_the_time_between_two_readings_is_caught(spark: Any,
 
 def test_a_round_time_that_is_not_the_time_between_two_readings_is_caught(spark: Any,
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    mutant = _clocked_mutant("_run_rounds", "append(time.perf_counter() - start)",
+    broken = _clocked_mutant("_run_rounds", "append(time.perf_counter() - start)",
                              "append(time.perf_counter() % start)")
-    monkeypatch.setattr(driver, "_run_rounds", mutant)
+    monkeypatch.setattr(driver, "_run_rounds", broken)
     found = handover_problem(spark, 0)
     assert found is not None and "readings of its clock" in found, found

@@ -71,9 +71,9 @@ def test_the_batch_executors_call_forms_are_checked(monkeypatch: pytest.MonkeyPa
     from conformance.dgs.checks.plans import validity_problems
 
     target = "run_dgs_many" if "len(jobs)" in old else name
-    mutant = _mutant(driver, target, old, new)
-    monkeypatch.setattr(package, target, mutant)
-    monkeypatch.setattr(driver, target, mutant)  # run_dgs calls the module's run_dgs_many
+    broken = _mutant(driver, target, old, new)
+    monkeypatch.setattr(package, target, broken)
+    monkeypatch.setattr(driver, target, broken)  # run_dgs calls the module's run_dgs_many
     assert any(seen in p for p in validity_problems(CASES[:1])), validity_problems(CASES[:1])
 
 
@@ -103,9 +103,9 @@ def test_a_mailbox_that_holds_what_the_rule_releases_is_caught(monkeypatch: pyte
     import spark_impl.dgs.release as release
     import spark_impl.dgs.streaming_input as streaming_input
 
-    mutant = _mutant(release, "_release", old, new)
-    monkeypatch.setattr(release, "_release", mutant)
-    monkeypatch.setattr(streaming_input, "_release", mutant)
+    broken = _mutant(release, "_release", old, new)
+    monkeypatch.setattr(release, "_release", broken)
+    monkeypatch.setattr(streaming_input, "_release", broken)
     assert any("which the release rule releases" in p for p in contracts(FEW)), contracts(FEW)[:2]
 
 
@@ -117,8 +117,8 @@ def test_an_arrival_model_off_its_formula_is_caught(monkeypatch: pytest.MonkeyPa
 
     from test_conformance_records_check import _method_mutant
 
-    mutant = _method_mutant(release, release.Arrival, "times", "float(item.ts + delay + rng", "float(item.ts | delay + rng")
-    monkeypatch.setattr(release.Arrival, "times", mutant)
+    broken = _method_mutant(release, release.Arrival, "times", "float(item.ts + delay + rng", "float(item.ts | delay + rng")
+    monkeypatch.setattr(release.Arrival, "times", broken)
     assert any("the arrival model says" in p for _, p in order(CASES))
 
 
@@ -335,9 +335,9 @@ def test_an_invalid_input_instance_run_by_the_batch_driver_is_caught(monkeypatch
     import spark_impl.dgs.release as release
     from conformance.dgs.checks.release import invalid_input_problem
 
-    mutant = _mutant(release, "release_schedule", "check_valid_input(streams)", "None")
-    monkeypatch.setattr(release, "release_schedule", mutant)
-    monkeypatch.setattr(driver, "release_schedule", mutant)  # run_dgs_many calls the driver's name
+    broken = _mutant(release, "release_schedule", "check_valid_input(streams)", "None")
+    monkeypatch.setattr(release, "release_schedule", broken)
+    monkeypatch.setattr(driver, "release_schedule", broken)  # run_dgs_many calls the driver's name
     found = invalid_input_problem(CASES[0])
     assert found is not None and "swapped" in found and "expected InputError" in found, found
     assert any("one whose input has" in p for _, p in order(CASES[:3]))
@@ -395,7 +395,7 @@ def test_explicit_zero_delays_and_drawn_delays_are_checked(monkeypatch: pytest.M
 
     import spark_impl.dgs.release as release
 
-    mutant = _method(release.Arrival, "times", "self.delays.get(stream, rng.randint(0, self.max_delay))", new)
-    monkeypatch.setattr(release.Arrival, "times", mutant)
+    broken = _method(release.Arrival, "times", "self.delays.get(stream, rng.randint(0, self.max_delay))", new)
+    monkeypatch.setattr(release.Arrival, "times", broken)
     found = order(CASES[:5])
     assert found and all(seen in p for _, p in found), found[:2]

@@ -68,7 +68,7 @@ def _method(cls: type, name: str, old: str, new: str) -> Any:
     source = textwrap.dedent(inspect.getsource(getattr(cls, name)))
     assert source.count(old) == 1, old
     namespace = dict(vars(sys.modules[cls.__module__]))
-    exec(compile(source.replace(old, new), "<mutant>", "exec"), namespace)  # noqa: S102
+    exec(compile(source.replace(old, new), "<changed>", "exec"), namespace)  # noqa: S102
     return namespace[name]
 
 
