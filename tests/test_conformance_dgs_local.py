@@ -1,5 +1,5 @@
-"""The DGS driver on the pure-Python Spark stand-in (``conformance.dgs.checks.standin``, issue 12,
-session 7): no failure on the drawn cases of seeds 0-1, and failures on mutants of
+"""The DGS driver on the pure-Python Spark stand-in (``conformance.dgs.checks.standin``): no
+failure on the drawn cases of seeds 0-1, and failures on one-line bugs of
 ``spark_impl/dgs/driver.py`` that the Spark check cannot see (each recompiled from its source with
 one change, as cosmic-ray writes it; ids are benchmarks/mutation.py's at b199243)."""
 
@@ -61,7 +61,7 @@ def test_longer_inlined_segments_are_checked(monkeypatch: pytest.MonkeyPatch) ->
 
 
 def test_a_trace_out_of_key_order_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Session 8's holdout survivor, dgs/streaming.py ``run.processed.sort(key=lambda entry:
+    """dgs/streaming.py ``run.processed.sort(key=lambda entry:
     entry[1])`` -> ``entry[2]``: a run's trace sorted by the payload instead of the key passed
     the order-blind trace comparison. The same slip in the batch driver, on the stand-in."""
     _patch(monkeypatch, "run_dgs_many", "result.processed.sort(key=lambda entry: entry[1])",

@@ -1,6 +1,6 @@
 """The DGS suite's driver-side order check (conformance.dgs.checks.release) and the restricted
 plans with a late stream that make the release rule's fixpoint matter:
-no false positive on the drawn cases, and a mutant of the mailbox or of the step planner is
+no false positive on the drawn cases, and a one-line bug of the mailbox or of the step planner is
 seen without any Spark job."""
 
 from __future__ import annotations

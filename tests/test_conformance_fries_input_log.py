@@ -66,7 +66,7 @@ def test_the_suites_contracts_check_runs_the_input_log_check(monkeypatch: pytest
 
 
 def test_a_stale_cached_layout_refreshed_only_at_its_end_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Session 8's second holdout: ``index >= starts[-1]`` -> ``index == starts[-1]`` in
+    """``index >= starts[-1]`` -> ``index == starts[-1]`` in
     ``BatchLogSource.get``: a worker whose cached layout predates the batches since reads a
     later tuple past the layout's end (an ``IndexError``) instead of refreshing it."""
     from test_mutation_kills_oplus import _method

@@ -1,5 +1,5 @@
 """The Fries executor's storage promises without Spark (:mod:`conformance.fries.checks.storage`):
-they hold on the executor, and each one-line bug a reviewer found in retention.py, api.py,
+they hold on the executor, and each one-line bug of retention.py, api.py,
 storage.py and objectstore.py (no Spark run of the suite sees them) is named."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The O+ model check (conformance.oplus.checks.model): no finding on the executor as it is, and
-each one-line bug of the reviewer's list (compiled from the function's source with ``old``
+each one-line bug listed below (compiled from the function's source with ``old``
 replaced by ``new``) is named, without any Spark job."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""The durable-state part of the contracts check (``conformance.fries.checks.records``, issue 12
-session 6): it passes on spark_impl's store and record log, and fails on the seed-8
-campaign's two survivors there (a torn only record crashes the warning; a prefix deleted on a
+"""The durable-state part of the contracts check (``conformance.fries.checks.records``): it
+passes on spark_impl's store and record log, and fails on two one-line bugs there that no
+Spark run sees (a torn only record crashes the warning; a prefix deleted on a
 URI store stays)."""
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def test_a_prefix_left_behind_on_a_uri_store_is_caught(monkeypatch: pytest.Monke
     ("data[len(magic) + _LENGTH:header]", "data[len(magic) ^ _LENGTH:header]", "a whole framed object was refused"),
 ])
 def test_framing_mutants_are_caught(monkeypatch: pytest.MonkeyPatch, old: str, new: str, seen: str) -> None:
-    """Session 7: the framing's torn/altered split, a branch no Spark run takes (records.py
+    """The framing's torn/altered split, a branch no Spark run takes (records.py
     lines 102-104 and 112-113 were never executed by the default suite)."""
     monkeypatch.setattr(records, "unframe", _method_mutant(records, records, "unframe", old, new))
     found = records_problem()
@@ -140,7 +140,7 @@ def test_a_writer_after_an_altered_record_and_a_stale_load_are_caught(monkeypatc
 ])
 def test_record_log_numbering_and_names_are_checked(monkeypatch: pytest.MonkeyPatch, name: str, old: str,
                                                     new: str) -> None:
-    """Session 7: the record log's names (other objects under its prefix), numbering above
+    """The record log's names (other objects under its prefix), numbering above
     set-aside records, a torn newest record over three, a reader that then writes, prune after
     a read - none of which the suite's well-formed two-record logs showed."""
     monkeypatch.setattr(records.RecordLog, name, _method_mutant(records, records.RecordLog, name, old, new))
@@ -168,7 +168,7 @@ def test_a_record_longer_than_256_bytes_is_read() -> None:
     ("display", "parts.hostname or ''", "parts.hostname and ''", "locations:"),
 ])
 def test_locations_are_checked(monkeypatch: pytest.MonkeyPatch, name: str, old: str, new: str, seen: str) -> None:
-    """Session 7: ``join``/``display`` were only ever given query-less ``file://`` URIs and plain
+    """``join``/``display`` on URIs with a query: the Spark runs only ever give them query-less ``file://`` URIs and plain
     local paths, where a swapped branch gives the same string."""
     monkeypatch.setattr(store, name, _method_mutant(store, store, name, old, new))
     found = records_problem()
