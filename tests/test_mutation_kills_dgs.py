@@ -1,7 +1,6 @@
-"""The DGS suite's Spark-free checks added for mutants of ``spark_impl/dgs``:
-each test applies a mutant (the function recompiled from its source with one change, as
-cosmic-ray would write it) and shows the suite's check fails on it, and passes on the original.
-Ids are benchmarks/mutation.py's (``module:operator:occurrence``) at aa3602b."""
+"""The DGS suite's Spark-free checks of ``spark_impl/dgs`` promises no differential run sees:
+each test applies a one-line bug (the function recompiled from its source with one change)
+and shows the suite's check fails on it, and passes on the original."""
 
 from __future__ import annotations
 
@@ -18,7 +17,7 @@ from conformance.dgs.cases import draw_dgs_cases
 from conformance.core.results import SuiteResult
 
 CASES = draw_dgs_cases(100, 0)
-FEW = CASES[:12]  # the contracts check on a dozen cases: every mutant below is seen on the first
+FEW = CASES[:12]  # the contracts check on a dozen cases: every bug below is seen on the first
 
 
 def _with(monkeypatch: pytest.MonkeyPatch, module: str, name: str, old: str, new: str) -> None:
@@ -31,8 +30,8 @@ def test_the_original_front_end_and_step_planner_keep_their_contracts() -> None:
 
 
 def test_a_synchronizing_group_that_takes_in_another_workers_event_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Kills dgs/driver.py:core/ReplaceComparisonOperator_Eq_LtE:0 (line 106, ``last[0] ==
-    event.worker`` -> ``<=``; sessions 4-5's survivor): a group of ``w1`` takes in the next
+    """dgs/driver.py line 106 (``last[0] ==
+    event.worker`` -> ``<=``): a group of ``w1`` takes in the next
     synchronizing event of any worker ``w2 >= w1``, which then runs at ``w1``. Only a
     non-ancestor ``w1`` gives a wrong trace, so the order check saw it at seed 1 only; the
     steps contract sees every such merge (7 of 100 cases at seed 0)."""
@@ -48,8 +47,7 @@ def test_a_synchronizing_group_that_takes_in_another_workers_event_is_caught(mon
 ])
 def test_a_row_with_event_and_heartbeat_or_heartbeat_false_is_refused(monkeypatch: pytest.MonkeyPatch, old: str,
                                                                      new: str) -> None:
-    """Kills dgs/streaming_input.py:core/ReplaceAndWithOr:0-2 (lines 58, 60; session 5's
-    survivor is ``:1``): the live check only writes well-formed rows, so a row holding both an
+    """dgs/streaming_input.py lines 58, 60 (``and`` -> ``or``): the live check only writes well-formed rows, so a row holding both an
     event and a heartbeat, or ``"heartbeat": false``, was never tried."""
     _with(monkeypatch, "spark_impl.dgs.streaming_input", "parse_row", old, new)
     assert any("heartbeat" in p and "accepted" in p for p in contracts(FEW))
@@ -64,8 +62,8 @@ def test_a_row_with_event_and_heartbeat_or_heartbeat_false_is_refused(monkeypatc
 ])
 def test_the_batch_executors_call_forms_are_checked(monkeypatch: pytest.MonkeyPatch, name: str, old: str, new: str,
                                                     seen: str) -> None:
-    """Session 7: ``run_dgs`` (the one-job wrapper) was never called by the suite, and no call
-    named its arguments or passed an option by position."""
+    """``run_dgs`` (the one-job wrapper) is never called by the suite, and no call there
+    names its arguments or passes an option by position."""
     import spark_impl.dgs as package
     import spark_impl.dgs.driver as driver
     from conformance.dgs.checks.plans import validity_problems
@@ -97,7 +95,7 @@ def test_balanced_plan_edge_requests_are_checked(monkeypatch: pytest.MonkeyPatch
 ])
 def test_a_mailbox_that_holds_what_the_rule_releases_is_caught(monkeypatch: pytest.MonkeyPatch, old: str,
                                                               new: str) -> None:
-    """Session 7: holding an event longer than the release rule says keeps every output right
+    """Holding an event longer than the release rule says keeps every output right
     (dependent events still in key order), so only the rule itself, recomputed from
     release.py's docstring on the live mailbox, sees it."""
     import spark_impl.dgs.release as release
@@ -193,8 +191,8 @@ def test_a_mutable_dgs_job_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_row_of_a_job_far_beyond_the_last_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Kills dgs/streaming_input.py:core/ReplaceComparisonOperator_Lt_IsNot:0 (line 54, ``0 <= job
-    < jobs`` -> ``0 <= job is not jobs``; the seed-10 training sample's survivor, session 7): the
+    """dgs/streaming_input.py line 54 (``0 <= job
+    < jobs`` -> ``0 <= job is not jobs``): the
     rows refused were a job at the bound (``jobs``) and -1, where ``is not`` and ``<`` agree; a
     job beyond the bound passed the check and crashed with IndexError instead of the row's
     one-line InputError."""
@@ -205,7 +203,7 @@ def test_a_row_of_a_job_far_beyond_the_last_is_refused(monkeypatch: pytest.Monke
 
 @pytest.mark.parametrize("module, name, old, new, seen", [
     ("spark_impl.dgs.streaming_input", "take", "item.ts <= last[0]", "item.ts < last[0]", "was accepted"),
-    # dgs/streaming_input.py:core/ReplaceComparisonOperator_LtE_Eq:1: only the bound itself refused
+    # dgs/streaming_input.py ``<=`` -> ``==``: only the bound itself refused
     ("spark_impl.dgs.streaming_input", "take", "item.ts <= last[0]", "item.ts == last[0]", "before its own last ts"),
     # the refusal names the item's own ts, not the stream's previous one
     ("spark_impl.dgs.streaming_input", "receive", 'f"(ts {late[0].watermark}); a stream', 'f"(ts {item.ts}); a stream',
@@ -222,7 +220,7 @@ def test_a_row_of_a_job_far_beyond_the_last_is_refused(monkeypatch: pytest.Monke
 ])
 def test_the_live_front_ends_refusals_retention_and_keyed_plan_are_checked(
         monkeypatch: pytest.MonkeyPatch, module: str, name: str, old: str, new: str, seen: str) -> None:
-    """Lines no default run executed at aa3602b (s6 coverage): keyed_plan (0 %), the records'
+    """Lines no default differential run executes: keyed_plan (0 %), the records'
     retention, the bookkeeping bound, start_dgs_query's refusals, replan of no job."""
     _with(monkeypatch, module, name, old, new)
     found: list[Any] = contracts(FEW)
@@ -262,9 +260,9 @@ def test_foreach_batch_bookkeeping_is_checked_without_spark(monkeypatch: pytest.
     ("for events in segment) < below", "for events in segment) <= below"),
 ])
 def test_inlining_left_off_or_stretched_is_caught(monkeypatch: pytest.MonkeyPatch, old: str, new: str) -> None:
-    """The inlining optimization is off (or inlines ``below`` events) on the mutants: outputs
+    """The inlining optimization is off (or inlines ``below`` events) with these changes: outputs
     and the trace oracle stay right, only which worker's trace shows the events changes. The
-    ``is`` mutant differs only for worker ids that are equal but not identical - a live
+    ``is`` change differs only for worker ids that are equal but not identical - a live
     mailbox restored from its commit - which the order check now mixes into every tick."""
     _with(monkeypatch, "spark_impl.dgs.driver", "inline_short_segments", old, new)
     found = order(CASES)
@@ -272,8 +270,8 @@ def test_inlining_left_off_or_stretched_is_caught(monkeypatch: pytest.MonkeyPatc
 
 
 def test_a_schedule_that_accepts_tick_zero_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``release_schedule`` must refuse tick 0 (line 86, not executed by a default run at
-    aa3602b). Here it returns no tick instead; a mutant that lets tick 0 into the loop never
+    """``release_schedule`` must refuse tick 0 (line 86, not executed by a default differential
+    run). Here it returns no tick instead; a change that lets tick 0 into the loop never
     returns, which the check reports after 10 s (not shown here: the thread would spin on)."""
     _with(monkeypatch, "spark_impl.dgs.release", "release_schedule", 'raise InputError(f"must be >= 1, got {tick}", "tick")',
           "return []")
