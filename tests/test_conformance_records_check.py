@@ -69,7 +69,7 @@ def test_a_prefix_left_behind_on_a_uri_store_is_caught(monkeypatch: pytest.Monke
     ("data[len(magic) + _LENGTH:header]", "data[len(magic) | _LENGTH:header]", "a whole framed object was refused"),
     ("data[len(magic) + _LENGTH:header]", "data[len(magic) ^ _LENGTH:header]", "a whole framed object was refused"),
 ])
-def test_framing_mutants_are_caught(monkeypatch: pytest.MonkeyPatch, old: str, new: str, seen: str) -> None:
+def test_one_line_bugs_of_the_record_framing_are_caught(monkeypatch: pytest.MonkeyPatch, old: str, new: str, seen: str) -> None:
     """The framing's torn/altered split, a branch no Spark run takes (records.py
     lines 102-104 and 112-113 were never executed by the default suite)."""
     monkeypatch.setattr(records, "unframe", _method_mutant(records, records, "unframe", old, new))
