@@ -1,7 +1,7 @@
 """The DGS driver on the pure-Python Spark stand-in (``conformance.dgs.checks.standin``): no
 failure on the drawn cases of seeds 0-1, and failures on one-line bugs of
 ``spark_impl/dgs/driver.py`` that the Spark check cannot see (each recompiled from its source with
-one change, as cosmic-ray writes it; ids are benchmarks/mutation.py's at b199243)."""
+one change)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The Structured Streaming front end's input log under a retention, without Spark
 (:mod:`conformance.fries.checks.input_log`): it holds on the executor, and names a log that
-drops the wrong files (independent bug set D, 08) or keeps the files it must drop."""
+drops the wrong files or keeps the files it must drop."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ def test_the_input_log_check_passes_on_the_front_end() -> None:
 
 
 def test_input_dropped_below_the_live_offset_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Set D, 08: files below the *live* offset are deleted; with a request in progress the
+    """A log that deletes the files below the *live* offset: with a request in progress the
     commit lags, and a restart re-reads tuples that are gone."""
     runs: list[Any] = []
     start_query, drop_below = streaming.start_query, streaming.InputIndex.drop_below

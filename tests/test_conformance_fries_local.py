@@ -204,7 +204,7 @@ def test_a_partition_compared_by_identity_is_named(monkeypatch: pytest.MonkeyPat
 
 
 def test_an_epoch_switch_one_batch_late_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Independent bug set D, 01: the epoch scheduler switched at ``plan.g > entry.epoch_batch``
+    """An epoch scheduler that switches at ``plan.g > entry.epoch_batch``
     instead of ``>=``: consistent (every oracle passed), but R1 came a batch after the ``at``
     tuples docs/spark.md promises."""
     from test_mutation_kills_oplus import _method

@@ -108,8 +108,8 @@ def test_a_delivery_that_rewrites_a_committed_batch_id_is_named(monkeypatch: pyt
 
 
 def test_a_load_cache_keyed_by_size_alone_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Independent bug set F, 20 (missed blind at e163149): ``Store.load`` keyed its local cache
-    by the file's size alone, so a plan or request rewritten with the same size was served stale."""
+    """``Store.load`` keyed by the file's size alone: a plan or request rewritten with the same
+    size would be served stale from the local cache."""
     from test_mutation_kills_oplus import _method
 
     from spark_impl import store

@@ -1,7 +1,7 @@
 """The documented stable hash and routing check (``conformance.fries.checks.keys``):
 it passes on the module, and fails on one-line bugs of ``spark_impl/keys.py`` that every process of a
 run would agree on (so no differential run sees them), each recompiled from the module's source
-with one change as cosmic-ray writes it. Ids are benchmarks/mutation.py's at b199243."""
+with one change."""
 
 from __future__ import annotations
 

@@ -259,7 +259,7 @@ def _entry_problem() -> str | None:
             return f"the FCM of {obj} is not visible a second after issued + {d} s"
     if replace(entry, fcm_lo=0.0, fcm_hi=0.0).delay_s("A") != 0.0:
         return "an FCM delay hook of [0, 0] ms still delays"
-    # [0, hi]: the natural way to ask for "up to hi ms" (independent set E 04: a
+    # [0, hi]: the natural way to ask for "up to hi ms" (a
     # "no delay" shortcut that tested lo delivered every such FCM at once)
     up_to = {obj: replace(entry, fcm_lo=0.0, fcm_hi=50.0).delay_s(obj) for obj in ("A", "A#1", "B#0", "C")}
     if not all(0.0 <= d <= 0.05 for d in up_to.values()) or max(up_to.values()) == 0.0:

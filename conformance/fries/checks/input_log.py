@@ -7,8 +7,8 @@ change", and "the executor resumes (``resume=True``) from its last commit and re
 whatever it had not committed". Together: every tuple from the committed offset on stays
 readable, at its position, for as long as a restart may need it. The Spark runs of the suite
 give the front end no retention and no request that spans Structured Streaming batches, so a
-log that drops what lies below the *live* offset (independent bug set D, 08: a restart while a
-request is in progress then fails with "deleted from the input log") passed them all.
+log that drops what lies below the *live* offset (a restart while a
+request is in progress then fails with "deleted from the input log") passes them all.
 
 :func:`input_log_problem` runs the real ``start_query`` and its ``foreachBatch`` handler on
 :class:`~conformance.standin.spark.LocalSpark` with a stand-in streaming DataFrame (the handler
