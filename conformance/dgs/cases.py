@@ -1,4 +1,4 @@
-"""Non-trivial DGS cases for the differential suite (item 2: "DGS on Spark for real").
+"""Non-trivial DGS cases for the differential suite ("DGS on Spark for real").
 
 A case is a shipped consistent example program (``reference.dgs.examples.CONSISTENT``), a
 P-valid synchronization plan, a valid input instance on three streams, and how the input
