@@ -69,7 +69,7 @@ def _busy_threads(seconds: float = 1.0) -> list[str]:
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """No test may leave a thread spinning (session 8: a mutant's endless loop, left running in a
+    """No test may leave a thread spinning (an endless loop of a changed function, left running in a
     watchdog thread, held the GIL for the rest of the run: 30 min instead of 8, and a 4 s Z3
     proof ran past its 300 s budget). Checked once at the end: no thread may still be busy."""
     busy = _busy_threads()

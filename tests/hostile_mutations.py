@@ -1,4 +1,4 @@
-"""Hypothesis strategies that turn a valid JSON input into a hostile one (issue 13).
+"""Hypothesis strategies that turn a valid JSON input into a hostile one.
 
 :func:`mutated` draws one of: byte flips, truncation, deletion or duplication of a key (the
 duplicate written as a repeated key in the text), a type swap at a random node, a huge or

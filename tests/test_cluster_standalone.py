@@ -1,4 +1,4 @@
-"""A real Spark standalone cluster on 127.0.0.1 (issue 15, item 1): a job submitted in client
+"""A real Spark standalone cluster on 127.0.0.1: a job submitted in client
 mode runs in executor JVMs that are separate processes from the driver, conforms, and nothing
 is left behind - neither after the job nor after the cluster stops, nor when the process that
 started the cluster is killed with SIGKILL.
@@ -29,7 +29,7 @@ pytestmark = [pytest.mark.cluster, pytest.mark.slow,
 def local_cluster() -> Iterator[LocalCluster]:
     """A master and two workers on 127.0.0.1 for the whole session; on teardown every process
     the cluster ever saw (master, workers, executors, PySpark daemons and workers, drivers) must
-    be gone - a leftover is a test error, not a warning. The nemesis (issue 15, item 2) can take
+    be gone - a leftover is a test error, not a warning. The nemesis can take
     ``cluster.processes()`` for the pids to kill."""
     cluster = LocalCluster(workers=2)
     with cluster:

@@ -42,7 +42,7 @@ def test_probes_pass_correct_schedulers_and_fail_an_unaligned_one() -> None:
         judged = judge_batch(make_engine("reference", scheduler=scheduler, faults=frozenset()), PROBES)
         assert [j.failed_oracles for _, j, _ in judged if not j.ok] == [], scheduler
     # How many probes an unaligned scheduler fails depends on the drawn timing: 5-19 of 30 on
-    # seeds 0-2 since the probes draw order-sensitive members (issue 12), 30 of these 90.
+    # seeds 0-2 since the probes draw order-sensitive members, 30 of these 90.
     naive = judge_batch(make_engine("reference", scheduler="fries", faults=frozenset({"naive"})),
                         MANY_PROBES)
     failed = [j for _, j, _ in naive if not j.ok]

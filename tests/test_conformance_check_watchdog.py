@@ -1,5 +1,5 @@
 """The suite's Spark-free checks run the executor's code in this process, where no engine
-watchdog looks (session 7: a control reader mutated to never move on - ``seq + 1`` ->
+watchdog looks (a control reader changed to never move on - ``seq + 1`` ->
 ``seq ** 1`` in ``ControlReader.poll`` - hung the whole Fries suite). A hang or a crash there is
 now a failure of that check, and the run goes on."""
 
@@ -56,7 +56,7 @@ def test_a_dgs_check_that_crashes_or_hangs_is_an_engine_failure(monkeypatch: pyt
 
 
 def test_a_timed_out_pure_python_call_is_stopped_not_left_spinning() -> None:
-    """Session 8: a test whose mutant looped for ever left its thread spinning for the rest of
+    """A test whose patched-in function loops for ever must not leave its thread spinning for the rest of
     the pytest run; holding the GIL half the time it made the run three times slower and a Z3
     proof of 4 s exceed its 300 s budget. ``bounded`` now stops the loop."""
     spins = threading.Event()

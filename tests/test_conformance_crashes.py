@@ -1,4 +1,4 @@
-"""Crashes are findings (issue 12 item 5): conformance.core.crashes isolates the case that makes an
+"""Crashes are findings: conformance.core.crashes isolates the case that makes an
 engine call raise, reports a hang, and the DGS and O+ suites turn both into ``engine``
 failures (exit 1, shrunk, saved, replayable) instead of an internal error (exit 3)."""
 

@@ -1,7 +1,7 @@
-"""The DGS driver on the pure-Python Spark stand-in (``conformance.dgs.checks.standin``, issue 12,
-session 7): no failure on the drawn cases of seeds 0-1, and failures on mutants of
+"""The DGS driver on the pure-Python Spark stand-in (``conformance.dgs.checks.standin``): no
+failure on the drawn cases of seeds 0-1, and failures on one-line bugs of
 ``spark_impl/dgs/driver.py`` that the Spark check cannot see (each recompiled from its source with
-one change, as cosmic-ray writes it; ids are benchmarks/mutation.py's at b199243)."""
+one change)."""
 
 from __future__ import annotations
 
@@ -26,10 +26,10 @@ def test_the_driver_on_the_stand_in_passes(seed: int) -> None:
 
 
 def _patch(monkeypatch: pytest.MonkeyPatch, name: str, old: str, new: str) -> None:
-    mutant = _mutant(driver, name, old, new)
-    monkeypatch.setattr(driver, name, mutant)
+    broken = _mutant(driver, name, old, new)
+    monkeypatch.setattr(driver, name, broken)
     if hasattr(package, name):
-        monkeypatch.setattr(package, name, mutant)
+        monkeypatch.setattr(package, name, broken)
 
 
 def test_the_one_job_wrapper_is_run(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -61,7 +61,7 @@ def test_longer_inlined_segments_are_checked(monkeypatch: pytest.MonkeyPatch) ->
 
 
 def test_a_trace_out_of_key_order_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Session 8's holdout survivor, dgs/streaming.py ``run.processed.sort(key=lambda entry:
+    """dgs/streaming.py ``run.processed.sort(key=lambda entry:
     entry[1])`` -> ``entry[2]``: a run's trace sorted by the payload instead of the key passed
     the order-blind trace comparison. The same slip in the batch driver, on the stand-in."""
     _patch(monkeypatch, "run_dgs_many", "result.processed.sort(key=lambda entry: entry[1])",

@@ -22,7 +22,7 @@ def test_one_worker_plans_have_no_fork() -> None:
 
 
 @pytest.mark.spark
-def test_one_worker_plans_pass_and_two_mutants_are_caught(spark: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_one_worker_plans_pass_and_two_one_line_bugs_of_the_driver_are_caught(spark: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     import spark_impl.dgs.driver as driver
     from spark_impl.dgs.topology import Topology
 

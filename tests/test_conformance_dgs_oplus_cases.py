@@ -1,4 +1,4 @@
-"""The DGS and O+ suites run non-trivial cases (issue 12 items 2-3): what the generators
+"""The DGS and O+ suites run non-trivial cases: what the generators
 promise, checked on the cases a default run draws; the DGS oracles have teeth; replay files
 round-trip."""
 
@@ -174,7 +174,7 @@ def test_the_balanced_plan_check_passes_the_builder_and_catches_a_wrong_one(monk
     honest = plans.balanced_plan
 
     def one_worker_for_two(root_impl: Any, leaf_impl: Any, **kw: Any) -> Plan:
-        if len(leaf_impl) == 2:  # the mutant "len(leaf_impl) == 2" of the one-leaf test
+        if len(leaf_impl) == 2:  # the one-leaf test changed to "len(leaf_impl) == 2"
             return Plan(Worker("w0", kw["root_type"], frozenset(root_impl) | frozenset(leaf_impl[0])))
         return honest(root_impl, leaf_impl, **kw)
 

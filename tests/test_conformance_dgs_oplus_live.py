@@ -110,8 +110,8 @@ def _dgs_engine_losing_every_first_event() -> Any:
 
 def test_a_dgs_live_failure_is_shrunk_with_the_live_engine_within_the_budget(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Session 7: the default suite's live failures were saved as drawn (sizes 0 -> 0, no
-    steps). Now the live engine shrinks them, and ``--shrink-budget 0`` leaves them as drawn."""
+    """The live engine shrinks the default suite's live failures (saved as drawn they would
+    show sizes 0 -> 0, no steps), and ``--shrink-budget 0`` leaves them as drawn."""
     import conformance.dgs.engines.live as live
 
     monkeypatch.setattr(live, "streaming_engine", _dgs_engine_losing_every_first_event())
@@ -159,8 +159,8 @@ def test_an_oplus_live_failure_is_shrunk_with_the_live_engine_within_the_budget(
 
 
 def test_the_dgs_suite_honours_the_shrink_budget(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``--shrink-budget N``: at most N candidates (0: none). The DGS and O+ suites ignored it
-    before session 7 (the DGS shrinker always ran up to 300 candidates)."""
+    """``--shrink-budget N``: at most N candidates (0: none). The DGS and O+ suites honour it
+    too (a DGS shrinker that ignored it would always run up to 300 candidates)."""
     from conformance.dgs import oracles as dgs_oracles
     from conformance.dgs import suite as dgs_suite
 

@@ -1,6 +1,6 @@
 """The DGS suite's driver-side order check (conformance.dgs.checks.release) and the restricted
-plans with a late stream that make the release rule's fixpoint matter (issue 12, set B bug 13):
-no false positive on the drawn cases, and a mutant of the mailbox or of the step planner is
+plans with a late stream that make the release rule's fixpoint matter:
+no false positive on the drawn cases, and a one-line bug of the mailbox or of the step planner is
 seen without any Spark job."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ def _mutant(module: Any, name: str, old: str, new: str) -> Any:
     source = inspect.getsource(getattr(module, name))
     assert source.count(old) == 1, old
     namespace = dict(vars(module))
-    exec(compile(source.replace(old, new), module.__file__ or "<mutant>", "exec"), namespace)  # noqa: S102
+    exec(compile(source.replace(old, new), module.__file__ or "<changed>", "exec"), namespace)  # noqa: S102
     return namespace[name]
 
 

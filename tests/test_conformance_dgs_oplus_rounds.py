@@ -1,4 +1,4 @@
-"""O+ emission rounds and emitting instances (issue 12): the definition in
+"""O+ emission rounds and emitting instances: the definition in
 ``spec.oplus.emission`` and the suite's ``round`` / ``instance`` oracles
 (``conformance.oplus.oracles``), without Spark."""
 

@@ -1,4 +1,4 @@
-"""The DGS and O+ suites' Spark engines (issue 12 items 2, 3, 5): non-trivial cases in one
+"""The DGS and O+ suites' Spark engines: non-trivial cases in one
 batch each pass, and a case that makes the batch call raise is isolated as that case's
 ``engine`` failure while the rest of the batch is still judged."""
 

@@ -1,4 +1,4 @@
-"""The Fries suite's driver-side checks (issue 12, session 4), without Spark: the executor's MCS
+"""The Fries suite's driver-side checks, without Spark: the executor's MCS
 against the spec's for every case and for the MCS shapes, the sink path's cases (every one
 routes a negative integer key where ``|k| mod 3`` differs), the reported delays, the Fries §7.3
 commit rule."""
@@ -89,7 +89,7 @@ def test_every_sink_case_routes_a_negative_int_where_abs_mod_3_differs_and_every
             routed = [job.source.get(i)[2] for i in range(job.source.count())
                       if scenario.dataflow.children(job.source.get(i)[0])]
             assert any(type(k) is int and k < 0 and route(k, 3) != abs(k) % 3 for k in routed), (seed, routed)
-            # set B bug 09 (a bool routed by stable_hash, not as the int it equals) needs a bool key
+            # a bool routed by stable_hash, not as the int it equals, shows only with a bool key
             assert not index % 2 or any(type(k) is bool for k in routed), (seed, routed)
 
 
@@ -147,8 +147,8 @@ def test_a_saved_live_case_gets_the_live_engine_back() -> None:
 
 
 def test_a_committed_view_that_changes_without_a_commit_is_named() -> None:
-    """Set B's bug 03 (after a crash the live bookkeeping IS the committed record): every
-    batch then writes its uncommitted offset into what a second crash would resume from."""
+    """After a crash the live bookkeeping must not be the committed record itself: every
+    batch would then write its uncommitted offset into what a second crash would resume from."""
     from spark_impl.reconfig.progress import Progress
 
     from conformance.fries.engines.stepped import CommitWatch

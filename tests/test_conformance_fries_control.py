@@ -17,7 +17,7 @@ def _entry(j: int) -> ControlEntry:
 
 
 def test_a_reader_follows_three_records_written_while_its_task_runs(tmp_path: Path) -> None:
-    """Regression (session 6, a real bug): the driver keeps the two newest control records, so
+    """Regression (a real bug): the driver keeps the two newest control records, so
     after three records written since a task's view the reader's *next* record is gone; poll
     checked only ``exists(seq + 1)`` and stayed on its old view for the rest of the task (a
     component member forced to poll by a new-version tuple then still saw no request). Failed
@@ -90,13 +90,13 @@ def test_the_control_check_names_a_reader_that_retries_a_torn_record_for_ever(mo
 
 
 def test_the_control_check_names_a_reader_on_no_record_that_misses_the_first_one(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Holdout survivor (session 7), control.py 121 ``while self.log.exists(self.seq + 1)`` ->
+    """control.py 121 ``while self.log.exists(self.seq + 1)`` ->
     ``self.seq + 0``: a reader that started on no record (seq 0) looks for record 0, so the
     job's first request (record 1) reaches it only once a second record exists."""
     original = ControlReader.poll
 
     def poll(self: ControlReader, force: bool = False) -> None:
-        if self.seq == 0 and not self.log.exists(2):  # what the mutant does on a view of no record
+        if self.seq == 0 and not self.log.exists(2):  # what the changed reader does on a view of no record
             return
         original(self, force)
 
@@ -106,7 +106,7 @@ def test_the_control_check_names_a_reader_on_no_record_that_misses_the_first_one
 
 
 def test_the_control_check_names_a_delay_hook_that_ignores_up_to_hi(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Independent set E, 04 (session 8): the "no delay" shortcut tested ``fcm_lo`` instead of
+    """A real bug (fixed): the "no delay" shortcut tested ``fcm_lo`` instead of
     ``fcm_hi``, so ``fcm_delay = [0, hi]`` delivered every FCM at once."""
     from spark_impl.reconfig.control import ControlEntry
 
@@ -130,8 +130,8 @@ def test_the_control_check_names_a_delay_hook_that_ignores_up_to_hi(monkeypatch:
 ])
 def test_the_control_check_names_a_broken_poll_throttle(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, old: str,
                                                         new: str, words: str) -> None:
-    """Session 10: the suite's runs and the checks above poll with ``force=True`` only, so these
-    survived (control.py ``ControlReader.poll``)."""
+    """The suite's runs and the checks above poll with ``force=True`` only, so these need
+    their own check (control.py ``ControlReader.poll``)."""
     from test_mutation_kills_oplus import _method
 
     monkeypatch.setattr(ControlReader, "poll", _method(ControlReader, "poll", old, new))

@@ -1,5 +1,5 @@
 """The Fries driver's own promises on a pure-Python Spark (:mod:`conformance.fries.checks.driver`):
-they hold on the executor, and each one-line bug the reviewer found in ``driver.py`` is named."""
+they hold on the executor, and each one-line bug of ``driver.py`` that the Spark runs cannot see is named."""
 
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ def test_the_failing_transformation_is_the_identity_until_armed() -> None:
 
 
 def test_a_users_request_lost_to_a_planned_one_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Session 9, a real bug (fixed in the driver): a user's ``submit`` while the batch that
+    """A real bug (fixed in the driver): a user's ``submit`` while the batch that
     makes a planned request ran, before the driver made it, was accepted and made as R1, then
     overwritten by the planned request made as R2 - the user's request was lost."""
     from test_mutation_kills_oplus import _method
@@ -75,8 +75,8 @@ def test_a_users_request_lost_to_a_planned_one_is_named(monkeypatch: pytest.Monk
 
 @pytest.mark.parametrize("new", ["if plan.g == entry.epoch_batch:", "if plan.g <= entry.epoch_batch:"])
 def test_an_epoch_switch_lost_to_a_restart_is_named(monkeypatch: pytest.MonkeyPatch, new: str, tmp_path: Path) -> None:
-    """Session 9's holdout (two timeouts at 900 s): ``plan.g >= entry.epoch_batch`` -> ``==`` or
-    ``<=``: after a restart in the switch batch the objects never switch."""
+    """``plan.g >= entry.epoch_batch`` -> ``==`` or
+    ``<=`` (the Spark run times out): after a restart in the switch batch the objects never switch."""
     from test_mutation_kills_oplus import _method
 
     from spark_impl.reconfig import task

@@ -1,6 +1,6 @@
 """The Structured Streaming front end's input log under a retention, without Spark
 (:mod:`conformance.fries.checks.input_log`): it holds on the executor, and names a log that
-drops the wrong files (independent bug set D, 08) or keeps the files it must drop."""
+drops the wrong files or keeps the files it must drop."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ def test_the_input_log_check_passes_on_the_front_end() -> None:
 
 
 def test_input_dropped_below_the_live_offset_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Set D, 08: files below the *live* offset are deleted; with a request in progress the
+    """A log that deletes the files below the *live* offset: with a request in progress the
     commit lags, and a restart re-reads tuples that are gone."""
     runs: list[Any] = []
     start_query, drop_below = streaming.start_query, streaming.InputIndex.drop_below
@@ -66,7 +66,7 @@ def test_the_suites_contracts_check_runs_the_input_log_check(monkeypatch: pytest
 
 
 def test_a_stale_cached_layout_refreshed_only_at_its_end_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Session 8's second holdout: ``index >= starts[-1]`` -> ``index == starts[-1]`` in
+    """``index >= starts[-1]`` -> ``index == starts[-1]`` in
     ``BatchLogSource.get``: a worker whose cached layout predates the batches since reads a
     later tuple past the layout's end (an ``IndexError``) instead of refreshing it."""
     from test_mutation_kills_oplus import _method

@@ -1,6 +1,6 @@
 """The Fries executor on the pure-Python Spark stand-in (:mod:`conformance.standin.spark`)
 and the suite's check that uses it (:mod:`conformance.fries.checks.standin`), without Spark: it
-passes on the executor and names the holdout survivors of session 7 it targets."""
+passes on the executor and names the one-line bugs it targets, which no Spark run sees."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def test_the_local_spark_shuffles_like_pyspark() -> None:
 
 
 def test_a_switch_report_taken_for_a_deep_stages_input_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Holdout survivor (session 7), layout.py 29 ``STATS_LEVEL = 1 << 30`` -> ``1 | 30`` (31):
+    """layout.py 29 ``STATS_LEVEL = 1 << 30`` -> ``1 | 30`` (31):
     stage 31 of a job 32 levels deep takes the switch reports for its own input and drops
     them; the request never completes and the job never ends."""
     monkeypatch.setattr("spark_impl.reconfig.task.STATS_LEVEL", 31)
@@ -39,7 +39,7 @@ def test_a_switch_report_taken_for_a_deep_stages_input_is_named(monkeypatch: pyt
 
 
 def test_restarts_that_never_happen_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Holdout survivor (session 7), driver.py 360 ``prog.phase != "done"`` -> ``< "done"``
+    """driver.py 360 ``prog.phase != "done"`` -> ``< "done"``
     ("stream" and "flush" sort after "done": no restart ever happens)."""
     from spark_impl.reconfig import driver
 
@@ -88,7 +88,7 @@ def test_a_crash_rolls_back_the_pending_batches_and_nothing_else(
 
 def test_the_suites_contracts_check_runs_the_local_check(monkeypatch: pytest.MonkeyPatch) -> None:
     """The local check is wired into the Fries suite's Spark-free contracts check (a first
-    version of session 7 imported it without running it)."""
+    version imported it without running it)."""
     from conformance.fries.checks.contracts import run_contracts_check
     from conformance.core.results import SuiteResult
 
@@ -99,7 +99,7 @@ def test_the_suites_contracts_check_runs_the_local_check(monkeypatch: pytest.Mon
 
 
 def test_results_read_from_a_deeper_runs_task_files_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Training survivor (session 7, seed 10), results.py 37 ``range(1, self.depth + 1)`` ->
+    """results.py 37 ``range(1, self.depth + 1)`` ->
     ``range(1, self.depth << 1)``: on a directory used afresh, a job 2 levels deep read the
     level-3 task files a deeper run left there (its objects' states and logs)."""
     from spark_impl.reconfig import results
@@ -127,7 +127,7 @@ def test_a_job_left_uncommitted_after_its_users_request_completed_is_named(monke
         users = {s: st.live.active for s, st in enumerate(self.state)
                  if st.live.active is not None and st.live.active.user}
         original(self, plan, stats)
-        for s, a in users.items():  # completed in this batch: uncommit it, as the mutant does
+        for s, a in users.items():  # completed in this batch: uncommit it, as the changed driver does
             st = self.state[s]
             if st.live.active is None and st.live.history and st.live.history[-1] == plan.g:
                 st.live.pending = [st.live.history.pop()]
@@ -190,7 +190,7 @@ def test_a_delay_that_is_not_a_duration_inside_the_run_is_named(monkeypatch: pyt
 
 
 def test_a_partition_compared_by_identity_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Session 7 holdout survivor, task.py ``if plan.fused and dest != part`` -> ``dest is not
+    """task.py ``if plan.fused and dest != part`` -> ``dest is not
     part``: equal partition numbers above 256 are distinct objects, so with the source fused
     (``fuse_source=True``) on 309 partitions every tuple was dropped."""
     from test_conformance_dgs_oplus_order import _mutant
@@ -204,7 +204,7 @@ def test_a_partition_compared_by_identity_is_named(monkeypatch: pytest.MonkeyPat
 
 
 def test_an_epoch_switch_one_batch_late_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Independent bug set D, 01: the epoch scheduler switched at ``plan.g > entry.epoch_batch``
+    """An epoch scheduler that switches at ``plan.g > entry.epoch_batch``
     instead of ``>=``: consistent (every oracle passed), but R1 came a batch after the ``at``
     tuples docs/spark.md promises."""
     from test_mutation_kills_oplus import _method
@@ -218,7 +218,7 @@ def test_an_epoch_switch_one_batch_late_is_named(monkeypatch: pytest.MonkeyPatch
 
 
 def test_a_request_number_compared_by_identity_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Session 8 holdout survivor, task.py ``r[4] == entry.j`` -> ``r[4] is entry.j`` in
+    """task.py ``r[4] == entry.j`` -> ``r[4] is entry.j`` in
     ``_align``: a marker's request number and the control entry's are equal but distinct
     objects above 256, so a long-running job's 257th request never aligns."""
     from test_mutation_kills_oplus import _method
@@ -232,7 +232,7 @@ def test_a_request_number_compared_by_identity_is_named(monkeypatch: pytest.Monk
 
 
 def test_a_default_processing_cost_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Session 8 holdout survivor, task.py ``operator_cost.get(op, 0.0)`` -> ``get(op, 1.0)``:
+    """task.py ``operator_cost.get(op, 0.0)`` -> ``get(op, 1.0)``:
     every operator without a configured cost slept 1 ms per tuple; only *when* things happen
     changed, which no oracle sees. (Simulated by the costs the task reads.)"""
     from spark_impl.reconfig import api
@@ -253,7 +253,7 @@ def test_a_default_processing_cost_is_named(monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_a_resume_that_reuses_batch_numbers_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Session 8 holdout survivor, driver.py ``self._last_batch_on_disk() + 1 if resume`` ->
+    """driver.py ``self._last_batch_on_disk() + 1 if resume`` ->
     ``% 1``: after a crash before the first commit the resumed executor numbered its batches
     from 0 again, over the crashed batch's files (its outputs still conformed)."""
     from spark_impl.reconfig import driver
@@ -264,7 +264,7 @@ def test_a_resume_that_reuses_batch_numbers_is_named(monkeypatch: pytest.MonkeyP
 
 
 def test_an_attempt_number_compared_by_identity_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Session 8's holdouts' last survivor, driver.py ``a.attempt != attempt`` -> ``is not`` in
+    """driver.py ``a.attempt != attempt`` -> ``is not`` in
     ``_absorb``: a switch report's attempt number (read back from the tasks, a new int object)
     and the active attempt are equal but distinct above 256, so a request in its 300th attempt
     never completes."""
@@ -279,9 +279,9 @@ def test_an_attempt_number_compared_by_identity_is_named(monkeypatch: pytest.Mon
 
 
 def test_a_straggler_looked_up_by_operator_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Session 9's reviewer, task.py ``stragglers.get(obj, 1.0)`` -> ``get(op, 1.0)``: a
+    """task.py ``stragglers.get(obj, 1.0)`` -> ``get(op, 1.0)``: a
     straggler object (``O2#1``) of an operator with 2 workers ran at the plain cost; an
-    operator of one worker (its object named as the operator) cannot show it. The mutant runs
+    operator of one worker (its object named as the operator) cannot show it. The changed function runs
     in the task module's own globals: the check records the sleeps of the module's ``time``."""
     import types
 
@@ -289,15 +289,15 @@ def test_a_straggler_looked_up_by_operator_is_named(monkeypatch: pytest.MonkeyPa
 
     from spark_impl.reconfig import task
 
-    mutant = _method(task._Stage, "_object", "job.timing.stragglers.get(obj, 1.0)",
+    broken = _method(task._Stage, "_object", "job.timing.stragglers.get(obj, 1.0)",
                      "job.timing.stragglers.get(op, 1.0)")
-    monkeypatch.setattr(task._Stage, "_object", types.FunctionType(mutant.__code__, vars(task), "_object"))
+    monkeypatch.setattr(task._Stage, "_object", types.FunctionType(broken.__code__, vars(task), "_object"))
     found = fries_local_check.local_problem()
     assert found is not None and found.startswith("processing costs:") and "slept {0.001: 8, 0.002: 8}" in found
 
 
 def test_a_flush_in_the_last_ingesting_batch_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Session 9's reviewer, driver.py ``lo >= count`` -> ``prog.offset >= count`` (the offset
+    """driver.py ``lo >= count`` -> ``prog.offset >= count`` (the offset
     after the batch): the job flushes in the batch that ingests its last tuples, and a restart
     listed at the total count is silently skipped."""
     from test_mutation_kills_oplus import _method
@@ -312,7 +312,7 @@ def test_a_flush_in_the_last_ingesting_batch_is_named(monkeypatch: pytest.Monkey
 
 
 def test_new_version_input_of_a_late_request_compared_by_identity_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Session 9's reviewer, task.py ``r[4] == entry.j`` -> ``r[4] is entry.j`` in ``_align``'s
+    """task.py ``r[4] == entry.j`` -> ``r[4] is entry.j`` in ``_align``'s
     ``is_new`` (not the marker line): above request 256 a member processes new-version input
     before it switches; every request still completes, the schedule is not serializable."""
     from test_mutation_kills_oplus import _method
@@ -327,7 +327,7 @@ def test_new_version_input_of_a_late_request_compared_by_identity_is_named(monke
 
 
 def test_an_unfused_source_partition_compared_by_identity_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Session 9's reviewer, task.py ``partition_of(s, "", plan.partitions) != part`` ->
+    """task.py ``partition_of(s, "", plan.partitions) != part`` ->
     ``is not part`` in the unfused source stage: on 338 partitions the job's source task (259)
     read none of its tuples."""
     from test_conformance_dgs_oplus_order import _mutant
@@ -342,7 +342,7 @@ def test_an_unfused_source_partition_compared_by_identity_is_named(monkeypatch: 
 
 
 def test_committed_delays_trimmed_to_the_batches_count_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Session 9's reviewer, retention.py ``_trim(st.committed, needed, retention.delays)`` ->
+    """retention.py ``_trim(st.committed, needed, retention.delays)`` ->
     ``retention.batches``: the commit kept the newest ``batches`` delays, not ``delays``."""
     from test_conformance_dgs_oplus_order import _mutant
 

@@ -1,6 +1,6 @@
 """The Fries executor's refusals and ``submit``'s answers without Spark
 (:mod:`conformance.fries.checks.refusals`): ``collect_results`` reports every rejection,
-including one made after the job's last commit (a reviewer's finding)."""
+including one made after the job's last commit."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """A driver crash between a sink write and its record, then a resume, without Spark
 (:mod:`conformance.fries.checks.sink_crash`): it holds on the executor, and names a resume
-that does not make the interrupted delivery again (session 8's second holdout)."""
+that does not make the interrupted delivery again."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ def test_the_suites_contracts_check_runs_the_sink_crash_check(monkeypatch: pytes
 ])
 def test_rows_that_do_not_carry_the_deliverys_job_and_batch_id_are_named(monkeypatch: pytest.MonkeyPatch, old: str,
                                                                          new: str, words: str) -> None:
-    """sinks.py ``_rows`` (a reviewer's finding): ``batch`` is the delivery's batch id, the last
+    """sinks.py ``_rows``: ``batch`` is the delivery's batch id, the last
     committed executor batch it contains; the Spark sink path compares only the other columns."""
     from test_conformance_dgs_oplus_order import _mutant
 
@@ -67,7 +67,7 @@ def test_rows_that_do_not_carry_the_deliverys_job_and_batch_id_are_named(monkeyp
 
 def test_the_sink_given_on_resume_alone_names_rows_of_their_own_batch(monkeypatch: pytest.MonkeyPatch,
                                                                         tmp_path: Path) -> None:
-    """Promise 6 on its own: the one delivery of several committed batches shows the mutant
+    """Promise 6 on its own: the one delivery of several committed batches shows the bug
     whatever the timing of the crash run."""
     from test_conformance_dgs_oplus_order import _mutant
 
@@ -75,5 +75,5 @@ def test_the_sink_given_on_resume_alone_names_rows_of_their_own_batch(monkeypatc
 
     assert fries_sink_crash_check._attached_problem(str(tmp_path / "real")) is None
     monkeypatch.setattr(sinks, "_rows", _mutant(sinks, "_rows", "yield s, batch_id, op", "yield s, g, op"))
-    found = fries_sink_crash_check._attached_problem(str(tmp_path / "mutant"))
+    found = fries_sink_crash_check._attached_problem(str(tmp_path / "broken"))
     assert found is not None and "rows with (job, batch) other than (0, " in found, found

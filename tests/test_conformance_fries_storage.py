@@ -1,5 +1,5 @@
 """The Fries executor's storage promises without Spark (:mod:`conformance.fries.checks.storage`):
-they hold on the executor, and each one-line bug a reviewer found in retention.py, api.py,
+they hold on the executor, and each one-line bug of retention.py, api.py,
 storage.py and objectstore.py (no Spark run of the suite sees them) is named."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ def test_the_storage_check_passes_on_the_executor() -> None:
     assert fries_storage_check.storage_problem() is None
 
 
-def _names(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str, mutant: Any, words: str) -> None:
-    monkeypatch.setattr(owner, name, mutant)
+def _names(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str, broken: Any, words: str) -> None:
+    monkeypatch.setattr(owner, name, broken)
     found = fries_storage_check.storage_problem()
     assert found is not None and words in found, found
 
@@ -49,7 +49,7 @@ def test_run_scenarios_losing_or_ignoring_the_callers_checkpoint_is_named(
 
     from spark_impl.reconfig import api
 
-    monkeypatch.chdir(tmp_path)  # the second mutant, called without a directory, would make ./None
+    monkeypatch.chdir(tmp_path)  # the second broken function, called without a directory, would make ./None
     _names(monkeypatch, api, "run_scenarios", _mutant(api, "run_scenarios", old, new), words)
 
 
@@ -108,8 +108,8 @@ def test_a_delivery_that_rewrites_a_committed_batch_id_is_named(monkeypatch: pyt
 
 
 def test_a_load_cache_keyed_by_size_alone_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Independent bug set F, 20 (missed blind at e163149): ``Store.load`` keyed its local cache
-    by the file's size alone, so a plan or request rewritten with the same size was served stale."""
+    """``Store.load`` keyed by the file's size alone: a plan or request rewritten with the same
+    size would be served stale from the local cache."""
     from test_mutation_kills_oplus import _method
 
     from spark_impl import store

@@ -15,7 +15,7 @@ from spark_impl.reconfig import streaming
 
 
 def _rebound(fn: Any) -> Any:
-    """``fn`` (a mutant compiled in a copy of streaming's globals) running in streaming's own
+    """``fn`` (a changed function compiled in a copy of streaming's globals) running in streaming's own
     globals, so the check's stand-in clock (``streaming.time``) reaches it as the original."""
     bound = types.FunctionType(fn.__code__, vars(streaming), fn.__name__, fn.__defaults__, fn.__closure__)
     bound.__kwdefaults__ = fn.__kwdefaults__

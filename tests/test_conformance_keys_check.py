@@ -1,7 +1,7 @@
-"""The documented stable hash and routing check (``conformance.fries.checks.keys``, issue 12, session 7):
-it passes on the module, and fails on mutants of ``spark_impl/keys.py`` that every process of a
+"""The documented stable hash and routing check (``conformance.fries.checks.keys``):
+it passes on the module, and fails on one-line bugs of ``spark_impl/keys.py`` that every process of a
 run would agree on (so no differential run sees them), each recompiled from the module's source
-with one change as cosmic-ray writes it. Ids are benchmarks/mutation.py's at b199243."""
+with one change."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def test_the_documented_encoding_of_a_nested_key_and_the_vectors_agree_with_core
 
 
 @pytest.mark.parametrize("name, old, new, seen", [
-    # the blind holdout's survivor (44c3149): a consistent, but different, hash
+    # a consistent, but different, hash
     ("stable_hash", '"big") >> 1', '"big") >> 2', "documented definition"),  # NumberReplacer:2
     ("stable_hash", "digest_size=8", "digest_size=9", "documented definition"),
     ("stable_hash", '"big")', '"little")', "documented definition"),

@@ -4,7 +4,7 @@ sources, conformance.dgs.engines.replan, conformance.dgs.engines.live's files), 
 * an O+ list made silent sends nothing in its first files, the padded scenario (what the
   oracles judge) has the same sequential outputs, and its round watermarks stay below every
   event time while the list is silent - so a front end that lets a silent source drop out
-  of the minimum is judged wrong (set B bug 24);
+  of the minimum is judged wrong;
 * DGS re-plans are P-valid plans with disjoint worker ids, the ``processed`` oracle judges a
   new-plan worker against the new plan, and a restart with a malformed plan must be refused
   with an error located at the job;
@@ -78,7 +78,7 @@ def test_the_padded_scenario_is_the_live_arrival_same_outputs_and_windows_held_w
 
 
 def test_a_front_end_that_ignores_a_silent_source_is_judged_wrong() -> None:
-    """Set B bug 24 on paper: list 1 (ts 1) silent in file 0, list 0 (ts 10, 20) sends; the
+    """A silent source dropped from the minimum, on paper: list 1 (ts 1) silent in file 0, list 0 (ts 10, 20) sends; the
     correct watermark after file 0 is -inf (nothing due), the bug's is 10 (window [0, 5)
     due, then the tuple at 1 is late and lost)."""
     case = {"operator": "sliding-sum", "WA": 5, "WS": 5, "parallelism": 1,

@@ -1,6 +1,6 @@
-"""The O+ suite's handover check (``conformance.oplus.checks.handover``, issue 12 session 6):
-its expected figures are right, it passes on the executor, and it fails on the mutants of
-``spark_impl/oplus/driver.py`` it was written for (ids at d4dcd99)."""
+"""The O+ suite's handover check (``conformance.oplus.checks.handover``):
+its expected figures are right, it passes on the executor, and it fails on the one-line bugs of
+``spark_impl/oplus/driver.py`` it was written for."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def test_the_executor_reports_its_handovers_as_defined(spark: Any) -> None:
 
 
 @pytest.mark.parametrize("old, new", [
-    ("moved = sc.accumulator(0)", "moved = sc.accumulator(-1)"),  # NumberReplacer:23 (session 5's survivor)
+    ("moved = sc.accumulator(0)", "moved = sc.accumulator(-1)"),  # a count that starts at -1
     ("moved = sc.accumulator(0)", "moved = sc.accumulator(1)"),   # NumberReplacer:22
     ("if target != index:", "if target < index:"),                 # keys moved to a higher instance not counted
 ])
@@ -50,13 +50,13 @@ def _clocked_mutant(name: str, old: str, new: str) -> Any:
     source = inspect.getsource(getattr(driver, name))
     assert source.count(old) == 1, old
     saved = getattr(driver, name)
-    exec(compile(source.replace(old, new), driver.__file__ or "<mutant>", "exec"), vars(driver))  # noqa: S102
-    mutant, driver.__dict__[name] = getattr(driver, name), saved
-    return mutant
+    exec(compile(source.replace(old, new), driver.__file__ or "<changed>", "exec"), vars(driver))  # noqa: S102
+    broken, driver.__dict__[name] = getattr(driver, name), saved
+    return broken
 
 
 @pytest.mark.parametrize("old, new", [
-    ("pause = time.perf_counter() - start", "pause = time.perf_counter() % start"),  # Sub_Mod:2 (seed-8 survivor)
+    ("pause = time.perf_counter() - start", "pause = time.perf_counter() % start"),  # same result unless the pause outlasts the uptime
     ("pause = time.perf_counter() - start", "pause = time.perf_counter() + start"),
 ])
 def test_a_pause_that_is_not_the_time_between_two_readings_is_caught(spark: Any, monkeypatch: pytest.MonkeyPatch,
@@ -68,8 +68,8 @@ def test_a_pause_that_is_not_the_time_between_two_readings_is_caught(spark: Any,
 
 def test_a_round_time_that_is_not_the_time_between_two_readings_is_caught(spark: Any,
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    mutant = _clocked_mutant("_run_rounds", "append(time.perf_counter() - start)",
+    broken = _clocked_mutant("_run_rounds", "append(time.perf_counter() - start)",
                              "append(time.perf_counter() % start)")
-    monkeypatch.setattr(driver, "_run_rounds", mutant)
+    monkeypatch.setattr(driver, "_run_rounds", broken)
     found = handover_problem(spark, 0)
     assert found is not None and "readings of its clock" in found, found

@@ -1,7 +1,7 @@
 """The live O+ ``foreachBatch`` handler on the pure-Python Spark stand-in
 (:mod:`conformance.oplus.checks.live_standin`), without Spark: the check passes on the handler and
 names each one-line bug of ``_Handler._run`` that the Spark live cases (in-order sources, no
-late tuple, no bad row, string keys, parallelism at most 256) let through. Each mutant is
+late tuple, no bad row, string keys, parallelism at most 256) let through. Each bug is
 ``_run`` recompiled from its source with one change (``_method``)."""
 
 from __future__ import annotations

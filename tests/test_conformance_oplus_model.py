@@ -1,5 +1,5 @@
 """The O+ model check (conformance.oplus.checks.model): no finding on the executor as it is, and
-each one-line bug of the reviewer's list (compiled from the function's source with ``old``
+each one-line bug listed below (compiled from the function's source with ``old``
 replaced by ``new``) is named, without any Spark job."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from test_conformance_dgs_oplus_order import _mutant
 
 from conformance.oplus.checks.model import oplus_model_problem
 
-MUTANTS = [
+ONE_LINE_BUGS = [
     # (module, function, old, new, also patched as (module, name), the words of the finding)
     ("spark_impl.oplus.instance", "_update", "== index", "is index", [],
      "identity: instance"),                                                      # instance.py:93
@@ -64,8 +64,8 @@ def test_the_executor_keeps_every_promise_of_the_model_check() -> None:
     assert oplus_model_problem() is None
 
 
-@pytest.mark.parametrize("module, name, old, new, also, words", MUTANTS,
-                         ids=[f"{m[1]}:{m[3][:24]}" for m in MUTANTS])
+@pytest.mark.parametrize("module, name, old, new, also, words", ONE_LINE_BUGS,
+                         ids=[f"{m[1]}:{m[3][:24]}" for m in ONE_LINE_BUGS])
 def test_a_one_line_bug_is_named(monkeypatch: pytest.MonkeyPatch, module: str, name: str, old: str, new: str,
                                  also: list[tuple[str, str]], words: str) -> None:
     target = importlib.import_module(module)

@@ -1,4 +1,4 @@
-"""Every path, every run (issue 12, item 4): the entry paths of the Spark executor the Fries
+"""Every path, every run: the entry paths of the Spark executor the Fries
 suite runs (conformance.fries.engines.paths), the MCS pruning shapes and alignment probes every
 run of 20 cases or more contains, and the coverage plumbing (conformance.output.coverage)."""
 

@@ -1,6 +1,6 @@
-"""The durable-state part of the contracts check (``conformance.fries.checks.records``, issue 12
-session 6): it passes on spark_impl's store and record log, and fails on the seed-8
-campaign's two survivors there (a torn only record crashes the warning; a prefix deleted on a
+"""The durable-state part of the contracts check (``conformance.fries.checks.records``): it
+passes on spark_impl's store and record log, and fails on two one-line bugs there that no
+Spark run sees (a torn only record crashes the warning; a prefix deleted on a
 URI store stays)."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ def _method_mutant(module: Any, cls: Any, name: str, old: str, new: str) -> Any:
     source = textwrap.dedent(inspect.getsource(getattr(cls, name)))
     assert source.count(old) == 1, old
     namespace = dict(vars(module))
-    exec(compile(source.replace(old, new), module.__file__ or "<mutant>", "exec"), namespace)  # noqa: S102
+    exec(compile(source.replace(old, new), module.__file__ or "<changed>", "exec"), namespace)  # noqa: S102
     return namespace[name]
 
 
@@ -30,16 +30,16 @@ def test_the_store_and_the_record_log_keep_their_contract() -> None:
 
 
 def test_a_torn_only_record_that_breaks_the_warning_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
-    mutant = _method_mutant(records, records.RecordLog, "_torn_newest", "if len(seqs) > 1 else", "if len(seqs) == 1 else")
-    monkeypatch.setattr(records.RecordLog, "_torn_newest", mutant)
+    broken = _method_mutant(records, records.RecordLog, "_torn_newest", "if len(seqs) > 1 else", "if len(seqs) == 1 else")
+    monkeypatch.setattr(records.RecordLog, "_torn_newest", broken)
     with pytest.raises(IndexError):  # the check itself does not catch it: the contracts check reports a raise
         records_problem()
 
 
 def test_a_prefix_left_behind_on_a_uri_store_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
-    mutant = _method_mutant(store, store.Store, "delete", "if kind == pafs.FileType.Directory:",
+    broken = _method_mutant(store, store.Store, "delete", "if kind == pafs.FileType.Directory:",
                             "if kind > pafs.FileType.Directory:")
-    monkeypatch.setattr(store.Store, "delete", mutant)
+    monkeypatch.setattr(store.Store, "delete", broken)
     found = records_problem()
     assert found is not None and found.startswith("file store: delete left objects behind"), found
 
@@ -69,8 +69,8 @@ def test_a_prefix_left_behind_on_a_uri_store_is_caught(monkeypatch: pytest.Monke
     ("data[len(magic) + _LENGTH:header]", "data[len(magic) | _LENGTH:header]", "a whole framed object was refused"),
     ("data[len(magic) + _LENGTH:header]", "data[len(magic) ^ _LENGTH:header]", "a whole framed object was refused"),
 ])
-def test_framing_mutants_are_caught(monkeypatch: pytest.MonkeyPatch, old: str, new: str, seen: str) -> None:
-    """Session 7: the framing's torn/altered split, a branch no Spark run takes (records.py
+def test_one_line_bugs_of_the_record_framing_are_caught(monkeypatch: pytest.MonkeyPatch, old: str, new: str, seen: str) -> None:
+    """The framing's torn/altered split, a branch no Spark run takes (records.py
     lines 102-104 and 112-113 were never executed by the default suite)."""
     monkeypatch.setattr(records, "unframe", _method_mutant(records, records, "unframe", old, new))
     found = records_problem()
@@ -102,15 +102,15 @@ def test_a_reader_beside_the_writer_is_checked(monkeypatch: pytest.MonkeyPatch, 
 
 def test_a_writer_after_an_altered_record_and_a_stale_load_are_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     # records.py:core/ExceptionReplacer (line 243): an altered newest record stops the writer
-    mutant = _method_mutant(records, records.RecordLog, "_recover", "except CorruptStateError:", "except KeyError:")
-    monkeypatch.setattr(records.RecordLog, "_recover", mutant)
+    broken = _method_mutant(records, records.RecordLog, "_recover", "except CorruptStateError:", "except KeyError:")
+    monkeypatch.setattr(records.RecordLog, "_recover", broken)
     with pytest.raises(records.CorruptStateError):  # the contracts check reports the raise
         records_problem()
     monkeypatch.undo()
     # store.py load: an object store's cache keyed by the path alone serves a rewritten object stale
-    mutant = _method_mutant(store, store.Store, "load", "key = (path, hashlib.blake2b(data, digest_size=16).digest())",
+    broken = _method_mutant(store, store.Store, "load", "key = (path, hashlib.blake2b(data, digest_size=16).digest())",
                             "key = (path,)")
-    monkeypatch.setattr(store.Store, "load", mutant)
+    monkeypatch.setattr(store.Store, "load", broken)
     found = records_problem()
     assert found is not None and found.startswith("file store: load after the object was rewritten"), found
 
@@ -140,7 +140,7 @@ def test_a_writer_after_an_altered_record_and_a_stale_load_are_caught(monkeypatc
 ])
 def test_record_log_numbering_and_names_are_checked(monkeypatch: pytest.MonkeyPatch, name: str, old: str,
                                                     new: str) -> None:
-    """Session 7: the record log's names (other objects under its prefix), numbering above
+    """The record log's names (other objects under its prefix), numbering above
     set-aside records, a torn newest record over three, a reader that then writes, prune after
     a read - none of which the suite's well-formed two-record logs showed."""
     monkeypatch.setattr(records.RecordLog, name, _method_mutant(records, records.RecordLog, name, old, new))
@@ -155,9 +155,9 @@ def test_a_record_longer_than_256_bytes_is_read() -> None:
     """records.py:core/ReplaceComparisonOperator_Gt_IsNot:0 (line 115, ``len(payload) > length`` ->
     ``is not``): equal lengths past 256 are distinct int objects, so every larger record would be
     refused; the check's payloads were all small."""
-    mutant = _method_mutant(records, records, "unframe", "if len(payload) > length:", "if len(payload) is not length:")
+    broken = _method_mutant(records, records, "unframe", "if len(payload) > length:", "if len(payload) is not length:")
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(records, "unframe", mutant)
+        patch.setattr(records, "unframe", broken)
         assert "1,403-byte payload was refused" in (records_problem() or "")
 
 
@@ -168,7 +168,7 @@ def test_a_record_longer_than_256_bytes_is_read() -> None:
     ("display", "parts.hostname or ''", "parts.hostname and ''", "locations:"),
 ])
 def test_locations_are_checked(monkeypatch: pytest.MonkeyPatch, name: str, old: str, new: str, seen: str) -> None:
-    """Session 7: ``join``/``display`` were only ever given query-less ``file://`` URIs and plain
+    """``join``/``display`` on URIs with a query: the Spark runs only ever give them query-less ``file://`` URIs and plain
     local paths, where a swapped branch gives the same string."""
     monkeypatch.setattr(store, name, _method_mutant(store, store, name, old, new))
     found = records_problem()
@@ -187,8 +187,8 @@ def test_make_root_again_and_nested_is_checked(monkeypatch: pytest.MonkeyPatch, 
 
 def test_a_part_under_new_prefixes_on_a_uri_store_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
     # store.py:core/ReplaceTrueWithFalse:3 (write_once on file:// / HDFS: parent directories created one level only)
-    mutant = _method_mutant(store, store.Store, "write_once", 'fs.create_dir(inner.rsplit("/", 1)[0], recursive=True)',
+    broken = _method_mutant(store, store.Store, "write_once", 'fs.create_dir(inner.rsplit("/", 1)[0], recursive=True)',
                             'fs.create_dir(inner.rsplit("/", 1)[0], recursive=False)')
-    monkeypatch.setattr(store.Store, "write_once", mutant)
+    monkeypatch.setattr(store.Store, "write_once", broken)
     with pytest.raises(OSError):
         records_problem()

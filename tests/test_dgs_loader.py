@@ -25,7 +25,7 @@ def test_every_shipped_example_loads() -> None:
 
 
 def test_shipped_examples_import_only_hypothesis_and_the_standard_library() -> None:
-    """They are documentation of user programs, which must not need streamproof (issue 3)."""
+    """They are documentation of user programs, which must not need streamproof."""
     project = {"spec", "reference", "proofs", "spark_impl", "conformance", "streamproof"}
     for path in EXAMPLES.glob("*.py"):
         if path.name == "__init__.py":

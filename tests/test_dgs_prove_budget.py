@@ -94,8 +94,8 @@ def test_states_that_cannot_be_printed_are_enumerated(tmp_path: Path) -> None:
     # hole (b): repr of a 20,000-digit integer raises ValueError (Python's digit limit)
     text = _TAG_RAISES.replace("INIT", "10 ** 20000").replace("if e[1] > 3:", "if e[1] > 99:")
     program = load_program(write_program(tmp_path, text) + ":P")
-    # The budget is wall time: 0.5 s evaluated no instance at all at load average 60 (CI run of
-    # session 3), so give the first instance room; C1 uses the whole budget, C2/C3 stop sooner.
+    # The budget is wall time: 0.5 s evaluated no instance at all at load average 60 (a CI
+    # run), so give the first instance room; C1 uses the whole budget, C2/C3 stop sooner.
     for condition in ("C1", "C2", "C3"):
         found, scope = search(program, condition, 4.0)
         assert found is None and scope.instances > 0  # the program is consistent

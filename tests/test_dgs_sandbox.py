@@ -1,4 +1,4 @@
-"""``check-dgs`` runs the user's code in a sandbox (issue 13): every way a hostile or broken
+"""``check-dgs`` runs the user's code in a sandbox: every way a hostile or broken
 program can misbehave ends as exit 0 / 1 / 2 with one stderr line, valid ``--json`` and within
 the time limits - never a hang, a traceback, an exit code chosen by the program, or exit 3.
 

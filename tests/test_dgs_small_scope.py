@@ -96,8 +96,8 @@ def test_broken_counter_variants_are_found(variant: str, tmp_path: Path) -> None
 
 def test_the_repaired_counter_is_consistent_on_the_scope(tmp_path: Path) -> None:
     program = load_program(_write(tmp_path, REPAIRED_COUNTER, "repaired"))
-    # wall-time budget: 0.7 s finished only depth 0 of C1 at load average 70 (clean-clone CI,
-    # session 3); the search stops early once a depth has no instance, so 3 s costs little
+    # wall-time budget: 0.7 s finished only depth 0 of C1 at load average 70 (clean-clone
+    # CI); the search stops early once a depth has no instance, so 3 s costs little
     for condition in ("C1", "C2", "C3"):
         found, scope = search(program, condition, 3.0)
         assert found is None and scope.depth >= 1

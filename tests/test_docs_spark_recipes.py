@@ -1,4 +1,4 @@
-"""docs/spark.md's live recipes, run as a user would run them (issue 14: "a user can follow
+"""docs/spark.md's live recipes, run as a user would run them ("a user can follow
 docs/spark.md to run an O+ windowed job and a DGS job on a live stream with string keys,
 rescale/reconfigure it while it runs, kill and restart the driver, and read the exactly-once
 results from Parquet").

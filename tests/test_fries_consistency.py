@@ -1,5 +1,5 @@
 """The order-sensitive catalogue and the consistency definition beyond conflict-serializability
-(spec/fries/catalogue.py, spec/fries/consistency.py; issue 12 item 1), and the conformance
+(spec/fries/catalogue.py, spec/fries/consistency.py), and the conformance
 oracles that apply it (conformance/fries/oracles.py).
 
 * Theorem 1 of spec.fries.consistency: the replay of a serial run in order W computes

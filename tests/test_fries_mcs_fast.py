@@ -1,4 +1,4 @@
-"""Issue 17: the linear-time parts of the MCS. ``Dataflow.topological_order`` (a heap) gives
+"""The linear-time parts of the MCS. ``Dataflow.topological_order`` (a heap) gives
 exactly the order of the former "re-sort the ready list at every step" Kahn algorithm, and
 the one-pass seed set (earliest unpruned one-to-many ancestors, post-dominator uniqueness
 rule) equals the spec's definition on DAGs dense in one-to-many and unique operators."""

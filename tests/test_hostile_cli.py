@@ -1,4 +1,4 @@
-"""Issue 13 (13b): regression tests of the CLI-wide findings - lone surrogates in text
+"""Regression tests of the CLI-wide findings on hostile input - lone surrogates in text
 output, one-line usage errors, consistent error prefixes, ``simulate klink`` validating its
 arguments before building anything."""
 

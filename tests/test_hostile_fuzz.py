@@ -1,4 +1,4 @@
-"""Issue 13's hostile-input suite (13b): random mutations of valid inputs, fed to every
+"""The hostile-input suite: random mutations of valid inputs, fed to every
 reference-only command in-process, must keep docs/cli.md's contract - exit 0, 1 or 2, one
 stderr line on exit 2, ``--json`` output that parses, an answer within the per-case limit
 (:mod:`hostile_cli`). A few cases run through a real subprocess (real stdio encoding).

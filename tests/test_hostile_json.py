@@ -1,4 +1,4 @@
-"""Issue 13 (13b), "the shared JSON loader": every guard of spec.jsonio, each a regression
+"""The shared JSON loader: every guard of spec.jsonio, each a regression
 test of a finding (exit 3 or an unbounded read before), through the commands that use it."""
 
 from __future__ import annotations

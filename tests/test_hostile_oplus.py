@@ -1,4 +1,4 @@
-"""Issue 13 (13b), "oplus: unbounded work" and "lone surrogates": scenarios asking for more
+"""Hostile O+ input, unbounded work and lone surrogates: scenarios asking for more
 work than can finish are refused before anything runs (spec.oplus.budget), the key -> instance
 mapping accepts every JSON string, and the modes agree on them."""
 

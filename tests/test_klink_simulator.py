@@ -164,7 +164,7 @@ def test_simulator_slack_is_the_spec_slack() -> None:
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_klink_beats_the_baselines_under_load(seed: int) -> None:
-    """The headline (Klink §6.2.1, issue 9 §3): at 96% offered load Klink's mean output
+    """The headline (Klink §6.2.1): at 96% offered load Klink's mean output
     latency is well below FCFS, RR and HR (measured 43-56% lower on these seeds; 25% is the
     bar). Guards the policy code, not just the simulator's bookkeeping."""
     result = compare(WorkloadConfig(queries=16, seed=seed, horizon=40.0), SimConfig(cores=1),

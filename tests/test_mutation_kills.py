@@ -1,6 +1,6 @@
-"""Checks added for mutants that survived the default conformance suite (issue 12, item 6;
-docs/conformance.md, "Mutation testing"). Each test names the mutant it kills
-(``module:operator:occurrence`` in benchmarks/mutation.py's ids) and why the suite could not."""
+"""Checks of promises that no differential run of the default conformance suite can see
+(docs/testing.md). Each test names the one-line bug it catches (module, line, the change) and
+why the suite's oracles could not."""
 
 from __future__ import annotations
 
@@ -26,11 +26,11 @@ def test_input_index_without_base_counts_every_row(tmp_path: Path) -> None:
 
 @pytest.mark.spark
 def test_oplus_scenario_without_items_and_a_request_after_the_last_item(spark: Any) -> None:
-    """Kills oplus/driver.py:core/NumberReplacer:21 (``max(1, min(partitions, len(items)))`` ->
+    """oplus/driver.py (``max(1, min(partitions, len(items)))`` ->
     ``max(0, ...)``: a round in which no scenario of the batch has an item parallelizes into 0
     slices and raises; the suite batches 100 scenarios, so no round is ever empty). Also pins
-    that a rescale requested after the last item is never applied (the neighbouring survivor
-    ``r + 1 < rounds`` -> ``r | 1`` is equivalent: docs/conformance.md)."""
+    that a rescale requested after the last item is never applied (the neighbouring change
+    ``r + 1 < rounds`` -> ``r | 1`` is equivalent)."""
     from collections import Counter
 
     from reference.oplus.operators.catalogue import to_row
@@ -101,23 +101,23 @@ def test_fries_requests_synchronise_the_mcs_objects_only(spark: Any, tmp_path: P
 
 @pytest.mark.spark
 def test_no_commit_before_every_head_has_its_fcm_and_requests_land_mid_batch(spark: Any, tmp_path: Path) -> None:
-    """Kills two driver.py mutants of session 3's sample (no timing luck involved: no FCM
+    """Two one-line bugs of driver.py that no oracle sees (no timing luck involved: no FCM
     is ever delivered, its delays are 10^8-10^9 ms):
 
-    * ``core/AddNot:43`` (line 348, ``if a is not None and prog.active ...`` -> ``if not a is
+    * line 348 ( ``if a is not None and prog.active ...`` -> ``if not a is
       not None ...``: the condition can then never hold - ``a`` None means ``prog.active``
       None - so the job commits while its request still has heads without their FCM, against
       Fries §7.3). The suite's batch-synchronous commits are consistent cuts anyway, so no
       oracle of a correct-looking run sees the early commit; the committed view does.
-    * ``core/AddNot:26`` (line 249, ``while worker.is_alive()`` -> ``while not ...``: the
+    * line 249 ( ``while worker.is_alive()`` -> ``while not ...``: the
       driver makes the batch's request at once instead of after the first operator task
-      started). Every run of the mutant is a possible run of the original (a task that started
+      started). Every run of the changed driver is a possible run of the original (a task that started
       and was descheduled), so no conformance oracle can see it; but the executor's documented
       contract - the request lands *while* the batch's tuples are processed, which is what
       makes the suite's mid-batch races exist - is broken: the request is older than every
       task start marker of its batch.
 
-    And ``core/NumberReplacer:21`` of the session 4 campaign (line 145, ``st.attempts.get(j, 0) + 1``
+    And line 145 ( ``st.attempts.get(j, 0) + 1``
     -> ``get(j, -1) + 1``: a request's first attempt is numbered 0). Attempts are labels
     compared for equality, and one input of the seeded FCM delay draw, so every run stays a
     legal run; but the stepped path picks its adversarial FCM seed for attempts 1 and 2
@@ -148,16 +148,16 @@ def test_no_commit_before_every_head_has_its_fcm_and_requests_land_mid_batch(spa
 
 @pytest.mark.spark
 def test_reported_reconfiguration_delay_is_a_duration_of_the_run(spark: Any, tmp_path: Path) -> None:
-    """Kills driver.py:core/NumberReplacer:77 (line 318, ``a.switched[obj] = rec[8]`` ->
+    """driver.py line 318 ( ``a.switched[obj] = rec[8]`` ->
     ``rec[7]``: the switch record's ``reconfigured`` flag (1) is stored as the switch time, so
     the request's delay ``max(switch times) - issued`` becomes about -1.7e12 ms). No oracle
     reads delays (the report's histogram only shows them); the delay of a completed request is
     a duration between its issue and the last switch, so within [0, the run's wall time].
 
-    And ``core/ReplaceBinaryOperator_Add_FloorDiv:5`` of the session 4 campaign (line 204,
+    And line 204 (
     ``self._next = (plan.g + 1, self._job(plan.g + 1))`` -> ``(plan.g // 1, ...)``: the job
     built ahead for the next batch is tagged with this batch, never matches, and every batch
-    builds its job again - issue 17's prefetch silently lost; same results, so no oracle sees
+    builds its job again - the prefetch silently lost; same results, so no oracle sees
     it). Each batch's Spark job must be built once."""
     import time
 
@@ -182,8 +182,7 @@ def test_reported_reconfiguration_delay_is_a_duration_of_the_run(spark: Any, tmp
 
 
 def test_user_operators_route_replicate_to_every_child_and_others_by_key() -> None:
-    """Kills reconfig/model.py:core/ReplaceComparisonOperator_Is_NotEq:0 of the session 4
-    campaign (line 97, ``if self.kind is OperatorKind.REPLICATE`` -> ``!=``: user replicate
+    """reconfig/model.py line 97 ( ``if self.kind is OperatorKind.REPLICATE`` -> ``!=``: user replicate
     operators route by key and every other user operator replicates). ``UserLogic`` is the
     logic of user-written jobs (``streamproof conformance --job``, the Python API); the default
     suite's scenarios use the catalogue's logic only, so no default run executes this line."""
@@ -204,7 +203,7 @@ def test_user_operators_route_replicate_to_every_child_and_others_by_key() -> No
 
 
 def test_oplus_operator_config_has_the_seeded_fault_off_unless_asked() -> None:
-    """Kills oplus/operators.py:core/ReplaceFalseWithTrue:2 of the session 4 campaign (line 45,
+    """oplus/operators.py line 45 (
     ``def of(scenario, off_by_one: bool = False)`` -> ``= True``). Every caller in spark_impl
     passes the flag, so no run changes (the suite cannot see it); but the default is the API a
     new caller gets, and it would silently run the seeded fault ``window-off-by-one``."""
@@ -219,8 +218,8 @@ def test_oplus_operator_config_has_the_seeded_fault_off_unless_asked() -> None:
 
 
 def test_dgs_arrival_model_keeps_fifo_and_its_delay_bound(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The DGS suite's arrival check (``conformance.dgs.checks.release.arrival_problem``) kills
-    dgs/release.py:core/ReplaceBinaryOperator_Add_LShift:1 of the session 5 campaign (line 73,
+    """The DGS suite's arrival check (``conformance.dgs.checks.release.arrival_problem``) names
+    dgs/release.py line 73 (
     ``ts + delay + jitter`` -> ``ts + delay << jitter``): arrivals far beyond ``max_delay +
     max_jitter``. Outputs stay correct (any arrival order must give them), so no output oracle
     saw it; the cases just stopped exercising the delays they claim. Spark-free."""
@@ -235,7 +234,7 @@ def test_dgs_arrival_model_keeps_fifo_and_its_delay_bound(monkeypatch: pytest.Mo
     cases = [c for c in draw_dgs_cases(40, 0) if c.max_jitter and c.streams]
     assert cases and all(arrival_problem(c) is None for c in cases)
 
-    def shifted(self: Any, streams: Any) -> dict[str, list[float]]:  # the mutant's arithmetic
+    def shifted(self: Any, streams: Any) -> dict[str, list[float]]:  # the changed arithmetic
         rng = random.Random(self.seed)
         out: dict[str, list[float]] = {}
         for stream in sorted(streams):
@@ -254,7 +253,7 @@ def test_dgs_arrival_model_keeps_fifo_and_its_delay_bound(monkeypatch: pytest.Mo
 
 def test_contracts_check_sees_broken_key_routing_and_accepted_fault_typos(monkeypatch: pytest.MonkeyPatch) -> None:
     """``conformance.fries.checks.contracts`` (run by the Fries suite on Spark, no Spark job)
-    kills session 5's sampled mutants of keys.py and faults.py: every key encoded alike
+    names one-line bugs of keys.py and faults.py: every key encoded alike
     (``if key is None`` negated), ``2.5`` hashed like ``2`` (``and`` -> ``or``), ``k mod p`` ->
     ``k - p``, bytes keys crashing, unknown fault names accepted. A consistent-but-wrong routing
     gives consistent runs, so no output oracle saw them."""
@@ -274,14 +273,14 @@ def test_contracts_check_sees_broken_key_routing_and_accepted_fault_typos(monkey
     assert "expected 1" in (contracts_check.key_problem() or "")
     monkeypatch.setattr(faults, "check_faults", lambda names: None)
     assert "were accepted" in (contracts_check.fault_problem() or "")
-    assert contracts_check.run_contracts_check(result) and result.failed == 3 and result.failures  # keys, hash (session 7), faults
+    assert contracts_check.run_contracts_check(result) and result.failed == 3 and result.failures  # keys, hash, faults
 
 
 def test_oplus_seeded_faults_are_the_bugs_they_name(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``conformance.oplus.checks.faults`` (run by the O+ suite on Spark, no Spark job) kills the
-    session 5 campaign's survivors oplus/operators.py:core/NumberReplacer:10 (line 61, the
-    fault's reach ``ws + 1`` -> ``ws + 2``: off by two) and oplus/instance.py:
-    core/ReplaceComparisonOperator_LtE_Lt:0 (line 73, ``<=`` -> ``<``: the fault drops nothing).
+    """``conformance.oplus.checks.faults`` (run by the O+ suite on Spark, no Spark job) names
+    oplus/operators.py line 61 (the
+    fault's reach ``ws + 1`` -> ``ws + 2``: off by two) and oplus/instance.py
+    line 73 ( ``<=`` -> ``<``: the fault drops nothing).
     The default suite never injects faults, so no default run changed."""
     from spark_impl.oplus import instance, operators
 
@@ -305,9 +304,8 @@ def test_oplus_seeded_faults_are_the_bugs_they_name(monkeypatch: pytest.MonkeyPa
 
 def test_dgs_plan_validation_refuses_invalid_variants_of_every_case_plan(monkeypatch: pytest.MonkeyPatch) -> None:
     """The DGS suite's plans check (``conformance.dgs.checks.plans.validity_problems``, no Spark)
-    kills dgs/topology.py:core/ZeroIterationForLoop:1 of the session 5 campaign (line 82, the
-    Def. 3.2 checks never looked at: every plan accepted) and dgs/driver.py:core/AddNot:8 (line
-    163, an invalid job of a batch not named ``jobs[i]``). The suite's cases are all P-valid,
+    names dgs/topology.py line 82 (the
+    Def. 3.2 checks never looked at: every plan accepted) and dgs/driver.py line 163 ( an invalid job of a batch not named ``jobs[i]``). The suite's cases are all P-valid,
     so no run saw the executor's validation."""
     from spark_impl.dgs import topology
 

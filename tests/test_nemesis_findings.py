@@ -1,4 +1,4 @@
-"""Regression tests for what ``streamproof nemesis`` found (issue 15, item 3), in the default
+"""Regression tests for what ``streamproof nemesis`` found, in the default
 run (the shared local SparkSession; the cluster runs are in tests/test_nemesis_cluster.py).
 
 Finding 1: the O+ and DGS executors cut their state's lineage with ``localCheckpoint``, so

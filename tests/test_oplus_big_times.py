@@ -79,7 +79,7 @@ def _float_bounds() -> Any:
     source = source.replace("@cached_property\n", "").replace(
         old, "max(running, float(item.value if isinstance(item, ScenarioMark) else item.ts))")
     namespace = dict(vars(feed))
-    exec(compile(source, "<mutant>", "exec"), namespace)  # noqa: S102
+    exec(compile(source, "<changed>", "exec"), namespace)  # noqa: S102
     return property(namespace["_bounds"])
 
 

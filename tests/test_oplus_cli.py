@@ -1,4 +1,4 @@
-"""``streamproof oplus``: the issue 4 §5 contract, every mode, and every bad input (exit 2,
+"""``streamproof oplus``: its documented contract (docs/cli.md), every mode, and every bad input (exit 2,
 one line)."""
 
 from __future__ import annotations

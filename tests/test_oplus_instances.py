@@ -1,5 +1,5 @@
 """Theorem 2: A, A+, J, J+ as O+ instances have the directly defined semantics; the
-shipped operators (issue 4 §3) are those instances."""
+shipped operators are those instances."""
 
 from __future__ import annotations
 

@@ -98,7 +98,7 @@ def test_a_broken_pruning_rule_is_caught(monkeypatch: pytest.MonkeyPatch) -> Non
         return dag.kind["replicate"][x]
 
     monkeypatch.setattr(mcs_module, "edgewise_prunable", prune_every_replicate)
-    cases = L.non_serializable(5, KINDS, Variant("mutant", True, True, False))
+    cases = L.non_serializable(5, KINDS, Variant("prunes every replicate", True, True, False))
     assert L.run_cases(cases, 60_000).status == "counterexample"
     monkeypatch.undo()
     cases = L.non_serializable(5, KINDS, Variant("edge-wise only", True, True, False))

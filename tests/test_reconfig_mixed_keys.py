@@ -1,4 +1,4 @@
-"""Keys of mixed types where the executor orders keys (session 9): request validation, the
+"""Keys of mixed types where the executor orders keys: request validation, the
 trace's states and a blocking operator's flush all iterate keys of any supported type in
 :func:`spark_impl.keys.key_order`, never a plain ``sorted`` (a ``TypeError`` on a string next to
 a number or ``None``)."""

@@ -1,4 +1,4 @@
-"""Issue 17's cuts to the executor's per-batch floor keep its results, and ``bench`` reports a
+"""The cuts to the executor's per-batch floor keep its results, and ``bench`` reports a
 Structured Streaming baseline that cannot start instead of crashing.
 
 * The fused source (``Executor(fuse_source=True)``, the default for few partitions: the first

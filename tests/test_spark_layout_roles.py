@@ -2,7 +2,7 @@
 
 It cached its result under a key holding ``id(job)``; CPython reuses the id of a freed
 object, so in a driver-like loop (batches of jobs, each freed before the next is made) a new
-job with other workers could be handed the roles of an earlier job (issue 12: e.g. object
+job with other workers could be handed the roles of an earlier job (e.g. object
 ``A`` where the new job has ``A#0, A#1``). No Spark needed: jobs are made and freed in a loop
 and every look-up is compared with a fresh computation.
 """

@@ -1,6 +1,5 @@
 """The live O+ front end with its checkpoint and its sink on a real S3 API (moto's server on
-127.0.0.1, started and stopped by the objstore tests' fixture), end to end (issue 14 items 1,
-3 and 5).
+127.0.0.1, started and stopped by the objstore tests' fixture), end to end.
 
 Two O+ jobs with string keys (sliding-sum WT multi over 2 sources, sliding-sum WT single) run
 twice over the same six files, with the same two rescales requested while the query runs (job

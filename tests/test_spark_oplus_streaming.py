@@ -1,4 +1,4 @@
-"""O+ windowed operators on a live stream (spark_impl.oplus.streaming, issue 14 item 1).
+"""O+ windowed operators on a live stream (spark_impl.oplus.streaming).
 
 The default test is docs/spark.md's recipe "O+ on a live stream": string keys, files landing
 in a source directory, a rescale requested from another thread while the query runs, two

@@ -1,4 +1,4 @@
-"""The O+ suite through the live front end (conformance.oplus.engines.live, issue 14 item 6).
+"""The O+ suite through the live front end (conformance.oplus.engines.live).
 
 Slow tests run random suite cases as one live query each (files per round, rescale requests
 while the query runs, three simulated driver crashes and restarts, Parquet read back) and

@@ -1,7 +1,7 @@
 """The O+ live log's garbage collection (``spark_impl.oplus.streaming_log.Log.prune``), on a
 local path, ``file://`` and S3 (moto on 127.0.0.1, the objstore tests' fixtures).
 
-Kills two mutants the default suite left alive (docs/conformance.md, "Session 4, last check"):
+Names two one-line bugs that no differential run sees:
 ``b > delivered`` -> ``b is not delivered`` in the kept commits (every undelivered-or-not
 commit kept: storage grows without bound) and ``b > delivered`` -> ``b < delivered`` for the
 output parts (undelivered outputs deleted, so a crash between a batch's commit and its

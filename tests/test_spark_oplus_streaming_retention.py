@@ -1,11 +1,11 @@
 """The live O+ checkpoint stays flat on a steady stream, and what a restart reads is refused
-when damaged (issue 14 items 4 and 5). No Spark: the front end's commit protocol
+when damaged. No Spark: the front end's commit protocol
 (:func:`spark_impl.oplus.streaming.commit_batch`, the request compaction, the log's prune and
 delivery records) run batch after batch on a real checkpoint, with the state and output parts
 the tasks would write.
 
 ``streamproof soak --front-end oplus --batches 300`` measured the checkpoint 1.55x at the end
-(session 4): every commit record kept the last 100 rescales, the request list the last 1000
+with earlier bounds: every commit record kept the last 100 rescales, the request list the last 1000
 applied requests. The flatness test fails with those bounds (``KEEP_RESCALES = 100``,
 ``KEEP_APPLIED = 1000``): up to 22,186 B in batches 360-399 against 9,342 B in 100-139
 (2.4x); with the new bounds 4,553 against 4,552 B.
@@ -124,7 +124,7 @@ def test_a_uri_checkpoint_needs_a_hadoop_path_for_spark_own_checkpoint() -> None
 
 
 def test_a_checkpoint_of_the_old_layout_is_refused(tmp_path: Path) -> None:
-    """Before session 5 the O+ log was ``commits/<b>.json`` + ``requests.json``: resuming it
+    """The old O+ log layout was ``commits/<b>.json`` + ``requests.json``: resuming it
     would start the O+ state from scratch while Spark's offsets continue."""
     old = tmp_path / "oplus" / "commits"
     old.mkdir(parents=True)

@@ -1,6 +1,6 @@
 """The Fries progress record's delay history under a Retention (spark_impl.reconfig.progress,
 retention): older delays are folded into a summary, so the commit record a long-running job
-writes stops growing after a few requests (session 4's 2,000-batch soak: the record grew until
+writes stops growing after a few requests (a 2,000-batch soak without the summary: the record grew until
 its 1,000-entry bound, disk 1.43x), while the summary still covers every request's delay.
 No Spark: the records are written by the progress log itself."""
 

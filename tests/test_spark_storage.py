@@ -1,5 +1,5 @@
 """Task state files are framed (length + BLAKE2b digest): a truncated, extended or bit-flipped
-file is refused with a message naming the file, never used (issue 15, nemesis finding: before
+file is refused with a message naming the file, never used (nemesis finding: before
 the framing a flipped byte inside a pickled number unpickled silently into a different state)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""User jobs on Spark judged against the reference (issue 18).
+"""User jobs on Spark judged against the reference.
 
 Default run: one small batch of an in-memory job (functions defined in this test module, which
 Spark's workers cannot import: shipped by value, as the pytest plugin does for users), through

@@ -1,4 +1,4 @@
-"""The pytest plugin from a fresh virtual environment (issue 18, slow).
+"""The pytest plugin from a fresh virtual environment (slow).
 
 Builds a new venv, ``pip install`` s the project (not editable: what a user gets) and pytest,
 then runs a tiny user test file - outside the source tree, so neither this repository's

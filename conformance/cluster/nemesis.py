@@ -1,4 +1,4 @@
-"""A Jepsen-style nemesis for spark_impl on a real Spark standalone cluster (issue 15, item 2).
+"""A Jepsen-style nemesis for spark_impl on a real Spark standalone cluster.
 
 :class:`Nemesis` submits :mod:`conformance.cluster.nemesis_job` (rounds of Fries jobs with
 random reconfigurations, O+ jobs with rescales and DGS jobs, every run judged by the suites'

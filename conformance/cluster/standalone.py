@@ -1,4 +1,4 @@
-"""A Spark standalone cluster on 127.0.0.1 from the pip-installed PySpark (issue 15, item 1).
+"""A Spark standalone cluster on 127.0.0.1 from the pip-installed PySpark.
 
 :class:`LocalCluster` starts one master and ``workers`` workers (separate JVMs, 1 core and 1g
 each, daemons at -Xmx512m through ``SPARK_DAEMON_MEMORY``), every one on an explicitly chosen
@@ -16,7 +16,7 @@ installed editable: every process imports the working tree directly, so there is
 ``--py-files`` zip (it would be a second copy of the code that could differ from the tree the
 driver imports).
 
-For a nemesis (issue 15, item 2) :meth:`LocalCluster.processes` lists every live process of the
+For a nemesis :meth:`LocalCluster.processes` lists every live process of the
 cluster by role: ``master``, ``worker``, ``executor`` (CoarseGrainedExecutorBackend JVMs),
 ``python`` (PySpark daemons and workers) and ``driver`` (spark-submit and its Python driver).
 """

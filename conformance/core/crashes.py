@@ -1,4 +1,4 @@
-"""Crashes are findings (issue 12, item 5): an engine call that raises or never returns.
+"""Crashes are findings: an engine call that raises or never returns.
 
 Every suite runs its cases through an engine in batches (one call, one batch of Spark jobs).
 An exception inside that call used to escape to the CLI and exit 3 ("internal error"), hiding

@@ -11,8 +11,8 @@ A call to pure-Python code (a Spark-free check, a user's function run by the ref
 *stopped* instead (``interrupt=True``): :class:`Abandoned` is raised inside the thread at its
 next Python instruction. Left running, such a thread spins for the rest of the process and,
 holding the GIL half the time, slows everything after it: one endless loop left by a test made
-the whole pytest run three times slower and a Z3 proof that takes 4 s exceed its 300 s budget
-(session 8). Code blocked inside a C call is stopped when it returns to Python.
+the whole pytest run three times slower and a Z3 proof that takes 4 s exceed its 300 s budget.
+Code blocked inside a C call is stopped when it returns to Python.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def stop_thread(thread: threading.Thread, wait_s: float = 2.0) -> bool:
 
 CHECK_LIMIT_S = 120.0
 """A Spark-free check of the suite (run in this process) that takes longer hangs: each takes
-well under 5 s on this 2-core machine, under 10 s at a load of 16 (session 7)."""
+well under 5 s on this 2-core machine, under 10 s at a load of 16."""
 
 
 class Hang(Exception):

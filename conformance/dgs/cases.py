@@ -1,4 +1,4 @@
-"""Non-trivial DGS cases for the differential suite (issue 12, item 2: "DGS on Spark for real").
+"""Non-trivial DGS cases for the differential suite ("DGS on Spark for real").
 
 A case is a shipped consistent example program (``reference.dgs.examples.CONSISTENT``), a
 P-valid synchronization plan, a valid input instance on three streams, and how the input
@@ -9,7 +9,7 @@ Drawn from hypothesis: a seeded ``random.Random`` and, per program, a pool of ev
 program's own ``events()`` strategy (filtered to pools with two tags at least one dependent
 pair: a pool of one increment only could never synchronize). :func:`build` then makes every
 choice with the ``Random``, so cases are uniform rather than hypothesis's small-first order
-(session 1: at seed 5, 7 of the first 8 cases had no event and 4 a one-worker plan), and
+(hypothesis's order drew, at seed 5, 7 of the first 8 cases without an event and 4 with a one-worker plan), and
 *non-trivial by construction*:
 
 * the plan has at least two leaves (so forks and joins): 20 % of the cases of programs whose

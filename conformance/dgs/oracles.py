@@ -56,8 +56,8 @@ def judge(case: DgsCase, observed: Observed | Crash) -> list[tuple[str, str]]:
 def trace_problem(case: DgsCase, processed: Sequence[tuple[str, tuple[int, str], Any]]) -> str | None:
     """None when every event was processed once by its worker or an ancestor of it, and the
     trace lists them in key order (``DgsRun``'s format, batch and live; the reference engine's
-    trace is sorted so: session 8's holdout found the live ``results()`` sorting its trace by
-    the payload unnoticed)."""
+    trace is sorted so: a live ``results()`` sorting its trace by
+    the payload went unnoticed otherwise)."""
     program = program_of(case.name)
     owner = {impl: w.id for w in case.plan.workers() for impl in w.impl_tags}
     above = {w.id: {w.id} for w in case.plan.workers()}

@@ -1,4 +1,4 @@
-"""The DGS suite (issue 8, 2(d); issue 12 item 2): every engine's run equals spec(sort(u)).
+"""The DGS suite: every engine's run equals spec(sort(u)).
 
 Cases: :mod:`conformance.dgs.cases` - non-trivial by construction (plans with forks and
 joins over several workers, synchronizing events, per-stream delays and jitter, varied driver

@@ -1,4 +1,4 @@
-"""The oracles that judge one Fries run (issue 8, 2(a)-(c)).
+"""The oracles that judge one Fries run.
 
 For a scenario and the engine's :class:`~conformance.fries.outcome.RunOutcome`:
 
@@ -31,7 +31,7 @@ from the run and checks it is FIFO (see :mod:`spec.fries.consistency` for why no
 order can stand in for it). Transactions absent from the schedule touched no object and may be
 placed anywhere; they are appended in ingestion order.
 
-Rejected requests (the engine refused them, issue 6 req. 9) are removed from the scenario
+Rejected requests (the engine refused them) are removed from the scenario
 before the serial execution and the remaining ones renumbered, so ``R3`` of the run may be
 ``R2`` of the effective scenario; reports use the run's ids.
 """

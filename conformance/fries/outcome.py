@@ -17,9 +17,9 @@ from spec.errors import InputError
 from spec.fries.scenario import Output, Scenario
 from spec.fries.schedule import Schedule
 
-#: Names of the oracles, in the order they are checked (issue 8 (a)-(c), plus the sharper
-#: checks the traces allow: the schedule is complete, every channel is FIFO (issue 12,
-#: spec.fries.consistency (C2)), the final states match).
+#: Names of the oracles, in the order they are checked (placement, serializability and
+#: outputs, plus the sharper checks the traces allow: the schedule is complete, every channel is
+#: FIFO (spec.fries.consistency (C2)), the final states match).
 ORACLES = ("engine", "schedule", "placement", "serializable", "fifo", "outputs", "exactly-once", "states")
 
 

@@ -7,8 +7,7 @@ the newest :data:`KEEP` after every append (:func:`spark_impl.reconfig.progress.
 record, so a pruning bug (an off-by-one in the incremental prune that leaks one record per
 commit, a ``keep`` never passed) loses nothing visible: the run is right, only its storage
 grows without bound - what a month-long stream cannot afford (docs/spark.md, "Bounded
-storage"). Set C of the independent bugs (session 5, bug 18) survived the whole default suite
-that way.
+storage"), and no other oracle of the default suite sees it.
 
 :func:`log_problem` walks a batch's checkpoint directory after the engine call (every entry
 path: a local directory, the ``objstore`` path's ``file://`` tree, the streaming path's one
@@ -61,7 +60,7 @@ def retention_problem(ex: Any, keep: int) -> str | None:
     every batch, and its history entries go with it. A retention that keeps more (every
     committed batch, an undelivered test that is always true) loses nothing a run can see - the
     outputs, states and restarts stay right - while the checkpoint grows with every batch;
-    one that keeps less fails the output oracles (set B's bug 04)."""
+    one that keeps less fails the output oracles."""
     from spark_impl.reconfig.sinks import read_delivered
     from spark_impl.reconfig.storage import batches_on
 

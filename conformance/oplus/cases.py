@@ -1,5 +1,4 @@
-"""Random O+ scenarios in the JSON form of :mod:`spec.oplus.scenario` (issue 8, 1; issue 12
-item 3: "O+ for real").
+"""Random O+ scenarios in the JSON form of :mod:`spec.oplus.scenario` ("O+ for real").
 
 Drawn, every choice independent and uniform:
 

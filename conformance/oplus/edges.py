@@ -1,4 +1,4 @@
-"""Targeted O+ boundary cases (issue 12): every edge a one-line bug could move, hit on purpose.
+"""Targeted O+ boundary cases: every edge a one-line bug could move, hit on purpose.
 
 The random builder (:mod:`conformance.oplus.cases`) reaches boundaries by drawing
 timestamps from anchors; a bug that only shows on one exact edge was still caught in 4-5 of

@@ -1,4 +1,4 @@
-"""PySpark's worker daemon, measuring coverage in every forked Python worker (issue 12, item 4).
+"""PySpark's worker daemon, measuring coverage in every forked Python worker.
 
 Spark starts ``python -m <spark.python.daemon.module>`` once per executor; the daemon forks one
 worker per task slot and, with ``spark.python.worker.reuse``, keeps it for many tasks. A worker

@@ -1,4 +1,4 @@
-"""The shape of a vector directory, checked before ``vectors check`` replays it (issue 13).
+"""The shape of a vector directory, checked before ``vectors check`` replays it.
 
 :func:`conformance.output.vectors.check` reads the members it needs (``scenario``, ``expected``,
 ``reference_run.outputs``) directly; a hand-edited or hostile vector missing one, or with a

@@ -1,4 +1,4 @@
-"""A pure-Python stand-in for the part of Spark the executors' drivers use (issue 12, session 7).
+"""A pure-Python stand-in for the part of Spark the executors' drivers use.
 
 The Fries executor (:class:`spark_impl.reconfig.Executor`) and the DGS batch driver
 (:func:`spark_impl.dgs.run_dgs_many`) touch Spark only through ``spark.sparkContext``: its

@@ -22,7 +22,7 @@ several channels. ``dependence`` compares outputs up to a dependence relation in
 multisets (e.g. :func:`conformance.core.matcher.by_class` on the key, for a job whose per-key output
 order matters).
 
-**User jobs** (issue 18): ``assert_conforms(job, outputs, ...)`` with a
+**User jobs**: ``assert_conforms(job, outputs, ...)`` with a
 :class:`spark_impl.reconfig.Job` of user operators judges one run of that job against the
 reference run of the same functions (:func:`conformance.userjob.assertions.assert_run_conforms`;
 ``dependence`` is then ``"key"``, ``"sink"``, ``"none"`` or a function ``(sink, key, value) ->

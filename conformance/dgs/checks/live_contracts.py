@@ -1,4 +1,4 @@
-"""The DGS suite's checks of the live front end's contracts that need no Spark (issue 12).
+"""The DGS suite's checks of the live front end's contracts that need no Spark.
 
 The live DGS check (:mod:`conformance.dgs.engines.live`) feeds well-formed rows to a query that
 always starts on good arguments, keeps its records and never runs long enough to forget its
@@ -16,7 +16,7 @@ them directly, on the drawn cases (``python -c`` speed: no Spark, no query):
   check): each call releases events in key order, every event once over the calls, dependent
   events in key order, nothing left when every stream ended with a heartbeat, and each call
   releases exactly what the release rule of ``spark_impl/dgs/release.py``'s docstring releases
-  (recomputed here; session 7: holding an event longer keeps every output right); an item whose
+  (recomputed here: holding an event longer keeps every output right); an item whose
   timestamp is not after its stream's previous item (at it or before it) is refused, naming
   the batch, and leaves the mailbox as it was - also when items before it in the batch were
   taken (:func:`_refused_batch_problem`); every file fed again, to a second mailbox, with its
@@ -90,7 +90,7 @@ def _malformed(event: dict[str, Any], beat: dict[str, Any], jobs: int) -> list[t
         ("a row without stream", without(event, "stream")), ("a row without ts", without(beat, "ts")),
         ("a row with an unknown key", {**beat, "heartbeats": True}),
         ("a row of a job out of range", {**beat, "job": jobs}), ("a row of job -1", {**event, "job": -1}),
-        ("a row of a job far out of range", {**event, "job": jobs + 3}),  # not only the bound itself (session 7)
+        ("a row of a job far out of range", {**event, "job": jobs + 3}),  # not only the bound itself
         ("a row whose job is not an integer", {**beat, "job": "0"}),
         ("a row whose ts is not an integer", {**event, "ts": str(event["ts"])}),
         ("a row whose stream is not a string", {**beat, "stream": 0}),
@@ -132,7 +132,7 @@ def _item(case: DgsCase, row: dict[str, Any]) -> Any:
 
 def release_rule_problem(program: Any, case: DgsCase, box: Any, released: Sequence[Any]) -> str | None:
     """None when a micro-batch released exactly what the release rule of
-    ``spark_impl/dgs/release.py``'s docstring releases (session 7): every released event ``e``
+    ``spark_impl/dgs/release.py``'s docstring releases: every released event ``e``
     (key ``k``, tag ``(σ, s)``) has every stream of ``D(σ, s)`` - ``s`` and the streams of the
     plan's tags dependent on σ, computed here from the plan - at a timer ``>= k``, and no held
     event with a smaller key and a dependent tag; every held event lacks one of the two (so the
@@ -324,7 +324,7 @@ def start_problems(case: DgsCase, root: str) -> list[str]:
     old = os.path.join(root, "old")
     os.makedirs(os.path.join(old, "dgs"))
     with open(os.path.join(old, "dgs", "commit.pkl"), "wb") as handle:
-        handle.write(b"session 4")
+        handle.write(b"an old layout")
 
     def start(jobs: Sequence[Any] = (job,), source: Any = None, **options: Any) -> Any:
         options.setdefault("checkpoint_dir", os.path.join(root, "new"))
@@ -340,7 +340,7 @@ def start_problems(case: DgsCase, root: str) -> list[str]:
         ("a checkpoint of an unknown filesystem", lambda: start(checkpoint_dir="nosuchfs://nowhere/ckpt",
                                                                query_checkpoint=os.path.join(root, "q")),
          "checkpoint_dir"),
-        ("a checkpoint of the session-4 layout", lambda: start(checkpoint_dir=old), "checkpoint_dir"),
+        ("a checkpoint of the old layout (a bare dgs/commit.pkl)", lambda: start(checkpoint_dir=old), "checkpoint_dir"),
         ("a checkpoint of other jobs (another inline_below), with a crash point",
          lambda: start(checkpoint_dir=other, crash_at="after-deliver"), os.path.abspath(other)),
     ]
@@ -542,7 +542,7 @@ def check(cases: Sequence[DgsCase]) -> list[str]:
     try:
         os.makedirs(os.path.join(root, "start"))
         os.makedirs(os.path.join(root, "store"))
-        early = [shifted(case, -10**6) for case in cases[:6]]  # negative timestamps are valid (session 7)
+        early = [shifted(case, -10**6) for case in cases[:6]]  # negative timestamps are valid
         return (input_problems(cases) + mailbox_problems(cases) + mailbox_problems(early)
                 + start_problems(cases[0], os.path.join(root, "start"))
                 + store_problems(os.path.join(root, "store")) + keyed_plan_problems()

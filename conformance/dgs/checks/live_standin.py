@@ -1,4 +1,4 @@
-"""The live DGS front end run as a user runs it, on a pure-Python Spark (issue 12).
+"""The live DGS front end run as a user runs it, on a pure-Python Spark.
 
 :func:`dgs_live_local_problem` starts the real :func:`spark_impl.dgs.streaming.start_dgs_query`
 on :class:`~conformance.standin.spark.LocalSpark` with a stand-in streaming source (the

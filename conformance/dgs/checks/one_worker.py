@@ -1,6 +1,6 @@
-"""The DGS suite's check of one-worker plans on Spark and of what a batch run reports (issue 12).
+"""The DGS suite's check of one-worker plans on Spark and of what a batch run reports.
 
-The drawn cases all fork (issue 12: non-trivial plans), but the one-worker plan - no fork, no
+The drawn cases all fork (non-trivial plans), but the one-worker plan - no fork, no
 join, the root its own only leaf - is what ``dgs-plan --leaves 1`` and ``keyed_plan(..., 1)``
 build, and the executor treats it apart: its root is a leaf, so the root's host and the final
 join are the leaf's own partition. No default run had one. Here the first :data:`CASES`

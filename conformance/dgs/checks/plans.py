@@ -1,4 +1,4 @@
-"""The DGS suite's check of ``spark_impl.dgs.plans.balanced_plan`` (issue 12).
+"""The DGS suite's check of ``spark_impl.dgs.plans.balanced_plan``.
 
 ``balanced_plan`` builds the synchronization plans of ``dgs-plan`` and of the live front end;
 the suite also draws some of its cases' plans with it, but a plan that comes out wrong is then
@@ -105,7 +105,7 @@ def check(n: int, seed: int) -> list[str]:
 
     rng = random.Random(f"balanced-plans:{seed}")
     found = []
-    # first, one leaf whose tags overlap the root's (random tags rarely do; session 7)
+    # first, one leaf whose tags overlap the root's (random tags rarely do)
     fixed: list[Request] = [([("t1", "s0"), ("t2", "s1")], [[("t2", "s1"), ("t3", "s0")]], "State", None,
                              ("fork", "join"), None)]
     for index in range(n + len(fixed)):
@@ -219,7 +219,7 @@ def _signature_problems(case: "DgsCase", invalid: Plan) -> list[str]:
     """The one-job wrapper ``run_dgs`` refuses an invalid job like ``run_dgs_many`` on one job
     (no ``jobs[i]`` prefix), both take their arguments as documented (``spark``, the program,
     plan and streams by position or name; ``arrival``, ``tick``, ``inline_below``, ``sink_dir``
-    by name only: a positional option is a TypeError), and no job is no run (session 7)."""
+    by name only: a positional option is a TypeError), and no job is no run."""
     from spark_impl.dgs import Arrival, run_dgs, run_dgs_many
 
     job = dgs_job(case)

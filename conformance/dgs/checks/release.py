@@ -1,4 +1,4 @@
-"""The DGS suite's driver-side check of spark_impl's mailbox and step plan (issue 12).
+"""The DGS suite's driver-side check of spark_impl's mailbox and step plan.
 
 The Spark DGS executor is consistent by one argument (``spark_impl.dgs.release``'s docstring,
 Theorem 3.5): of two *dependent* events the one with the smaller order key ``(ts, stream)`` is
@@ -38,9 +38,9 @@ wrong order, without Spark, on every drawn case:
   ``[0, max_delay]`` and ``[0, max_jitter]`` (``spark_impl.dgs.release``'s docstring). A
   broken model still gives correct outputs (any arrival order must), but the case then no
   longer exercises the delays and reordering it claims to. With explicit per-stream delays
-  (``Arrival.delays``) and no jitter the formula is exact (session 7); an explicit delay of 0
+  (``Arrival.delays``) and no jitter the formula is exact; an explicit delay of 0
   is kept, and the delays not given are drawn (:func:`_delays_problem`);
-* the driver receives an item only once it arrived (:func:`poll_problem`, session 7): three
+* the driver receives an item only once it arrived (:func:`poll_problem`): three
   events of one stream that no other stream holds back, 100 time units apart, come out in
   three ticks; and it polls every ``tick`` time units: with ticks of 250 they take at most two;
 * an input that is not a valid instance is refused (:func:`invalid_input_problem`): the batch
@@ -185,7 +185,7 @@ def refusal_problem(case: DgsCase) -> str | None:
     if waiting is not None:
         attempts.append((f"only stream {waiting[0]}, an event of which waits for the others",
                          {waiting[0]: [waiting[1], Heartbeat(waiting[1].ts + 1)]}, 1))
-        # the same with 300 heartbeats after it: item counts past 256 are distinct int objects (session 7)
+        # the same with 300 heartbeats after it: item counts past 256 are distinct int objects
         attempts.append((f"only stream {waiting[0]}, an event of which waits for the others, then 300 heartbeats",
                          {waiting[0]: [waiting[1], *(Heartbeat(waiting[1].ts + k) for k in range(1, 301))]}, 1))
     for what, streams, tick in attempts:
@@ -376,7 +376,7 @@ def invalid_input_problem(case: DgsCase) -> str | None:
 
 def poll_problem(case: DgsCase) -> str | None:
     """None when the driver receives an item only once it arrived (release.py's docstring: "the
-    driver polls every tick time units; the items that arrived by then are received"; session 7):
+    driver polls every tick time units; the items that arrived by then are received"):
     three events of one stream whose release needs no other stream, 100 time units apart with
     no delay, are released at three different ticks (tick 1); polled every 250 time units they
     take at most two polls (they arrive within 200 of each other; where the polls start is the

@@ -1,5 +1,5 @@
 """The DGS batch driver on a pure-Python Spark stand-in, on shapes the Spark check leaves out
-(issue 12, session 7; with the DGS suite's Spark checks, no Spark job).
+(with the DGS suite's Spark checks, no Spark job).
 
 The Spark check runs every drawn case once, as drawn. Here the same cases run again through
 :func:`spark_impl.dgs.run_dgs_many` on :class:`conformance.standin.spark.LocalSpark` (the
@@ -171,7 +171,7 @@ def _defaults_problem(drawn: Sequence[DgsCase]) -> tuple[int, list[tuple[str, st
     given): judged, and per tick the schedule's events and the plan's synchronizing steps of
     that job. Every other call passes these arguments explicitly, so a changed default of
     ``run_dgs`` (a ``tick`` of 1 releasing the input over many ticks, an ``inline_below`` that
-    inlines) was seen by nothing (session 8's holdout drew ``inline_below`` 0 -> 1, which is
+    inlines) was seen by nothing (``inline_below`` 0 -> 1 in ``run_dgs`` is
     equivalent: ``steps_of`` already merges synchronizing groups of one worker with no leaf
     events between them, the only segments shorter than 1)."""
     from spark_impl.dgs import DgsJob, run_dgs

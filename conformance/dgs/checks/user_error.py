@@ -1,4 +1,4 @@
-"""The DGS suite's check of a user function that raises inside a Spark task (issue 12).
+"""The DGS suite's check of a user function that raises inside a Spark task.
 
 Both DGS executors promise (``spark_impl.dgs.driver`` and ``spark_impl.dgs.streaming``
 docstrings) that a user function raising in a task stops the run with the program's one-line

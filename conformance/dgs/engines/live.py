@@ -1,4 +1,4 @@
-"""The DGS suite's live engine (issue 14, item 6): cases run through the Structured Streaming
+"""The DGS suite's live engine: cases run through the Structured Streaming
 front end :func:`spark_impl.dgs.streaming.start_dgs_query`, judged by the DGS suite's oracles
 (:func:`conformance.dgs.suite.judge`: outputs = spec(sort(u)), every event processed once by
 its worker or an ancestor, final state = the sequential program's).

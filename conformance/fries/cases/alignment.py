@@ -1,4 +1,4 @@
-"""Alignment probes: Fries cases built so that a component member *must* align (issue 8).
+"""Alignment probes: Fries cases built so that a component member *must* align.
 
 Alignment (Fries Alg. 3, the non-head members of a component) only matters when a member has
 old-version and new-version input at the same time: its in-component parents switched at
@@ -44,7 +44,7 @@ def _linear(draw: st.DrawFn) -> dict[str, int]:
 
 
 def _function(draw: st.DrawFn) -> dict[str, Any]:
-    # half the time an order-sensitive fold (issue 12): a member that replays its held-back
+    # half the time an order-sensitive fold: a member that replays its held-back
     # input out of channel order then emits other values (spec.fries.consistency)
     if draw(st.booleans()):
         return {"op": "fold", "mul": draw(st.sampled_from([2, 3, -1]))}

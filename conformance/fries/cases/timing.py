@@ -1,4 +1,4 @@
-"""Delay, straggler, control-message and restart profiles for Fries scenarios (issue 8, 1).
+"""Delay, straggler, control-message and restart profiles for Fries scenarios.
 
 A scenario's :class:`~spec.fries.scenario.Timing` never changes what a serial order computes,
 only which serial order a correct run is equivalent to - so every profile is a legal test of

@@ -1,4 +1,4 @@
-"""The executor's Spark-free building blocks against their documented contracts (issue 12).
+"""The executor's Spark-free building blocks against their documented contracts.
 
 Two promises that no run's outputs can show, because a run only needs them to be *some*
 consistent function, checked in the Fries suite on Spark before any Spark job:
@@ -26,18 +26,18 @@ folds and summarizes every delay, the retention keeps what its docstring names;
 :mod:`conformance.fries.checks.refusals`: ``Executor`` and ``start_query`` refuse bad input;
 :mod:`conformance.fries.checks.records`: the store and the record log every front end commits through;
 :mod:`conformance.fries.checks.standin`: a job 32 levels deep and the restart bookkeeping, the
-executor run on a pure-Python stand-in for Spark (session 7);
+executor run on a pure-Python stand-in for Spark;
 :mod:`conformance.fries.checks.input_log`: the Structured Streaming front end's input log under
-a retention, across a request in progress and a restart (session 8);
+a retention, across a request in progress and a restart;
 :mod:`conformance.fries.checks.sink_crash`: a crash between a sink write and its record, then a
-resume that delivers the same batches again under the same batch id (session 9);
+resume that delivers the same batches again under the same batch id;
 :mod:`conformance.fries.checks.live`: the Structured Streaming front end's stop, settle
-steps, sink and retention arguments and bookkeeping (session 9);
+steps, sink and retention arguments and bookkeeping;
 :mod:`conformance.fries.checks.storage`: an object store's jobs files, ``run_scenarios``'
-checkpoint, framed task files, ``ObjectStoreSink``'s manifests (session 9);
+checkpoint, framed task files, ``ObjectStoreSink``'s manifests;
 :mod:`conformance.fries.checks.driver`: the driver's partitions, when ``submit`` makes a request,
 user requests and commits, delays, validation and rollback on the last commit, resume numbering,
-one request at a time against a planned one (session 9).
+one request at a time against a planned one.
 
 One check, ``spark_impl keys and faults vs their contracts (no Spark)``; its cases are the keys
 checked. A failure names the first broken promise (``engine`` oracle, like the MCS check).

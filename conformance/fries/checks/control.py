@@ -1,4 +1,4 @@
-"""The FCM channel's task side against its contract, without Spark (issue 12, session 6).
+"""The FCM channel's task side against its contract, without Spark.
 
 :mod:`spark_impl.reconfig.control`: the driver appends a record to the control log whenever a
 request is made, re-made or completes (the two newest are kept); a task's
@@ -13,11 +13,11 @@ The suite's runs publish a few records per batch, so the branches for pruned rec
 reads are never taken, and a reader left behind shows only when a member misses a request in
 a rare interleaving. :func:`control_problem` drives one reader through each case on a
 temporary checkpoint and names the first broken promise (run by
-:mod:`conformance.fries.checks.contracts`). Session 6 found a real bug this way: after three
+:mod:`conformance.fries.checks.contracts`). A real bug found this way: after three
 records written while a task ran, the reader never moved again (its next record was pruned);
 fixed in ``ControlReader.poll``.
 
-The throttle (session 10): a task "checks whether the *next* record exists at most every
+The throttle: a task "checks whether the *next* record exists at most every
 ``Store.poll_s`` seconds (1 ms locally ...) *between two tuples* and reads it when it appears",
 and a forced poll (a tuple of a newer version arrived) reads at once. The cases above poll only
 with ``force=True``, so :func:`_throttle_problem` also polls plainly: with a long throttle (60 s) a
@@ -259,7 +259,7 @@ def _entry_problem() -> str | None:
             return f"the FCM of {obj} is not visible a second after issued + {d} s"
     if replace(entry, fcm_lo=0.0, fcm_hi=0.0).delay_s("A") != 0.0:
         return "an FCM delay hook of [0, 0] ms still delays"
-    # [0, hi]: the natural way to ask for "up to hi ms" (session 8, independent set E 04: a
+    # [0, hi]: the natural way to ask for "up to hi ms" (a
     # "no delay" shortcut that tested lo delivered every such FCM at once)
     up_to = {obj: replace(entry, fcm_lo=0.0, fcm_hi=50.0).delay_s(obj) for obj in ("A", "A#1", "B#0", "C")}
     if not all(0.0 <= d <= 0.05 for d in up_to.values()) or max(up_to.values()) == 0.0:

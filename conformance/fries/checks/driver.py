@@ -1,4 +1,4 @@
-"""The Fries driver's own promises, on a pure-Python Spark (issue 12, session 9).
+"""The Fries driver's own promises, on a pure-Python Spark.
 
 :class:`~conformance.standin.spark.LocalSpark` runs the executor's stages, task files, control
 log and driver (:mod:`spark_impl.reconfig.driver`) in this process, so a check can act *inside*
@@ -67,13 +67,13 @@ broken promise (wired into :mod:`conformance.fries.checks.contracts`):
   sink crash, past the commit record), where the record names the last batch on the store.
 * **One request at a time, also against a planned one.** A user's ``submit`` from inside the
   batch that makes a planned request, before the driver made it, is refused as in progress and
-  the planned request completes (:func:`_planned_race_problem`; session 9 found the user's
+  the planned request completes (:func:`_planned_race_problem`; a real bug had the user's
   request made and then overwritten: lost). The Spark runs never submit while a planned
   request is being made (their jobs' requests are either all planned or all submitted).
 * **The epoch switch after a restart.** An epoch job restarted in the batch of its switch runs
   that batch again under a later number: its objects must switch then
-  (:func:`_epoch_restart_problem`; session 9's holdout: ``plan.g >= entry.epoch_batch`` -> ``==``
-  or ``<=`` hung the Spark run until the mutation tool's 900 s limit).
+  (:func:`_epoch_restart_problem`; ``plan.g >= entry.epoch_batch`` -> ``==``
+  or ``<=`` hangs the Spark run).
 """
 
 from __future__ import annotations
@@ -467,7 +467,7 @@ def _planned_race_problem(directory: str) -> str | None:
     rejection message"): the batch that reaches a planned request's ``at`` makes it once its
     first tasks started (``step`` waits for them), so a user's ``submit`` in between finds no
     active request. It must be refused as in progress, and the planned request completes:
-    session 9 found it accepted and made as R1, then overwritten by the planned request made
+    a real bug (fixed) accepted it and made it as R1, then overwritten by the planned request made
     as R2 - the user's request silently lost (never applied, never rejected, no delay)."""
     from spark_impl.reconfig import task
     from spark_impl.reconfig.api import collect_results, scenario_job
@@ -504,8 +504,8 @@ def _epoch_restart_problem(directory: str) -> str | None:
     restart (``timing.restarts``, "the batch ... runs, then the job crashes before its commit
     and recovers from its last commit") falls in the switch batch runs that batch again under a
     new number, past ``epoch_batch``: the switch must happen then, the job finish and conform.
-    Session 9's holdout: ``>=`` -> ``==`` or ``<=`` never switched again after the restart (the
-    request never completed; on Spark the suite ran batches until its 900 s limit, the local
+    With ``>=`` -> ``==`` or ``<=`` the objects never switch again after the restart (the
+    request never completes; on Spark the suite runs batches until its time limit, the local
     check's epoch job has no restart)."""
     from spark_impl.reconfig.api import collect_results, scenario_job
     from spark_impl.reconfig.driver import Executor

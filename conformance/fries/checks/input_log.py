@@ -1,5 +1,4 @@
-"""The Structured Streaming front end's input log under a retention, on a pure-Python Spark
-(issue 12, session 8).
+"""The Structured Streaming front end's input log under a retention, on a pure-Python Spark.
 
 :mod:`spark_impl.reconfig.streaming`'s docstring promises: "With a ``retention`` the input log
 is bounded too: after each Structured Streaming batch, files wholly below the executor's
@@ -8,8 +7,8 @@ change", and "the executor resumes (``resume=True``) from its last commit and re
 whatever it had not committed". Together: every tuple from the committed offset on stays
 readable, at its position, for as long as a restart may need it. The Spark runs of the suite
 give the front end no retention and no request that spans Structured Streaming batches, so a
-log that drops what lies below the *live* offset (independent bug set D, 08: a restart while a
-request is in progress then fails with "deleted from the input log") passed them all.
+log that drops what lies below the *live* offset (a restart while a
+request is in progress then fails with "deleted from the input log") passes them all.
 
 :func:`input_log_problem` runs the real ``start_query`` and its ``foreachBatch`` handler on
 :class:`~conformance.standin.spark.LocalSpark` with a stand-in streaming DataFrame (the handler
@@ -31,8 +30,8 @@ no file wholly below the committed offset is still listed or on disk; ``base`` i
 committed offset; and every tuple from the committed offset on is read back, at its position,
 as landed - the last first, by a reader whose cached layout of the log is the one of batch 0
 (Spark reuses Python workers, and a worker that ran no task of the batches since holds that
-layout; the source's docstring: "indexed files never change", the index grows). Session 8's
-second holdout: a refresh of the cached layout only when tuple ``count`` itself is asked
+layout; the source's docstring: "indexed files never change", the index grows). A
+refresh of the cached layout only when tuple ``count`` itself is asked
 (``index >= starts[-1]`` -> ``==``) read past the stale layout's end and failed with an
 ``IndexError``, which readers that follow the log tuple by tuple never do. At the end the request has completed and every tuple is committed.
 """

@@ -1,11 +1,11 @@
 """The stable hash and the routing of :mod:`spark_impl.keys` against their DOCUMENTED
-definition, without Spark (issue 12, session 7; a part of the Fries suite's contracts check,
+definition, without Spark (a part of the Fries suite's contracts check,
 :mod:`conformance.fries.checks.contracts`).
 
 Which worker owns a key is ``route(key, p)``, and a durable checkpoint written by one version of
 the executor is resumed by another: the hash is a durable format, not merely *some* stable
 function. Every process of one run agrees on whatever the code computes, so no differential run
-can see a changed hash (the blind holdout's survivor ``keys.py`` ``>> 1`` -> ``>> 2``: routing stays
+can see a changed hash (``keys.py`` ``>> 1`` -> ``>> 2``: routing stays
 consistent, every output is right). Here the definition written in ``spark_impl/keys.py``'s module
 docstring and ``docs/spark.md`` ("Keys and routing") is recomputed independently of the module's
 code - :func:`documented_encoding` is written from the document, not copied from ``_encode`` -

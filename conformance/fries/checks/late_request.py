@@ -12,7 +12,7 @@ on the same pure-Python Spark stand-in (:mod:`conformance.standin.spark`):
   made as numbers :data:`LATE_REQUEST` and up (its request count set as 299 earlier requests
   would leave it) must finish and conform (every oracle of :mod:`conformance.fries.oracles`,
   the requests judged as the scenario's ``R1``, ``R2``, ...). Compared by identity above 256
-  (session 9's reviewer: ``r[4] == entry.j`` -> ``is`` in ``_align``'s ``is_new``), new-version
+  (``r[4] == entry.j`` -> ``is`` in ``_align``'s ``is_new``), new-version
   tuples are processed before the member switches and reach ``O3`` tagged old: ``O3`` applies
   its old function to tuples ``O1`` processed with its new one. Every request still completes,
   so :mod:`conformance.fries.checks.standin`'s 300 requests show nothing, and the Spark runs make

@@ -1,5 +1,5 @@
 """The Fries executor's Structured Streaming front end, handler by handler, on a pure-Python
-Spark (issue 12, session 9).
+Spark.
 
 :func:`streaming_problem` runs the real ``start_query`` and calls its ``foreachBatch`` handler
 directly, batch by batch, as Structured Streaming would (the stand-ins of

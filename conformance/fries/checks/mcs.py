@@ -1,4 +1,4 @@
-"""The Spark executor's MCS against the spec's, for every request of every Fries case (issue 12).
+"""The Spark executor's MCS against the spec's, for every request of every Fries case.
 
 A larger MCS than Fries Alg. 1-4 name is still serializable (more objects align), and a smaller
 one is often serializable too when the run's timing never opens the window it leaves: no oracle

@@ -1,4 +1,4 @@
-"""The executor's model and bookkeeping against their documented contracts, without Spark (issue 12).
+"""The executor's model and bookkeeping against their documented contracts, without Spark.
 
 Promises that no run of the suite's cases can show, checked by the Fries suite's contracts
 check (:mod:`conformance.fries.checks.contracts`) before any Spark job:
@@ -30,7 +30,7 @@ check (:mod:`conformance.fries.checks.contracts`) before any Spark job:
 * **The bounded caches** (:func:`lru_problem`): ``spark_impl.lru.LRU``'s size bound and order.
 * **Batch directory names** (:func:`batch_names_problem`): listed back as numbers past batch 10^6.
 * **Request validation on keys of mixed types** (:func:`validation_problem`): accepted or
-  rejected, never a ``TypeError`` at the user (session 9: it raised).
+  rejected, never a ``TypeError`` at the user (a real bug: it raised).
 * **The round-based executors' part files** (:func:`part_sink_problem`): ``spark_impl.sink`` on
   a directory and on a URI; ``ObjectStoreSink``'s columns for non-Fries DataFrames
   (:func:`object_store_columns_problem`).
@@ -432,7 +432,7 @@ def validation_problem() -> str | None:
     operator's last committed state of every key" - keys of any supported type, mixed in one
     operator (``spark_impl.keys``): a transformation that holds on every state is accepted, one
     that raises on one key's state is rejected with a message naming that key, whatever the
-    other keys' types. Session 9: the keys were sorted as they are, so an operator holding a
+    other keys' types. A real bug (fixed): the keys were sorted as they are, so an operator holding a
     string key beside a number (or ``None`` beside a tuple) made ``Executor.submit`` raise
     ``TypeError`` at the user instead of answering. The suite's submitted requests run on
     integer keys; its mixed keys (the sink path) come with planned requests, never validated."""

@@ -1,12 +1,12 @@
 """The durable-state layer (``spark_impl.store``, ``spark_impl.records``) against its contract,
-without Spark (issue 12, session 6; a part of the Fries suite's contracts check,
+without Spark (a part of the Fries suite's contracts check,
 :mod:`conformance.fries.checks.contracts`).
 
 Every front end keeps its commits, requests and state through these two modules, but the
 suite's Spark paths only ever reach them with well-formed logs on a local disk: a torn newest
-record with nothing before it, or a prefix deleted on a URI store, never happens there (the
-seed-8 campaign's survivors ``records.py`` ``len(seqs) > 1`` -> ``== 1``, not covered, and
-``store.py`` ``kind == Directory`` -> ``>``). Here, on a local directory and on the same
+record with nothing before it, or a prefix deleted on a URI store, never happens there (so
+``records.py`` ``len(seqs) > 1`` -> ``== 1`` and
+``store.py`` ``kind == Directory`` -> ``>`` pass every run). Here, on a local directory and on the same
 directory as a ``file://`` URI (pyarrow's file system: the object-store code path):
 
 * ``Store``: an object written once reads back whole, is listed under its prefix, and is gone
@@ -18,9 +18,9 @@ directory as a ``file://`` URI (pyarrow's file system: the object-store code pat
   record used (``streamproof.records``); the next append sets it aside as
   ``<seq>.rec.torn`` and never reuses its number; an altered newest record is refused.
 
-Session 7 (the class "a constant of a durable format, a branch only a damaged or concurrent
+The class "a constant of a durable format, a branch only a damaged or concurrent
 store takes"; branch coverage of the default suite had records.py lines 102-104, 113, 129-130,
-204, 211, 243-244 and store.py's ``load`` on a URI never run):
+204, 211, 243-244 and store.py's ``load`` on a URI never run), checked here:
 
 * the framing is the documented bytes (magic, 8-byte big-endian length, BLAKE2b-128, payload,
   recomputed here); every strict prefix of a framed object (cut inside the magic, the length,

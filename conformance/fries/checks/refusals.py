@@ -1,10 +1,10 @@
-"""Bad input to the Fries executor's entry points is refused, without Spark (issue 12, session 6).
+"""Bad input to the Fries executor's entry points is refused, without Spark.
 
 ``Executor(...)`` and ``start_query(...)`` refuse what they cannot run with
 :class:`~spec.errors.InputError` (the CLI's exit 2, one line), before any Spark job:
 
 * ``Executor``: an unknown scheduler; an operator with fewer than one worker (no object would
-  hold a key: the tasks crashed dividing by zero; session 6); ``spark.speculation=true`` (two speculative attempts of
+  hold a key: the tasks crashed dividing by zero); ``spark.speculation=true`` (two speculative attempts of
   a task could see a control message at different tuples: docs/spark.md); a checkpoint in the
   layout before the record logs (``progress.json``: resuming it would silently start from
   scratch). A well-formed call on an empty directory is accepted, and the seeded fault
@@ -19,7 +19,7 @@
   queued request's number (``R1``: it is made as the job's next request), and while it is active
   naming the active one; after the job's input is exhausted every request is rejected ("reached
   the end of its input"); each rejection is recorded in order. The suite's runs submit only
-  requests that are accepted (session 7: a queued request named ``R0`` survived the suite).
+  requests that are accepted (a queued request named ``R0`` would pass them unseen).
   ``collect_results`` then reports all of them (``RunResult.rejected``: "messages of rejected
   requests"; ``collect_results`` reads them from the live view: "answers already given, also
   after the last commit"), the end-of-input one too, which no commit follows; the suite's

@@ -1,5 +1,4 @@
-"""A driver crash between a sink write and its record, then a resume, on a pure-Python Spark
-(issue 12, session 9).
+"""A driver crash between a sink write and its record, then a resume, on a pure-Python Spark.
 
 :mod:`spark_impl.reconfig.sinks` promises: "A crash between the write and that record makes a
 restarted executor deliver the same batches again under the same batch id", and ``Executor``
@@ -7,8 +6,8 @@ makes that delivery "first" when it resumes, before any batch. The Spark sink pa
 (:mod:`conformance.fries.engines.sink`) crashes at its second delivery, whichever job and batch
 that is; when the crashed job commits nothing after the crash, a resume that skips the
 redelivery leaves the table right (the write happened before the crash) and only the delivery
-record behind, which no output shows (session 8's second holdout: ``restored is not None`` ->
-``restored is None`` survived the suite).
+record behind, which no output shows (``restored is not None`` ->
+``restored is None`` passes every differential run).
 
 :func:`sink_crash_problem` runs one job (:func:`conformance.fries.checks.standin.chain_json`,
 :data:`TUPLES` tuples, 4 a batch) on :class:`~conformance.standin.spark.LocalSpark` with a

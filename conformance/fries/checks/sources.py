@@ -1,4 +1,4 @@
-"""The executor's replayable sources against their contract, without Spark (issue 12).
+"""The executor's replayable sources against their contract, without Spark.
 
 ``spark_impl.reconfig.model.Source``: tuple ``i`` (ingestion order) is always the same, so a
 restart re-reads exactly what its checkpoint's offset says. Two sources build that promise from
@@ -12,7 +12,7 @@ files that keep arriving, each with a per-process cache of what it read:
   (:meth:`~spark_impl.reconfig.streaming.InputIndex.drop_below`).
 
 The suite's ``directory`` and ``streaming`` paths run only two cases each, so whether a broken
-promise shows there is luck: set C's bug 19 (the directory listing in ``os.listdir`` order) was
+promise shows there is luck: the directory listing in ``os.listdir`` order is
 caught at seed 0 by one case and missed at seed 1. Here both sources are read the way the
 executor reads them - tuples fetched while files arrive, the cache filled in between - and every
 tuple is compared with the files' contents in their documented order. A failure names the first

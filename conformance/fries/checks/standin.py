@@ -1,5 +1,5 @@
 """The Fries executor run end to end on a pure-Python Spark, on shapes the Spark runs cannot
-afford and bookkeeping no output shows (issue 12, session 7).
+afford and bookkeeping no output shows.
 
 :class:`~conformance.standin.spark.LocalSpark` runs the executor's own stages, task files,
 control log and driver in this process. :func:`local_problem` runs two jobs in one executor
@@ -32,8 +32,8 @@ control log and driver in this process. :func:`local_problem` runs two jobs in o
   the offset reached the count before the batch): every batch plan that flushes a job
   ingests nothing for it. A flush planned in the batch that ingests the last tuples gives the
   same outputs; it only skips a restart listed at the total count (the job is done before
-  the crash), which the restart check above then names too (session 9's reviewer: the
-  driver tested the offset after the batch, ``prog.offset >= count``, instead of ``lo``).
+  the crash), which the restart check above then names too (a driver that
+  tests the offset after the batch, ``prog.offset >= count``, instead of ``lo``).
 * **A failing task.** A user function that raises inside a task makes ``Executor.step``
   raise that very exception, and nothing of the batch is committed.
 * **Commits as Fries §7.3 says.** After every batch: no job is committed while a head of its
@@ -54,20 +54,20 @@ control log and driver in this process. :func:`local_problem` runs two jobs in o
   the first stage at any partition count (the default does so only up to
   ``FUSE_MAX_PARTITIONS``): a job on :data:`WIDE` partitions, where every object's partition is
   above 256 (Python caches the small integers, so a partition number compared by identity
-  instead of value goes unnoticed below that), must conform like any other (session 7's
-  holdout: ``dest != part`` -> ``dest is not part`` dropped every tuple there). A job one
+  instead of value goes unnoticed below that), must conform like any other
+  (``dest != part`` -> ``dest is not part`` drops every tuple there). A job one
   level deep, unfused (``fuse_source=False``), on :data:`WIDE_UNFUSED` partitions, where the
   source stage's task of the job (``partition_of(s, "")``) and every object's partition are above 256:
   ``task.source_stage`` is "Stage 0: read this batch's source tuples of the jobs owned by
-  partition ``part``", and the job must conform like the others (session 9's reviewer: compared by
-  identity, no task read them, and nothing was ever processed; the Spark runs have a few
+  partition ``part``", and the job must conform like the others (compared by
+  identity, no task reads them, and nothing is ever processed; the Spark runs have a few
   partitions, below 256 and mostly fused).
 * **The epoch scheduler switches at the next batch.** docs/spark.md ("Scenarios: interpretation
   choices"): "under the epoch scheduler the serial order puts ``Rj`` exactly after the first
   ``at`` tuples" (every reconfigured operator switches at the next micro-batch boundary). A
   job on one source run with ``epoch``: in every reconfigured object's log, the tuples before
   ``R1`` are exactly those of index below ``at``. A switch one batch late is as consistent
-  (every oracle passes), only later than promised (session 7, independent bug set D, 01).
+  (every oracle passes), only later than promised (independent bug set D, 01).
 * **Processing costs as configured.** ``timing.operator_cost`` is "the processing time per
   tuple by operator" and ``stragglers`` "an object's cost multiplier" (``spec.fries.scenario.Timing``):
   in a job ``S -> O1 -> O2 -> O3`` with costs 2 ms at ``O1`` and 1 ms at ``O2`` (2 workers
@@ -75,22 +75,22 @@ control log and driver in this process. :func:`local_problem` runs two jobs in o
   cost, the tasks sleep exactly 2 ms per tuple ``O1``'s workers process, 1 ms per tuple
   ``O2#0`` processes and 3 ms per tuple ``O2#1`` processes (counted per object from the run's
   schedule logs), and never for ``O3`` (the task module's ``time.sleep`` is recorded for the
-  run). A wrong cost changes only *when* things happen, which no oracle sees (session 8's
-  holdout: a default cost of 1 ms for every operator without one; session 9's reviewer: the
+  run). A wrong cost changes only *when* things happen, which no oracle sees (a
+  default cost of 1 ms for every operator without one; the
   multiplier looked up by operator, ``stragglers.get(op)``, which an operator of one worker,
   whose object is named as the operator, cannot show).
 * **A crash before the first commit.** ``Executor``'s resume: "a resume with nothing
   committed (a crash before the first commit) still never reuses a batch number that ran, and
   loads no state from those batches". A job whose first batch crashes before its commit,
   resumed on the same directory, runs its next batch as batch 2 and must finish and conform
-  (session 8's holdout: a resume that numbered from 0 again ran over the crashed batch's
-  files, with outputs that still conformed).
+  (a resume that numbers from 0 again runs over the crashed batch's
+  files, with outputs that still conform).
 * **A long-running job's 300th request.** An unbounded job (``S -> O1 -> O2 -> O3``, every
   operator on 2 workers) takes :data:`REQUESTS` requests through ``Executor.submit``, one after
   the other, each updating ``O1`` and ``O3`` (so ``O2``'s and ``O3``'s workers align on markers
   from their parents): each must complete within :data:`STEPS_PER_REQUEST` batches. Request
   and batch numbers pass 256, where Python's small-integer cache ends: a number compared by
-  identity instead of value (session 8's holdout: a marker's request number ``is`` the
+  identity instead of value (a marker's request number ``is`` the
   entry's) stops the 257th request from ever completing, which runs of a few requests cannot show.
   The job runs under ``Retention(2, delays=KEPT_DELAYS)`` (``retention``'s docstring: "delays
   beyond the newest ``delays``" are folded into the record's summary, "``Progress.delay_stats()``
@@ -99,15 +99,15 @@ control log and driver in this process. :func:`local_problem` runs two jobs in o
   keeps ``batches`` entries"): at the end the commit keeps exactly the delays of the newest
   :data:`KEPT_DELAYS` requests, ``delay_stats()`` counts all :data:`REQUESTS` (the last R300),
   the history its last 2 batches, and the request files only R300's. No output shows what a
-  commit record keeps, and the Spark runs make a few requests (session 9's reviewer: the
+  commit record keeps, and the Spark runs make a few requests (a
   committed view trimmed to ``Retention.batches`` delays instead of ``delays``).
 * **A request's 300th attempt.** A request made after the last commit is "made again, as
   attempt + 1" after every crash (``driver``'s docstring): attempt numbers grow without bound
   in a job that keeps crashing. A job whose request R1 is made as attempt :data:`LATE_ATTEMPT`
   (its attempt count set as 299 crashes would leave it) must finish and conform: the
   driver matches the tasks' switch reports (read back from Spark, new int objects) to the
-  active attempt by value (session 8's holdouts: ``a.attempt != attempt`` -> ``is not``
-  dropped every report of an attempt past 256; the request never completed).
+  active attempt by value (``a.attempt != attempt`` -> ``is not``
+  drops every report of an attempt past 256; the request never completes).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The Fries executor's storage promises that no Spark run of the suite reaches, without Spark
-(issue 12; one-line bugs a reviewer found that no check saw).
+(one-line bugs that no differential run sees).
 
 Each part names the first broken promise of one module (None: it holds); :func:`storage_problem`
 runs them all (under a second; the executor runs on
@@ -45,7 +45,7 @@ runs them all (under a second; the executor runs on
    tears a manifest; rows read back out of batch order went unseen there (the review found
    both order bugs surviving).
 5. **The store's load cache** (:func:`store_load_problem`): a rewritten object of the same size
-   is decoded again, an unchanged one served from the cache (independent bug set F, 20).
+   is decoded again, an unchanged one served from the cache.
 """
 
 from __future__ import annotations
@@ -293,7 +293,7 @@ def store_load_problem() -> str | None:
     is rewritten"); on an object store the key is the object's digest. So an object rewritten
     with other bytes of the *same size* - a batch plan or a request file rewritten on a
     directory used afresh - is decoded again, never served stale, and an object loaded twice
-    unchanged is decoded once. Independent bug set F, 20: a cache keyed by the size alone served
+    unchanged is decoded once. A cache keyed by the size alone serves
     the old plan; no run of the suite rewrites an object with one of the same size and reads it
     in the same process. Checked on a local directory and on a ``file://`` URI."""
     from spark_impl.lru import LRU

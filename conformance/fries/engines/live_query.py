@@ -11,7 +11,7 @@ tuple of the input log (``foreachBatch`` steps it until it has; checked, else a
 :class:`PathFailure`); the query is stopped and the executor stepped until no request is in
 progress, then once more so the last batch is committed.
 
-Two options make the live path's teeth (issue 14, session 4):
+Two options make the live path's teeth:
 
 * ``crash_at``: a **driver crash** in the executor batch that ingests tuple ``crash_at``,
   after its tasks wrote outputs and state and before its commit
@@ -22,7 +22,7 @@ Two options make the live path's teeth (issue 14, session 4):
   would. ``duplicate-after-restart`` (the sink shows every batch that ran) then shows. The new
   query keeps ``start_query``'s default batch size (a whole trigger per executor batch; the
   first query runs one tuple per batch), and every trigger of it must have run at most one
-  executor batch (:func:`whole_trigger_problem`, session 6).
+  executor batch (:func:`whole_trigger_problem`).
 * ``stepped``: the harness **owns the control-message clock** as the batch suite's ``stepped``
   path does (:mod:`conformance.fries.engines.stepped`: the job's FCM timing from
   :func:`~conformance.fries.engines.stepped.stepped_job`, :class:`~conformance.fries.engines.stepped.Releases`

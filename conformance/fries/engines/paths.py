@@ -1,4 +1,4 @@
-"""Every way into spark_impl's reconfiguration executor, for the Fries suite (issue 12, item 4).
+"""Every way into spark_impl's reconfiguration executor, for the Fries suite.
 
 ``run_scenarios`` (planned requests, a list source, the executor's own ``run`` loop) is only
 one of the executor's entry paths. Branches that only the others reach (user ``submit`` and
@@ -17,7 +17,7 @@ returns spark_impl ``RunResult`` s, judged by the same oracles as every other ca
                last commit and reject it; the scenario's own requests follow. The failing
                request's rejection is checked here and then removed from the result
 ``resume``     two micro-batches by one ``Executor``, the rest by ``Executor(resume=True)`` (its
-               source read by a stage of its own, ``fuse_source=False``: session 6) on
+               source read by a stage of its own, ``fuse_source=False``) on
                the same checkpoint directory (a driver restart)
 ``directory``  the source is a ``DirectorySource``: one JSON-lines file lands before each step
                (a growing stream); keys are nested JSON arrays ``["k", [k, null], i]``

@@ -1,5 +1,5 @@
 """The ``sink`` path of :mod:`conformance.fries.engines.paths`: keys of any type, a real sink,
-bounded storage and a driver crash between a delivery and its record (issue 14's modules).
+bounded storage and a driver crash between a delivery and its record (the sink, storage and retention modules).
 
 Every case of the batch runs in one ``Executor`` with
 
@@ -17,7 +17,7 @@ Every case of the batch runs in one ``Executor`` with
   ``ParquetSink`` (dynamic partition overwrite by job and batch id);
 * ``Retention(1)``: after each batch every batch no restart or delivery needs is deleted; after
   the run, a batch still on the store or in a job's history that nothing needs is a failure of
-  every case (:func:`conformance.fries.retention.retention_problem`, session 6: a retention that
+  every case (:func:`conformance.fries.retention.retention_problem`: a retention that
   keeps every batch loses nothing the other oracles see) - unless the crash fell in the last
   delivery and the resumed executor ran no batch (its collection runs after a batch);
 * the **stepped clock** (:mod:`conformance.fries.engines.stepped`: heads released
@@ -250,7 +250,7 @@ def run_sink_path(spark: Any, scenarios: Sequence[Scenario], scheduler: str, *, 
         # collects only after a batch, so the last batch's leftovers stay (bounded: one batch)
         collected = delivery.executor.g > resumed_at
 
-    # session 6: a retention that keeps too much
+    # a retention that keeps too much
     kept = retention_problem(delivery.executor, RETAIN) if collected else None
     if kept is not None:
         return [PathFailure(s, kept) for s in range(len(scenarios))]

@@ -25,8 +25,8 @@ harness owns the clock of each request instead:
   delivery hook itself), and for every request (fries) that the executor synchronises exactly
   the operators and heads Fries Alg. 1-4 name (``spec.fries.mcs.fries_mcs_definition``: a
   larger MCS is still serializable, so no other oracle sees a lost pruning rule; a smaller
-  one is usually seen by ``serializable`` too): either is an ``engine`` failure; and (session 6,
-  :meth:`Releases.announced`) that a request was made after a task of its batch started.
+  one is usually seen by ``serializable`` too): either is an ``engine`` failure; and
+  (:meth:`Releases.announced`) that a request was made after a task of its batch started.
 
 Reported delays are meaningless here (``issued`` was moved) and are dropped from the results.
 """
@@ -176,8 +176,8 @@ class Releases:
         start marker of that batch, created no later than the request's ``issued``. A driver
         that makes it before any task started (or tasks that never mark) gives runs the
         oracles accept - a request made before the batch's tuples is a legal run - but the
-        suite's mid-batch races are gone (session 4 argued ``while not worker.is_alive()``
-        equivalent for every oracle and killed it only with a test; session 6 adds this)."""
+        suite's mid-batch races are gone (``while not worker.is_alive()`` is
+        equivalent for every oracle, so this check is what sees it)."""
         from spark_impl.reconfig.task import started_name
 
         if not executor.store.local:

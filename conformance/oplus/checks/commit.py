@@ -1,4 +1,4 @@
-"""The live O+ query's commit bookkeeping against its definition (issue 12, session 7; no Spark).
+"""The live O+ query's commit bookkeeping against its definition (no Spark).
 
 The live O+ check (:mod:`conformance.oplus.engines.live`) judges the outputs, the emission rounds,
 the request log and ``rescaled``; the rest of what a commit record and ``foreachBatch`` keep

@@ -1,4 +1,4 @@
-"""The O+ seeded faults against the bugs ``spark_impl.faults`` names (issue 12; no Spark).
+"""The O+ seeded faults against the bugs ``spark_impl.faults`` names (no Spark).
 
 The O+ suite's teeth are measured with two seeded faults (docs/conformance.md), and the
 default run never injects them, so a change that turns a fault into another bug - or into
@@ -11,12 +11,12 @@ the pure functions of ``spark_impl.oplus`` that carry the faults, with and witho
 * ``drop-near-watermark``: of the tuples at or above the previous round's watermark ``W``
   (all a watermark allows) exactly those at ``ts == W`` are dropped; without the fault none;
 * and the batch driver hands every instance that previous watermark
-  (:func:`spark_impl.oplus.driver.round_plans`, session 7): round ``r``'s plan of a scenario
+  (:func:`spark_impl.oplus.driver.round_plans`): round ``r``'s plan of a scenario
   still running carries ``previous`` = the watermark of its round ``r - 1`` (-inf for round 0),
   the watermark after round ``r``, the parallelism in force and the fault flag; a scenario
   whose rounds are over gets no plan. ``previous`` matters only under the fault, so no default
-  run looked at it (the training sample's survivor ``driver.py`` ``watermark(r - 1)`` ->
-  ``watermark(r + 1)``: the fault then dropped every tuple up to the *next* round's watermark).
+  run looks at it (``driver.py`` ``watermark(r - 1)`` ->
+  ``watermark(r + 1)``: the fault then drops every tuple up to the *next* round's watermark).
 """
 
 from __future__ import annotations

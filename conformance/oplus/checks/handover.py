@@ -1,5 +1,5 @@
 """The O+ batch executor's handovers and its one-scenario API against their definitions
-(issue 12, session 6; one small batch of Spark jobs).
+(one small batch of Spark jobs).
 
 The ``spark vs sequential`` check judges outputs, emission rounds and owning instances; what a
 rescale *reports* (``spark_impl.oplus.BatchResult.handovers``: the round, the rescaled
@@ -18,7 +18,7 @@ The driver's clock is replaced, for ``H``'s run, by :class:`DoublingClock` (each
 the last): every duration the batch reports (a handover's ``pause_s``, each of
 ``round_seconds``) must then be the difference of two consecutive readings. On the real clock a
 duration computed as ``now % start`` instead of ``now - start`` is bit-identical unless the pause
-outlasts the machine's uptime (session 6's survivor ``Sub_Mod:2``); here it is 0.
+outlasts the machine's uptime; here it is 0.
 
 A handover's partitions are the largest parallelism among the scenarios still running after
 its round (the state RDD's width). ``H``'s rows must equal the sequential reference, with the

@@ -1,5 +1,5 @@
 """The O+ suite's checks of the live front end's and the batch API's contracts that need no
-Spark (issue 12, session 6).
+Spark.
 
 The live O+ check (:mod:`conformance.oplus.engines.live`) feeds well-formed rows to a query that
 always starts on good arguments, and the batch check always passes good scenarios; so the
@@ -181,8 +181,8 @@ def start_problems(root: str) -> list[str]:
                              lambda: cast(Any, start_oplus_query)(None, Stream(), jobs, os.path.join(root, "new")))])
     for trigger in (None, {"processingTime": "1 second"}):
         stream = Stream()
-        # keep=1, the smallest valid value ("commit records retained (>= 1)"): session 8's holdout
-        # refused it (``keep < 2``) and only keep=0 was tried
+        # keep=1, the smallest valid value ("commit records retained (>= 1)"): a bound
+        # ``keep < 2`` refuses it, and keep=0 alone would not show that
         options = {"keep": 1} if trigger is None else {}
         try:
             run = start(stream, [oplus_job("forward", 1, 1)], trigger=trigger,

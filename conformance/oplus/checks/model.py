@@ -1,5 +1,5 @@
 """Promises of ``spark_impl.oplus`` and ``spark_impl.store`` that no Spark run of the O+ suite
-sees (issue 12; no Spark, about a second).
+sees (no Spark, about a second).
 
 The O+ suite's Spark checks compare outputs (and their emission round and instance) with the
 sequential reference on drawn scenarios: parallelism 1-5, timestamps below a few hundred, string

@@ -1,11 +1,11 @@
-"""An O+ instance keeps the key states its WT documents (issue 12, session 7; no Spark).
+"""An O+ instance keeps the key states its WT documents (no Spark).
 
 ``spark_impl.oplus.instance``'s docstring: "WT multi keeps one accumulator per window instance
 ``{L: acc}``; WT single keeps one chain per key ``[L, [(ts, lifted), ...]]`` shifted by f_S at
 expiry". The two are STRETCH's two algorithms (WT multi: one instance per window; WT single:
 Alg. 2 forwardAndShift) and for the executor's commutative aggregates they emit the same
 outputs, so a scenario run by the other WT's algorithm passes every output oracle of the suite
-(session 7's holdout: ``single=scenario.window_type == "single"`` -> ``is not "single"`` ran
+(``single=scenario.window_type == "single"`` -> ``is not "single"`` runs
 every scenario as WT single). The states are what the live front end checkpoints and hands over
 at a rescale, so their layout is a durable format. This check parses a WT multi and a WT single
 sliding-sum scenario (:meth:`~spark_impl.oplus.operators.OperatorConfig.of`), runs one round of
