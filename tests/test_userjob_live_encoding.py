@@ -5,7 +5,7 @@ reads from the job's source goes through ``spark_impl.values.as_received``, the 
 ends' encoding and decoding (arrays and structs as tuples, maps as sorted ``(key, value)``
 pairs), so a job the oracle passes can run live. A source yielding what JSON gives (nested
 dicts and lists): a job written for the documented forms (keyed by a nested array, which
-arrives as a tuple) passes; a job written for the raw dicts (``value["campaign"]``, which
+arrives as a tuple) passes; a job written for the raw dicts (``value["promotion"]``, which
 raises on the pairs a live job receives) fails as the user's code.
 """
 
@@ -24,16 +24,16 @@ Process = Callable[[Any, Any, Any], tuple[Any, list[tuple[Any, Any]]]]
 
 
 def _click(i: int) -> dict[str, Any]:
-    return {"campaign": ["spring", i % 3], "amount": i % 7, "tags": ["web"] if i % 2 else []}
+    return {"promotion": ["spring", i % 3], "amount": i % 7, "tags": ["web"] if i % 2 else []}
 
 
-def _by_campaign_as_received(state: Any, key: Any, value: Any) -> tuple[Any, list[tuple[Any, Any]]]:
+def _by_promotion_as_received(state: Any, key: Any, value: Any) -> tuple[Any, list[tuple[Any, Any]]]:
     fields = dict(value)  # a map arrives as sorted (key, value) pairs; its array as a tuple
-    return (state or 0) + 1, [(fields["campaign"], fields["amount"])]
+    return (state or 0) + 1, [(fields["promotion"], fields["amount"])]
 
 
-def _by_campaign_as_dict(state: Any, key: Any, value: Any) -> tuple[Any, list[tuple[Any, Any]]]:
-    return (state or 0) + 1, [(tuple(value["campaign"]), value["amount"])]
+def _by_promotion_as_dict(state: Any, key: Any, value: Any) -> tuple[Any, list[tuple[Any, Any]]]:
+    return (state or 0) + 1, [(tuple(value["promotion"]), value["amount"])]
 
 
 def _total(state: Any, key: Any, value: Any) -> tuple[Any, list[tuple[Any, Any]]]:
@@ -55,17 +55,17 @@ def _job(attribute: Process) -> Callable[[], tuple[Any, list[Request], dict[str,
 
 
 def test_the_live_form_of_json_values_is_tuples_and_sorted_pairs() -> None:
-    assert as_received(_click(1)) == (("amount", 1), ("campaign", ("spring", 1)), ("tags", ("web",)))
+    assert as_received(_click(1)) == (("amount", 1), ("promotion", ("spring", 1)), ("tags", ("web",)))
     assert as_received(["user", 1]) == ("user", 1)
 
 
 @pytest.mark.spark
 def test_a_job_written_for_the_live_form_passes(spark: Any) -> None:
-    result = Oracle(spark).check(_job(_by_campaign_as_received), cases=2, seed=1)
+    result = Oracle(spark).check(_job(_by_promotion_as_received), cases=2, seed=1)
     assert result.cases == 2 and result.failed == 0
 
 
 @pytest.mark.spark
 def test_a_job_that_would_crash_live_fails_as_the_users_code(spark: Any) -> None:
     with pytest.raises(AssertionError, match=r"(?s)user-code.*tuple indices must be integers"):
-        Oracle(spark).check(_job(_by_campaign_as_dict), cases=2, seed=1)
+        Oracle(spark).check(_job(_by_promotion_as_dict), cases=2, seed=1)

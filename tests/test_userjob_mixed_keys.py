@@ -2,7 +2,7 @@
 
 docs/conformance.md ("Your own job"): exit 0 when every case passes, 1 when a case fails -
 "never exit 3" for anything but a streamproof bug. A correct operator may key its output by
-``None`` for one kind of record and by tuples for another (organic clicks and campaign clicks):
+``None`` for one kind of record and by tuples for another (organic clicks and promotion clicks):
 the ``states`` oracle must order such keys (``spark_impl.keys.key_order``) rather than crash,
 and a seeded fault on such a job must still be caught as a violation. A blocking operator
 flushes such keys in the deployment's order, which the reference follows.
@@ -26,8 +26,8 @@ from spec.fries.dataflow import dataflow
 
 
 def attribute(state: Any, key: Any, value: Any) -> Any:
-    user, campaign = value
-    return (state or 0) + 1, [(None if campaign is None else (campaign, user % 2), value)]
+    user, promotion = value
+    return (state or 0) + 1, [(None if promotion is None else (promotion, user % 2), value)]
 
 
 def count(state: Any, key: Any, value: Any) -> Any:
@@ -56,7 +56,7 @@ def total_twice(state: Any, key: Any, value: Any) -> Any:
 
 
 def report(state: Any, key: Any) -> Any:
-    return [(f"campaign {key!r}", state)]
+    return [(f"promotion {key!r}", state)]
 
 
 def seen(state: Any, key: Any, value: Any) -> Any:
