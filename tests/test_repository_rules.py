@@ -10,7 +10,9 @@
   names) or in ``type(x) is T``;
 * every public definition of ``spec/`` is reached by a test or an oracle: named in ``tests/``,
   ``conformance/``, ``reference/``, ``proofs/`` or the CLI (``streamproof/``, which the CLI
-  tests run), or named by a ``spec/`` definition that is.
+  tests run), or named by a ``spec/`` definition that is;
+* no test module imports another test module (a file named ``test_*.py`` under ``tests/``):
+  shared helpers live in ``tests/support/`` (tests/README.md).
 
 Each rule covers the folders that keep it today; the ``*_NOT_YET_COVERED`` constants name the
 others, which are covered once restructured (remove a folder from its list when it keeps the
@@ -349,6 +351,26 @@ def _names(node: ast.AST) -> set[str]:
     return found
 
 
+def imports_of_test_modules() -> list[Finding]:
+    """Imports, anywhere under ``tests/`` (inside functions too), of a test module: a dotted
+    name one of whose parts is the name of a ``test_*.py`` file under ``tests/``."""
+    test_modules = {path.stem for path in python_files(["tests"]) if path.name.startswith("test_")}
+    found = []
+    for path in python_files(["tests"]):
+        for node in ast.walk(_parse(path)):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                targets = [base] + [f"{base}.{alias.name}" if base else alias.name for alias in node.names]
+            else:
+                continue
+            hit = next((t for t in targets if test_modules & set(t.split("."))), None)
+            if hit is not None:
+                found.append(Finding(f"{relative(path)}:{node.lineno}", f"imports {hit}"))
+    return found
+
+
 # --- the rules ---------------------------------------------------------------------------
 
 
@@ -378,6 +400,11 @@ def test_is_compares_only_none_booleans_sentinels_and_enum_members() -> None:
 
 def test_every_public_spec_definition_is_reached_by_a_test_or_an_oracle() -> None:
     assert spec_definitions_not_reached() == set(SPEC_DEFINITIONS_NOT_YET_REACHED)
+
+
+def test_no_test_module_imports_another_test_module() -> None:
+    found = imports_of_test_modules()
+    assert not found, "\n".join(map(str, found))
 
 
 # --- the checks find what they look for ------------------------------------------------------
@@ -443,6 +470,16 @@ def test_a_spec_definition_nothing_reaches_is_found(tree: Path) -> None:
                                  "def dead() -> int:\n    return 2\n")
     _write(tree, "tests/test_defs.py", "from spec.defs import used\n")
     assert spec_definitions_not_reached() == {"spec/defs.py:dead"}
+
+
+def test_a_test_module_imported_by_another_test_or_a_helper_is_found(tree: Path) -> None:
+    _write(tree, "tests/test_a.py", "def helper() -> int:\n    return 1\n")
+    _write(tree, "tests/test_b.py", "from test_a import helper\n\ndef test_b() -> None:\n    import test_a\n")
+    _write(tree, "tests/spark_impl/test_c.py", "from support.h import x\nfrom support import h\n")
+    _write(tree, "tests/support/h.py", "from tests import test_a\nx = 1\n")
+    found = sorted(str(f) for f in imports_of_test_modules())
+    assert found == ["tests/support/h.py:1: imports tests.test_a", "tests/test_b.py:1: imports test_a",
+                     "tests/test_b.py:4: imports test_a"]
 
 
 if __name__ == "__main__":
