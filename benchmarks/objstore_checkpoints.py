@@ -125,7 +125,7 @@ def main() -> int:
         run(spark, os.path.join(scratch, "warm"), 3)  # Python workers, first jobs
         rows["local"] = run(spark, os.path.join(scratch, "local"), args.batches)
         if not args.local_only:
-            s3 = importlib.import_module("s3_server")  # tests/s3_server.py
+            s3 = importlib.import_module("support.s3_server")  # tests/support/s3_server.py
             with s3.s3_server() as endpoint:
                 rows["s3 (moto)"] = run(spark, s3.s3_uri(endpoint, "bench", "ckpt"), args.batches)
     finally:

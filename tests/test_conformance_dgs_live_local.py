@@ -71,9 +71,9 @@ def test_cases_that_inline_nothing_are_reported(monkeypatch: pytest.MonkeyPatch)
 ])
 def test_a_one_line_bug_of_the_front_end_is_named(monkeypatch: pytest.MonkeyPatch, name: str, old: str, new: str,
                                                   words: str) -> None:
-    from test_mutation_kills_oplus import _method
+    from support.source_rewrite import rewritten_method
 
-    monkeypatch.setattr(RUN, name, _method(RUN, name, old, new))
+    monkeypatch.setattr(RUN, name, rewritten_method(RUN, name, old, new))
     found = dgs_live_local_check.dgs_live_local_problem()
     assert found is not None and words in found, found
 
@@ -81,9 +81,9 @@ def test_a_one_line_bug_of_the_front_end_is_named(monkeypatch: pytest.MonkeyPatc
 def test_a_batch_whose_outputs_never_reach_the_sink_is_judged(monkeypatch: pytest.MonkeyPatch) -> None:
     """The run is judged from the sink: a delivery that loses the outputs fails ``outputs``."""
     from spark_impl.dgs import streaming_sink
-    from test_conformance_dgs_oplus_order import _mutant
+    from support.source_rewrite import rewritten_function
 
-    monkeypatch.setattr(streaming_sink, "_rows", _mutant(streaming_sink, "_rows", "if kind == \"out\":",
+    monkeypatch.setattr(streaming_sink, "_rows", rewritten_function(streaming_sink, "_rows", "if kind == \"out\":",
                                                          "if kind == \"lost\":"))
     found = dgs_live_local_check.dgs_live_local_problem()
     assert found is not None and "failed outputs" in found, found

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from test_conformance_dgs_oplus_order import _mutant
+from support.source_rewrite import rewritten_function
 
 import spark_impl.dgs as package
 import spark_impl.dgs.driver as driver
@@ -26,7 +26,7 @@ def test_the_driver_on_the_stand_in_passes(seed: int) -> None:
 
 
 def _patch(monkeypatch: pytest.MonkeyPatch, name: str, old: str, new: str) -> None:
-    broken = _mutant(driver, name, old, new)
+    broken = rewritten_function(driver, name, old, new)
     monkeypatch.setattr(driver, name, broken)
     if hasattr(package, name):
         monkeypatch.setattr(package, name, broken)
@@ -88,7 +88,7 @@ def test_a_sequential_plan_of_the_wrong_state_type_is_caught(monkeypatch: pytest
     state type is not ``State`` the plan is P-invalid."""
     from conformance.dgs.checks.standin import sequential_problem
 
-    monkeypatch.setattr(package, "sequential_plan", _mutant(package, "sequential_plan", "program.initial, impl",
+    monkeypatch.setattr(package, "sequential_plan", rewritten_function(package, "sequential_plan", "program.initial, impl",
                                                             '"State", impl'))
     found = sequential_problem(CASES)
     assert found is not None and found[1][0][0] == "plan" and "expected the root alone of state type" in found[1][0][1]

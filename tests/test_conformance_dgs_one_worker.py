@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from test_conformance_dgs_oplus_order import _mutant
+from support.source_rewrite import rewritten_function
 
 from conformance.dgs.checks.one_worker import CASES as FIRST, one_worker, run_check
 from conformance.dgs.cases import draw_dgs_cases
@@ -32,7 +32,7 @@ def test_one_worker_plans_pass_and_two_one_line_bugs_of_the_driver_are_caught(sp
     monkeypatch.setattr(Topology, "host", lambda self, worker_id: self.subtree_leaves[worker_id][1])
     assert run_check(CASES, spark, result).failed == len(CASES) and "engine" in result.failures[-1].oracles
     monkeypatch.undo()
-    counted = _mutant(driver, "run_dgs_many", "sum(sync is not None", "sum(sync is None")
+    counted = rewritten_function(driver, "run_dgs_many", "sum(sync is not None", "sum(sync is None")
     monkeypatch.setattr(driver, "run_dgs_many", counted)
     import spark_impl.dgs as dgs
 

@@ -5,9 +5,6 @@ seen without any Spark job."""
 
 from __future__ import annotations
 
-import inspect
-from typing import Any
-
 import pytest
 
 from spec.dgs.streams import StreamEvent
@@ -16,18 +13,9 @@ from conformance.dgs.checks.release import check
 from conformance.dgs.cases import draw_dgs_cases
 from conformance.dgs.suite import replay
 from conformance.dgs.cases import STREAMS, case_to_json
+from support.source_rewrite import rewritten_function
 
 CASES = draw_dgs_cases(100, 0)
-
-
-def _mutant(module: Any, name: str, old: str, new: str) -> Any:
-    """Function ``module.name`` compiled from its source with ``old`` replaced by ``new`` (once),
-    in a copy of the module's globals."""
-    source = inspect.getsource(getattr(module, name))
-    assert source.count(old) == 1, old
-    namespace = dict(vars(module))
-    exec(compile(source.replace(old, new), module.__file__ or "<changed>", "exec"), namespace)  # noqa: S102
-    return namespace[name]
 
 
 def test_the_driver_plans_every_drawn_case_once_and_in_dependence_order() -> None:
@@ -45,7 +33,7 @@ def test_some_cases_restrict_the_streams_tags_and_open_with_a_late_stream() -> N
 def test_a_mailbox_that_compares_with_the_latest_held_event_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     import spark_impl.dgs.release as release
 
-    wrong = _mutant(release, "_release", "earliest[e.tag] = min(", "earliest[e.tag] = max(")
+    wrong = rewritten_function(release, "_release", "earliest[e.tag] = min(", "earliest[e.tag] = max(")
     monkeypatch.setattr(release, "_release", wrong)
     found = check(CASES)
     assert len(found) >= 3 and all("out of key order" in p for _, p in found), found[:3]
@@ -57,7 +45,7 @@ def test_a_mailbox_that_compares_with_the_latest_held_event_is_caught(monkeypatc
 def test_a_step_planner_that_keeps_its_leaf_segment_after_a_barrier_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     import spark_impl.dgs.driver as driver
 
-    wrong = _mutant(driver, "steps_of", "            segment = [[] for _ in topo.leaves]\n", "")
+    wrong = rewritten_function(driver, "steps_of", "            segment = [[] for _ in topo.leaves]\n", "")
     monkeypatch.setattr(driver, "steps_of", wrong)
     found = check(CASES[:20])
     assert found and any("planned twice" in p or "cut a tick into steps wrongly" in p for _, p in found)
@@ -67,8 +55,8 @@ def test_inlining_after_the_second_group_and_on_a_foreign_leaf_are_caught(monkey
     import spark_impl.dgs.driver as driver
 
     honest = driver.inline_short_segments
-    late = _mutant(driver, "inline_short_segments", "previous[1] + inlined + sync[1]", "previous[1] + sync[1] + inlined")
-    anywhere = _mutant(driver, "inline_short_segments", "leaf in topo.subtree_leaves[sync[0]]", "True")
+    late = rewritten_function(driver, "inline_short_segments", "previous[1] + inlined + sync[1]", "previous[1] + sync[1] + inlined")
+    anywhere = rewritten_function(driver, "inline_short_segments", "leaf in topo.subtree_leaves[sync[0]]", "True")
     monkeypatch.setattr(driver, "inline_short_segments", late)
     assert any("out of key order" in p or "steps wrongly" in p for _, p in check(CASES))
     monkeypatch.setattr(driver, "inline_short_segments", anywhere)

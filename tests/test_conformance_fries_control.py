@@ -132,9 +132,9 @@ def test_the_control_check_names_a_broken_poll_throttle(monkeypatch: pytest.Monk
                                                         new: str, words: str) -> None:
     """The suite's runs and the checks above poll with ``force=True`` only, so these need
     their own check (control.py ``ControlReader.poll``)."""
-    from test_mutation_kills_oplus import _method
+    from support.source_rewrite import rewritten_method
 
-    monkeypatch.setattr(ControlReader, "poll", _method(ControlReader, "poll", old, new))
+    monkeypatch.setattr(ControlReader, "poll", rewritten_method(ControlReader, "poll", old, new))
     found = fries_control_check._throttle_problem(str(tmp_path))
     assert found is not None and words in found, found
     assert fries_control_check.control_problem() is not None

@@ -44,9 +44,9 @@ def test_the_driver_check_passes_on_the_executor() -> None:
 ])
 def test_the_driver_check_names_a_broken_promise(monkeypatch: pytest.MonkeyPatch, name: str, old: str, new: str,
                                                  words: str) -> None:
-    from test_mutation_kills_oplus import _method
+    from support.source_rewrite import rewritten_method
 
-    monkeypatch.setattr(driver.Executor, name, _method(driver.Executor, name, old, new))
+    monkeypatch.setattr(driver.Executor, name, rewritten_method(driver.Executor, name, old, new))
     found = fries_driver_check.driver_problem()
     assert found is not None and words in found, found
 
@@ -66,9 +66,9 @@ def test_a_users_request_lost_to_a_planned_one_is_named(monkeypatch: pytest.Monk
     """A real bug (fixed in the driver): a user's ``submit`` while the batch that
     makes a planned request ran, before the driver made it, was accepted and made as R1, then
     overwritten by the planned request made as R2 - the user's request was lost."""
-    from test_mutation_kills_oplus import _method
+    from support.source_rewrite import rewritten_method
 
-    monkeypatch.setattr(driver.Executor, "submit", _method(driver.Executor, "submit", " or s in self._making", ""))
+    monkeypatch.setattr(driver.Executor, "submit", rewritten_method(driver.Executor, "submit", " or s in self._making", ""))
     found = fries_driver_check.driver_problem()
     assert found is not None and "while batch 1 was making the planned R1 was answered None" in found
 
@@ -77,11 +77,11 @@ def test_a_users_request_lost_to_a_planned_one_is_named(monkeypatch: pytest.Monk
 def test_an_epoch_switch_lost_to_a_restart_is_named(monkeypatch: pytest.MonkeyPatch, new: str, tmp_path: Path) -> None:
     """``plan.g >= entry.epoch_batch`` -> ``==`` or
     ``<=`` (the Spark run times out): after a restart in the switch batch the objects never switch."""
-    from test_mutation_kills_oplus import _method
+    from support.source_rewrite import rewritten_method
 
     from spark_impl.reconfig import task
 
-    monkeypatch.setattr(task._Stage, "_object", _method(task._Stage, "_object", "if plan.g >= entry.epoch_batch:", new))
+    monkeypatch.setattr(task._Stage, "_object", rewritten_method(task._Stage, "_object", "if plan.g >= entry.epoch_batch:", new))
     assert fries_driver_check.driver_problem() is not None
     found = fries_driver_check._epoch_restart_problem(str(tmp_path))
     assert found is not None and "an epoch job restarted in the batch of its switch" in found and "did not finish" in found

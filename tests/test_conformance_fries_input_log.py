@@ -69,9 +69,9 @@ def test_a_stale_cached_layout_refreshed_only_at_its_end_is_named(monkeypatch: p
     """``index >= starts[-1]`` -> ``index == starts[-1]`` in
     ``BatchLogSource.get``: a worker whose cached layout predates the batches since reads a
     later tuple past the layout's end (an ``IndexError``) instead of refreshing it."""
-    from test_mutation_kills_oplus import _method
+    from support.source_rewrite import rewritten_method
 
-    monkeypatch.setattr(streaming.BatchLogSource, "get", _method(streaming.BatchLogSource, "get",
+    monkeypatch.setattr(streaming.BatchLogSource, "get", rewritten_method(streaming.BatchLogSource, "get",
                                                                  "if index >= starts[-1]:\n        starts, names",
                                                                  "if index == starts[-1]:\n        starts, names"))
     found = fries_input_log_check.input_log_problem()

@@ -193,11 +193,11 @@ def test_a_partition_compared_by_identity_is_named(monkeypatch: pytest.MonkeyPat
     """task.py ``if plan.fused and dest != part`` -> ``dest is not
     part``: equal partition numbers above 256 are distinct objects, so with the source fused
     (``fuse_source=True``) on 309 partitions every tuple was dropped."""
-    from test_conformance_dgs_oplus_order import _mutant
+    from support.source_rewrite import rewritten_function
 
     from spark_impl.reconfig import task
 
-    monkeypatch.setattr(task, "source_stage", _mutant(task, "source_stage", "if plan.fused and dest != part:",
+    monkeypatch.setattr(task, "source_stage", rewritten_function(task, "source_stage", "if plan.fused and dest != part:",
                                                       "if plan.fused and dest is not part:"))
     found = fries_local_check.local_problem()
     assert found is not None and "309 partitions" in found and "never processed" in found
@@ -207,11 +207,11 @@ def test_an_epoch_switch_one_batch_late_is_named(monkeypatch: pytest.MonkeyPatch
     """An epoch scheduler that switches at ``plan.g > entry.epoch_batch``
     instead of ``>=``: consistent (every oracle passed), but R1 came a batch after the ``at``
     tuples docs/spark.md promises."""
-    from test_mutation_kills_oplus import _method
+    from support.source_rewrite import rewritten_method
 
     from spark_impl.reconfig import task
 
-    monkeypatch.setattr(task._Stage, "_object", _method(task._Stage, "_object", "if plan.g >= entry.epoch_batch:",
+    monkeypatch.setattr(task._Stage, "_object", rewritten_method(task._Stage, "_object", "if plan.g >= entry.epoch_batch:",
                                                         "if plan.g > entry.epoch_batch:"))
     found = fries_local_check.local_problem()
     assert found is not None and found.startswith("epoch scheduler:") and "exactly after the first 5" in found
@@ -221,11 +221,11 @@ def test_a_request_number_compared_by_identity_is_named(monkeypatch: pytest.Monk
     """task.py ``r[4] == entry.j`` -> ``r[4] is entry.j`` in
     ``_align``: a marker's request number and the control entry's are equal but distinct
     objects above 256, so a long-running job's 257th request never aligns."""
-    from test_mutation_kills_oplus import _method
+    from support.source_rewrite import rewritten_method
 
     from spark_impl.reconfig import task
 
-    monkeypatch.setattr(task._Stage, "_align", _method(task._Stage, "_align", "and r[4] == entry.j and r[5] in",
+    monkeypatch.setattr(task._Stage, "_align", rewritten_method(task._Stage, "_align", "and r[4] == entry.j and r[5] in",
                                                        "and r[4] is entry.j and r[5] in"))
     found = fries_local_check.local_problem()
     assert found is not None and "request R257" in found and "did not complete" in found
@@ -268,11 +268,11 @@ def test_an_attempt_number_compared_by_identity_is_named(monkeypatch: pytest.Mon
     ``_absorb``: a switch report's attempt number (read back from the tasks, a new int object)
     and the active attempt are equal but distinct above 256, so a request in its 300th attempt
     never completes."""
-    from test_mutation_kills_oplus import _method
+    from support.source_rewrite import rewritten_method
 
     from spark_impl.reconfig import driver
 
-    monkeypatch.setattr(driver.Executor, "_absorb", _method(driver.Executor, "_absorb",
+    monkeypatch.setattr(driver.Executor, "_absorb", rewritten_method(driver.Executor, "_absorb",
                                                             "or a.attempt != attempt:", "or a.attempt is not attempt:"))
     found = fries_local_check.local_problem()
     assert found is not None and "attempt 300 did not finish" in found
@@ -285,11 +285,11 @@ def test_a_straggler_looked_up_by_operator_is_named(monkeypatch: pytest.MonkeyPa
     in the task module's own globals: the check records the sleeps of the module's ``time``."""
     import types
 
-    from test_mutation_kills_oplus import _method
+    from support.source_rewrite import rewritten_method
 
     from spark_impl.reconfig import task
 
-    broken = _method(task._Stage, "_object", "job.timing.stragglers.get(obj, 1.0)",
+    broken = rewritten_method(task._Stage, "_object", "job.timing.stragglers.get(obj, 1.0)",
                      "job.timing.stragglers.get(op, 1.0)")
     monkeypatch.setattr(task._Stage, "_object", types.FunctionType(broken.__code__, vars(task), "_object"))
     found = fries_local_check.local_problem()
@@ -300,11 +300,11 @@ def test_a_flush_in_the_last_ingesting_batch_is_named(monkeypatch: pytest.Monkey
     """driver.py ``lo >= count`` -> ``prog.offset >= count`` (the offset
     after the batch): the job flushes in the batch that ingests its last tuples, and a restart
     listed at the total count is silently skipped."""
-    from test_mutation_kills_oplus import _method
+    from support.source_rewrite import rewritten_method
 
     from spark_impl.reconfig import driver
 
-    monkeypatch.setattr(driver.Executor, "_plan", _method(driver.Executor, "_plan", "st.queued is None and lo >= count",
+    monkeypatch.setattr(driver.Executor, "_plan", rewritten_method(driver.Executor, "_plan", "st.queued is None and lo >= count",
                                                           "st.queued is None and prog.offset >= count"))
     found = fries_local_check.local_problem()
     assert found is not None and "restarted after 4, 8, 12 and 16 tuples" in found
@@ -315,11 +315,11 @@ def test_new_version_input_of_a_late_request_compared_by_identity_is_named(monke
     """task.py ``r[4] == entry.j`` -> ``r[4] is entry.j`` in ``_align``'s
     ``is_new`` (not the marker line): above request 256 a member processes new-version input
     before it switches; every request still completes, the schedule is not serializable."""
-    from test_mutation_kills_oplus import _method
+    from support.source_rewrite import rewritten_method
 
     from spark_impl.reconfig import task
 
-    monkeypatch.setattr(task._Stage, "_align", _method(task._Stage, "_align", "and r[4] == entry.j for r in data]",
+    monkeypatch.setattr(task._Stage, "_align", rewritten_method(task._Stage, "_align", "and r[4] == entry.j for r in data]",
                                                        "and r[4] is entry.j for r in data]"))
     found = fries_local_check.local_problem()
     assert found is not None and found.startswith("a job whose requests are R300..R303:"), found
@@ -330,11 +330,11 @@ def test_an_unfused_source_partition_compared_by_identity_is_named(monkeypatch: 
     """task.py ``partition_of(s, "", plan.partitions) != part`` ->
     ``is not part`` in the unfused source stage: on 338 partitions the job's source task (259)
     read none of its tuples."""
-    from test_conformance_dgs_oplus_order import _mutant
+    from support.source_rewrite import rewritten_function
 
     from spark_impl.reconfig import task
 
-    monkeypatch.setattr(task, "source_stage", _mutant(task, "source_stage",
+    monkeypatch.setattr(task, "source_stage", rewritten_function(task, "source_stage",
                                                       'partition_of(s, "", plan.partitions) != part',
                                                       'partition_of(s, "", plan.partitions) is not part'))
     found = fries_local_check.local_problem()
@@ -344,11 +344,11 @@ def test_an_unfused_source_partition_compared_by_identity_is_named(monkeypatch: 
 def test_committed_delays_trimmed_to_the_batches_count_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
     """retention.py ``_trim(st.committed, needed, retention.delays)`` ->
     ``retention.batches``: the commit kept the newest ``batches`` delays, not ``delays``."""
-    from test_conformance_dgs_oplus_order import _mutant
+    from support.source_rewrite import rewritten_function
 
     from spark_impl.reconfig import driver, retention
 
-    monkeypatch.setattr(driver, "collect_garbage", _mutant(retention, "collect_garbage",
+    monkeypatch.setattr(driver, "collect_garbage", rewritten_function(retention, "collect_garbage",
                                                            "_trim(st.committed, needed, retention.delays)",
                                                            "_trim(st.committed, needed, retention.batches)"))
     found = fries_local_check.local_problem()

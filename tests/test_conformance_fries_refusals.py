@@ -17,11 +17,11 @@ def test_rejections_reported_from_the_committed_view_are_named(monkeypatch: pyte
     """api.py ``collect_results``: ``tuple(st.live.rejected)`` -> ``tuple(prog.rejected)`` (the
     committed view) loses the end-of-input rejection, which no commit follows; the suite's runs
     reject nothing."""
-    from test_conformance_dgs_oplus_order import _mutant
+    from support.source_rewrite import rewritten_function
 
     from spark_impl.reconfig import api
 
-    monkeypatch.setattr(api, "collect_results", _mutant(api, "collect_results", "tuple(st.live.rejected)",
+    monkeypatch.setattr(api, "collect_results", rewritten_function(api, "collect_results", "tuple(st.live.rejected)",
                                                         "tuple(prog.rejected)"))
     found = refusal_problem()
     assert found is not None and "collect_results reports the rejections" in found, found

@@ -17,9 +17,9 @@ def test_the_sink_crash_check_passes_on_the_executor() -> None:
 
 
 def test_a_resume_that_skips_the_interrupted_delivery_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    from test_mutation_kills_oplus import _method
+    from support.source_rewrite import rewritten_method
 
-    monkeypatch.setattr(driver.Executor, "__init__", _method(driver.Executor, "__init__",
+    monkeypatch.setattr(driver.Executor, "__init__", rewritten_method(driver.Executor, "__init__",
                                                              "if restored is not None and self.sink is not None:",
                                                              "if restored is None and self.sink is not None:"))
     found = fries_sink_crash_check.sink_crash_problem()
@@ -56,11 +56,11 @@ def test_rows_that_do_not_carry_the_deliverys_job_and_batch_id_are_named(monkeyp
                                                                          new: str, words: str) -> None:
     """sinks.py ``_rows``: ``batch`` is the delivery's batch id, the last
     committed executor batch it contains; the Spark sink path compares only the other columns."""
-    from test_conformance_dgs_oplus_order import _mutant
+    from support.source_rewrite import rewritten_function
 
     from spark_impl.reconfig import sinks
 
-    monkeypatch.setattr(sinks, "_rows", _mutant(sinks, "_rows", old, new))
+    monkeypatch.setattr(sinks, "_rows", rewritten_function(sinks, "_rows", old, new))
     found = fries_sink_crash_check.sink_crash_problem()
     assert found is not None and words in found, found
 
@@ -69,11 +69,11 @@ def test_the_sink_given_on_resume_alone_names_rows_of_their_own_batch(monkeypatc
                                                                         tmp_path: Path) -> None:
     """Promise 6 on its own: the one delivery of several committed batches shows the bug
     whatever the timing of the crash run."""
-    from test_conformance_dgs_oplus_order import _mutant
+    from support.source_rewrite import rewritten_function
 
     from spark_impl.reconfig import sinks
 
     assert fries_sink_crash_check._attached_problem(str(tmp_path / "real")) is None
-    monkeypatch.setattr(sinks, "_rows", _mutant(sinks, "_rows", "yield s, batch_id, op", "yield s, g, op"))
+    monkeypatch.setattr(sinks, "_rows", rewritten_function(sinks, "_rows", "yield s, batch_id, op", "yield s, g, op"))
     found = fries_sink_crash_check._attached_problem(str(tmp_path / "broken"))
     assert found is not None and "rows with (job, batch) other than (0, " in found, found

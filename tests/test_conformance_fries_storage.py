@@ -31,11 +31,11 @@ def _names(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str, broken: Any, 
 def test_a_retention_that_deletes_the_wrong_jobs_files_is_named(monkeypatch: pytest.MonkeyPatch, old: str, new: str,
                                                                 words: str) -> None:
     """retention.py ``collect_garbage`` (the driver calls it by the name it imported)."""
-    from test_conformance_dgs_oplus_order import _mutant
+    from support.source_rewrite import rewritten_function
 
     from spark_impl.reconfig import driver, retention
 
-    _names(monkeypatch, driver, "collect_garbage", _mutant(retention, "collect_garbage", old, new), words)
+    _names(monkeypatch, driver, "collect_garbage", rewritten_function(retention, "collect_garbage", old, new), words)
 
 
 @pytest.mark.parametrize("old, new, words", [
@@ -45,34 +45,34 @@ def test_a_retention_that_deletes_the_wrong_jobs_files_is_named(monkeypatch: pyt
 def test_run_scenarios_losing_or_ignoring_the_callers_checkpoint_is_named(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path, old: str, new: str, words: str) -> None:
     """api.py ``run_scenarios``: a given ``checkpoint_dir`` is the run's and stays."""
-    from test_conformance_dgs_oplus_order import _mutant
+    from support.source_rewrite import rewritten_function
 
     from spark_impl.reconfig import api
 
     monkeypatch.chdir(tmp_path)  # the second broken function, called without a directory, would make ./None
-    _names(monkeypatch, api, "run_scenarios", _mutant(api, "run_scenarios", old, new), words)
+    _names(monkeypatch, api, "run_scenarios", rewritten_function(api, "run_scenarios", old, new), words)
 
 
 def test_run_scenarios_leaving_its_temporary_directory_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     """api.py ``run_scenarios`` without ``checkpoint_dir``: its own directory is removed."""
-    from test_conformance_dgs_oplus_order import _mutant
+    from support.source_rewrite import rewritten_function
 
     from spark_impl.reconfig import api
 
     _names(monkeypatch, api, "run_scenarios",
-           _mutant(api, "run_scenarios", "shutil.rmtree(directory, ignore_errors=True)", "pass"),
+           rewritten_function(api, "run_scenarios", "shutil.rmtree(directory, ignore_errors=True)", "pass"),
            "left its temporary directory ['streamproof-run-")
 
 
 def test_a_task_file_read_without_its_framing_checked_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     """storage.py ``read_task_file``: a damaged file unpickled as is (a flipped byte in a string
     still unpickles: altered state used silently)."""
-    from test_conformance_dgs_oplus_order import _mutant
+    from support.source_rewrite import rewritten_function
 
     from spark_impl.reconfig import storage
 
     _names(monkeypatch, storage, "read_task_file",
-           _mutant(storage, "read_task_file", "pickle.loads(unframe(path, data))", "pickle.loads(data[HEADER:])"),
+           rewritten_function(storage, "read_task_file", "pickle.loads(unframe(path, data))", "pickle.loads(data[HEADER:])"),
            "read_task_file of a task file with one payload byte flipped (inside a pickled string) returned TaskFile")
 
 
@@ -89,20 +89,20 @@ def test_a_task_file_read_without_its_framing_checked_is_named(monkeypatch: pyte
 def test_object_store_manifests_misread_are_named(monkeypatch: pytest.MonkeyPatch, name: str, old: str, new: str,
                                                   words: str) -> None:
     """objectstore.py (the ``objstore`` path delivers each batch id once, in increasing order)."""
-    from test_conformance_dgs_oplus_order import _mutant
+    from support.source_rewrite import rewritten_function
 
     from spark_impl.reconfig import objectstore
 
-    _names(monkeypatch, objectstore, name, _mutant(objectstore, name, old, new), words)
+    _names(monkeypatch, objectstore, name, rewritten_function(objectstore, name, old, new), words)
 
 
 def test_a_delivery_that_rewrites_a_committed_batch_id_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     """``ObjectStoreSink.deliver`` of a committed batch id writes nothing (idempotent by batch id)."""
-    from test_mutation_kills_oplus import _method
+    from support.source_rewrite import rewritten_method
 
     from spark_impl.reconfig.objectstore import ObjectStoreSink
 
-    _names(monkeypatch, ObjectStoreSink, "deliver", _method(ObjectStoreSink, "deliver", "is not None:",
+    _names(monkeypatch, ObjectStoreSink, "deliver", rewritten_method(ObjectStoreSink, "deliver", "is not None:",
                                                             "is not None and False:"),
            "after batch id 9, already committed, was delivered again with other rows")
 
@@ -110,11 +110,11 @@ def test_a_delivery_that_rewrites_a_committed_batch_id_is_named(monkeypatch: pyt
 def test_a_load_cache_keyed_by_size_alone_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     """``Store.load`` keyed by the file's size alone: a plan or request rewritten with the same
     size would be served stale from the local cache."""
-    from test_mutation_kills_oplus import _method
+    from support.source_rewrite import rewritten_method
 
     from spark_impl import store
 
-    monkeypatch.setattr(store.Store, "load", _method(store.Store, "load", "key: tuple[Any, ...] = (path, *stamp)",
+    monkeypatch.setattr(store.Store, "load", rewritten_method(store.Store, "load", "key: tuple[Any, ...] = (path, *stamp)",
                                                      "key: tuple[Any, ...] = (path, stamp[2])"))
     found = fries_storage_check.store_load_problem()
     assert found is not None and "never served stale" in found

@@ -59,13 +59,13 @@ HANDLER = streaming._BatchHandler  # noqa: SLF001 - the foreachBatch function un
 ])
 def test_a_one_line_bug_of_the_front_end_is_named(monkeypatch: pytest.MonkeyPatch, owner: type | None, name: str,
                                                   old: str, new: str, words: str) -> None:
-    from test_conformance_dgs_oplus_order import _mutant
-    from test_mutation_kills_oplus import _method
+    from support.source_rewrite import rewritten_function
+    from support.source_rewrite import rewritten_method
 
     if owner is None:
-        monkeypatch.setattr(streaming, name, _rebound(_mutant(streaming, name, old, new)))
+        monkeypatch.setattr(streaming, name, _rebound(rewritten_function(streaming, name, old, new)))
     else:
-        monkeypatch.setattr(owner, name, _rebound(_method(owner, name, old, new)))
+        monkeypatch.setattr(owner, name, _rebound(rewritten_method(owner, name, old, new)))
     found = fries_streaming_check.streaming_problem()
     assert found is not None and words in found, found
     assert getattr(streaming, "time") is time

@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from test_conformance_dgs_oplus_order import _mutant
+from support.source_rewrite import rewritten_function
 
 import spark_impl.keys as keys
 from conformance.fries.checks.keys import TABLE, VECTORS, documented_encoding, documented_hash, hash_problem
@@ -49,7 +49,7 @@ def test_the_documented_encoding_of_a_nested_key_and_the_vectors_agree_with_core
 ])
 def test_a_changed_hash_or_route_is_caught(monkeypatch: pytest.MonkeyPatch, name: str, old: str, new: str,
                                            seen: str) -> None:
-    monkeypatch.setattr(keys, name, _mutant(keys, name, old, new))
+    monkeypatch.setattr(keys, name, rewritten_function(keys, name, old, new))
     found = hash_problem()
     assert found is not None and seen in found, found
 

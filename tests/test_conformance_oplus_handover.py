@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from test_conformance_dgs_oplus_order import _mutant
+from support.source_rewrite import rewritten_function
 
 import spark_impl.oplus.driver as driver
 from conformance.oplus.checks.handover import handover_cases, handover_problem
@@ -37,7 +37,7 @@ def test_the_executor_reports_its_handovers_as_defined(spark: Any) -> None:
 ])
 def test_a_wrong_count_of_moved_key_states_is_caught(spark: Any, monkeypatch: pytest.MonkeyPatch,
                                                      old: str, new: str) -> None:
-    monkeypatch.setattr(driver, "_handover", _mutant(driver, "_handover", old, new))
+    monkeypatch.setattr(driver, "_handover", rewritten_function(driver, "_handover", old, new))
     found = handover_problem(spark, 0)
     assert found is not None and "handovers" in found, found
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from test_mutation_kills_oplus import _method
+from support.source_rewrite import rewritten_method
 
 import spark_impl.oplus.streaming as streaming
 from conformance.oplus.checks import live_standin as check
@@ -32,7 +32,7 @@ def test_the_local_spark_maps_within_partitions() -> None:
 
 
 def _mutate(monkeypatch: pytest.MonkeyPatch, old: str, new: str) -> None:
-    monkeypatch.setattr(streaming._Handler, "_run", _method(streaming._Handler, "_run", old, new))
+    monkeypatch.setattr(streaming._Handler, "_run", rewritten_method(streaming._Handler, "_run", old, new))
 
 
 def test_a_watermark_taken_from_the_batch_alone_is_named(monkeypatch: pytest.MonkeyPatch) -> None:

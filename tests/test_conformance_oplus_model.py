@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from test_conformance_dgs_oplus_order import _mutant
+from support.source_rewrite import rewritten_function
 
 from conformance.oplus.checks.model import oplus_model_problem
 
@@ -69,7 +69,7 @@ def test_the_executor_keeps_every_promise_of_the_model_check() -> None:
 def test_a_one_line_bug_is_named(monkeypatch: pytest.MonkeyPatch, module: str, name: str, old: str, new: str,
                                  also: list[tuple[str, str]], words: str) -> None:
     target = importlib.import_module(module)
-    wrong: Any = _mutant(target, name, old, new)
+    wrong: Any = rewritten_function(target, name, old, new)
     monkeypatch.setattr(target, name, wrong)
     for other, attr in also:
         monkeypatch.setattr(importlib.import_module(other), attr, wrong)

@@ -20,7 +20,7 @@ from streamproof.main import main
 from conformance.oplus import user_cases
 from conformance.oplus.user_suite import LIVE, live_judge, load_under, run_operator_suite
 
-OPS = str(Path(__file__).with_name("oplus_conformance_operators.py"))
+OPS = str(Path(__file__).parent / "support" / "oplus_conformance_operators.py")
 
 
 def _target(name: str) -> str:

@@ -5,24 +5,12 @@ URI store stays)."""
 
 from __future__ import annotations
 
-import inspect
-import textwrap
-from typing import Any
-
 import pytest
 
 import spark_impl.records as records
 import spark_impl.store as store
 from conformance.fries.checks.records import records_problem
-
-
-def _method_mutant(module: Any, cls: Any, name: str, old: str, new: str) -> Any:
-    """Method ``cls.name`` (or a function of a module ``cls``) compiled from its source with ``old`` replaced by ``new`` (once)."""
-    source = textwrap.dedent(inspect.getsource(getattr(cls, name)))
-    assert source.count(old) == 1, old
-    namespace = dict(vars(module))
-    exec(compile(source.replace(old, new), module.__file__ or "<changed>", "exec"), namespace)  # noqa: S102
-    return namespace[name]
+from support.source_rewrite import rewritten_member
 
 
 def test_the_store_and_the_record_log_keep_their_contract() -> None:
@@ -30,14 +18,14 @@ def test_the_store_and_the_record_log_keep_their_contract() -> None:
 
 
 def test_a_torn_only_record_that_breaks_the_warning_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
-    broken = _method_mutant(records, records.RecordLog, "_torn_newest", "if len(seqs) > 1 else", "if len(seqs) == 1 else")
+    broken = rewritten_member(records, records.RecordLog, "_torn_newest", "if len(seqs) > 1 else", "if len(seqs) == 1 else")
     monkeypatch.setattr(records.RecordLog, "_torn_newest", broken)
     with pytest.raises(IndexError):  # the check itself does not catch it: the contracts check reports a raise
         records_problem()
 
 
 def test_a_prefix_left_behind_on_a_uri_store_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
-    broken = _method_mutant(store, store.Store, "delete", "if kind == pafs.FileType.Directory:",
+    broken = rewritten_member(store, store.Store, "delete", "if kind == pafs.FileType.Directory:",
                             "if kind > pafs.FileType.Directory:")
     monkeypatch.setattr(store.Store, "delete", broken)
     found = records_problem()
@@ -72,7 +60,7 @@ def test_a_prefix_left_behind_on_a_uri_store_is_caught(monkeypatch: pytest.Monke
 def test_one_line_bugs_of_the_record_framing_are_caught(monkeypatch: pytest.MonkeyPatch, old: str, new: str, seen: str) -> None:
     """The framing's torn/altered split, a branch no Spark run takes (records.py
     lines 102-104 and 112-113 were never executed by the default suite)."""
-    monkeypatch.setattr(records, "unframe", _method_mutant(records, records, "unframe", old, new))
+    monkeypatch.setattr(records, "unframe", rewritten_member(records, records, "unframe", old, new))
     found = records_problem()
     assert found is not None and seen in found, found
 
@@ -82,7 +70,7 @@ def test_a_changed_frame_constant_is_caught(monkeypatch: pytest.MonkeyPatch) -> 
     assert (records_problem() or "").startswith("framing: frame(")
     monkeypatch.setattr(records, "_DIGEST", 16)
     monkeypatch.setattr(records, "RECORD_MAGIC", b"streamproof-record/2\n")
-    monkeypatch.setattr(records, "frame", _method_mutant(records, records, "frame", "magic: bytes = RECORD_MAGIC",
+    monkeypatch.setattr(records, "frame", rewritten_member(records, records, "frame", "magic: bytes = RECORD_MAGIC",
                                                          "magic: bytes = b'streamproof-record/2\\n'"))
     assert (records_problem() or "").startswith("framing: frame(")
 
@@ -95,20 +83,20 @@ def test_a_changed_frame_constant_is_caught(monkeypatch: pytest.MonkeyPatch) -> 
     ("if value is not None:", "if value is not None or True:", "pruned between listing and reading"),
 ])
 def test_a_reader_beside_the_writer_is_checked(monkeypatch: pytest.MonkeyPatch, old: str, new: str, seen: str) -> None:
-    monkeypatch.setattr(records.RecordLog, "latest", _method_mutant(records, records.RecordLog, "latest", old, new))
+    monkeypatch.setattr(records.RecordLog, "latest", rewritten_member(records, records.RecordLog, "latest", old, new))
     found = records_problem()
     assert found is not None and seen in found, found
 
 
 def test_a_writer_after_an_altered_record_and_a_stale_load_are_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     # records.py:core/ExceptionReplacer (line 243): an altered newest record stops the writer
-    broken = _method_mutant(records, records.RecordLog, "_recover", "except CorruptStateError:", "except KeyError:")
+    broken = rewritten_member(records, records.RecordLog, "_recover", "except CorruptStateError:", "except KeyError:")
     monkeypatch.setattr(records.RecordLog, "_recover", broken)
     with pytest.raises(records.CorruptStateError):  # the contracts check reports the raise
         records_problem()
     monkeypatch.undo()
     # store.py load: an object store's cache keyed by the path alone serves a rewritten object stale
-    broken = _method_mutant(store, store.Store, "load", "key = (path, hashlib.blake2b(data, digest_size=16).digest())",
+    broken = rewritten_member(store, store.Store, "load", "key = (path, hashlib.blake2b(data, digest_size=16).digest())",
                             "key = (path,)")
     monkeypatch.setattr(store.Store, "load", broken)
     found = records_problem()
@@ -143,7 +131,7 @@ def test_record_log_numbering_and_names_are_checked(monkeypatch: pytest.MonkeyPa
     """The record log's names (other objects under its prefix), numbering above
     set-aside records, a torn newest record over three, a reader that then writes, prune after
     a read - none of which the suite's well-formed two-record logs showed."""
-    monkeypatch.setattr(records.RecordLog, name, _method_mutant(records, records.RecordLog, name, old, new))
+    monkeypatch.setattr(records.RecordLog, name, rewritten_member(records, records.RecordLog, name, old, new))
     try:
         found = records_problem()
     except Exception:  # noqa: BLE001 - a raise inside the check: the contracts check reports it
@@ -155,7 +143,7 @@ def test_a_record_longer_than_256_bytes_is_read() -> None:
     """records.py:core/ReplaceComparisonOperator_Gt_IsNot:0 (line 115, ``len(payload) > length`` ->
     ``is not``): equal lengths past 256 are distinct int objects, so every larger record would be
     refused; the check's payloads were all small."""
-    broken = _method_mutant(records, records, "unframe", "if len(payload) > length:", "if len(payload) is not length:")
+    broken = rewritten_member(records, records, "unframe", "if len(payload) > length:", "if len(payload) is not length:")
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(records, "unframe", broken)
         assert "1,403-byte payload was refused" in (records_problem() or "")
@@ -170,7 +158,7 @@ def test_a_record_longer_than_256_bytes_is_read() -> None:
 def test_locations_are_checked(monkeypatch: pytest.MonkeyPatch, name: str, old: str, new: str, seen: str) -> None:
     """``join``/``display`` on URIs with a query: the Spark runs only ever give them query-less ``file://`` URIs and plain
     local paths, where a swapped branch gives the same string."""
-    monkeypatch.setattr(store, name, _method_mutant(store, store, name, old, new))
+    monkeypatch.setattr(store, name, rewritten_member(store, store, name, old, new))
     found = records_problem()
     assert found is not None and found.startswith(seen), found
 
@@ -180,14 +168,14 @@ def test_locations_are_checked(monkeypatch: pytest.MonkeyPatch, name: str, old: 
     ("fs.create_dir(path, recursive=True)", "fs.create_dir(path, recursive=False)"),  # ReplaceTrueWithFalse:1
 ])
 def test_make_root_again_and_nested_is_checked(monkeypatch: pytest.MonkeyPatch, old: str, new: str) -> None:
-    monkeypatch.setattr(store.Store, "make_root", _method_mutant(store, store.Store, "make_root", old, new))
+    monkeypatch.setattr(store.Store, "make_root", rewritten_member(store, store.Store, "make_root", old, new))
     with pytest.raises(OSError):  # the contracts check reports the raise
         records_problem()
 
 
 def test_a_part_under_new_prefixes_on_a_uri_store_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
     # store.py:core/ReplaceTrueWithFalse:3 (write_once on file:// / HDFS: parent directories created one level only)
-    broken = _method_mutant(store, store.Store, "write_once", 'fs.create_dir(inner.rsplit("/", 1)[0], recursive=True)',
+    broken = rewritten_member(store, store.Store, "write_once", 'fs.create_dir(inner.rsplit("/", 1)[0], recursive=True)',
                             'fs.create_dir(inner.rsplit("/", 1)[0], recursive=False)')
     monkeypatch.setattr(store.Store, "write_once", broken)
     with pytest.raises(OSError):

@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 import pytest
 
-from dgs_helpers import CONSISTENT, INCONSISTENT, example
+from support.dgs_helpers import CONSISTENT, INCONSISTENT, example
 from reference.dgs.checker import check_consistency
 from spec.dgs.consistency import Evaluation, evaluate_c1, evaluate_c2, evaluate_c3
 from spec.dgs.program import Program

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from streamproof.main import main
-from dgs_helpers import simple_program, target, write_program
+from support.dgs_helpers import simple_program, target, write_program
 
 
 

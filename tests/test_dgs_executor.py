@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from hypothesis import Phase, find, given, settings, strategies as st
 
-from dgs_helpers import CONSISTENT, example
+from support.dgs_helpers import CONSISTENT, example
 from reference.dgs.executor import execute_plan, run_plan
 from reference.dgs.optimizer import optimize
 from reference.dgs.strategies import impl_universe, input_instances, valid_plans

@@ -23,7 +23,7 @@ from spark_impl.dgs.streaming_replan import remap_mailbox
 from spark_impl.dgs.streaming_store import Commit, Store
 from spark_impl.dgs.topology import topology
 
-COUNTER = os.path.join(os.path.dirname(__file__), "dgs_live_programs.py:WordCounter")
+COUNTER = os.path.join(os.path.dirname(__file__), "support", "dgs_live_programs.py:WordCounter")
 STREAMS = ("s0", "s1")
 PROGRAM = load_program(COUNTER)
 PLAN = keyed_plan(PROGRAM, STREAMS, 2)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from dgs_helpers import CONSISTENT, EXAMPLES, INCONSISTENT, example, simple_program, write_program
+from support.dgs_helpers import CONSISTENT, EXAMPLES, INCONSISTENT, example, simple_program, write_program
 from spec.dgs.loader import load_program
 from spec.dgs.program import UserCodeError
 from spec.errors import InputError

@@ -8,7 +8,7 @@ from typing import Any
 
 from hypothesis import given, settings, strategies as st
 
-from dgs_helpers import example
+from support.dgs_helpers import example
 from reference.dgs.mailbox import Mailbox
 from spec.dgs.mailbox import EVENT, HEARTBEAT, JOIN, MailItem, deliver, empty_mailbox, related_pairs
 from spec.dgs.streams import ImplTag

@@ -10,7 +10,7 @@ import time
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from dgs_helpers import example
+from support.dgs_helpers import example
 from reference.dgs.strategies import arbitrary_plans, valid_plans
 from reference.dgs.validity import check_plan
 from spark_impl.dgs import plan_checks

@@ -13,7 +13,7 @@ import pytest
 
 from streamproof.main import main
 from streamproof.sandbox.plan_task import worker_load
-from dgs_helpers import EXAMPLES, example, target, write_program
+from support.dgs_helpers import EXAMPLES, example, target, write_program
 from reference.dgs.executor import execute_plan
 from reference.dgs.leaves import cap_leaves, leaf_count
 from reference.dgs.optimizer import optimize

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from streamproof.main import main
-from dgs_helpers import simple_program, target, write_program
+from support.dgs_helpers import simple_program, target, write_program
 from proofs.dgs.prover import ProveSettings, attempt, symbolic_setting
 from reference.dgs.small_scope import sample_events, search
 from spec.dgs.loader import load_program

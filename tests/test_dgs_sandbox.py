@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from streamproof.main import main
-from dgs_helpers import simple_program
+from support.dgs_helpers import simple_program
 
 FAST = ["--examples", "5", "--call-timeout", "2", "--timeout", "20", "--prove-budget", "0"]  # Z3 first: tests/test_dgs_prove_budget.py
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from dgs_helpers import CONSISTENT, example
+from support.dgs_helpers import CONSISTENT, example
 from reference.dgs.domain import draw_reachable
 from spec.dgs.semantics import interleave, multiset_equal, run_diagram, initial_wire, spec_output, spec_run
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from streamproof.main import main
-from dgs_helpers import CONSISTENT, INCONSISTENT, example
+from support.dgs_helpers import CONSISTENT, INCONSISTENT, example
 from reference.dgs.checker import check_consistency
 from reference.dgs.small_scope import fork_pairs, sample_events, search
 from spec.dgs.loader import load_program

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from dgs_helpers import example
+from support.dgs_helpers import example
 from reference.dgs.strategies import arbitrary_plans, valid_plans
 from reference.dgs.validity import check_plan
 from spec.dgs.plan import Plan, Worker, plan_from_json

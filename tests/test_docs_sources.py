@@ -135,7 +135,7 @@ def test_the_kafka_dgs_block_outputs_the_sequential_programs(spark: Any, tmp_pat
     from spec.dgs.semantics import spec_run
     from spec.dgs.streams import Heartbeat, StreamEvent, sort_streams, value_to_json
 
-    shutil.copy(os.path.join(ROOT, "tests", "dgs_live_programs.py"), tmp_path / "word_counter.py")
+    shutil.copy(os.path.join(ROOT, "tests", "support", "dgs_live_programs.py"), tmp_path / "word_counter.py")
     target = f"{tmp_path}/word_counter.py:WordCounter"
     ns = run_block("kafka-shaped", {"spark": spark, "base": str(tmp_path), "target": target})
     words, total = ("alice", "bob", "carol", "dave"), 200

@@ -8,29 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reference.fries.mcs import fries_mcs, minimal_covering_subdag
-from spec.fries.dataflow import Dataflow, Operator, OperatorKind
+from spec.fries.dataflow import Dataflow, Operator
 from spec.fries.mcs import components, fries_mcs_definition, mcs_edges, mcs_vertices
 from spec.fries.workers import Partitioning, WorkerGroups, expand_workers, pipelined_view
-
-NAMES = "ABCDEFG"
-
-
-@st.composite
-def dags(draw: st.DrawFn, max_size: int = 7,
-         kinds: tuple[OperatorKind, ...] = tuple(OperatorKind)) -> Dataflow:
-    """Random DAGs: random kinds and uniqueness flags, edges from earlier to later in a
-    random permutation (so declaration order is not a topological order). Operators without
-    input edges are sources and only they are (the Dataflow invariant)."""
-    size = draw(st.integers(1, max_size))
-    names = draw(st.permutations(NAMES[:size]))
-    edges = tuple((names[i], names[j]) for i in range(size) for j in range(i + 1, size)
-                  if draw(st.integers(0, 2)) == 0)
-    fed = {dst for _, dst in edges}
-    inner = tuple(k for k in kinds if k is not OperatorKind.SOURCE) or (OperatorKind.ONE_TO_ONE,)
-    ops = tuple(Operator(n, draw(st.sampled_from(inner)) if n in fed else OperatorKind.SOURCE,
-                         draw(st.booleans())) for n in names)
-    shuffled = draw(st.permutations(ops))
-    return Dataflow(tuple(shuffled), edges)
+from support.fries_dataflows import dags
 
 
 @st.composite

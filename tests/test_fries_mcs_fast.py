@@ -13,7 +13,7 @@ from spec.fries.dataflow import Dataflow, OperatorKind
 from spec.fries.mcs import fries_mcs_definition
 from spec.fries.mcs import uniqueness_prunable as uniqueness_definition
 from spec.fries.workers import WorkerGroups
-from test_fries_mcs import dags
+from support.fries_dataflows import dags
 
 
 def resorting_kahn(flow: Dataflow) -> tuple[str, ...]:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from hostile_cli import assert_contract, export_vectors, run
+from support.hostile_cli import assert_contract, export_vectors, run
 
 SURROGATE = "\ud800"
 

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from dgs_helpers import EXAMPLES, simple_program, target, write_program
-from hostile_cli import assert_contract, run
+from support.dgs_helpers import EXAMPLES, simple_program, target, write_program
+from support.hostile_cli import assert_contract, run
 
 WINDOW = target("windowing.py:EventWindow")
 STREAMS: dict[str, Any] = json.loads((EXAMPLES / "streams" / "windowing.json").read_text())

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from hostile_cli import assert_contract, run
+from support.hostile_cli import assert_contract, run
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "fusion" / "fraud_job.json"
 JOB: dict[str, Any] = json.loads(EXAMPLE.read_text())

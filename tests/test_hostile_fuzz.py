@@ -1,8 +1,8 @@
 """The hostile-input suite: random mutations of valid inputs, fed to every
 reference-only command in-process, must keep docs/cli.md's contract - exit 0, 1 or 2, one
 stderr line on exit 2, ``--json`` output that parses, an answer within the per-case limit
-(:mod:`hostile_cli`). A few cases run through a real subprocess (real stdio encoding).
-Mutations: :mod:`hostile_mutations`. ``check-dgs`` is swept with a few hostile programs
+(:mod:`support.hostile_cli`). A few cases run through a real subprocess (real stdio encoding).
+Mutations: :mod:`support.hostile_mutations`. ``check-dgs`` is swept with a few hostile programs
 here; its sandbox is tested in depth by tests/test_dgs_sandbox.py."""
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conformance.oplus.cases import oplus_scenarios
-from hostile_cli import Outcome, assert_contract, export_vectors, leaves_nothing, run
-from hostile_mutations import mutated
+from support.hostile_cli import Outcome, assert_contract, export_vectors, leaves_nothing, run
+from support.hostile_mutations import mutated
 
 LIMIT = 15.0  # seconds per case
 EXAMPLES = int(os.environ.get("HOSTILE_EXAMPLES", "0"))

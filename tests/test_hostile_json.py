@@ -13,7 +13,7 @@ from hypothesis import given, strategies as st
 
 from spec.errors import InputError
 from spec.jsonio import MAX_DEPTH, MAX_INT_DIGITS, deeper_than, load_json, parse_json
-from hostile_cli import assert_contract, run
+from support.hostile_cli import assert_contract, run
 
 SCHEDULE = '{"logs": {"A": [{"txn": "t1"}, {"txn": "R", "update": true}]}}'
 DAG = ('{"operators": [{"name": "S", "kind": "source"}, {"name": "A", "kind": "one-to-one"}],'

@@ -18,7 +18,7 @@ from reference.oplus.run import run_scenario
 from spec.errors import InputError
 from spec.oplus.budget import MAX_WORK, work_estimate
 from spec.oplus.scenario import instance_of, parse_scenario
-from hostile_cli import assert_contract, run
+from support.hostile_cli import assert_contract, run
 
 SUM: dict[str, Any] = {"operator": "sliding-sum", "WA": 1, "WS": 2, "parallelism": 1,
                        "inputs": [[{"ts": 1, "key": "a", "value": 3}]]}

@@ -27,8 +27,8 @@ from conformance.core.cases import draw_cases
 from conformance.core.saved_case import FORMAT
 from conformance.dgs.cases import case_to_json, draw_dgs_cases
 from conformance.oplus.cases import oplus_cases
-from hostile_cli import assert_contract, run
-from hostile_mutations import mutated
+from support.hostile_cli import assert_contract, run
+from support.hostile_mutations import mutated
 
 EXAMPLES = int(os.environ.get("HOSTILE_EXAMPLES", "0"))
 FRIES_CASE: dict[str, Any] = {

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from hostile_cli import assert_contract, run
+from support.hostile_cli import assert_contract, run
 
 MARKER = "streamproof-soak.json"  # streamproof.commands.soak.MARKER, the documented file name
 

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from dgs_helpers import EXAMPLES, simple_program
-from hostile_cli import assert_contract, run
+from support.dgs_helpers import EXAMPLES, simple_program
+from support.hostile_cli import assert_contract, run
 
 STREAMS = str(EXAMPLES / "streams" / "key_counter.json")
 TWO_STREAMS = '{"streams": {"s0": [{"ts": 1, "event": "a"}, {"ts": 3, "heartbeat": true}], ' \

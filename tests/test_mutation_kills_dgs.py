@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from test_conformance_dgs_oplus_order import _mutant
+from support.source_rewrite import rewritten_function
 
 from conformance.dgs.checks.live_contracts import check as contracts, run_check
 from conformance.dgs.checks.release import check as order
@@ -22,7 +22,7 @@ FEW = CASES[:12]  # the contracts check on a dozen cases: every bug below is see
 
 def _with(monkeypatch: pytest.MonkeyPatch, module: str, name: str, old: str, new: str) -> None:
     found = importlib.import_module(module)
-    monkeypatch.setattr(found, name, _mutant(found, name, old, new))
+    monkeypatch.setattr(found, name, rewritten_function(found, name, old, new))
 
 
 def test_the_original_front_end_and_step_planner_keep_their_contracts() -> None:
@@ -69,7 +69,7 @@ def test_the_batch_executors_call_forms_are_checked(monkeypatch: pytest.MonkeyPa
     from conformance.dgs.checks.plans import validity_problems
 
     target = "run_dgs_many" if "len(jobs)" in old else name
-    broken = _mutant(driver, target, old, new)
+    broken = rewritten_function(driver, target, old, new)
     monkeypatch.setattr(package, target, broken)
     monkeypatch.setattr(driver, target, broken)  # run_dgs calls the module's run_dgs_many
     assert any(seen in p for p in validity_problems(CASES[:1])), validity_problems(CASES[:1])
@@ -101,7 +101,7 @@ def test_a_mailbox_that_holds_what_the_rule_releases_is_caught(monkeypatch: pyte
     import spark_impl.dgs.release as release
     import spark_impl.dgs.streaming_input as streaming_input
 
-    broken = _mutant(release, "_release", old, new)
+    broken = rewritten_function(release, "_release", old, new)
     monkeypatch.setattr(release, "_release", broken)
     monkeypatch.setattr(streaming_input, "_release", broken)
     assert any("which the release rule releases" in p for p in contracts(FEW)), contracts(FEW)[:2]
@@ -113,9 +113,9 @@ def test_an_arrival_model_off_its_formula_is_caught(monkeypatch: pytest.MonkeyPa
     bounds the order check knew; with explicit delays and no jitter the formula is exact."""
     import spark_impl.dgs.release as release
 
-    from test_conformance_records_check import _method_mutant
+    from support.source_rewrite import rewritten_member
 
-    broken = _method_mutant(release, release.Arrival, "times", "float(item.ts + delay + rng", "float(item.ts | delay + rng")
+    broken = rewritten_member(release, release.Arrival, "times", "float(item.ts + delay + rng", "float(item.ts | delay + rng")
     monkeypatch.setattr(release.Arrival, "times", broken)
     assert any("the arrival model says" in p for _, p in order(CASES))
 
@@ -128,7 +128,7 @@ def test_a_long_input_that_can_never_be_released_is_refused(monkeypatch: pytest.
 
     from conformance.dgs.checks.release import refusal_problem
 
-    monkeypatch.setattr(release, "release_schedule", _mutant(release, "release_schedule",
+    monkeypatch.setattr(release, "release_schedule", rewritten_function(release, "release_schedule",
                                                              "if position >= len(pending) and buffered:",
                                                              "if position is len(pending) and buffered:"))
     found = next((p for p in map(refusal_problem, CASES[:3]) if p is not None), None)  # each hang costs 10 s
@@ -141,7 +141,7 @@ def test_items_received_before_they_arrive_are_caught(monkeypatch: pytest.Monkey
     item received at the first poll - one tick, every output right."""
     import spark_impl.dgs.release as release
 
-    monkeypatch.setattr(release, "release_schedule", _mutant(release, "release_schedule",
+    monkeypatch.setattr(release, "release_schedule", rewritten_function(release, "release_schedule",
                                                              "pending[position][0] <= now:", new))
     assert any("received before they arrived" in p for _, p in order(CASES))
 
@@ -153,13 +153,13 @@ def test_negative_timestamps_are_checked(monkeypatch: pytest.MonkeyPatch) -> Non
     had timestamps >= 0."""
     import spark_impl.dgs.release as release
     import spark_impl.dgs.streaming_input as streaming_input
-    from test_conformance_records_check import _method_mutant
+    from support.source_rewrite import rewritten_member
 
-    times = _method_mutant(release, release.Arrival, "times", "last = -math.inf", "last = not math.inf")
+    times = rewritten_member(release, release.Arrival, "times", "last = -math.inf", "last = not math.inf")
     monkeypatch.setattr(release.Arrival, "times", times)
     assert any("the arrival model says" in p for _, p in order(CASES))
     monkeypatch.undo()
-    early = _mutant(release, "_release", 'far = (-math.inf, "")', 'far = (not math.inf, "")')
+    early = rewritten_function(release, "_release", 'far = (-math.inf, "")', 'far = (not math.inf, "")')
     monkeypatch.setattr(release, "_release", early)
     monkeypatch.setattr(streaming_input, "_release", early)
     assert any("which the release rule holds" in p for p in contracts(CASES))
@@ -320,7 +320,7 @@ def test_a_plan_validation_that_skips_v1_or_v2_is_caught(monkeypatch: pytest.Mon
     import spark_impl.dgs.topology as topology
     from conformance.dgs.checks.plans import validity_problems
 
-    monkeypatch.setattr(topology, "check_valid_plan", _mutant(topology, "check_valid_plan", old, new))
+    monkeypatch.setattr(topology, "check_valid_plan", rewritten_function(topology, "check_valid_plan", old, new))
     found = validity_problems(CASES[:12])
     assert any(seen in p for p in found), found[:2]
 
@@ -333,7 +333,7 @@ def test_an_invalid_input_instance_run_by_the_batch_driver_is_caught(monkeypatch
     import spark_impl.dgs.release as release
     from conformance.dgs.checks.release import invalid_input_problem
 
-    broken = _mutant(release, "release_schedule", "check_valid_input(streams)", "None")
+    broken = rewritten_function(release, "release_schedule", "check_valid_input(streams)", "None")
     monkeypatch.setattr(release, "release_schedule", broken)
     monkeypatch.setattr(driver, "release_schedule", broken)  # run_dgs_many calls the driver's name
     found = invalid_input_problem(CASES[0])
@@ -345,11 +345,11 @@ def test_an_event_of_a_stream_no_worker_handles_is_refused(monkeypatch: pytest.M
     """Review finding 5 (topology.py:50, ``self.owner.get((tag, stream))`` -> ``self.owner[(tag,
     stream)]``): a KeyError instead of the documented InputError; every drawn event has a
     responsible worker."""
-    from test_mutation_kills_oplus import _method
+    from support.source_rewrite import rewritten_method
 
     import spark_impl.dgs.topology as topology
 
-    monkeypatch.setattr(topology.Topology, "worker_of", _method(topology.Topology, "worker_of",
+    monkeypatch.setattr(topology.Topology, "worker_of", rewritten_method(topology.Topology, "worker_of",
                                                                 "self.owner.get((tag, stream))",
                                                                 "self.owner[(tag, stream)]"))
     found = contracts(FEW)
@@ -389,11 +389,11 @@ def test_explicit_zero_delays_and_drawn_delays_are_checked(monkeypatch: pytest.M
     the others drawn in ``[0, max_delay]``; the explicit delays tried were all positive and
     the drawn ones were only bounded, so an explicit 0 redrawn, or no delay ever drawn, kept
     every bound checked."""
-    from test_mutation_kills_oplus import _method
+    from support.source_rewrite import rewritten_method
 
     import spark_impl.dgs.release as release
 
-    broken = _method(release.Arrival, "times", "self.delays.get(stream, rng.randint(0, self.max_delay))", new)
+    broken = rewritten_method(release.Arrival, "times", "self.delays.get(stream, rng.randint(0, self.max_delay))", new)
     monkeypatch.setattr(release.Arrival, "times", broken)
     found = order(CASES[:5])
     assert found and all(seen in p for _, p in found), found[:2]

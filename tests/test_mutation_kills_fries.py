@@ -279,12 +279,12 @@ def test_batch_numbers_past_the_padding_are_named_when_misread(monkeypatch: pyte
 def test_submit_rejections_that_name_the_wrong_request_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
     """driver.py 147 ``st.live.made + 1`` -> ``st.live.made ** 1``:
     a submit while a request is queued was rejected naming ``R0`` (the queued one is ``R1``)."""
-    from test_mutation_kills_oplus import _method
+    from support.source_rewrite import rewritten_method
 
     from conformance.fries.checks.refusals import refusal_problem
     from spark_impl.reconfig.driver import Executor
 
     assert refusal_problem() is None
-    monkeypatch.setattr(Executor, "submit", _method(Executor, "submit", "else st.live.made + 1", "else st.live.made ** 1"))
+    monkeypatch.setattr(Executor, "submit", rewritten_method(Executor, "submit", "else st.live.made + 1", "else st.live.made ** 1"))
     found = refusal_problem()
     assert found is not None and "while R1 is queued" in found and "R0" in found

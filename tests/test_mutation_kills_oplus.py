@@ -10,12 +10,11 @@ from typing import Any, Callable
 
 import pytest
 
-from test_conformance_dgs_oplus_order import _mutant
-
 import spark_impl.oplus.streaming as streaming
 from conformance.oplus.engines.live import request_log_problem
 from spark_impl.oplus.streaming_jobs import oplus_job
 from spark_impl.oplus.streaming_log import Commit, Log
+from support.source_rewrite import rewritten_function, rewritten_method
 
 Compact = Callable[[Any, Commit], None]
 
@@ -50,25 +49,12 @@ def test_a_compaction_that_drops_too_many_or_too_few_applied_requests_is_caught(
     of the same kind): the live check
     used to accept any log between the pending requests and ``KEEP_APPLIED`` more, so
     dropping applied requests early (``status().applied`` loses them) passed."""
-    wrong = _mutant(streaming, "compact_requests", "max(0, len(applied) - KEEP_APPLIED)", new)
+    wrong = rewritten_function(streaming, "compact_requests", "max(0, len(applied) - KEEP_APPLIED)", new)
     found = _log_after(tmp_path, wrong, issued, applied)
     assert found is not None and "the query's request log keeps" in found, found
 
 
 # --- conformance.oplus.checks.live_contracts (the live front end's and the batch API's contracts) ---
-
-def _method(cls: type, name: str, old: str, new: str) -> Any:
-    """Method ``cls.name`` compiled from its source with ``old`` replaced by ``new`` (once)."""
-    import inspect
-    import sys
-    import textwrap
-
-    source = textwrap.dedent(inspect.getsource(getattr(cls, name)))
-    assert source.count(old) == 1, old
-    namespace = dict(vars(sys.modules[cls.__module__]))
-    exec(compile(source.replace(old, new), "<changed>", "exec"), namespace)  # noqa: S102
-    return namespace[name]
-
 
 def _contracts() -> list[str]:
     from conformance.core.cases import draw_cases
@@ -101,7 +87,7 @@ def test_a_broken_function_contract_is_caught(monkeypatch: pytest.MonkeyPatch, m
     import importlib
 
     found = importlib.import_module(module)
-    wrong = _mutant(found, name, old, new)
+    wrong = rewritten_function(found, name, old, new)
     monkeypatch.setattr(found, name, wrong)
     if module == "spark_impl.oplus.driver":  # the package re-exports it
         monkeypatch.setattr(importlib.import_module("spark_impl.oplus"), name, wrong)
@@ -124,7 +110,7 @@ def test_a_broken_method_contract_is_caught(monkeypatch: pytest.MonkeyPatch, cls
     import spark_impl.oplus.streaming_log as streaming_log
 
     owner = getattr(streaming if cls == "OplusStreamingRun" else streaming_log, cls)
-    monkeypatch.setattr(owner, name, _method(owner, name, old, new))
+    monkeypatch.setattr(owner, name, rewritten_method(owner, name, old, new))
     problems = _contracts()
     assert any(words in p for p in problems), problems
 
@@ -198,7 +184,7 @@ def test_round_plans_that_hand_the_next_watermark_as_the_previous_one_are_caught
     import spark_impl.oplus.driver as driver
     from conformance.oplus.checks.faults import fault_problem
 
-    monkeypatch.setattr(driver, "round_plans", _mutant(driver, "round_plans", "f.watermark(r - 1)",
+    monkeypatch.setattr(driver, "round_plans", rewritten_function(driver, "round_plans", "f.watermark(r - 1)",
                                                        "f.watermark(r + 1)"))
     found = fault_problem()
     assert found is not None and "round 0 of scenario 0" in found, found
@@ -229,7 +215,7 @@ def test_broken_foreach_batch_bookkeeping_is_caught(monkeypatch: pytest.MonkeyPa
     import types
 
     owner = getattr(streaming, cls)
-    wrong = _method(owner, name, old, new)
+    wrong = rewritten_method(owner, name, old, new)
     if name == "__call__":  # the module's own globals: the check replaces streaming.time by its clock
         wrong = types.FunctionType(wrong.__code__, vars(streaming), name, wrong.__defaults__)
     monkeypatch.setattr(owner, name, wrong)
@@ -253,7 +239,7 @@ def test_broken_commit_functions_are_caught(monkeypatch: pytest.MonkeyPatch, tmp
     import importlib
 
     found = importlib.import_module(module)
-    monkeypatch.setattr(found, name, _mutant(found, name, old, new))
+    monkeypatch.setattr(found, name, rewritten_function(found, name, old, new))
     problems = _commit_problems(tmp_path)
     assert any(words in p for p in problems), problems
 
@@ -269,7 +255,7 @@ def test_broken_commit_functions_are_caught(monkeypatch: pytest.MonkeyPatch, tmp
 def test_a_broken_prune_is_caught(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, old: str, new: str) -> None:
     import spark_impl.oplus.streaming_log as streaming_log
 
-    monkeypatch.setattr(streaming_log.Log, "prune", _method(streaming_log.Log, "prune", old, new))
+    monkeypatch.setattr(streaming_log.Log, "prune", rewritten_method(streaming_log.Log, "prune", old, new))
     problems = _commit_problems(tmp_path)
     assert any("prune(keep=" in p for p in problems), problems
 
@@ -286,7 +272,7 @@ def test_a_fresh_checkpoint_that_skips_its_first_deliveries_is_caught(monkeypatc
     import spark_impl.oplus.streaming_log as streaming_log
 
     owner = getattr(streaming_log, cls)
-    monkeypatch.setattr(owner, name, _method(owner, name, old, new))
+    monkeypatch.setattr(owner, name, rewritten_method(owner, name, old, new))
     problems = _commit_problems(tmp_path)
     assert any(words in p for p in problems), problems
 
@@ -295,7 +281,7 @@ def test_an_infinity_compared_by_identity_is_caught(monkeypatch: pytest.MonkeyPa
     """streaming_log.py Eq_Is:0 (line 49): ``float("inf")`` is not ``math.inf``'s object."""
     import spark_impl.oplus.streaming_log as streaming_log
 
-    monkeypatch.setattr(streaming_log, "encode_time", _mutant(streaming_log, "encode_time", "if value == math.inf:",
+    monkeypatch.setattr(streaming_log, "encode_time", rewritten_function(streaming_log, "encode_time", "if value == math.inf:",
                                                               "if value is math.inf:"))
     problems = _commit_problems(tmp_path)
     assert any("the time inf could not be written" in p for p in problems), problems

@@ -30,7 +30,7 @@ from spark_impl.oplus import run_batch
 from spark_impl.oplus.feed import Feed
 from spark_impl.oplus.streaming_log import Commit, decode_time, encode_time
 from spec.oplus.scenario import parse_scenario
-from test_conformance_dgs_oplus_order import _mutant
+from support.source_rewrite import rewritten_function
 
 
 def test_the_feed_keeps_big_watermarks_exact() -> None:
@@ -91,7 +91,7 @@ def test_the_model_check_names_float_bounds(monkeypatch: pytest.MonkeyPatch, tmp
 
 
 def test_the_commit_check_names_a_float_decode_time(monkeypatch: pytest.MonkeyPatch) -> None:
-    wrong = _mutant(streaming_log, "decode_time", "else int(value)", "else float(value)")
+    wrong = rewritten_function(streaming_log, "decode_time", "else int(value)", "else float(value)")
     monkeypatch.setattr(streaming_log, "decode_time", wrong)
     found = format_problems()
     assert found and "the time 1152921504606846977" in found[0], found

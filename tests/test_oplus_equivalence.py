@@ -14,7 +14,7 @@ from reference.oplus.executors import all_tuples, run_sequential
 from reference.oplus.sn import run_sn
 from reference.oplus.vsn import Request, run_vsn
 
-from oplus_gen import Case, cases, mapping_factories, requests
+from support.oplus_gen import Case, cases, mapping_factories, requests
 
 
 def _explain(case: Case, mode: str, observed: list) -> str:  # type: ignore[type-arg]

@@ -32,7 +32,7 @@ from reference.oplus.operators.text import (
     words_of,
 )
 
-from oplus_gen import sources, windows
+from support.oplus_gen import sources, windows
 
 wts = st.sampled_from([WindowType.SINGLE, WindowType.MULTI])
 

@@ -30,7 +30,7 @@ from typing import Any, Iterator, Sequence
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from oplus_sorted_reference import plain, sum_reference, user_reference  # noqa: E402 - a helper module beside
+from support.oplus_sorted_reference import plain, sum_reference, user_reference  # noqa: E402 - a helper module beside
 
 from conformance.standin.spark import LocalSpark
 from spark_impl.lateness import LateTupleError
@@ -40,7 +40,7 @@ from spark_impl.oplus.user_operator import load_operator
 from spark_impl.reconfig.sinks import CallbackSink
 
 COLUMNS = ("job", "source", "seq", "ts", "watermark", "end", "key", "value")
-OPERATORS = os.path.join(os.path.dirname(__file__), "oplus_user_operators.py")
+OPERATORS = os.path.join(os.path.dirname(__file__), "support", "oplus_user_operators.py")
 USER = ("KEY_MAX", "DISTINCT", "FIRST")
 KEYS = ("ann", "bob", "cy")
 

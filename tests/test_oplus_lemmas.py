@@ -20,7 +20,7 @@ from reference.oplus.operators.sliding_sum import sliding_sum
 from reference.oplus.tuple_buffer import UnsortedSource
 from reference.oplus.vsn import Request, run_vsn
 
-from oplus_gen import Case, cases, mapping_factories, requests
+from support.oplus_gen import Case, cases, mapping_factories, requests
 
 
 def _in_order(result: RunResult) -> list[str]:

@@ -19,7 +19,7 @@ from reference.oplus.sn import run_sn_elastic
 from reference.oplus.vsn import Request, run_vsn
 from spec.oplus.scenario import parse_scenario
 
-from oplus_gen import Case, cases, mapping_factories, requests
+from support.oplus_gen import Case, cases, mapping_factories, requests
 
 
 @settings(max_examples=150, deadline=None)

@@ -17,7 +17,7 @@ from spec.oplus.windows import WindowSpec
 from spark_impl.oplus.streaming_jobs import oplus_job
 from spark_impl.oplus.user_operator import UserOperator, load_operator
 
-OPERATORS = os.path.join(os.path.dirname(__file__), "oplus_user_operators.py")
+OPERATORS = os.path.join(os.path.dirname(__file__), "support", "oplus_user_operators.py")
 
 
 def _pair_op(inputs: int = 1) -> OPlus:

@@ -15,7 +15,7 @@ from spec.oplus.watermarks import Delivered, Mark, contract_violations
 from spec.oplus.windows import WindowSpec
 from reference.oplus.tuple_buffer import TupleBuffer, UnsortedSource
 
-from oplus_gen import sources, windows
+from support.oplus_gen import sources, windows
 
 
 @given(windows(), st.integers(-50, 50))

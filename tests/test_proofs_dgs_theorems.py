@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from dgs_helpers import example
+from support.dgs_helpers import example
 from proofs.dgs.diagrams import check_theorem_2_4
 from proofs.dgs.plans import check_theorem_3_5
 

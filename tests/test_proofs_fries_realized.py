@@ -6,7 +6,6 @@ schedule model of proofs/fries/lemmas.py to the executable semantics."""
 from __future__ import annotations
 
 import random
-from typing import Any
 
 import pytest
 
@@ -20,34 +19,9 @@ from proofs.fries.modelcheck.search import explore
 from proofs.fries.witness import pin_dataflow
 from reference.fries.serializability import check_serializability
 from reference.fries.simulator import simulate
-from spec.fries.dataflow import Dataflow, Operator, OperatorKind
-from spec.fries.scenario import scenario_from_json
-
-FUNCTION = {"one-to-one": {"op": "map", "mul": 1, "add": 0},
-            "one-to-many": {"op": "fanout", "copies": 2},
-            "replicate": {"op": "replicate"},
-            "blocking": {"op": "sum", "mul": 1, "add": 0}}
-NEW_FUNCTION = {"one-to-one": {"op": "map", "mul": 2, "add": 1},
-                "one-to-many": {"op": "map", "mul": 3, "add": 0},
-                "replicate": {"op": "replicate"},
-                "blocking": {"op": "sum", "mul": 2, "add": 0}}
-
-
-def scenario_for(witness: dict[str, Any], seed: int) -> Any:
-    """A scenario on the witness dataflow: a few source tuples, the witness's
-    reconfiguration in the middle, random channel and control-message delays."""
-    ops = witness["dataflow"]["operators"]
-    kinds = {op["name"]: op["kind"] for op in ops}
-    return scenario_from_json({
-        "dataflow": witness["dataflow"],
-        "functions": {n: FUNCTION[k] for n, k in kinds.items() if k != "source"},
-        "sources": {n: [{"key": i, "value": i + 1} for i in range(8)]
-                    for n, k in kinds.items() if k == "source"},
-        "reconfigurations": [{"at": 3, "updates": {
-            n: {"function": NEW_FUNCTION[kinds[n]]} for n in witness["reconfigured"]}}],
-        "timing": {"seed": seed, "channel_delay": [0, 6], "fcm_delay": [0, 10],
-                   "operator_cost": {n: 1.0 for n, k in kinds.items() if k != "source"}},
-    })
+from spec.fries.dataflow import Dataflow
+from support.fries_dataflows import random_flows
+from support.fries_witness import scenario_for
 
 
 @pytest.mark.parametrize("variant, scheduler, options", [
@@ -81,25 +55,6 @@ def test_z3_counterexample_is_realised_by_the_simulator(
             fixed += 1
     assert broken > 0, "no timing realised Z3's counterexample"
     assert fixed == 0
-
-
-def random_flows(rng: random.Random, count: int) -> list[tuple[Dataflow, list[str]]]:
-    """Random DAGs of 3-5 operators (topological numbering; parentless = source), kinds
-    without the uniqueness property (the scenario catalogue has none), and a non-empty
-    reconfiguration of non-sources."""
-    flows: list[tuple[Dataflow, list[str]]] = []
-    while len(flows) < count:
-        n = rng.randint(3, 5)
-        edges = [(i, j) for i in range(n) for j in range(i + 1, n) if rng.random() < 0.5]
-        has_parent = sorted({j for _, j in edges})
-        if not has_parent:
-            continue
-        ops = [Operator(f"O{v}", OperatorKind("source" if v not in has_parent
-                                              else rng.choice(KINDS[1:]))) for v in range(n)]
-        flow = Dataflow(tuple(ops), tuple((f"O{i}", f"O{j}") for i, j in edges))
-        chosen = rng.sample(has_parent, rng.randint(1, len(has_parent)))
-        flows.append((flow, sorted(f"O{v}" for v in chosen)))
-    return flows
 
 
 def test_every_violation_the_simulator_shows_is_in_the_model() -> None:

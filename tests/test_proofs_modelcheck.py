@@ -23,7 +23,8 @@ from reference.fries.serializability import check_serializability
 from reference.fries.simulator import simulate
 from spec.fries.dataflow import Dataflow, dataflow
 from spec.fries.serializability import is_conflict_serializable
-from test_proofs_fries_realized import random_flows, scenario_for
+from support.fries_dataflows import random_flows
+from support.fries_witness import scenario_for
 
 
 def test_every_scheduler_as_expected_up_to_three_objects() -> None:

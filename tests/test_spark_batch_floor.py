@@ -29,7 +29,7 @@ from streamproof.main import main
 from spark_impl.reconfig import Executor, collect_results, scenario_job
 
 sys.path.insert(0, os.path.dirname(__file__))
-from spark_checks import problems, random_scenario  # noqa: E402
+from support.spark_checks import problems, random_scenario  # noqa: E402
 
 pytestmark = pytest.mark.spark
 

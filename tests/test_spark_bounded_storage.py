@@ -104,7 +104,7 @@ def test_retention_and_sink_equal_a_full_run_on_random_scenarios_with_restarts(s
     import sys
 
     sys.path.insert(0, os.path.dirname(__file__))
-    from spark_checks import random_scenario
+    from support.spark_checks import random_scenario
     from spark_impl.reconfig import run_scenarios, scenario_job
     from spark_impl.reconfig.sinks import CallbackSink
 

@@ -22,7 +22,7 @@ from spark_impl.dgs.streaming_store import Commit, Store
 from spark_impl.dgs.tasks import Layout
 from spark_impl.dgs.topology import topology
 
-COUNTER = os.path.join(os.path.dirname(__file__), "dgs_live_programs.py:WordCounter")
+COUNTER = os.path.join(os.path.dirname(__file__), "support", "dgs_live_programs.py:WordCounter")
 
 
 class _Rows:

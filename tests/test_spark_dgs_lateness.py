@@ -32,7 +32,7 @@ from spark_impl.dgs.streaming_plan import keyed_plan
 from spark_impl.reconfig.sinks import CallbackSink, ParquetSink
 
 HERE = os.path.dirname(__file__)
-COUNTER = os.path.join(HERE, "dgs_live_programs.py:WordCounter")
+COUNTER = os.path.join(HERE, "support", "dgs_live_programs.py:WordCounter")
 STREAMS = ("s0", "s1")
 PROGRAM = load_program(COUNTER)
 PLAN = keyed_plan(PROGRAM, STREAMS, 2)

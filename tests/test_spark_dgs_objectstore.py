@@ -1,5 +1,5 @@
 """A live DGS query's checkpoint on a real S3 API (moto's server on 127.0.0.1, started and
-stopped by the fixture of tests/test_spark_objectstore_checkpoint.py): the commit records,
+stopped by the fixture of tests/support/s3_fixtures.py): the commit records,
 the leaf states and the task records go through ``spark_impl.store`` (``checkpoint_dir=s3://...``);
 Structured Streaming's own checkpoint (``query_checkpoint``) stays on a local path (s3a://
 would need the hadoop-aws jars).
@@ -34,9 +34,9 @@ from spark_impl.records import RecordLog
 from spark_impl.store import join, open_store
 
 sys.path.insert(0, os.path.dirname(__file__))
-from s3_server import s3_uri  # noqa: E402
-from test_spark_dgs_streaming import COUNTER, STREAMS, _land, _rows, _streams  # noqa: E402
-from test_spark_objectstore_checkpoint import endpoint  # noqa: E402,F401 - the moto server fixture
+from support.s3_server import s3_uri  # noqa: E402
+from support.dgs_live_stream import COUNTER, STREAMS, counter_streams, json_rows, land_file  # noqa: E402
+from support.s3_fixtures import endpoint  # noqa: E402,F401 - the moto server fixture
 
 pytestmark = pytest.mark.spark
 
@@ -90,18 +90,18 @@ def _run(spark: Any, root: Path, checkpoint: str | None, table: str | None, cras
                                query_checkpoint=str(root / "query-ckpt") if checkpoint else None,
                                sink=CallbackSink(sink), crash_at=crash_at)
 
-    rows = _rows(_streams(5, 40))
+    rows = json_rows(counter_streams(5, 40))
     chunks = [rows[i: i + 7] for i in range(0, len(rows), 7)]
     run = start(2)
     for number in (0, 1):
-        _land(str(source), number, chunks[number])
+        land_file(str(source), number, chunks[number])
         run.process_all()
         if number == 0:
             run.replan(keyed_plan(program, STREAMS, 3))  # applied at the next batch, while it runs
     assert run.replanned == [(1, 0)]
     if crashes:
         run.stop()
-        _land(str(source), 2, chunks[2])
+        land_file(str(source), 2, chunks[2])
         for point in ("before-commit", "after-deliver"):
             run = start(3, crash_at=point)
             with pytest.raises(Exception, match="simulated driver kill"):
@@ -111,7 +111,7 @@ def _run(spark: Any, root: Path, checkpoint: str | None, table: str | None, cras
         run = start(3)  # the restart delivers batch 2 again (same id), then goes on
         assert sink.calls[2] == 2
     for number in range(2 if not crashes else 3, len(chunks)):
-        _land(str(source), number, chunks[number])
+        land_file(str(source), number, chunks[number])
         run.process_all()
     final = run.final_states()
     run.stop()
@@ -126,7 +126,7 @@ def test_dgs_live_checkpoint_on_s3_with_replan_and_restarts_equals_the_local_run
     checkpoint = s3_uri(endpoint, "ckpt", "run")
     remote, remote_state = _run(spark, tmp_path / "s3", checkpoint, s3_uri(endpoint, "results", "dgs"), True)
 
-    expected_state, expected = spec_run(program, sort_streams(_streams(5, 40)))
+    expected_state, expected = spec_run(program, sort_streams(counter_streams(5, 40)))
     want = Counter(json.dumps(value_to_json(x)) for x in expected)
     assert local.outputs() == want
     assert remote.outputs() == want  # every output once, across the re-plan and both kills

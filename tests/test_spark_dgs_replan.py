@@ -26,7 +26,7 @@ from spark_impl.dgs.tasks import Layout, fork_down, join_up
 from spark_impl.dgs.topology import topology
 from spark_impl.keys import route
 
-COUNTER = os.path.join(os.path.dirname(__file__), "dgs_live_programs.py:WordCounter")
+COUNTER = os.path.join(os.path.dirname(__file__), "support", "dgs_live_programs.py:WordCounter")
 STREAMS = ("s0", "s1")
 KEYS = ("alice", "bob", "carol", "dave", "eve")
 

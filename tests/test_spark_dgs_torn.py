@@ -20,7 +20,7 @@ from spec.dgs.streams import StreamEvent, sort_streams, value_to_json
 from spark_impl.dgs.streaming_plan import keyed_plan
 
 sys.path.insert(0, os.path.dirname(__file__))
-from test_spark_dgs_streaming import COUNTER, STREAMS, _land, _rows, _start, _streams  # noqa: E402
+from support.dgs_live_stream import COUNTER, STREAMS, counter_streams, json_rows, land_file, start_query  # noqa: E402
 
 pytestmark = pytest.mark.spark
 
@@ -30,11 +30,11 @@ def test_a_kill_while_writing_the_commit_record_replays_the_batch_exactly_once(s
     os.makedirs(os.path.join(root, "in"))
     program = load_program(COUNTER)
     plan = keyed_plan(program, STREAMS, 2)
-    streams = _streams(11, 16)
-    rows = _rows(streams)
+    streams = counter_streams(11, 16)
+    rows = json_rows(streams)
     chunks = [rows[i: i + 9] for i in range(0, len(rows), 9)]
-    _land(os.path.join(root, "in"), 0, chunks[0])
-    run = _start(spark, root, COUNTER, plan, crash_at="after-commit")
+    land_file(os.path.join(root, "in"), 0, chunks[0])
+    run = start_query(spark, root, COUNTER, plan, crash_at="after-commit")
     with pytest.raises(Exception, match="simulated driver kill"):
         run.process_all()
     run.query.stop()
@@ -42,9 +42,9 @@ def test_a_kill_while_writing_the_commit_record_replays_the_batch_exactly_once(s
     newest = os.path.join(commits, max(os.listdir(commits)))
     with open(newest, "r+b") as handle:  # the kill came while the record was being written
         handle.truncate(os.path.getsize(newest) - 7)
-    run = _start(spark, root, COUNTER, plan)
+    run = start_query(spark, root, COUNTER, plan)
     for number in range(1, len(chunks)):
-        _land(os.path.join(root, "in"), number, chunks[number])
+        land_file(os.path.join(root, "in"), number, chunks[number])
     run.process_all()
     assert run.replayed == []  # batch 0 was not committed: computed again, not skipped
     final = run.final_states()

@@ -22,7 +22,7 @@ from spark_impl.reconfig.storage import batch_dir
 from spark_impl.store import Store
 
 sys.path.insert(0, os.path.dirname(__file__))
-from spark_checks import problems, random_scenario  # noqa: E402
+from support.spark_checks import problems, random_scenario  # noqa: E402
 
 pytestmark = pytest.mark.spark
 

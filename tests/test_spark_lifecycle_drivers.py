@@ -82,7 +82,7 @@ class Driver:
 
     def start(self) -> subprocess.Popen[bytes]:
         number = len(self.procs)
-        extra = [os.path.join(HERE, "dgs_live_programs.py:FailingCounter")] if self.kind == "dgs" else []
+        extra = [os.path.join(HERE, "support", "dgs_live_programs.py:FailingCounter")] if self.kind == "dgs" else []
         with open(self.err_path(number), "wb") as err:
             proc = subprocess.Popen([sys.executable, self.script, self.kind, self.base, *extra],
                                     stdout=subprocess.DEVNULL, stderr=err, start_new_session=True, cwd=self.root)

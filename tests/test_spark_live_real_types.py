@@ -4,8 +4,8 @@ from Parquet by Structured Streaming's file source, reaches the user's functions
 documented form (structs and arrays as tuples, so they can be keys; maps as sorted pairs;
 Decimal; date; UTC-aware datetime; bytes; None) on the Fries, O+ and DGS front ends, and a
 restart after a crash (simulated here, a SIGKILL of a driver process in the slow tests) gives
-every result exactly once. The user functions (tests/live_real_types_jobs.py,
-tests/dgs_typed_program.py) raise on any value not in the documented form."""
+every result exactly once. The user functions (tests/support/live_real_types_jobs.py,
+tests/support/dgs_typed_program.py) raise on any value not in the documented form."""
 
 from __future__ import annotations
 
@@ -25,11 +25,11 @@ import pytest
 from spark_impl.values import from_json, to_json
 
 sys.path.insert(0, os.path.dirname(__file__))
-import live_real_types_jobs as jobs  # noqa: E402 - the shared jobs and the driver of the kill tests
+from support import live_real_types_jobs as jobs  # noqa: E402 - the shared jobs and the driver of the kill tests
 
 pytestmark = pytest.mark.spark
 HERE = os.path.dirname(os.path.abspath(__file__))
-DGS_TARGET = os.path.join(HERE, "dgs_typed_program.py:TypedCounter")
+DGS_TARGET = os.path.join(HERE, "support", "dgs_typed_program.py:TypedCounter")
 
 
 def _encoded(value: Any) -> str:
@@ -259,7 +259,7 @@ def test_dgs_live_struct_events_with_decimals_and_timestamps_restart_exactly_onc
 # --- a real driver process killed with SIGKILL, restarted --------------------------------------
 
 def _driver(mode: str, root: Path, files: int) -> "subprocess.Popen[str]":
-    return subprocess.Popen([sys.executable, os.path.join(HERE, "live_real_types_jobs.py"), mode, str(root), str(files)],
+    return subprocess.Popen([sys.executable, os.path.join(HERE, "support", "live_real_types_jobs.py"), mode, str(root), str(files)],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, start_new_session=True)
 
 

@@ -18,7 +18,7 @@ import os
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -32,7 +32,8 @@ from spark_impl.store import open_store
 from spark_impl.workloads.soak import generated_job, swap
 
 sys.path.insert(0, os.path.dirname(__file__))
-from s3_server import s3_server, s3_uri  # noqa: E402
+from support.s3_fixtures import endpoint  # noqa: E402,F401 - the moto server fixture
+from support.s3_server import s3_uri  # noqa: E402
 
 pytestmark = pytest.mark.spark
 BATCHES, SIZE = 6, 4
@@ -42,12 +43,6 @@ CRASHES = (0, 3)  # before the first commit, and in the middle
 
 class DriverCrash(RuntimeError):
     """The simulated crash of the driver."""
-
-
-@pytest.fixture(scope="module")
-def endpoint() -> Iterator[str]:
-    with s3_server() as where:
-        yield where
 
 
 def _run(spark: Any, ckpt: str, sink: Sink, crash: bool) -> Executor:

@@ -21,7 +21,7 @@ import pytest
 from spark_impl.reconfig.objectstore import read_committed
 
 sys.path.insert(0, os.path.dirname(__file__))
-from s3_server import s3_server, s3_uri  # noqa: E402
+from support.s3_server import s3_server, s3_uri  # noqa: E402
 
 pytestmark = [pytest.mark.slow, pytest.mark.spark]
 TUPLES, SIZE = 60, 4

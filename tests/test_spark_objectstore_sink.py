@@ -10,7 +10,7 @@ import os
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -20,16 +20,11 @@ from spark_impl.reconfig.retention import Retention
 from spark_impl.workloads.soak import generated_job
 
 sys.path.insert(0, os.path.dirname(__file__))
-from s3_server import s3_server, s3_uri  # noqa: E402
+from support.s3_fixtures import endpoint  # noqa: E402,F401 - the moto server fixture
+from support.s3_server import s3_uri  # noqa: E402
 
 pytestmark = pytest.mark.spark
 TUPLES, SIZE = 24, 4
-
-
-@pytest.fixture(scope="module")
-def endpoint() -> Iterator[str]:
-    with s3_server() as where:
-        yield where
 
 
 def _objects(uri: str) -> list[str]:

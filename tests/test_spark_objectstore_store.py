@@ -10,7 +10,6 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -22,23 +21,7 @@ from spark_impl.store import Store, display, join, open_store
 from spark_impl.workloads.soak import swap
 
 sys.path.insert(0, os.path.dirname(__file__))
-from s3_server import s3_server, s3_uri  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def endpoint() -> Iterator[str]:
-    with s3_server() as where:
-        yield where
-
-
-@pytest.fixture(params=["local", "file-uri", "s3"])
-def location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "local":
-        return str(tmp_path / "ckpt")
-    if request.param == "file-uri":
-        return f"file://{tmp_path}/ckpt"
-    where = request.getfixturevalue("endpoint")
-    return s3_uri(where, "unit", tmp_path.name)  # a fresh prefix per test
+from support.s3_fixtures import endpoint, location  # noqa: E402,F401 - fixtures
 
 
 def test_store_objects_round_trip(location: str) -> None:

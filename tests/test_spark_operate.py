@@ -311,7 +311,7 @@ def test_dgs_query_logs_meters_reports_status_reads_and_never_hangs_on_death(spa
     from spark_impl.reconfig.sinks import ParquetSink
 
     caplog.set_level(logging.INFO, logger="streamproof")
-    target = os.path.join(os.path.dirname(os.path.abspath(__file__)), "dgs_live_programs.py:FailingCounter")
+    target = os.path.join(os.path.dirname(os.path.abspath(__file__)), "support", "dgs_live_programs.py:FailingCounter")
     program = load_program(target)
     files = Landing(str(tmp_path / "in"))
     ckpt, results = str(tmp_path / "ckpt"), str(tmp_path / "results")

@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from oplus_sorted_reference import plain, sum_reference, user_reference  # noqa: E402 - a helper module beside
+from support.oplus_sorted_reference import plain, sum_reference, user_reference  # noqa: E402 - a helper module beside
 
 from spec.oplus.model import OPlus, StreamTuple, WindowSet, WindowType
 from spec.oplus.windows import WindowSpec
@@ -37,7 +37,7 @@ from spark_impl.oplus.user_operator import load_operator
 from spark_impl.reconfig.sinks import CallbackSink
 
 SCHEMA = "job int, source int, seq long, ts long, watermark long, end boolean, key string, value long"
-OPERATORS = os.path.join(os.path.dirname(__file__), "oplus_user_operators.py")
+OPERATORS = os.path.join(os.path.dirname(__file__), "support", "oplus_user_operators.py")
 
 
 def _span_update(ws: WindowSet, t: StreamTuple) -> tuple[tuple[Any, ...], tuple[Any, ...]]:

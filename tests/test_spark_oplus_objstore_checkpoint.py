@@ -28,9 +28,9 @@ from typing import Any, Iterator
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from s3_server import s3_uri  # noqa: E402
-from test_spark_objectstore_store import endpoint  # noqa: E402,F401 - the shared moto fixture
-from test_spark_oplus_streaming import SCHEMA, WA, WS, _data, _expected, _file_rows, _land  # noqa: E402
+from support.s3_server import s3_uri  # noqa: E402
+from support.s3_fixtures import endpoint  # noqa: E402,F401 - the shared moto fixture
+from support.oplus_live_stream import SCHEMA, WA, WS, expected_rows, file_rows, land_file, stream_data  # noqa: E402
 
 pytestmark = pytest.mark.spark
 CRASHES = {2: "after-round", 4: "after-delivery"}
@@ -55,7 +55,7 @@ def _run(spark: Any, base: Path, checkpoint: str, sink: Any, crashes: dict[int, 
         return start_oplus_query(spark, stream, jobs, checkpoint_dir=checkpoint,
                                  query_checkpoint=str(base / "query"), sink=sink)
 
-    data = _data()
+    data = stream_data()
     run = start()
     try:
         for f in range(6):
@@ -65,7 +65,7 @@ def _run(spark: Any, base: Path, checkpoint: str, sink: Any, crashes: dict[int, 
                 run.rescale(1, job=1, watermark=0)
             if f in crashes:
                 run.crash_at(crashes[f])
-            _land(str(source_dir), f, _file_rows(data, f, f == 5))
+            land_file(str(source_dir), f, file_rows(data, f, f == 5))
             try:
                 run.query.processAllAvailable()
             except Exception as error:  # the simulated driver crash stops the query
@@ -105,7 +105,7 @@ def test_oplus_on_s3_with_rescales_and_driver_crashes_equals_the_local_run(
     assert len(committed_files(table)) == len(set(committed_files(table))), "no part committed twice"
     for job, wt in ((0, "multi"), (1, "single")):
         got = Counter((int(r[3]), r[4], str(r[5])) for r in rows if r[0] == job)
-        assert got == _expected(_data(), job, wt, set()), job
+        assert got == expected_rows(stream_data(), job, wt, set()), job
     assert status.batch == want_status.batch == 5
     assert status.rescaled == want_status.rescaled == {0: 1, 1: 1}
     assert [(r["job"], r["before"], r["after"]) for r in status.rescales] == [(0, 2, 4), (1, 3, 1)]

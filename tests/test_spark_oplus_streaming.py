@@ -15,89 +15,23 @@ import sys
 import threading
 import time
 from collections import Counter
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
 from spec.errors import InputError
 
 sys.path.insert(0, os.path.dirname(__file__))
-from test_spark_objectstore_store import endpoint  # noqa: E402,F401 - the shared moto fixture (the s3 kill test)
-
-WA, WS = 5, 10
-SCHEMA = "job int, source int, ts long, watermark long, end boolean, user string, amount long"
-
-
-def _data(seed: int = 7, files: int = 6) -> dict[tuple[int, int], list[list[dict[str, Any]]]]:
-    """Per (job, source): the items of each file, event times rising, string keys."""
-    rng = random.Random(seed)
-    out: dict[tuple[int, int], list[list[dict[str, Any]]]] = {}
-    for at in ((0, 0), (0, 1), (1, 0)):
-        ts, chunks = 0, []
-        for _ in range(files):
-            chunk = []
-            for _ in range(rng.randint(2, 5)):
-                ts += rng.randint(0, 4)
-                chunk.append({"ts": ts, "user": rng.choice(["ann", "bob", "cy", "dé", "e f"]),
-                              "amount": rng.randint(-3, 9)})
-            chunks.append(chunk)
-        out[at] = chunks
-    return out
-
-
-def _land(directory: str, index: int, rows: list[dict[str, Any]]) -> None:
-    tmp = os.path.join(os.path.dirname(directory), f".land-{index}")
-    with open(tmp, "w", encoding="utf-8") as handle:
-        handle.writelines(json.dumps(r) + "\n" for r in rows)
-    os.replace(tmp, os.path.join(directory, f"part-{index:03d}.json"))
-
-
-def _file_rows(data: dict[tuple[int, int], list[list[dict[str, Any]]]], f: int, last: bool) -> list[dict[str, Any]]:
-    rows = [{"job": j, "source": s, **item} for (j, s), chunks in data.items() for item in chunks[f]]
-    if last:
-        rows += [{"job": j, "source": s, "end": True} for (j, s) in data]
-    return rows
-
-
-def _expected(data: dict[tuple[int, int], list[list[dict[str, Any]]]], job: int, wt: str,
-              late: set[tuple[int, int, int]]) -> Counter[tuple[int, str, str]]:
-    from conformance.oplus.engines.reference import reference_rows
-
-    sources = sorted(s for j, s in data if j == job)
-    inputs = [[{"ts": i["ts"], "key": i["user"], "value": i["amount"]} for c in data[(job, s)] for i in c
-               if (job, s, i["ts"]) not in late] for s in sources]
-    case = {"operator": "sliding-sum", "WA": WA, "WS": WS, "WT": wt, "parallelism": 1, "inputs": inputs}
-    return Counter(reference_rows(case, "sequential"))
-
-
-def _recipe_query(spark: Any, tmp_path: Any) -> tuple[str, str, str, Callable[[], Any]]:
-    """The recipe's two sliding-sum jobs (WT multi over 2 sources, WT single) on a JSON file
-    source with string keys into Parquet: ``(source_dir, checkpoint, table, start)``, where
-    ``start()`` starts (or restarts) the query on the same checkpoint."""
-    from spark_impl.oplus.streaming import start_oplus_query
-    from spark_impl.oplus.streaming_jobs import oplus_job
-    from spark_impl.reconfig.sinks import ParquetSink
-
-    source_dir, checkpoint, table = (str(tmp_path / n) for n in ("in", "ckpt", "results"))
-    os.makedirs(source_dir)
-    jobs = [oplus_job("sliding-sum", WA, WS, WT="multi", parallelism=2, sources=2),
-            oplus_job("sliding-sum", WA, WS, WT="single", parallelism=3)]
-
-    def start() -> Any:
-        stream = (spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(source_dir)
-                  .withColumnRenamed("user", "key").withColumnRenamed("amount", "value"))
-        return start_oplus_query(spark, stream, jobs, checkpoint_dir=checkpoint,
-                                 sink=ParquetSink(table, key_type="string", value_type="long"))
-
-    return source_dir, checkpoint, table, start
+from support.s3_fixtures import endpoint  # noqa: E402,F401 - the shared moto fixture (the s3 kill test)
+from support.oplus_live_stream import expected_rows, file_rows, land_file, recipe_query, stream_data  # noqa: E402
 
 
 def test_recipe_live_oplus_string_keys_rescale_crash_restart_parquet(spark: Any, tmp_path: Any) -> None:
     from spark_impl.oplus.streaming_jobs import route_key
 
-    source_dir, checkpoint, table, start = _recipe_query(spark, tmp_path)
+    source_dir, checkpoint, table, start = recipe_query(spark, tmp_path)
 
-    data = _data()
+    data = stream_data()
     # a late tuple: source 1 of job 0 sends ts 0 after job 0's watermark passed it (dropped, counted)
     data[(0, 1)][3].append({"ts": 0, "user": "ann", "amount": 100})
     bound = min(max(i["ts"] for c in data[(0, s)][:3] for i in c) for s in (0, 1))
@@ -110,7 +44,7 @@ def test_recipe_live_oplus_string_keys_rescale_crash_restart_parquet(spark: Any,
     for f in range(files):
         if f in crashes:
             run.crash_at(crashes[f])
-        _land(source_dir, f, _file_rows(data, f, f == files - 1))
+        land_file(source_dir, f, file_rows(data, f, f == files - 1))
         if f == 1:  # while the query runs a batch: a rescale of job 0 to 4 instances
             threading.Timer(0.2, lambda: requested.setdefault("up", run.rescale(4, job=0))).start()
         try:
@@ -134,7 +68,7 @@ def test_recipe_live_oplus_string_keys_rescale_crash_restart_parquet(spark: Any,
     got = spark.read.parquet(table).collect()
     for job, wt in ((0, "multi"), (1, "single")):
         rows = Counter((int(r["ts"]), r["key"], json.dumps(int(r["value"]))) for r in got if r["job"] == job)
-        assert rows == _expected(data, job, wt, late), job
+        assert rows == expected_rows(data, job, wt, late), job
     # every row comes from its key's instance under the parallelism in force in its batch
     for job, before in ((0, 2), (1, 3)):
         (change,) = [r for r in status.rescales if r["job"] == job]
@@ -171,7 +105,7 @@ def test_struct_keys_through_a_callback_sink(spark: Any, tmp_path: Any) -> None:
              for t in sorted(rng.randint(0, 20) for _ in range(24))]
     try:
         for f, chunk in enumerate((items[:8], items[8:16], items[16:] + [{"end": True}])):
-            _land(source_dir, f, chunk)
+            land_file(source_dir, f, chunk)
             run.query.processAllAvailable()
             if f == 0:
                 run.rescale(2)
@@ -249,7 +183,7 @@ def test_a_killed_driver_process_restarts_exactly_once(spark: Any, tmp_path: Any
     source, checkpoint, table = (str(tmp_path / n) for n in ("in", "ckpt", "out"))
     extra: list[str] = []
     if store == "s3":
-        from s3_server import s3_uri
+        from support.s3_server import s3_uri
 
         checkpoint = s3_uri(request.getfixturevalue("endpoint"), "oplus-kill", tmp_path.name)
         extra = [str(tmp_path / "query")]
@@ -264,7 +198,7 @@ def test_a_killed_driver_process_restarts_exactly_once(spark: Any, tmp_path: Any
     chunks = [items[i:i + 5] for i in range(0, len(items), 5)]
     for f, chunk in enumerate(chunks):
         rows = chunk + ([{"end": True}] if f == len(chunks) - 1 else [])
-        _land(source, f, rows)
+        land_file(source, f, rows)
         os.utime(os.path.join(source, f"part-{f:03d}.json"), (1_000_000 + f, 1_000_000 + f))
     log = Log(checkpoint)
 

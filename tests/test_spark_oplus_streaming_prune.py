@@ -16,7 +16,7 @@ import sys
 from spark_impl.oplus.streaming_log import Commit, Log, write_part
 
 sys.path.insert(0, os.path.dirname(__file__))
-from test_spark_objectstore_store import endpoint, location  # noqa: E402,F401 - the shared fixtures
+from support.s3_fixtures import endpoint, location  # noqa: E402,F401 - the shared fixtures
 
 
 def _log_with_batches(location: str, batches: range, delivered: int) -> Log:

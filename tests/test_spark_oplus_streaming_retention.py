@@ -29,7 +29,7 @@ from spark_impl.records import CorruptStateError
 from spark_impl.workloads.soak_oplus import Rescales
 
 sys.path.insert(0, os.path.dirname(__file__))
-from test_spark_objectstore_store import endpoint, location  # noqa: E402,F401 - the shared fixtures
+from support.s3_fixtures import endpoint, location  # noqa: E402,F401 - the shared fixtures
 
 KEYS = 50
 T0 = 10 ** 7

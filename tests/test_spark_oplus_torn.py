@@ -16,21 +16,21 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from test_spark_oplus_streaming import _data, _expected, _file_rows, _land, _recipe_query  # noqa: E402
+from support.oplus_live_stream import expected_rows, file_rows, land_file, recipe_query, stream_data  # noqa: E402
 
 pytestmark = pytest.mark.spark
 
 
 def test_a_kill_while_writing_the_commit_record_replays_the_batch_exactly_once(spark: Any, tmp_path: Any) -> None:
-    source_dir, checkpoint, table, start = _recipe_query(spark, tmp_path)
+    source_dir, checkpoint, table, start = recipe_query(spark, tmp_path)
 
-    data = _data(seed=3, files=4)
+    data = stream_data(seed=3, files=4)
     commits = os.path.join(checkpoint, "oplus", "commits")
     run = start()
     for f in range(4):
         if f == 2:
             run.crash_at("after-commit")
-        _land(source_dir, f, _file_rows(data, f, f == 3))
+        land_file(source_dir, f, file_rows(data, f, f == 3))
         try:
             run.query.processAllAvailable()
         except Exception as error:  # the simulated kill stops the query
@@ -48,4 +48,4 @@ def test_a_kill_while_writing_the_commit_record_replays_the_batch_exactly_once(s
     got = spark.read.parquet(table).collect()
     for job, wt in ((0, "multi"), (1, "single")):
         rows = Counter((int(r["ts"]), r["key"], json.dumps(int(r["value"]))) for r in got if r["job"] == job)
-        assert rows == _expected(data, job, wt, set()), job
+        assert rows == expected_rows(data, job, wt, set()), job

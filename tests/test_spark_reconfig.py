@@ -30,7 +30,7 @@ from spec.fries.dataflow import dataflow
 from spec.jsonio import load_json
 
 sys.path.insert(0, os.path.dirname(__file__))
-from spark_checks import problems, random_scenario  # noqa: E402
+from support.spark_checks import problems, random_scenario  # noqa: E402
 
 pytestmark = pytest.mark.spark
 

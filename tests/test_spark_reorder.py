@@ -18,7 +18,7 @@ from spec.fries.reorder import reordered_ingestion
 from spec.fries.scenario import Scenario, ingestion_order, scenario_from_json
 
 sys.path.insert(0, os.path.dirname(__file__))
-from spark_checks import problems, random_scenario  # noqa: E402
+from support.spark_checks import problems, random_scenario  # noqa: E402
 
 pytestmark = pytest.mark.spark
 

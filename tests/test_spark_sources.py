@@ -28,7 +28,7 @@ from spark_impl.sources import KAFKA_COLUMNS, from_kafka, kafka_package
 pytestmark = pytest.mark.spark
 
 HERE = os.path.dirname(__file__)
-COUNTER = os.path.join(HERE, "dgs_live_programs.py:WordCounter")
+COUNTER = os.path.join(HERE, "support", "dgs_live_programs.py:WordCounter")
 USERS = ("ann", "bob", "cid", "dee")
 WORDS = ("alice", "bob", "carol", "dave")  # keys the DGS program knows
 PARTITIONS = 3

@@ -21,7 +21,7 @@ from spark_impl.reconfig.model import CatalogueLogic, CatalogueTransform, Reques
 from spark_impl.reconfig.streaming import StreamingRun, start_query
 
 sys.path.insert(0, os.path.dirname(__file__))
-from spark_checks import problems, serial_order  # noqa: E402
+from support.spark_checks import problems, serial_order  # noqa: E402
 
 pytestmark = pytest.mark.spark
 

@@ -1,5 +1,5 @@
 """A user program for the live real-types DGS tests (loaded by target
-``tests/dgs_typed_program.py:TypedCounter``, as a user's file is; never imported by the tests).
+``tests/support/dgs_typed_program.py:TypedCounter``, as a user's file is; never imported by the tests).
 
 Events are ``(kind, key, amount, at)``: ``kind`` ``"i"`` adds ``amount`` (a Decimal) to the
 key's total and keeps the latest ``at`` (a UTC datetime), ``"r"`` outputs

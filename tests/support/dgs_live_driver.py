@@ -1,6 +1,6 @@
 """A driver process for the real-kill test of tests/test_spark_dgs_streaming.py (not a test):
 
-    python tests/dgs_live_driver.py ROOT TARGET FILES
+    python tests/support/dgs_live_driver.py ROOT TARGET FILES
 
 starts its own local SparkSession and the live DGS query of the docs/spark.md recipe on
 ``ROOT/in`` (checkpoint ``ROOT/ckpt``, Parquet ``ROOT/out``) with a 2-leaf keyed plan on

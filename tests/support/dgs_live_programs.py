@@ -1,4 +1,4 @@
-"""User programs for the live DGS tests (loaded by target ``tests/dgs_live_programs.py:NAME``,
+"""User programs for the live DGS tests (loaded by target ``tests/support/dgs_live_programs.py:NAME``,
 as a user's file is; never imported by the tests)."""
 
 from __future__ import annotations

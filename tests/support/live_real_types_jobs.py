@@ -2,7 +2,7 @@
 (tests/test_spark_live_real_types.py), and a driver process for their SIGKILL tests (not a
 test module):
 
-    python tests/live_real_types_jobs.py fries|oplus|dgs ROOT FILES
+    python tests/support/live_real_types_jobs.py fries|oplus|dgs ROOT FILES
 
 runs the front end's query on the Parquet files of ``ROOT/in`` (checkpoint ``ROOT/ckpt``)
 until FILES files are committed, prints one JSON line per progress step and, for Fries, the
