@@ -13,6 +13,7 @@ from typing import Any, Iterable, Sequence
 
 from spark_impl.faults import OPLUS_FAULTS
 from spark_impl.oplus.driver import BatchResult, Handover, as_scenarios, run_batch
+from spark_impl.session import get_or_create_session
 
 __all__ = ["OPLUS_FAULTS", "ROUNDS", "BatchResult", "Handover", "run_batch", "run_scenario", "run_scenarios"]
 
@@ -38,7 +39,6 @@ def run_scenario(scenario: Any, *, spark: Any = None, faults: Iterable[str] = ()
         longest = max((len(items) for items in parsed.inputs), default=0)
         items_per_round = max(2, -(-longest // ROUNDS))
     if spark is None:
-        from spark_impl.session import get_or_create_session
 
         spark = get_or_create_session(app_name="streamproof-oplus")
     return run_scenarios(spark, [parsed], faults=faults, items_per_round=items_per_round)[0]

@@ -41,7 +41,7 @@ from typing import Any, Iterable, Iterator, Sequence
 from spec.errors import InputError
 from spec.oplus.scenario import Scenario, instance_of, parse_scenario
 
-from spark_impl.faults import OPLUS_FAULTS, check_faults
+from spark_impl.faults import check_faults
 from spark_impl.lineage import cut_lineage
 from spark_impl.oplus.feed import Feed
 from spark_impl.sink import read_parts, write_part
