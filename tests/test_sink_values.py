@@ -19,7 +19,7 @@ from hypothesis import given, strategies as st
 from spark_impl.readers import read_result_rows
 from spark_impl.reconfig.sinks import column_converter
 from spark_impl.result_values import FORMAT_KEY, VALUES_FORMAT, from_text, is_json_text
-from tests.support.values import UTC, documented, same
+from support.values import UTC, documented, same
 
 
 def _strict(name: str) -> Any:

@@ -25,7 +25,7 @@ from spark_impl.reconfig.objectstore import ObjectStoreSink, committed_files, fi
 from spark_impl.reconfig.sinks import ParquetSink, column_converter, mark_values
 from spark_impl.reconfig.streaming import start_query
 from spark_impl.result_values import from_text
-from tests.support.values import UTC, same
+from support.values import UTC, same
 
 pytestmark = pytest.mark.spark
 WAIT_S = 300.0

@@ -19,7 +19,7 @@ from pyspark.sql.types import (ArrayType, BinaryType, DateType, DecimalType, Dou
 
 from spark_impl.keys import key_order, route, stable_hash
 from spark_impl.values import as_received, decode, from_json, normalize, to_json, value_order
-from tests.support.values import UTC, documented, same
+from support.values import UTC, documented, same
 
 
 @given(documented)
