@@ -87,16 +87,16 @@ PROCESS_WORDS = re.compile(
     r"\bsurvivors?\b|\bmutants?\b|\bcampaigns?\b|\bissues? #?\d+|/work/|"
     r"\bcommit [0-9a-f]{7,40}\b|(?<![0-9A-Za-z])[0-9a-f]{40}(?![0-9A-Za-z])",
     re.IGNORECASE)
-"""Words about the development of the project: sessions, roles, campaigns, holdouts,
-survivors, mutants, issue numbers, machine paths, commit hashes."""
+"""Words that tell how the project was built instead of what the product does (the pattern
+above names them); the product's code, tests and docs speak to its users."""
 
 PRODUCT_PHRASES = ("the DGS coordinator", "the driver is the coordinator")
 """Phrases that use a listed word for a product concept (the DGS paper's coordinator, §3.4)."""
 
 MUTATION_TESTING = ("tools", "tests/test_mutation_script.py")
-"""The mutation-testing tooling (not shipped) and its test: there mutants, survivors and
-campaigns (the tool's runs) are the technical terms of mutation testing, not development history;
-every other word of :data:`PROCESS_WORDS` is still found."""
+"""The mutation-testing tooling (not shipped) and its test: there the technical terms of
+mutation testing (:data:`MUTATION_TERMS`) name what the tool does; every other word of
+:data:`PROCESS_WORDS` is still found."""
 
 MUTATION_TERMS = re.compile(r"\bsurvivors?\b|\bmutants?\b|\bcampaigns?\b", re.IGNORECASE)
 """The words of :data:`PROCESS_WORDS` that :data:`MUTATION_TESTING` may use."""
