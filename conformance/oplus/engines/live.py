@@ -55,6 +55,7 @@ import tempfile
 from typing import Any, Mapping, Sequence, cast
 
 from spec.oplus.scenario import MAX_TIME, parse_scenario
+from spark_impl.result_values import from_text
 
 import spark_impl.faults as spark_faults
 import spark_impl.oplus.feed as oplus_feed
@@ -260,7 +261,9 @@ def read_back(spark: Any, table: str, applied: Sequence[int | None]) -> list[Spa
         return seen
     for r in spark.read.parquet(table).select("job", "batch", "instance", "ts", "key", "value").collect():
         rows, emitted, _ = seen[int(r["job"])]
-        rows.append((int(r["ts"]), str(r["key"]), json.dumps(json.loads(r["value"]), sort_keys=True)))
+        # the key column is a sink text column (spark_impl.result_values: a string that is itself
+        # JSON text is written quoted), read back as the documented reader reads it
+        rows.append((int(r["ts"]), str(from_text(r["key"])), json.dumps(json.loads(r["value"]), sort_keys=True)))
         emitted.append((int(r["batch"]), int(r["instance"])))
     return seen
 
