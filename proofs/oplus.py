@@ -171,7 +171,7 @@ def _lemma2(update_emits: bool, single: bool,
 DEFINITION_CHECKS = frozenset({"Observation 1", "expiry soundness"})
 _ARITHMETIC = ("quantified over all integers WA, WS, tau, l, W with WS >= WA > 0; model: the "
                "definitions of instance membership, earliestWinL/latestWinL and the expiry rule "
-               "as Z3 integer terms, tied to spec.oplus.windows by tests/test_proofs_oplus.py; "
+               "as Z3 integer terms, tied to spec.oplus.windows by tests/proofs/test_proofs_oplus.py; "
                "assumed: nothing else")
 _LEMMA2 = ("quantified over two outputs at any steps i1 <= i2 of an execution of any length, "
            "all integers (WS >= WA > 0); model: Alg. 2's output order abstracted by the facts "
@@ -199,7 +199,7 @@ def oplus_items() -> list[ProofItem]:
          True, True, "proved",
          "assumed: implicit watermarks (W = the processed tuple's timestamp, as "
          "spec.oplus.semantics); with explicit watermarks Z3 finds a counterexample "
-         "(tests/test_proofs_oplus.py), see spec.oplus.model.lemma2_applies"),
+         "(tests/proofs/test_proofs_oplus.py), see spec.oplus.model.lemma2_applies"),
         ("f_U emitting with WT multi breaks timestamp order (lemma2_applies is needed)", True,
          False, "counterexample", "expected counterexample: f_U emits at every instance the "
          "tuple falls in"),

@@ -121,7 +121,7 @@ def test_a_long_module_and_a_process_word_are_found(tree: Path) -> None:
 
 def test_mutation_terms_are_allowed_only_in_the_mutation_testing_tooling(tree: Path) -> None:
     _write(tree, "tools/mutation.py", '"""Mutation testing: apply every mutant, list the survivors."""\n# session 3\n')
-    _write(tree, "tests/test_mutation_script.py", '"""Which mutants are equivalent."""\n')
+    _write(tree, "tests/tools/test_mutation_script.py", '"""Which mutants are equivalent."""\n')
     _write(tree, "tests/test_other.py", '"""Kills a mutant."""\n')
     found = [str(f) for f in process_words(["tools", "tests"])]
     assert found == ["tools/mutation.py:2: 'session 3'", "tests/test_other.py:1: 'mutant'"]

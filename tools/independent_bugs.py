@@ -55,20 +55,20 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 PATCHES = ROOT / "tools" / "independent_bugs"
 TIMEOUT_S = 1800.0
-TESTS = {"dgs": ["tests/test_spark_dgs_executor.py", "tests/test_conformance_dgs_oplus_spark.py"],
-         "oplus": ["tests/test_spark_oplus_executor.py", "tests/test_conformance_dgs_oplus_spark.py"],
-         "fries": ["tests/test_spark_reconfig.py", "tests/test_spark_mcs.py", "tests/test_spark_reorder.py",
-                   "tests/test_spark_layout_roles.py", "tests/test_spark_keys.py",
-                   "tests/test_spark_streaming_query.py", "tests/test_conformance_spark.py"]}
+TESTS = {"dgs": ["tests/spark_impl/dgs/test_spark_dgs_executor.py", "tests/conformance/test_conformance_dgs_oplus_spark.py"],
+         "oplus": ["tests/spark_impl/oplus/test_spark_oplus_executor.py", "tests/conformance/test_conformance_dgs_oplus_spark.py"],
+         "fries": ["tests/spark_impl/reconfig/test_spark_reconfig.py", "tests/spark_impl/reconfig/test_spark_mcs.py", "tests/spark_impl/reconfig/test_spark_reorder.py",
+                   "tests/spark_impl/reconfig/test_spark_layout_roles.py", "tests/spark_impl/test_spark_keys.py",
+                   "tests/spark_impl/reconfig/test_spark_streaming_query.py", "tests/conformance/test_conformance_spark.py"]}
 #: Extra test files for a patch of a module (prefix) whose own tests are not in :data:`TESTS`
 #: (the live front ends, sinks, bounded storage).
-MODULE_TESTS = {"spark_impl/dgs/streaming": ["tests/test_spark_dgs_streaming.py"],
-                "spark_impl/oplus/streaming": ["tests/test_spark_oplus_streaming.py",
-                                               "tests/test_spark_oplus_streaming_conformance.py"],
-                "spark_impl/reconfig/sinks.py": ["tests/test_spark_streaming_sink.py"],
-                "spark_impl/reconfig/objectstore.py": ["tests/test_spark_objectstore_sink.py"],
-                "spark_impl/reconfig/retention.py": ["tests/test_spark_bounded_storage.py"],
-                "spark_impl/reconfig/streaming.py": ["tests/test_spark_streaming_request_ids.py"]}
+MODULE_TESTS = {"spark_impl/dgs/streaming": ["tests/spark_impl/dgs/test_spark_dgs_streaming.py"],
+                "spark_impl/oplus/streaming": ["tests/spark_impl/oplus/test_spark_oplus_streaming.py",
+                                               "tests/conformance/oplus/test_spark_oplus_streaming_conformance.py"],
+                "spark_impl/reconfig/sinks.py": ["tests/spark_impl/reconfig/test_spark_streaming_sink.py"],
+                "spark_impl/reconfig/objectstore.py": ["tests/spark_impl/reconfig/test_spark_objectstore_sink.py"],
+                "spark_impl/reconfig/retention.py": ["tests/spark_impl/reconfig/test_spark_bounded_storage.py"],
+                "spark_impl/reconfig/streaming.py": ["tests/spark_impl/reconfig/test_spark_streaming_request_ids.py"]}
 #: ``--verify``: every Fries case fails if (and only if) the snapshot is what Spark's workers run.
 VERIFY_PATCH = """diff --git a/spark_impl/reconfig/task.py b/spark_impl/reconfig/task.py
 --- a/spark_impl/reconfig/task.py

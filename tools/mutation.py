@@ -74,10 +74,10 @@ SCOPE = ("spark_impl/reconfig", "spark_impl/dgs", "spark_impl/oplus", "spark_imp
 #: Checks, cheapest first: name -> suite.
 CHECKS = ("dgs", "oplus", "fries")
 #: pytest files run by ``--with-tests``, by package of the mutated module.
-TESTS = {"spark_impl/dgs": ["tests/test_mutation_kills.py", "tests/test_spark_dgs_executor.py"],
-         "spark_impl/oplus": ["tests/test_mutation_kills.py", "tests/test_spark_oplus_executor.py"],
-         "spark_impl": ["tests/test_mutation_kills.py", "tests/test_spark_reconfig.py", "tests/test_spark_mcs.py", "tests/test_spark_reorder.py",
-                        "tests/test_spark_streaming_query.py", "tests/test_conformance_spark.py"]}
+TESTS = {"spark_impl/dgs": ["tests/test_mutation_kills.py", "tests/spark_impl/dgs/test_spark_dgs_executor.py"],
+         "spark_impl/oplus": ["tests/test_mutation_kills.py", "tests/spark_impl/oplus/test_spark_oplus_executor.py"],
+         "spark_impl": ["tests/test_mutation_kills.py", "tests/spark_impl/reconfig/test_spark_reconfig.py", "tests/spark_impl/reconfig/test_spark_mcs.py", "tests/spark_impl/reconfig/test_spark_reorder.py",
+                        "tests/spark_impl/reconfig/test_spark_streaming_query.py", "tests/conformance/test_conformance_spark.py"]}
 CHECK_TIMEOUT_S = 900.0  # the suite's own watchdog limit per batch; fries alone took up to 466 s on a loaded 2-core machine
 #: Per check (``--timeout`` overrides all): about 4x the unmutated suite under coverage at load
 #: 20-30 (a prepare measured dgs 96 s, oplus 44 s, fries 333 s). A mutant that makes a suite

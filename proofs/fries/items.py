@@ -19,7 +19,7 @@ _DAGS = ("every DAG with at most {n} operators (edges over a topological numberi
 _ASSUMED = ("one reconfiguration at a time, one worker per operator (workers: see "
             "`streamproof modelcheck`), no failures")
 _MCS_MODEL = ("the symbolic MCS of proofs/fries/mcs.py, pinned to reference.fries.mcs on random "
-              "DAGs by tests/test_proofs_fries.py")
+              "DAGs by tests/proofs/test_proofs_fries.py")
 _FLOW_MODEL = ("what one transaction's tuples can reach (proofs/fries/flow.py: a chain, or a "
                "branch at a one-to-many/replicate operator along exact paths) against the "
                "symbolic MCS")

@@ -15,7 +15,7 @@ over a :class:`~proofs.fries.dag.SymbolicDag`:
   = view edges between MCS vertices; components = weakly connected components; heads = MCS
   vertices with no MCS input edge.
 
-``tests/test_proofs_fries.py`` (``test_symbolic_mcs_is_the_reference_mcs``) checks on random
+``tests/proofs/test_proofs_fries.py`` (``test_symbolic_mcs_is_the_reference_mcs``) checks on random
 concrete DAGs that these equations compute exactly what ``reference.fries.mcs.fries_mcs`` computes, so a proof about the encoding
 is a proof about the reference model's MCS.
 """

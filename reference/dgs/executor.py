@@ -28,7 +28,7 @@ The simulation is a discrete-event loop over messages, deterministic for a given
 Before running, the plan is checked P-valid (:func:`reference.dgs.validity.check_plan`) and
 the input a valid input instance (Def. 3.3); both raise InputError. Theorem 3.5 - for a
 consistent program the output multiset equals ``spec(sort(u))`` - is tested in
-``tests/test_dgs_executor.py``.
+``tests/reference/dgs/test_dgs_executor.py``.
 """
 
 from __future__ import annotations

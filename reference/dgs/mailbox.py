@@ -5,7 +5,7 @@ how heartbeats reach descendants); instead of rescanning every buffer after each
 *workset* cascade: receiving an item of tag ``σ`` can only make releasable the heads of ``σ``
 and of the tags related to ``σ``; releasing an item of ``τ`` can only unblock the tags related
 to ``τ``. The tags to recheck are kept in a workset until it is empty (§3.4 "this process
-recurses until the tag workset is empty"). ``tests/test_dgs_mailbox.py`` checks it releases
+recurses until the tag workset is empty"). ``tests/reference/dgs/test_dgs_mailbox.py`` checks it releases
 what the spec's fixpoint releases.
 """
 

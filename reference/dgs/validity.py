@@ -2,7 +2,7 @@
 names the rule (V1 / V2), the worker(s) and the tag(s) at fault.
 
 The rules are those of ``spec.dgs.validity`` (read its docstring for the interpretation);
-``tests/test_dgs_validity.py`` checks that :func:`check_plan` accepts exactly the plans
+``tests/reference/dgs/test_dgs_validity.py`` checks that :func:`check_plan` accepts exactly the plans
 ``spec.dgs.validity.is_valid`` accepts. V2 is checked per pair of sibling subtrees (two
 workers are unrelated iff they lie in the two subtrees of their lowest common ancestor),
 between the distinct tags of each side (one representative worker and implementation tag per

@@ -1,7 +1,7 @@
 """Minimal covering sub-DAG and the Fries seed set (Fries Alg. 1, 2, 3, 4) - reference.
 
 Efficient versions of the definitions in :mod:`spec.fries.mcs`, verified against them by
-``tests/test_fries_mcs.py`` on random DAGs with every combination of switches:
+``tests/reference/fries/test_fries_mcs.py`` on random DAGs with every combination of switches:
 
 * :func:`minimal_covering_subdag` - Alg. 1 (red/blue marking, O(|V| + |E|)) and the
   components of the result (weakly connected components, §5.3);

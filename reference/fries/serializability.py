@@ -1,7 +1,7 @@
 """Linear-time conflict-serializability checking (Fries Def. 4.8, 4.9) - reference.
 
 Verified against the brute-force definition :mod:`spec.fries.serializability` by
-``tests/test_fries_serializability.py``.
+``tests/reference/fries/test_fries_serializability.py``.
 
 **Why it is linear.** A schedule is conflict-serializable iff its precedence graph is acyclic
 (the textbook theorem; the spec checks the definition itself, over all serial orders). The

@@ -29,7 +29,7 @@ cannot be compared): a deployment flushes keys of mixed types (``None`` beside t
 own total order (``spark_impl.keys.key_order``), and the flushed records go down FIFO
 channels in that order, so the replay must use the same one.
 
-Checked against the spec by hypothesis (tests/test_userjob_reference.py): on every catalogue
+Checked against the spec by hypothesis (tests/conformance/userjob/test_userjob_reference.py): on every catalogue
 scenario expressed as the executor's job (``spark_impl.reconfig.scenario_job``),
 :func:`serial_run` equals :func:`spec.fries.scenario.serial_execution` in every order and
 :func:`replay_run` equals :func:`spec.fries.consistency.replay` on every schedule.

@@ -1,7 +1,7 @@
 """P-validity (DGS Def. 3.2) in near-linear time: the same four predicates as
 :mod:`spec.dgs.validity` (``tags_known``, ``responsibility_unique``, ``v1_holds``,
 ``v2_holds``, same names, same answers - a hypothesis property in
-``tests/test_dgs_plan_checks.py`` compares them on random plans), for plans of thousands of
+``tests/spark_impl/dgs/test_dgs_plan_checks.py`` compares them on random plans), for plans of thousands of
 workers (``streamproof dgs-plan`` with one stream per worker).
 
 The spec states V2 over every pair of workers and V1 over every worker's whole subtree, which

@@ -39,7 +39,7 @@ the diagram being reduced, and every such state is reachable by construction - t
 of a block is reachable, its branches are forks of it updated with their own events (after
 the induction hypothesis has made nested blocks sequential, assuming ``state_eq`` is a
 congruence for update/out/join/fork), and C3 is used to reorder independent events of a
-reachable wire. ``tests/test_dgs_semantics.py`` checks Thm. 2.4 on random diagrams.
+reachable wire. ``tests/reference/dgs/test_dgs_semantics.py`` checks Thm. 2.4 on random diagrams.
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ letting a child overtake a join request its parent has not sent yet.
 
 :func:`deliver` is the obviously-right fixpoint (release anything releasable, repeat); the
 workset cascade of ``reference.dgs.mailbox`` must release the same items, which
-``tests/test_dgs_mailbox.py`` checks.
+``tests/reference/dgs/test_dgs_mailbox.py`` checks.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ sequential composition; the empty sequence is case 1):
 the input ``u`` of a block be any interleaving of its branches' inputs (and the output any
 interleaving of theirs). Theorem 2.4 says that, for a consistent program, the multiset of the
 output equals the multiset of ``spec(u)`` for *every* such interleaving ``u``;
-``tests/test_dgs_semantics.py`` checks this on the shipped examples.
+``tests/reference/dgs/test_dgs_semantics.py`` checks this on the shipped examples.
 
 Outputs compare as **multisets** (:func:`multiset_equal`) - "deterministic up to output
 reordering" (Thm. 2.4) - of values compared with ``==``, except that a float NaN equals a

@@ -17,7 +17,7 @@ Plus (Def. 3.1 "the set of implementation tags that the worker is responsible fo
 implementation tag belongs to two workers, so each input event has one responsible worker.
 
 :func:`is_valid` is the obviously-right statement; ``reference.dgs.validity.check_plan`` is
-the version with clear error messages, checked against it in ``tests/test_dgs_validity.py``.
+the version with clear error messages, checked against it in ``tests/reference/dgs/test_dgs_validity.py``.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ the later one; ties by index instead would never move a tuple a full b positions
 would not reorder at all). A hash rather than ``random.Random`` makes the order
 language-neutral and stable across Python versions.
 
-Displacement bound (checked by a hypothesis property in tests/test_fries_reorder.py): if the
+Displacement bound (checked by a hypothesis property in tests/reference/fries/test_fries_reorder.py): if the
 tuple i ends at position p then |p - i| <= b. Proof: every j < i - b has j + o_j <= j + b < i
 <= i + o_i, so it comes before i, hence p >= i - b; every j > i + b has j + o_j > i + b >=
 i + o_i, so it comes after i, so the tuples before i are among indices <= i + b other than

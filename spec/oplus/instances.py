@@ -11,7 +11,7 @@ with I = 2 matching pairs in f_U. Here each of A, A+, J, J+ is given twice:
   f_J for each pair (left from input 0, right from input 1) falling in the same window
   instance and sharing the key - once per shared instance.
 
-tests/test_oplus_instances.py checks the two agree (Theorem 2) on random inputs. A and J are
+tests/reference/oplus/test_oplus_instances.py checks the two agree (Theorem 2) on random inputs. A and J are
 A+ and J+ whose key function returns exactly one key (Def. 5: f_MK replaces f_SK).
 """
 

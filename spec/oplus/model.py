@@ -161,7 +161,7 @@ def lemma2_applies(op: OPlus, implicit_watermarks: bool = True) -> bool:
     tuple at 1 makes f_U emit at 2; then watermark 1 expires a's [0, 1) and f_O emits at
     1 < 2. (With implicit watermarks b's tuple moves the watermark to 1 first, so the expiry
     comes first.) Z3 finds this counterexample when the assumption is dropped
-    (tests/test_proofs_oplus.py). This precondition is ours; tests/test_oplus_lemmas.py
+    (tests/proofs/test_proofs_oplus.py). This precondition is ours; tests/reference/oplus/test_oplus_lemmas.py
     checks both directions for implicit watermarks."""
     if not op.emits_on_update:
         return True

@@ -1,4 +1,4 @@
-"""A driver process for the real-kill test of tests/test_spark_dgs_streaming.py (not a test):
+"""A driver process for the real-kill test of tests/spark_impl/dgs/test_spark_dgs_streaming.py (not a test):
 
     python tests/support/dgs_live_driver.py ROOT TARGET FILES
 

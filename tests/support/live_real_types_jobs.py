@@ -1,5 +1,5 @@
 """Jobs, inputs and expected results of the live real-types tests
-(tests/test_spark_live_real_types.py), and a driver process for their SIGKILL tests (not a
+(tests/spark_impl/test_spark_live_real_types.py), and a driver process for their SIGKILL tests (not a
 test module):
 
     python tests/support/live_real_types_jobs.py fries|oplus|dgs ROOT FILES

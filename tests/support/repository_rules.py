@@ -93,7 +93,7 @@ above names them); the product's code, tests and docs speak to its users."""
 PRODUCT_PHRASES = ("the DGS coordinator", "the driver is the coordinator")
 """Phrases that use a listed word for a product concept (the DGS paper's coordinator, §3.4)."""
 
-MUTATION_TESTING = ("tools", "tests/test_mutation_script.py")
+MUTATION_TESTING = ("tools", "tests/tools/test_mutation_script.py")
 """The mutation-testing tooling (not shipped) and its test: there the technical terms of
 mutation testing (:data:`MUTATION_TERMS`) name what the tool does; every other word of
 :data:`PROCESS_WORDS` is still found."""
