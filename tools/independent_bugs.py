@@ -17,7 +17,9 @@ breaks). For every patch this script
    breaks every Fries case); ``--fail-fast`` runs the same default suite through
    ``tools/mutation.py child-check`` instead, which stops at the first failing batch
    (same verdicts, faster for caught bugs);
-3. with ``--tests``, also runs the relevant pytest files on a bug the suite missed.
+3. with ``--tests``, also runs the relevant pytest files on a bug the suite missed: the tests
+   mirroring the patched module (``tests/spark_impl/...``), then the suite's named files; the
+   default suite and the default tests together are what must catch a bug.
 
 It prints the table ``bug | suite | caught | cases failed | seconds`` and appends one JSON
 line per bug to ``RUN/results.jsonl``.
@@ -198,11 +200,21 @@ def check(run: Path, commit: str, name: str, patch: str, with_tests: bool,
     return record
 
 
+def mirror_tests(tree: Path, module: str) -> list[str]:
+    """The test files of ``tests/`` that mirror ``module`` (``spark_impl/dgs/x.py`` ->
+    ``tests/spark_impl/dgs/``; a module at the top of ``spark_impl/`` -> the test files at the
+    top of ``tests/spark_impl/``): the promise tests of the patched package."""
+    folder = tree / "tests" / Path(module).parent
+    return sorted(str(p.relative_to(tree)) for p in folder.glob("test_*.py")) if folder.is_dir() else []
+
+
 def run_tests(tree: Path, base: Path, patch: str, suite: str) -> dict[str, Any]:
-    """The relevant pytest files (:data:`TESTS` of the suite, :data:`MODULE_TESTS` of the
-    patched modules) on the patched snapshot ``tree``: ``tests_caught``, ``tests_seconds``."""
+    """The relevant pytest files (the tests mirroring each patched module, :data:`MODULE_TESTS`
+    of the patched modules, :data:`TESTS` of the suite) on the patched snapshot ``tree``, in the
+    default run's selection (``-m 'not slow'``): ``tests_caught``, ``tests_seconds``."""
+    mirrored = [t for f in patched_files(patch) for t in mirror_tests(tree, f)]
     extra = [t for f in patched_files(patch) for m, ts in MODULE_TESTS.items() if f.startswith(m) for t in ts]
-    files = [f for f in dict.fromkeys(extra + TESTS[suite]) if (tree / f).exists()]
+    files = [f for f in dict.fromkeys(mirrored + extra + TESTS[suite]) if (tree / f).exists()]
     tcode, tseconds = run_process([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *files],
                                   tree, base / "tests.log", TIMEOUT_S)
     return {"tests_caught": tcode not in (0, None) and tcode != 5, "tests_seconds": round(tseconds, 1),
