@@ -26,6 +26,9 @@ from typing import Any, Sequence
 
 import pytest
 
+from spec.dgs.loader import load_program
+from spec.dgs.semantics import spec_run
+from spec.dgs.streams import Heartbeat, StreamEvent, sort_streams, value_to_json
 from support.doc_blocks import assert_compiles_and_imports_exist, doc_scripts, doc_steps
 
 DOC = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
@@ -77,10 +80,6 @@ def _late_by_the_rule(files: Sequence[list[dict[str, Any]]], lateness: int) -> l
 
 def _reference(target: str, rows: list[dict[str, Any]]) -> Counter[str]:
     """``spec(sort(u))`` of the event rows, as the sink's JSON texts."""
-    from spec.dgs.loader import load_program
-    from spec.dgs.semantics import spec_run
-    from spec.dgs.streams import Heartbeat, StreamEvent, sort_streams, value_to_json
-
     program = load_program(target)
     streams: dict[str, list[Any]] = {}
     for row in sorted(rows, key=lambda r: r["ts"]):
