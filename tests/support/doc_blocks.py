@@ -1,11 +1,13 @@
 """The script blocks of a documentation page: fenced ``python`` blocks whose first line is
-``# <name>.py: ...``, which tests copy out and run as written."""
+``# <name>.py: ...``, which tests copy out and run as written, and the steps of a page run in one
+session (``# <page>: <step>``, each with the output the page shows under it)."""
 
 from __future__ import annotations
 
 import ast
 import importlib
 import re
+from dataclasses import dataclass
 
 BLOCK = re.compile(r"^```python\n(# ([\w.]+\.py): [^\n]*\n.*?)^```", re.S | re.M)
 
@@ -34,3 +36,27 @@ def assert_compiles_and_imports_exist(name: str, code: str) -> None:
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 importlib.import_module(alias.name)
+
+
+@dataclass(frozen=True)
+class DocStep:
+    """One step of a page run in one session: a fenced ``python`` block whose first line is
+    ``# <page>: <name>``, and the fenced ``text`` block right after it (what the step prints,
+    and the log lines it shows as ``LEVEL logger message``), if there is one."""
+
+    name: str
+    code: str
+    shown: str | None
+
+
+def doc_steps(path: str, page: str) -> list[DocStep]:
+    """The steps of the page at ``path`` whose blocks start with ``# <page>: <name>``, in page
+    order (a name twice is an error)."""
+    with open(path, encoding="utf-8") as handle:
+        text = handle.read()
+    pattern = re.compile(r"^```python\n(# " + re.escape(page) + r": ([\w-]+)\n.*?)^```\n(?:\n```text\n(.*?)^```)?",
+                         re.S | re.M)
+    steps = [DocStep(name, code, shown or None) for code, name, shown in pattern.findall(text)]
+    names = [s.name for s in steps]
+    assert len(names) == len(set(names)), f"{path} has a step name twice: {names}"
+    return steps
