@@ -105,8 +105,8 @@ def _test(
 
 
 def _prove(program: Program, request: Request, monitor: SandboxMonitor) -> tuple[dict[str, Any], list[str], bool]:
-    from streamproof.sandbox.proof_report import proof_lines  # noqa: PLC0415 - loads hypothesis (via proofs.dgs.shapes)
-    from proofs.dgs.prover import ProofReport, ProveSettings, prove_consistency  # noqa: PLC0415 - loads hypothesis (via proofs.dgs.shapes)
+    from streamproof.sandbox.proof_report import proof_lines  # noqa: PLC0415 - loads z3 and hypothesis (via proofs.dgs)
+    from proofs.dgs.prover import ProofReport, ProveSettings, prove_consistency  # noqa: PLC0415 - loads z3 and hypothesis (via proofs.dgs)
     from reference.dgs.checker import ConditionResult, ConsistencyReport  # noqa: PLC0415 - loads hypothesis
 
     settings = ProveSettings(examples=request.examples, seed=request.seed)
