@@ -36,7 +36,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from spark_impl.reconfig import Executor  # noqa: E402
 from spark_impl.session import get_or_create_session  # noqa: E402
+from spark_impl.workloads.backlog import backlog_job  # noqa: E402
 
 DRIVER_PHASES = [  # (label, function name as cProfile sees it: file suffix, name)
     ("plan the batch", ("driver.py", "_plan")),
@@ -145,8 +147,6 @@ def main() -> int:
     parser.add_argument("--python-profile", action="store_true", help="cProfile the Python workers too")
     parser.add_argument("--top", type=int, default=0, help="also print the workers' top N functions")
     args = parser.parse_args()
-    from spark_impl.reconfig import Executor
-    from spark_impl.workloads.backlog import backlog_job
 
     with tempfile.TemporaryDirectory(prefix="streamproof-floor-") as tmp:
         log_dir = os.path.join(tmp, "events")

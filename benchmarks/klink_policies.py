@@ -78,8 +78,8 @@ def policies_table(seeds: int, horizon: float, queries: int, cores: int) -> None
         k = avg["klink"]
         print(f"\n## {delays} delays: {queries} queries, {cores} cores, offered load {100 * load:.1f}%, "
               f"{seeds} seed(s), {horizon:.0f} s measured ({time.time() - started:.0f} s wall)\n")
-        print(f"| policy | mean s | p99 s | after-SWM mean s | memory mean | memory p99 | censored "
-              f"| Klink mean lower | Klink p99 lower | Klink memory lower |")
+        print("| policy | mean s | p99 s | after-SWM mean s | memory mean | memory p99 | censored "
+              "| Klink mean lower | Klink p99 lower | Klink memory lower |")
         print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
         for name in POLICIES:
             r = avg[name]

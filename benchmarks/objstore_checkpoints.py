@@ -34,13 +34,14 @@ if str(ROOT) not in sys.path:
     sys.path.append(str(ROOT))
 sys.path.append(str(ROOT / "tests"))
 
+from spark_impl.reconfig import Executor, control, layout, progress, storage, task  # noqa: E402
+from spark_impl.reconfig.retention import Retention  # noqa: E402
+from spark_impl.session import get_or_create_session  # noqa: E402
+from spark_impl.workloads.soak import generated_job, swap  # noqa: E402
+
 
 def run(spark: Any, checkpoint: str, batches: int) -> list[float]:
     """Wall seconds of every step of one run on ``checkpoint``."""
-    from spark_impl.reconfig import Executor
-    from spark_impl.reconfig.retention import Retention
-    from spark_impl.workloads.soak import generated_job, swap
-
     ex = Executor(spark, [generated_job(8 * batches, 8)], "fries", checkpoint, retention=Retention(batches=2))
     times = []
     for step in range(batches):
@@ -55,9 +56,6 @@ def run(spark: Any, checkpoint: str, batches: int) -> list[float]:
 def io_costs(calls: int = 2000) -> None:
     """Microseconds per local checkpoint operation (works on the trees before and after the
     object-store checkpoints: the control channel's API differs)."""
-    from spark_impl.reconfig import control, layout, progress, storage, task
-    from spark_impl.workloads.soak import swap
-
     d = tempfile.mkdtemp(prefix="objstore-io-")
 
     def timed(label: str, fn: Any) -> None:
@@ -116,7 +114,6 @@ def main() -> int:
     if args.io:
         io_costs()
         return 0
-    from spark_impl.session import get_or_create_session
 
     spark = get_or_create_session(app_name="objstore-bench")
     rows: dict[str, list[float]] = {}

@@ -127,11 +127,12 @@ def main() -> None:
     for name, make in WORKLOADS.items():
         op = make()
         for parallelism in levels:
-            flink = best(args.repeat, lambda: corollary1(op, sources, parallelism, factory))
-            sn = best(args.repeat, lambda: run_sn(op, sources, parallelism,
-                                                  factory(0, parallelism), random.Random(0)))
-            vsn = best(args.repeat, lambda: run_vsn(op, sources, parallelism, factory,
-                                                    rng=random.Random(0)))
+            # each repeat runs afresh (a new Random(0)); the loop's values are bound, not closed over
+            flink = best(args.repeat, lambda op=op, p=parallelism: corollary1(op, sources, p, factory))
+            sn = best(args.repeat, lambda op=op, p=parallelism: run_sn(op, sources, p, factory(0, p),
+                                                                      random.Random(0)))
+            vsn = best(args.repeat, lambda op=op, p=parallelism: run_vsn(op, sources, p, factory,
+                                                                        rng=random.Random(0)))
             if not Counter(flink.outputs) == Counter(sn.outputs) == Counter(vsn.outputs):
                 raise SystemExit(f"{name} P={parallelism}: the three runs' outputs differ")
             (fl_rate, fl_cpu) = rates(flink, args.tweets)
@@ -160,10 +161,10 @@ def elastic(args: argparse.Namespace, sources: tuple[tuple[SourceItem, ...], ...
     print("-" * len(header))
     for name, make in WORKLOADS.items():
         op = make()
-        sn = best(args.repeat, lambda: run_sn_elastic(op, sources, 2, factory, requests,
+        sn = best(args.repeat, lambda op=op: run_sn_elastic(op, sources, 2, factory, requests,
+                                                            random.Random(0)))
+        vsn = best(args.repeat, lambda op=op: run_vsn(op, sources, 2, factory, requests,
                                                       random.Random(0)))
-        vsn = best(args.repeat, lambda: run_vsn(op, sources, 2, factory, requests,
-                                                random.Random(0)))
         if Counter(sn.outputs) != Counter(vsn.outputs):
             raise SystemExit(f"{name} elastic: SN and VSN outputs differ")
         (sn_rate, sn_cpu), (vsn_rate, vsn_cpu) = rates(sn, args.tweets), rates(vsn, args.tweets)

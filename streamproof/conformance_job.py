@@ -28,6 +28,9 @@ from streamproof.output import print_json
 from streamproof.output_paths import check_output_dir
 from streamproof.stdout_kept import stdout_kept
 from streamproof.summary import print_summary
+from conformance.core.progress import ProgressBar
+from conformance.core.saved_case import load_case
+from spark_impl.faults import FAULTS
 
 DEFAULT_CASES = 60
 
@@ -40,16 +43,14 @@ def run_job(args: argparse.Namespace) -> int:
 
 
 def _run_job(args: argparse.Namespace) -> int:
-    from conformance.core.progress import ProgressBar
-    from conformance.userjob.load import load_job, split_ref
-    from conformance.userjob.suite import UserJobConfig, check_faults, replay, run_userjob_suite
+    from conformance.userjob.load import load_job, split_ref  # noqa: PLC0415 - loads pyspark (via spark_impl.reconfig.layout)
+    from conformance.userjob.suite import UserJobConfig, check_faults, replay, run_userjob_suite  # noqa: PLC0415 - loads hypothesis (via conformance.core.cases)
 
     split_ref(args.job)  # FILE.py:NAME well formed and the file there, before anything runs
     if args.engine not in ("auto", "spark"):
         raise InputError(f"a user job runs on the spark engine only, not {args.engine!r}", "--engine")
     if args.list_faults:
-        from spark_impl.faults import FAULTS
-        from spark_impl.reconfig.api import RECONFIG_FAULTS
+        from spark_impl.reconfig.api import RECONFIG_FAULTS  # noqa: PLC0415 - loads pyspark (via spark_impl.reconfig.layout)
 
         if args.json:
             print_json(sorted(RECONFIG_FAULTS))
@@ -61,8 +62,7 @@ def _run_job(args: argparse.Namespace) -> int:
     faults = frozenset(args.inject_fault)
     check_faults(faults)
     if args.replay:
-        from conformance.core.saved_case import load_case
-        from conformance.replay_checks import check_record
+        from conformance.replay_checks import check_record  # noqa: PLC0415 - loads hypothesis (via conformance.dgs.cases)
 
         record = load_case(args.replay)
         check_record(record, args.replay)

@@ -41,8 +41,8 @@ def spark_wanted(engine: str) -> bool:
 
 def run_operator(args: argparse.Namespace) -> int:
     """Handle ``conformance --operator`` (module docstring)."""
-    from conformance.core.progress import ProgressBar
-    from conformance.oplus.user_suite import load_under, run_operator_suite
+    from conformance.core.progress import ProgressBar  # noqa: PLC0415 - loaded when the command runs, not by --help
+    from conformance.oplus.user_suite import load_under, run_operator_suite  # noqa: PLC0415 - loads hypothesis (via conformance.core.cases)
 
     if getattr(args, "job", None):
         raise InputError("give --job (a Fries job) or --operator (an O+ operator), not both", "--operator")

@@ -12,6 +12,7 @@ Where the user's code was when a signal or ``os._exit`` ended the process goes t
 
 from __future__ import annotations
 
+import ctypes
 import faulthandler
 import json
 import os
@@ -69,8 +70,6 @@ def _exit_recorded(stack: Any) -> Any:
 def _die_with_parent() -> None:
     """Ask Linux to kill this process when the CLI dies (no orphaned endless loop)."""
     try:
-        import ctypes
-
         ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
     except Exception:  # noqa: BLE001 - not Linux: the parent's kill of the group still applies
         pass

@@ -45,7 +45,7 @@ def add_limit_arguments(parser: Any, whole: str = "check") -> None:
 def limits_from_args(args: argparse.Namespace) -> tuple[Limits, int]:
     """The sandbox's :class:`~streamproof.sandbox.runner.Limits` and the memory limit in
     MB; an InputError for a non-positive time or a memory limit below :data:`MIN_MEMORY_MB`."""
-    from streamproof.sandbox.runner import Limits
+    from streamproof.sandbox.runner import Limits  # noqa: PLC0415 - loads hypothesis (via reference.dgs.strategies)
 
     limits = Limits(_seconds(args.call_timeout, "--call-timeout"), _seconds(args.timeout, "--timeout"))
     if not MIN_MEMORY_MB <= args.memory_limit <= 2**40:
@@ -63,7 +63,7 @@ def run_and_print(request: Request | PlanRequest, limits: Limits, *, as_json: bo
     """Run ``request`` in the sandbox and print its report (``as_json``: one JSON document
     with what the program printed under ``"output"``); whether it holds. With
     ``STREAMPROOF_DEBUG`` set, a bug's traceback goes to stderr."""
-    from streamproof.sandbox.runner import InternalError, run_check
+    from streamproof.sandbox.runner import InternalError, run_check  # noqa: PLC0415 - loads hypothesis (via reference.dgs.strategies)
 
     try:
         verdict = run_check(request, limits, progress=progress)

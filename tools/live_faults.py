@@ -15,6 +15,11 @@ from __future__ import annotations
 import argparse
 import time
 
+from conformance.fries.engines.live import StreamingEngine
+from conformance.fries.engines.paths import prepare
+from conformance.fries.oracles import judge
+from spark_impl.session import get_or_create_session
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -23,11 +28,7 @@ def main() -> None:
     parser.add_argument("--faults", default="none,naive,missing-alignment,double-transform,duplicate-after-restart")
     args = parser.parse_args()
 
-    from conformance.fries.engines.paths import prepare
-    from conformance.fries.oracles import judge
-    from conformance.fries.engines.live import StreamingEngine
-    from conformance.fries.suite import streaming_cases
-    from spark_impl.session import get_or_create_session
+    from conformance.fries.suite import streaming_cases  # noqa: PLC0415 - loads hypothesis
 
     spark = get_or_create_session(app_name="live-faults")
     cases = streaming_cases(args.cases, args.seed)

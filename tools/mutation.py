@@ -45,21 +45,25 @@ import argparse
 import ast
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import tarfile
+import tempfile
 import time
 from collections import defaultdict
 from io import BytesIO
 from pathlib import Path
 from typing import Any, Iterable
 
+from conformance.output.coverage import figure_from, write_rc
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the helpers next to this script
 
 from mutation_child import child_check, child_tests, no_isolation, stop_at_first_failure  # noqa: E402,F401
-from mutation_carry import diff_line  # noqa: E402
-from mutation_report import INVALID, latest, stratum, summary, weighted_line, wilson  # noqa: E402,F401
+from mutation_carry import counterpart, diff_line  # noqa: E402
+from mutation_report import INVALID, argued_equivalent, latest, stratum, summary, weighted_line, wilson  # noqa: E402,F401
 from mutation_sample import allocate, sample, stratified_sample  # noqa: E402,F401
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -119,10 +123,8 @@ def in_scope(path: str) -> bool:
 
 def enumerate_mutants(tree: Path) -> list[dict[str, Any]]:
     """Every cosmic-ray mutant of the scope: id, module, operator, occurrence, line."""
-    import tempfile
-
-    from cosmic_ray.commands.init import init  # type: ignore[import-untyped]
-    from cosmic_ray.work_db import WorkDB  # type: ignore[import-untyped]
+    from cosmic_ray.commands.init import init  # type: ignore[import-untyped]  # noqa: PLC0415 - cosmic_ray: an optional dependency, imported where it is used
+    from cosmic_ray.work_db import WorkDB  # type: ignore[import-untyped]  # noqa: PLC0415 - cosmic_ray: an optional dependency, imported where it is used
 
     modules = sorted(p for p in (tree / "spark_impl").rglob("*.py") if in_scope(str(p.relative_to(tree))))
     db = WorkDB(tempfile.mktemp(suffix=".sqlite"), WorkDB.Mode.create)
@@ -179,8 +181,8 @@ def statement_lines(source: str) -> dict[int, int]:
 
 def apply(tree: Path, mutant: dict[str, Any]) -> tuple[str, str] | None:
     """Write the mutant into the snapshot; (original, mutated) source, None if impossible."""
-    import cosmic_ray.plugins  # type: ignore[import-untyped]
-    from cosmic_ray.mutating import mutate_code  # type: ignore[import-untyped]
+    import cosmic_ray.plugins  # type: ignore[import-untyped]  # noqa: PLC0415 - cosmic_ray: an optional dependency, imported where it is used
+    from cosmic_ray.mutating import mutate_code  # type: ignore[import-untyped]  # noqa: PLC0415 - cosmic_ray: an optional dependency, imported where it is used
 
     path = tree / mutant["module"]
     original = path.read_text(encoding="utf-8")
@@ -237,7 +239,6 @@ def prepare(run: Path, measure: bool = True, coverage_only: bool = False) -> Non
     if not measure:
         (run / "coverage.json").unlink(missing_ok=True)
         return
-    import shutil
 
     covered: dict[str, dict[str, list[int]]] = {}
     for suite in CHECKS:
@@ -271,10 +272,6 @@ def combined_coverage(run: Path) -> str:
     """Branch coverage of the scope under the whole default run: the three suites' data
     (``prepare``'s ``RUN/cov-<suite>``, driver and Spark workers) combined; Markdown rows
     per stratum (:func:`stratum`) and the total."""
-    import shutil
-
-    from conformance.output.coverage import figure_from, write_rc
-
     where = run / "cov-all"
     shutil.rmtree(where, ignore_errors=True)
     rc = write_rc(where)
@@ -448,13 +445,10 @@ def carry(old: Path, run: Path) -> None:
     record goes to ``run``'s results, and a copy under the old id (``carried``: the new
     snapshot and id) to ``old``'s, so ``summary --run OLD`` scores the old sample with the
     final suite. A survivor without a counterpart (its line changed) is reported and stays."""
-    from mutation_carry import counterpart
-    from mutation_report import _equivalent
-
     catalogue = json.loads((run / "mutants.json").read_text(encoding="utf-8"))
     measured = run / "coverage.json"
     covered = json.loads(measured.read_text(encoding="utf-8")) if measured.exists() else None
-    argued = _equivalent(old)
+    argued = argued_equivalent(old)
     left = [r for r in latest(old / "results.jsonl")
             if r["outcome"] in ("survived", "not covered") and r["id"] not in argued]
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))

@@ -12,14 +12,12 @@ guessed.
 
 from __future__ import annotations
 
-from pathlib import Path
+import difflib
 from typing import Any, Callable
 
 
 def diff_line(original: str, mutated: str) -> str:
     """The first changed line, before -> after."""
-    import difflib
-
     minus = plus = ""
     for line in difflib.unified_diff(original.splitlines(), mutated.splitlines(), lineterm="", n=0):
         if line.startswith("-") and not line.startswith("---") and not minus:
@@ -32,8 +30,8 @@ def diff_line(original: str, mutated: str) -> str:
 def mutated_line(source: str, operator: str, occurrence: int) -> str | None:
     """The change a cosmic-ray mutant makes to ``source`` (:func:`diff_line`), computed in
     memory; None if the operator has no such occurrence."""
-    import cosmic_ray.plugins  # type: ignore[import-untyped]
-    from cosmic_ray.mutating import mutate_code  # type: ignore[import-untyped]
+    import cosmic_ray.plugins  # type: ignore[import-untyped]  # noqa: PLC0415 - cosmic_ray: an optional dependency, imported where it is used
+    from cosmic_ray.mutating import mutate_code  # type: ignore[import-untyped]  # noqa: PLC0415 - cosmic_ray: an optional dependency, imported where it is used
 
     mutated = mutate_code(source, cosmic_ray.plugins.get_operator(operator)(), occurrence)
     return None if mutated is None else diff_line(source, mutated)

@@ -8,8 +8,11 @@ tools/independent_bugs.py) exits 1 at the first failing batch, 0 if the suite pa
 from __future__ import annotations
 
 import json
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
+
+from conformance.output.coverage import measuring as measure
 
 
 def no_isolation() -> None:
@@ -18,7 +21,7 @@ def no_isolation() -> None:
     minutes per mutant that crashes every O+ scenario of one operator). Here a batch that
     crashes counts as a crash of each of its cases: the unmutated suite has none, so any crash
     kills the mutant either way."""
-    from conformance.core import crashes
+    from conformance.core import crashes  # noqa: PLC0415 - the suite under test, loaded in the child only (the parent imports this module too)
 
     def isolate(self: Any, items: list[Any]) -> list[Any]:
         if not items:
@@ -34,9 +37,9 @@ def stop_at_first_failure() -> None:
     first failing DGS case, or the first shrink an O+ check starts (it only starts one on a
     failure; shrinking re-runs cases, minutes per mutant under load), ends the child with exit
     1. The unmutated suites reach neither (``prepare`` checks that they pass)."""
-    from conformance.dgs import oracles as dgs_oracles
-    from conformance.dgs import suite as dgs_suite
-    from conformance.oplus import suite as oplus_suite
+    from conformance.dgs import oracles as dgs_oracles  # noqa: PLC0415 - the suite under test, loaded in the child only (the parent imports this module too)
+    from conformance.dgs import suite as dgs_suite  # noqa: PLC0415 - the suite under test, loaded in the child only (the parent imports this module too)
+    from conformance.oplus import suite as oplus_suite  # noqa: PLC0415 - the suite under test, loaded in the child only (the parent imports this module too)
 
     def stop(where: str) -> Any:
         def stopped(*args: Any, **kwargs: Any) -> Any:
@@ -62,22 +65,18 @@ def child_check(suite: str, coverage_out: str | None, cases: int | None = None) 
     """Child mode: the default suite ``suite`` (seed 0, default cases unless ``cases``), stopping
     at the first failing batch; exit 1 on any failure. With ``coverage_out``: write executed
     lines."""
-    from contextlib import nullcontext
-
-    from conformance.run import DEFAULT_CASES, RunConfig, run_suites
+    from conformance.run import DEFAULT_CASES, RunConfig, run_suites  # noqa: PLC0415 - the suite under test, loaded in the child only (the parent imports this module too)
 
     measuring: Any = nullcontext(None)
     if not coverage_out:  # prepare's coverage runs keep the suite as it is (nothing fails there)
         no_isolation()
         stop_at_first_failure()
     if coverage_out:
-        from conformance.output.coverage import measuring as measure
-
         measuring = measure(Path(coverage_out).parent / f"cov-{suite}")
     with measuring as box:
         if suite == "fries":
-            from conformance.fries.config import FriesConfig
-            from conformance.fries.suite import run_fries_suite
+            from conformance.fries.config import FriesConfig  # noqa: PLC0415 - the suite under test, loaded in the child only (the parent imports this module too)
+            from conformance.fries.suite import run_fries_suite  # noqa: PLC0415 - the suite under test, loaded in the child only (the parent imports this module too)
 
             results = [run_fries_suite(FriesConfig(cases=cases or DEFAULT_CASES["fries"], shrink_evaluations=0,
                                                    fail_fast=True))]
@@ -102,7 +101,7 @@ def child_check(suite: str, coverage_out: str | None, cases: int | None = None) 
 
 def child_tests(files: list[str]) -> int:
     """Child mode: pytest on ``files``, stopping at the first failure."""
-    import pytest
+    import pytest  # noqa: PLC0415 - the child that runs the tests loads pytest, the parent does not
 
     return int(pytest.main(["-x", "-q", "--tb=line", "-p", "no:cacheprovider", *files]))
 

@@ -30,7 +30,7 @@ def summary(run: Path) -> str:
     """Step 3: the Markdown score table."""
     catalogue = json.loads((run / "mutants.json").read_text(encoding="utf-8"))
     records = latest(run / "results.jsonl")
-    equivalent = _equivalent(run)
+    equivalent = argued_equivalent(run)
     outcome = Counter(r["outcome"] for r in records)
     killed = sum(v for k, v in outcome.items() if k.startswith("killed"))
     eq = sum(1 for r in records if _is_equivalent(r, equivalent))
@@ -152,7 +152,7 @@ def _is_equivalent(record: dict[str, Any], argued: set[str]) -> bool:
     return outcome.startswith("equivalent") or (record["id"] in argued and not outcome.startswith("killed"))
 
 
-def _equivalent(run: Path) -> set[str]:
+def argued_equivalent(run: Path) -> set[str]:
     """Mutant ids argued equivalent (``RUN/equivalent.txt``, one id per line, ``#`` comments;
     each argued in a comment there)."""
     path = run / "equivalent.txt"

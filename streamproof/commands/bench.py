@@ -37,6 +37,9 @@ import tempfile
 import time
 from typing import Any
 
+from spec.errors import InputError, cut
+from streamproof.output import print_json
+
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     """Add the ``bench`` sub-command."""
@@ -61,8 +64,7 @@ MAX_COST_MS = 60_000.0
 
 def run(args: argparse.Namespace) -> int:
     """Run one benchmark and print it."""
-    from spec.errors import InputError, cut
-    from spark_impl.session import get_or_create_session, prefer_installed_pyspark
+    from spark_impl.session import get_or_create_session, prefer_installed_pyspark  # noqa: PLC0415 - loaded when the command runs, not by --help
 
     for name, most in (("events", MAX_EVENTS), ("batch_size", MAX_BATCH_SIZE), ("cost_ms", MAX_COST_MS)):
         value = getattr(args, name)
@@ -89,7 +91,6 @@ def run(args: argparse.Namespace) -> int:
         return 3
     result["load_average"] = [round(load_before, 1), round(os.getloadavg()[0], 1)]
     if args.json:
-        from streamproof.output import print_json
         print_json(result)
     else:
         for key, value in result.items():
@@ -98,8 +99,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _reconfiguration(spark: Any, args: argparse.Namespace) -> dict[str, Any]:
-    from spark_impl.reconfig import Executor, collect_results
-    from spark_impl.workloads.backlog import backlog_job, cheaper_model
+    from spark_impl.reconfig import Executor, collect_results  # noqa: PLC0415 - loads pyspark (via spark_impl.reconfig.layout)
+    from spark_impl.workloads.backlog import backlog_job, cheaper_model  # noqa: PLC0415 - loads pyspark (via spark_impl.reconfig.layout)
 
     batch = args.batch_size or 2000
     events = args.events or 2 * batch
@@ -124,8 +125,8 @@ def _reconfiguration(spark: Any, args: argparse.Namespace) -> dict[str, Any]:
 
 def _timed_executor(spark: Any, events: int, cost: float, batch: int) -> float:
     """Seconds for the executor (fries, trace off, checkpoints on) over ``events``."""
-    from spark_impl.reconfig import Executor
-    from spark_impl.workloads.backlog import backlog_job
+    from spark_impl.reconfig import Executor  # noqa: PLC0415 - loads pyspark (via spark_impl.reconfig.layout)
+    from spark_impl.workloads.backlog import backlog_job  # noqa: PLC0415 - loads pyspark (via spark_impl.reconfig.layout)
 
     with tempfile.TemporaryDirectory(prefix="streamproof-bench-") as checkpoint:
         start = time.perf_counter()
@@ -157,7 +158,7 @@ def _timed_structured(spark: Any, events: int, cost: float, batch: int) -> float
     :data:`ATTEMPTS` times; one stderr line per failed attempt), timing only the run that
     completes. Spark's own stack traces of a failed attempt are silenced (log level OFF
     while the query runs); if every attempt fails, :class:`BaselineFailed` says so."""
-    from spark_impl.workloads.structured import structured_run
+    from spark_impl.workloads.structured import structured_run  # noqa: PLC0415 - loads pyspark (via spark_impl.reconfig.layout)
 
     sc = spark.sparkContext
     for attempt in range(1, ATTEMPTS + 1):
@@ -205,7 +206,7 @@ def _latency(spark: Any, args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _throughput(spark: Any, args: argparse.Namespace) -> dict[str, Any]:
-    from spark_impl.workloads.backlog import plain_memory_run, plain_run
+    from spark_impl.workloads.backlog import plain_memory_run, plain_run  # noqa: PLC0415 - loads pyspark (via spark_impl.reconfig.layout)
 
     batch = args.batch_size or 5000
     events = args.events or 4 * batch

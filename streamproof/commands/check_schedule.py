@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import argparse
 
+from spec.jsonio import is_regular_file, load_json
+from streamproof.output import print_json
+
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     """Add the ``check-schedule`` sub-command."""
@@ -30,11 +33,9 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 
 def run(args: argparse.Namespace) -> int:
     """Check and print; 0 serializable, 1 not, 2 (InputError) bad input."""
-    from streamproof.output import print_json
-    from reference.fries.compact import compact_from_json
-    from reference.fries.schedule_stream import read_schedule
-    from reference.fries.serializability import check_compact
-    from spec.jsonio import is_regular_file, load_json
+    from reference.fries.compact import compact_from_json  # noqa: PLC0415 - loaded when the command runs, not by --help
+    from reference.fries.schedule_stream import read_schedule  # noqa: PLC0415 - loaded when the command runs, not by --help
+    from reference.fries.serializability import check_compact  # noqa: PLC0415 - loaded when the command runs, not by --help
 
     if is_regular_file(args.schedule):
         schedule = read_schedule(args.schedule)

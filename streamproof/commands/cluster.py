@@ -21,6 +21,9 @@ import os
 import sys
 from typing import Any
 
+from spec.errors import InputError
+from spec.jsonio import load_json
+
 JOBS = ("fries", "oplus", "dgs")
 
 
@@ -46,15 +49,11 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 
 
 def _no_action(args: argparse.Namespace) -> int:
-    from spec.errors import InputError
-
     raise InputError("expected an action: run", "streamproof cluster")
 
 
 def run(args: argparse.Namespace) -> int:
     """Start, submit, judge, stop (module docstring)."""
-    from spec.errors import InputError
-
     if not 1 <= args.workers <= 8:
         raise InputError(f"must be between 1 and 8, got {args.workers}", "--workers")
     if args.job not in JOBS:
@@ -63,8 +62,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"must be between 1 and 200, got {args.cases}", "--cases")
     if not args.timeout > 0:
         raise InputError(f"must be positive, got {args.timeout}", "--timeout")
-    from conformance.cluster.processes import sigterm_unwinds
-    from conformance.cluster.standalone import ClusterError, LocalCluster
+    from conformance.cluster.processes import sigterm_unwinds  # noqa: PLC0415 - loaded when the command runs, not by --help
+    from conformance.cluster.standalone import ClusterError, LocalCluster  # noqa: PLC0415 - loaded when the command runs, not by --help
 
     cluster = LocalCluster(args.workers)
     try:
@@ -91,8 +90,7 @@ def run(args: argparse.Namespace) -> int:
 def _run_job(cluster: Any, args: argparse.Namespace) -> dict[str, Any]:
     """Start the cluster, submit the job, read the driver's report (before the cluster stops
     and its directory goes)."""
-    import conformance.cluster.job as job
-    from spec.jsonio import load_json
+    import conformance.cluster.job as job  # noqa: PLC0415 - loads hypothesis (via conformance.core.cases)
 
     cluster.start()
     out = os.path.join(cluster.shared_dir, "report.json")

@@ -21,7 +21,6 @@ as a pass. Progress goes to stderr, the summary to stdout (``--json``: one JSON 
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +30,7 @@ from streamproof.output import print_json
 from streamproof.output_paths import check_output_dir
 from streamproof.stdout_kept import stdout_kept
 from streamproof.summary import print_summary
+from spec.errors import InputError, cut
 
 EXIT_OK, EXIT_VIOLATION, EXIT_BAD_INPUT = 0, 1, 2
 MAX_CASES = 100_000
@@ -94,9 +94,9 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Handle ``streamproof conformance``."""
-    from spec.errors import InputError, cut
-
-    from conformance.run import RunConfig, fault_catalogue, parse_suites, resolve_engine, run_suites
+    from conformance.run import (  # noqa: PLC0415 - loads hypothesis (via conformance.dgs.cases)
+        RunConfig, fault_catalogue, parse_suites, resolve_engine, run_streaming_suites, run_suites, streaming_faults,
+    )
 
     if args.cases is not None and not 0 <= args.cases <= MAX_CASES:
         raise InputError(f"must be >= 0 and <= {MAX_CASES:,}, got {cut(str(args.cases), 40)}", "--cases")
@@ -118,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
             raise InputError("expected FILE.py:NAME, got ''", "--operator")
         return run_operator(args)
     if args.job is not None:  # also --job '': an empty FILE.py:NAME is bad input, not "no job"
-        from streamproof.conformance_job import run_job
+        from streamproof.conformance_job import run_job  # noqa: PLC0415 - loaded when the command runs, not by --help
 
         return run_job(args)
     suites = parse_suites(args.suite)
@@ -126,8 +126,6 @@ def run(args: argparse.Namespace) -> int:
         return _replay(args)
     live = args.engine == "spark-streaming"
     if args.list_faults:
-        if live:
-            from conformance.run import streaming_faults
         catalogue = streaming_faults() if live else fault_catalogue(args.engine)
         if args.json:
             print_json(sorted(catalogue))
@@ -150,26 +148,25 @@ def run(args: argparse.Namespace) -> int:
                        faults=frozenset(args.inject_fault), batch_size=args.batch_size, save_dir=save_dir,
                        shrink_budget=args.shrink_budget, scheduler=args.scheduler)
 
-    if live:
-        from conformance.run import run_streaming_suites as run_suites  # noqa: F811
+    run_all = run_streaming_suites if live else run_suites
 
     def progress_for(suite: str) -> Any:
-        from conformance.core.progress import ProgressBar
+        from conformance.core.progress import ProgressBar  # noqa: PLC0415 - loaded when the command runs, not by --help
 
         return ProgressBar(f"{suite:<6}")
 
     figure = None
     if args.coverage:
-        from conformance.output.coverage import measuring
+        from conformance.output.coverage import measuring  # noqa: PLC0415 - loaded when the command runs, not by --help
 
         with measuring(Path(args.report) / "coverage" if args.report else None) as box:
-            results = run_suites(config, progress_for)
+            results = run_all(config, progress_for)
         figure = box.figure
     else:
-        results = run_suites(config, progress_for)
+        results = run_all(config, progress_for)
     failed = sum(r.failed for r in results)
     if args.report:
-        from conformance.output.report import write_report
+        from conformance.output.report import write_report  # noqa: PLC0415 - loaded when the command runs, not by --help
 
         write_report(Path(args.report), results, coverage=figure)
     if args.json:
@@ -189,7 +186,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from conformance.replay import replay_file
+    from conformance.replay import replay_file  # noqa: PLC0415 - loads hypothesis (via conformance.dgs.cases)
 
     faults = frozenset(args.inject_fault) if args.inject_fault else None
     job = _job_of(args.replay)
@@ -208,8 +205,8 @@ def _replay(args: argparse.Namespace) -> int:
 
 def _job_of(path: str) -> str | None:
     """The job ``FILE.py:NAME`` a saved user-job case names (after the file's validation), else None."""
-    from conformance.core.saved_case import load_case
-    from conformance.replay_checks import check_record
+    from conformance.core.saved_case import load_case  # noqa: PLC0415 - loaded when the command runs, not by --help
+    from conformance.replay_checks import check_record  # noqa: PLC0415 - loads hypothesis (via conformance.dgs.cases)
 
     record = load_case(path)
     if record["suite"] != "userjob":

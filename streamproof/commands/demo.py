@@ -18,6 +18,10 @@ import os
 import tempfile
 from typing import Any
 
+from spec.errors import InputError
+from spec.jsonio import load_json
+from streamproof.output import print_json
+
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     """Add the ``demo`` sub-command."""
@@ -37,8 +41,6 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 
 def run(args: argparse.Namespace) -> int:
     """Run the demo; 0 if every run is consistent, 1 otherwise."""
-    from spec.errors import InputError
-
     schedulers = [s.strip() for s in args.schedulers.split(",") if s.strip()]
     if not schedulers:
         raise InputError("no scheduler given (expected some of fries, epoch, naive)", "--schedulers")
@@ -52,13 +54,12 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"must be at least 0, got {args.cost_ms}", "--cost-ms")
     if args.payments < 2 * args.batch_size or args.batch_size < 1:
         raise InputError("need --payments >= 2 * --batch-size >= 2 (the swap happens in the second batch)")
-    from spark_impl.session import get_or_create_session
+    from spark_impl.session import get_or_create_session  # noqa: PLC0415 - loaded when the command runs, not by --help
 
     spark = get_or_create_session(app_name="streamproof-demo")
     trace_root = args.trace_dir or tempfile.mkdtemp(prefix="streamproof-demo-")
     runs = [_one_run(spark, name, args, os.path.join(trace_root, name)) for name in schedulers]
     if args.json:
-        from streamproof.output import print_json
         print_json({"runs": runs})
     else:
         print(f"fraud detection (Fries Fig. 1): {args.payments} payments, batches of {args.batch_size}, "
@@ -74,12 +75,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _one_run(spark: Any, scheduler: str, args: argparse.Namespace, trace: str) -> dict[str, Any]:
-    from reference.fries.compact import compact_from_json
-    from reference.fries.serializability import check_compact
-    from spark_impl.reconfig import Executor, collect_results
-    from spark_impl.reconfig.trace import write_trace
-    from spark_impl.workloads.fraud import fraud_job, model_swap
-    from spec.jsonio import load_json
+    from reference.fries.compact import compact_from_json  # noqa: PLC0415 - loaded when the command runs, not by --help
+    from reference.fries.serializability import check_compact  # noqa: PLC0415 - loaded when the command runs, not by --help
+    from spark_impl.reconfig import Executor, collect_results  # noqa: PLC0415 - loads pyspark (via spark_impl.reconfig.layout)
+    from spark_impl.reconfig.trace import write_trace  # noqa: PLC0415 - loads pyspark (via spark_impl.reconfig.layout)
+    from spark_impl.workloads.fraud import fraud_job, model_swap  # noqa: PLC0415 - loads pyspark (via spark_impl.reconfig.layout)
 
     with tempfile.TemporaryDirectory(prefix="streamproof-demo-ckpt-") as checkpoint:
         executor = Executor(spark, [fraud_job(args.payments, fd_cost_ms=args.cost_ms, batch_size=args.batch_size)],

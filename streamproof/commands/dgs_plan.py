@@ -23,6 +23,7 @@ from typing import Any
 
 from streamproof.sandbox_limits import add_limit_arguments, limits_from_args, run_and_print
 from spec.errors import InputError
+from spec.jsonio import load_json
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -67,9 +68,8 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Plan, check and run in the sandbox, print the report; return the exit code."""
-    from streamproof.sandbox.plan_input import parse_plan_input
-    from streamproof.sandbox.plan_task import PlanRequest
-    from spec.jsonio import load_json
+    from streamproof.sandbox.plan_input import parse_plan_input  # noqa: PLC0415 - loaded when the command runs, not by --help
+    from streamproof.sandbox.plan_task import PlanRequest  # noqa: PLC0415 - loads hypothesis (via reference.dgs.strategies)
 
     if args.workers is not None and not 1 <= args.workers <= MAX_WORKERS:
         raise InputError(f"--workers must be between 1 and {MAX_WORKERS}, got {args.workers}")

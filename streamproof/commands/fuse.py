@@ -21,6 +21,9 @@ import argparse
 import math
 from typing import Any
 
+from spec.jsonio import load_json
+from streamproof.output import print_json
+
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     """Add the ``fuse`` sub-command."""
@@ -39,7 +42,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 
 def fusion_report(job: Any, components: list[frozenset[str]], score: str) -> dict[str, Any]:
     """The ``--json`` document for ``components`` of ``job``."""
-    from spec.fusion.components import (
+    from spec.fusion.components import (  # noqa: PLC0415 - loaded when the command runs, not by --help
         component_pa,
         inter_component_percent,
         inter_component_traffic,
@@ -70,11 +73,9 @@ def fusion_report(job: Any, components: list[frozenset[str]], score: str) -> dic
 
 def run(args: argparse.Namespace) -> int:
     """Fuse and print; 0 on success, 2 (InputError) on bad input."""
-    from streamproof.output import print_json
-    from reference.fusion.greedy import automatic_fusion
-    from spec.fusion.components import is_valid_fusion
-    from spec.fusion.job_json import job_from_json
-    from spec.jsonio import load_json
+    from reference.fusion.greedy import automatic_fusion  # noqa: PLC0415 - loaded when the command runs, not by --help
+    from spec.fusion.components import is_valid_fusion  # noqa: PLC0415 - loaded when the command runs, not by --help
+    from spec.fusion.job_json import job_from_json  # noqa: PLC0415 - loaded when the command runs, not by --help
 
     job = job_from_json(load_json(args.job), args.job)
     components = automatic_fusion(job, args.score)

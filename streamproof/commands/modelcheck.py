@@ -22,6 +22,7 @@ import argparse
 from typing import Any
 
 from spec.errors import InputError, cut
+from streamproof.output import print_json
 
 MIN_BOUND = 3
 """Smallest ``--max-operators``: no dataflow of 2 objects lets the naive scheduler go wrong, so
@@ -55,9 +56,8 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Check the selected schedulers; print the table or JSON; return the exit code."""
-    from streamproof.output import print_json
-    from proofs.fries.modelcheck.control import SCHEDULERS
-    from proofs.fries.modelcheck.run import EXPECTED_VIOLATION, check
+    from proofs.fries.modelcheck.control import SCHEDULERS  # noqa: PLC0415 - loaded when the command runs, not by --help
+    from proofs.fries.modelcheck.run import EXPECTED_VIOLATION, check  # noqa: PLC0415 - loaded when the command runs, not by --help
 
     if not MIN_BOUND <= args.max_operators <= MAX_BOUND:
         raise InputError(f"must be {MIN_BOUND} or {MAX_BOUND} (at 2 the naive scheduler has no counterexample to "

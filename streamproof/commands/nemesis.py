@@ -21,10 +21,12 @@ import json
 import os
 import sys
 
+from spec.errors import InputError
+
 
 def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     """Add the ``nemesis`` sub-command."""
-    from conformance.cluster.nemesis_faults import FAULTS
+    from conformance.cluster.nemesis_faults import FAULTS  # noqa: PLC0415 - loaded when the command runs, not by --help
 
     parser = subparsers.add_parser(
         "nemesis", help="inject real process faults into a local Spark cluster while conformance-checked jobs run",
@@ -44,8 +46,7 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 
 def validate(args: argparse.Namespace) -> tuple[str, ...]:
     """The selected faults; InputError on bad input."""
-    from conformance.cluster.nemesis_faults import parse_faults
-    from spec.errors import InputError
+    from conformance.cluster.nemesis_faults import parse_faults  # noqa: PLC0415 - loaded when the command runs, not by --help
 
     if not 0 < args.minutes <= 24 * 60:
         raise InputError(f"must be more than 0 and at most 1440, got {args.minutes}", "--minutes")
@@ -61,10 +62,10 @@ def validate(args: argparse.Namespace) -> tuple[str, ...]:
 def run(args: argparse.Namespace) -> int:
     """Start the cluster, run the nemesis, stop everything, report (module docstring)."""
     faults = validate(args)
-    from conformance.cluster.nemesis import Nemesis, NemesisConfig
-    from conformance.cluster.nemesis_report import build_report, exit_code, plain
-    from conformance.cluster.processes import sigterm_unwinds
-    from conformance.cluster.standalone import ClusterError, LocalCluster
+    from conformance.cluster.nemesis import Nemesis, NemesisConfig  # noqa: PLC0415 - loads hypothesis (via conformance.core.cases)
+    from conformance.cluster.nemesis_report import build_report, exit_code, plain  # noqa: PLC0415 - loaded when the command runs, not by --help
+    from conformance.cluster.processes import sigterm_unwinds  # noqa: PLC0415 - loaded when the command runs, not by --help
+    from conformance.cluster.standalone import ClusterError, LocalCluster  # noqa: PLC0415 - loaded when the command runs, not by --help
 
     def say(text: str) -> None:
         if not args.json:

@@ -18,7 +18,9 @@ import json
 from typing import Any
 
 from spec.errors import InputError
-from spec.oplus.scenario import MODES
+from spec.oplus.scenario import MODES, parse_scenario, sort_output
+from spec.jsonio import load_json
+from streamproof.output import print_json
 
 
 def register(subparsers: Any) -> None:
@@ -45,18 +47,14 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Load, validate and run the scenario; print the outputs."""
-    from streamproof.output import print_json
-    from spec.jsonio import load_json
-    from spec.oplus.scenario import parse_scenario, sort_output
-
     scenario = parse_scenario(load_json(args.scenario), args.scenario)
     summary = ""
     if args.engine == "spark":
         rows = sort_output(_spark_rows(scenario))
         summary = f"engine spark: {len(rows)} outputs"
     else:
-        from reference.oplus.operators.catalogue import to_row
-        from reference.oplus.run import execute
+        from reference.oplus.operators.catalogue import to_row  # noqa: PLC0415 - loaded when the command runs, not by --help
+        from reference.oplus.run import execute  # noqa: PLC0415 - loaded when the command runs, not by --help
 
         result = execute(scenario, args.mode, args.seed)
         rows = sort_output([to_row(o) for o in result.outputs])
@@ -82,7 +80,8 @@ def run(args: argparse.Namespace) -> int:
 def _spark_rows(scenario: Any) -> list[dict[str, Any]]:
     """The Spark engine's rows, or a one-line InputError when it does not exist yet."""
     try:
-        from spark_impl import oplus as spark_oplus  # type: ignore[attr-defined, unused-ignore]
+        # an optional engine: without spark_impl.oplus, --engine spark is bad input (docs/oplus.md)
+        from spark_impl import oplus as spark_oplus  # type: ignore[attr-defined, unused-ignore]  # noqa: PLC0415
     except ImportError as error:
         if getattr(error, "name", None) in ("spark_impl.oplus", "spark_impl"):
             raise InputError("the spark engine for oplus is not available yet "

@@ -14,6 +14,7 @@ import argparse
 from typing import Any
 
 from spec.errors import InputError, cut
+from streamproof.output import print_json
 
 MAX_BOUND = 12
 """Largest --max-operators accepted (a larger bound cannot finish)."""
@@ -42,9 +43,8 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the selected claims; print the table or JSON; return the exit code."""
-    from streamproof.output import print_json
-    from proofs.catalogue import DEFAULT_MAX_OPERATORS, all_items
-    from proofs.result import run_item
+    from proofs.catalogue import DEFAULT_MAX_OPERATORS, all_items  # noqa: PLC0415 - loads z3 (via proofs.z3util)
+    from proofs.result import run_item  # noqa: PLC0415 - loads z3 (via proofs.z3util)
 
     bound = DEFAULT_MAX_OPERATORS if args.max_operators is None else args.max_operators
     if not 1 <= bound <= MAX_BOUND:

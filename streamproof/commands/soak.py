@@ -15,11 +15,15 @@ nothing was lost or duplicated, 1 otherwise.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import sys
 import tempfile
 from pathlib import Path
+
+from spec.errors import InputError, cut
+from streamproof.output import print_json
 
 MAX_BATCHES = 100_000
 """Largest ``--batches`` (the default 300 takes minutes; 100,000 about a day)."""
@@ -56,8 +60,6 @@ def register(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") 
 
 def run(args: argparse.Namespace) -> int:
     """Run the soak; 0 if nothing was lost or duplicated, 1 otherwise."""
-    from spec.errors import InputError, cut
-
     if not 10 <= args.batches <= MAX_BATCHES:
         raise InputError(f"must be at least 10 (the first and last 10% are measured) and at most "
                          f"{MAX_BATCHES:,}, got {cut(str(args.batches), 40)}", "--batches")
@@ -68,16 +70,16 @@ def run(args: argparse.Namespace) -> int:
     if args.scheduler not in ("fries", "epoch", "naive"):
         raise InputError(f"unknown scheduler {args.scheduler!r} (expected fries, epoch or naive)", "--scheduler")
     if args.front_end == "dgs":
-        from spark_impl.workloads.soak_dgs_program import MAX_KEYS as DGS_KEYS
+        from spark_impl.workloads.soak_dgs_program import MAX_KEYS as DGS_KEYS  # noqa: PLC0415 - loaded when the command runs, not by --help
 
         if args.keys > DGS_KEYS:
             raise InputError(f"the DGS soak's program has {DGS_KEYS} keys, got {args.keys}", "--keys")
     if args.dir is not None:
         claim_dir(args.dir)
-    from spark_impl.session import get_or_create_session
-    from spark_impl.workloads.soak import LONG_RUNNING_CONF, run_soak
-    from spark_impl.workloads.soak_dgs import run_dgs_soak
-    from spark_impl.workloads.soak_oplus import run_oplus_soak
+    from spark_impl.session import get_or_create_session  # noqa: PLC0415 - loaded when the command runs, not by --help
+    from spark_impl.workloads.soak import LONG_RUNNING_CONF, run_soak  # noqa: PLC0415 - loads pyspark (via spark_impl.reconfig.layout)
+    from spark_impl.workloads.soak_dgs import run_dgs_soak  # noqa: PLC0415 - loads pyspark (via spark_impl.reconfig.layout)
+    from spark_impl.workloads.soak_oplus import run_oplus_soak  # noqa: PLC0415 - loads pyspark (via spark_impl.reconfig.layout)
 
     # glibc gives each JVM thread its own malloc arena; two keep native memory from creeping
     os.environ.setdefault("MALLOC_ARENA_MAX", "2")
@@ -103,7 +105,6 @@ def run(args: argparse.Namespace) -> int:
             shutil.rmtree(directory, ignore_errors=True)
     figures = result.contract()
     if args.json:
-        from streamproof.output import print_json
         print_json(figures)
     else:
         def ratio(a: float, b: float) -> str:
@@ -126,10 +127,6 @@ def claim_dir(path: str) -> None:
     directory (InputError otherwise), and it gets :data:`MARKER`, created exclusively, so
     that a second soak given the same directory - while this one runs or after it - is
     refused with one line instead of sharing its checkpoint (a soak never resumes)."""
-    import json
-
-    from spec.errors import InputError
-
     target = Path(path)
     if "\0" in path or not path:
         raise InputError("expected a directory path", "--dir")

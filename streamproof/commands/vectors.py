@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from streamproof.output import print_json
-from spec.errors import cut
+from spec.errors import cut, InputError
 
 MAX_CASES = 10_000
 """Most vectors of one suite ``export`` writes (each runs the reference once)."""
@@ -41,9 +41,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Handle ``streamproof vectors``."""
-    from spec.errors import InputError
-
-    from conformance.output import vectors
+    from conformance.output import vectors  # noqa: PLC0415 - loads hypothesis (via conformance.core.cases)
 
     if args.action == "export":
         for flag, value in (("--cases", args.cases), ("--oplus-cases", args.oplus_cases)):
@@ -64,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"wrote {len(written)} vectors to {args.directory} (index.json lists them)")
         return 0
     if args.action == "check":
-        from conformance.output.vector_shape import validate_directory
+        from conformance.output.vector_shape import validate_directory  # noqa: PLC0415 - loaded when the command runs, not by --help
 
         validate_directory(args.directory)
         report = vectors.check(args.directory, args.engine)

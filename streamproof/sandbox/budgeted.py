@@ -46,7 +46,7 @@ class BudgetedProver:
         """Z3's attempt on ``condition`` within the budget; None when the budget is 0."""
         if self.budget <= 0:
             return None
-        from proofs.dgs.prover import Attempt, ProveSettings, attempt, symbolic_setting
+        from proofs.dgs.prover import Attempt, ProveSettings, attempt, symbolic_setting  # noqa: PLC0415 - loads z3 and hypothesis (via proofs.dgs)
 
         start = time.monotonic()
         if self._setting is None and self._failure is None:

@@ -19,6 +19,7 @@ from typing import Any
 from streamproof.sandbox.guard import SandboxMonitor
 from spec.dgs.loader import load_program
 from spec.dgs.program import Program
+from streamproof.sandbox.budgeted import BudgetedProver, merge
 
 CONDITIONS = ("C1", "C2", "C3")
 
@@ -63,8 +64,7 @@ def check_program(request: Request, monitor: SandboxMonitor) -> dict[str, Any]:
 def _test(
     program: Program, request: Request, monitor: SandboxMonitor, vacuous: dict[str, str]
 ) -> tuple[dict[str, Any], list[str], bool]:
-    from streamproof.sandbox.budgeted import BudgetedProver, merge
-    from reference.dgs.checker import ConditionResult, ConsistencyReport, check_consistency
+    from reference.dgs.checker import ConditionResult, ConsistencyReport, check_consistency  # noqa: PLC0415 - loads hypothesis
 
     prover = BudgetedProver(program, request.prove_budget, request.examples, request.seed)
     results: list[ConditionResult] = []
@@ -105,9 +105,9 @@ def _test(
 
 
 def _prove(program: Program, request: Request, monitor: SandboxMonitor) -> tuple[dict[str, Any], list[str], bool]:
-    from streamproof.sandbox.proof_report import proof_lines
-    from proofs.dgs.prover import ProofReport, ProveSettings, prove_consistency
-    from reference.dgs.checker import ConditionResult, ConsistencyReport
+    from streamproof.sandbox.proof_report import proof_lines  # noqa: PLC0415 - loads z3 and hypothesis (via proofs.dgs)
+    from proofs.dgs.prover import ProofReport, ProveSettings, prove_consistency  # noqa: PLC0415 - loads z3 and hypothesis (via proofs.dgs)
+    from reference.dgs.checker import ConditionResult, ConsistencyReport  # noqa: PLC0415 - loads hypothesis
 
     settings = ProveSettings(examples=request.examples, seed=request.seed)
     results: list[ConditionResult] = []

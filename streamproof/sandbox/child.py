@@ -24,8 +24,12 @@ the time went.
 
 from __future__ import annotations
 
+import ctypes
+import faulthandler
 import json
 import os
+import resource
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -106,9 +110,6 @@ def _bounded(value: Any) -> Any:
 def _dump_stack_on_request(path: Path) -> None:
     """On ``SIGUSR1``, write the current stack to ``path`` (done inside the signal handler in C,
     so it works even while the main thread is stuck in a C loop)."""
-    import faulthandler
-    import signal
-
     staging = path.with_name(path.name + ".new")
     faulthandler.register(signal.SIGUSR1, file=open(staging, "w"), all_threads=False)
     os.rename(staging, path)  # the parent sends SIGUSR1 only once the file exists: registered by then
@@ -118,8 +119,6 @@ def _limit_memory(megabytes: int) -> None:
     """Cap this process's address space: a program that allocates without end gets a
     ``MemoryError`` (its fault, exit 2) instead of exhausting the machine."""
     if megabytes > 0:
-        import resource
-
         limit = megabytes * 1024 * 1024
         _, hard = resource.getrlimit(resource.RLIMIT_AS)
         if hard != resource.RLIM_INFINITY:  # a lower hard limit (ulimit -v) stays, and wins
@@ -130,9 +129,6 @@ def _limit_memory(megabytes: int) -> None:
 def _die_with_parent() -> None:
     """Ask Linux to kill this process when the parent dies (no orphaned infinite loop)."""
     try:
-        import ctypes
-        import signal
-
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
     except Exception:  # noqa: BLE001 - not Linux: the parent's kill still applies

@@ -26,20 +26,9 @@ from __future__ import annotations
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any, Callable, Iterator
 
-from hypothesis import errors as hypothesis_errors
-from hypothesis import strategies as st
-
 from streamproof.sandbox.beacon import MIXED, OURS, USER, Writer
 from spec.dgs.program import UserCodeError, args_text, describe_error
 
-# exceptions of hypothesis that mean "this draw is over / rejected", not "the strategy is broken"
-_CONTROL = (
-    hypothesis_errors.StopTest,
-    hypothesis_errors.UnsatisfiedAssumption,
-    hypothesis_errors.Frozen,
-    hypothesis_errors.BackendCannotProceed,
-    hypothesis_errors.Flaky,
-)
 # packages whose exceptions raised through user code are ours (the prover's symbolic values
 # raise them inside the user's functions), never the user's
 _OURS = ("spec.", "reference.", "proofs.", "conformance.", "z3")
@@ -113,7 +102,20 @@ class SandboxMonitor:
         return guarded
 
     def strategy(self, label: str, strategy: Any) -> Any:
-        """``strategy`` with each draw marked and guarded."""
+        """``strategy`` with each draw marked and guarded (hypothesis is imported here, not at
+        module level: the parent process imports this module's labels and never draws)."""
+        from hypothesis import errors as hypothesis_errors
+        from hypothesis import strategies as st
+
+        # exceptions of hypothesis that mean "this draw is over / rejected", not "the strategy
+        # is broken"
+        control = (
+            hypothesis_errors.StopTest,
+            hypothesis_errors.UnsatisfiedAssumption,
+            hypothesis_errors.Frozen,
+            hypothesis_errors.BackendCannotProceed,
+            hypothesis_errors.Flaky,
+        )
         writer = self.writer
 
         @st.composite
@@ -124,7 +126,7 @@ class SandboxMonitor:
             previous = writer.enter(label, MIXED)
             try:
                 return draw(strategy)
-            except _CONTROL:
+            except control:
                 raise
             except Exception as error:  # noqa: BLE001 - the user's strategy may raise anything
                 if _is_ours(error):
@@ -154,10 +156,13 @@ def _symbolic(args: tuple[Any, ...]) -> bool:
 
 def _is_ours(error: BaseException) -> bool:
     module = type(error).__module__
-    return module.startswith(_OURS) or (
-        module.startswith("hypothesis")
-        and not isinstance(error, (hypothesis_errors.InvalidArgument, hypothesis_errors.InvalidDefinition))
-    )
+    if module.startswith(_OURS):
+        return True
+    if not module.startswith("hypothesis"):
+        return False
+    from hypothesis import errors as hypothesis_errors  # loaded already: the error is one of its
+
+    return not isinstance(error, (hypothesis_errors.InvalidArgument, hypothesis_errors.InvalidDefinition))
 
 
 def _abort(label: str, error: BaseException, args: tuple[Any, ...]) -> UserAbort:

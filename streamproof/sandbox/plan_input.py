@@ -86,8 +86,9 @@ def _rates(value: Any, where: str, streams: Mapping[str, Any]) -> dict[tuple[Any
         except InputError as error:
             raise error.located(f"{at}.tag") from None
         rate = entry["rate"]
-        # compared before any conversion to float: a 400-digit integer does not fit one
-        if isinstance(rate, bool) or not isinstance(rate, (int, float)) or rate != rate or not 0 <= rate <= MAX_RATE:
+        # compared before any conversion to float (a 400-digit integer does not fit one); nan
+        # fails the range test (every comparison with nan is false)
+        if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 <= rate <= MAX_RATE:
             raise InputError("expected a finite number >= 0 and at most 10^12 (events per time unit)", f"{at}.rate")
         impl = (tag, expect_str(entry["stream"], f"{at}.stream"))
         if impl[1] not in streams:

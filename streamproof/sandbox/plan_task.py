@@ -35,6 +35,7 @@ from reference.dgs.executor import execute_plan
 from reference.dgs.leaves import cap_leaves, collapses, leaf_count
 from reference.dgs.optimizer import optimize
 from reference.dgs.validity import check_plan, impl_text
+from spark_impl.dgs import run_dgs
 from spark_impl.dgs.topology import topology
 from spec.dgs.loader import load_program
 from spec.dgs.plan import Plan, Worker
@@ -42,6 +43,7 @@ from spec.dgs.program import Program, short_repr
 from spec.dgs.semantics import multiset_equal, outputs_equal, spec_output
 from spec.dgs.streams import ImplTag, StreamEvent, sort_streams
 from spec.errors import InputError
+from spark_impl.session import get_or_create_session
 
 TASK = "plan"
 
@@ -143,8 +145,6 @@ def spark_run(target: str, plan: Plan, inputs: PlanInput, inline_below: int) -> 
     process starts and stops. The JVM and the Python workers it starts write to /dev/null, not
     to the captured output: Spark's log lines are not the program's (and what the program
     prints in Spark's workers is lost; the reference run before shows it)."""
-    from spark_impl.dgs import run_dgs
-    from spark_impl.session import get_or_create_session
 
     with _quiet_fds():
         session = get_or_create_session(app_name="streamproof-dgs-plan")

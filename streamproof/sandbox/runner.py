@@ -47,6 +47,7 @@ from streamproof.sandbox.session import end_session
 from streamproof.sandbox.stack import UNKNOWN, StackProbe
 from conformance.core.progress import ProgressBar
 from spec.errors import InputError, cut, one_line
+import conformance
 
 POLL = 0.05
 MAX_OUTPUT = 50_000_000
@@ -276,8 +277,6 @@ def _verdict(result: dict[str, Any], output: Captured) -> Verdict:
 def _child_env() -> dict[str, str]:
     """The environment of the child: ours, with streamproof's packages first on the path
     (``-P`` keeps the current directory, where a user file could shadow them, off it)."""
-    import conformance
-
     root = str(Path(conformance.__file__).resolve().parent.parent)
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)

@@ -74,9 +74,9 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Simulate and print the policy table (or JSON)."""
-    from reference.klink.results import estimator_accuracy
-    from reference.klink.simulator import SimConfig, compare
-    from reference.klink.workload import WorkloadConfig
+    from reference.klink.results import estimator_accuracy  # noqa: PLC0415 - loaded when the command runs, not by --help
+    from reference.klink.simulator import SimConfig, compare  # noqa: PLC0415 - loaded when the command runs, not by --help
+    from reference.klink.workload import WorkloadConfig  # noqa: PLC0415 - loaded when the command runs, not by --help
 
     wconfig = WorkloadConfig(queries=args.queries, delays=args.delays, seed=args.seed,
                              horizon=args.horizon)
