@@ -27,7 +27,7 @@ from spec.errors import InputError
 
 from conformance.standin.spark import LocalSpark
 from spark_impl.dgs.streaming import LiveJob, start_dgs_query
-from spark_impl.dgs.streaming_late import LateEventError
+from spark_impl.lateness import LateEventError
 from spark_impl.dgs.streaming_plan import keyed_plan
 from spark_impl.reconfig.sinks import CallbackSink, ParquetSink
 
