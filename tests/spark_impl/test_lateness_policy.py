@@ -12,6 +12,7 @@ import logging
 from typing import Any, Sequence
 
 import pytest
+from pyspark.sql import Row
 
 from conformance.standin.spark import LocalSpark
 from conformance.standin.streaming import Stream
@@ -32,9 +33,7 @@ class _Batch:
     columns = list(COLUMNS)
 
     def __init__(self, spark: LocalSpark, items: Sequence[dict[str, Any]]) -> None:
-        from pyspark.sql import Row  # a Row needs no SparkSession
-
-        row = Row(*COLUMNS)
+        row = Row(*COLUMNS)  # a Row needs no SparkSession
         self.rdd = spark.sparkContext.parallelize([row(*(i.get(c) for c in COLUMNS)) for i in items], 2)
 
 

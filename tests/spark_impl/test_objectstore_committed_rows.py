@@ -10,38 +10,16 @@ from __future__ import annotations
 
 import datetime
 from decimal import Decimal
-from itertools import chain
 from pathlib import Path
-from typing import Any, Callable, Iterator
 
 from pyspark.sql.types import IntegerType, LongType, StringType, StructField, StructType
 
 from spark_impl.reconfig.objectstore import ObjectStoreSink, read_committed, read_committed_rows
 from spark_impl.result_values import FORMAT_KEY, VALUES_FORMAT, to_text
+from support.partitioned_frame import PartitionedFrame as _Frame
 
 MARK = {FORMAT_KEY: VALUES_FORMAT}
 VALUES = [("alice", 2), Decimal("1.10"), b"\x00\xff", "3", datetime.date(2026, 1, 2), None, "plain text"]
-
-
-class _Collected:
-    def __init__(self, rows: list[Any]) -> None:
-        self.rows = rows
-
-    def collect(self) -> list[Any]:
-        return self.rows
-
-
-class _Parts:
-    def __init__(self, parts: list[list[tuple[Any, ...]]]) -> None:
-        self.parts = parts
-
-    def mapPartitionsWithIndex(self, f: Callable[[int, Iterator[Any]], Iterator[Any]]) -> _Collected:  # noqa: N802
-        return _Collected(list(chain.from_iterable(f(i, iter(p)) for i, p in enumerate(self.parts))))
-
-
-class _Frame:
-    def __init__(self, schema: StructType, parts: list[list[tuple[Any, ...]]]) -> None:
-        self.schema, self.columns, self.rdd = schema, [f.name for f in schema.fields], _Parts(parts)
 
 
 def _schema(marked: bool) -> StructType:
