@@ -47,8 +47,9 @@ A tuple below its job's previous watermark is *late*: counted (``status().late``
 by ``late_policy`` before anything of the batch runs: ``"fail"`` (the default, as on every
 front end: the batch raises :class:`~spark_impl.lateness.LateTupleError`, the query stops;
 :meth:`OplusStreamingRun.process_all_available` raises it), ``"drop"`` (one WARNING per batch on
-the logger ``streamproof.oplus``), or a sink that receives the late rows under the batch id. Input whose disorder
-stays within ``allowed_lateness`` has no late tuple, whatever order the source hands it over in.
+the logger ``streamproof.oplus``), or a sink that receives the late rows under the batch id.
+Input whose disorder stays within ``allowed_lateness`` has no late tuple, whatever order the
+source hands it over in.
 """
 
 from __future__ import annotations
