@@ -7,8 +7,8 @@ sink. ``foreachBatch(df, batch_id)`` on the driver (which releases events as DGS
 
 1. reads the batch's rows (JSON items, :mod:`spark_impl.dgs.streaming_input`) and puts them in
    each job's mailbox, each stream's items taken in timestamp order within the query's
-   ``allowed_lateness``; a late event goes to the ``late_policy``
-   (:mod:`spark_impl.dgs.streaming_late`: fail, drop and count, or a late sink) before anything
+   ``allowed_lateness``; a late event goes to the ``late_policy`` (:mod:`spark_impl.lateness`:
+   fail - the default -, drop and count, or a late sink) before anything
    is committed; the events no earlier dependent event can still precede are released;
 2. runs the released events as one tick of the Spark DGS executor (:mod:`spark_impl.dgs.driver`:
    leaf segments in place, synchronizing events gathered, joined, processed and forked back)
@@ -52,15 +52,15 @@ from spec.errors import InputError
 from spark_impl.dgs.driver import (DgsRun, combined_step, identity_partition, inline_short_segments, steps_of,
                                    user_error)
 from spark_impl.dgs.streaming_input import Mailbox, split_rows, take
-from spark_impl.dgs.streaming_late import (
-    LateEvent, LatePolicy, apply_policy, check_allowed_lateness, log_late, parse_late_policy,
-)
 from spark_impl.dgs.streaming_replan import fresh_name, migrate, remap_mailbox
 from spark_impl.dgs.streaming_rows import batch_rows, check_column
 from spark_impl.dgs.streaming_sink import deliver_batch
 from spark_impl.dgs.streaming_store import INITIAL, Commit, Store, check_layout, load_states, save_states
 from spark_impl.dgs.tasks import Layout, collect_slots, final_states, gather, initial_states
 from spark_impl.dgs.topology import Topology, topology
+from spark_impl.lateness import (DEFAULT_LATE_POLICY, LateEvent, LateEventError, LatePolicy, apply_late_policy,
+                                 check_allowed_lateness, first_event, late_event_frame, log_late)
+from spark_impl.lateness import late_policy as late_policy_of
 from spark_impl.lifecycle import LiveRun
 from spark_impl.observe import BatchReport, Observer
 from spark_impl.reconfig.sinks import Sink
@@ -121,8 +121,8 @@ class DgsStreamingRun(LiveRun):
     """The newest commit this process wrote or read (it is the only writer while it runs)."""
     allowed_lateness: int = 0
     """Bounded out-of-orderness in event-time units (:mod:`spark_impl.dgs.streaming_input`)."""
-    late_policy: LatePolicy = LatePolicy("fail")
-    """What happens to a late event (:mod:`spark_impl.dgs.streaming_late`)."""
+    late_policy: LatePolicy = LatePolicy(DEFAULT_LATE_POLICY)
+    """What happens to a late event (:mod:`spark_impl.lateness`)."""
 
     def late_count(self, job: int | None = None, stream: str | None = None) -> int:
         """Late events so far (committed: exactly once across restarts; every policy counts
@@ -292,7 +292,10 @@ class DgsStreamingRun(LiveRun):
                      if isinstance(items[b.index][1], StreamEvent)]
             if released:
                 plans[j] = inline_short_segments(topo, steps_of(topo, released), self.jobs[j].inline_below)
-        apply_policy(self.spark, self.late_policy, column, late, batch_id, self.allowed_lateness)
+        if late:
+            apply_late_policy(self.late_policy, batch_id,
+                              LateEventError(batch_id, first_event(late), len(late), self.allowed_lateness),
+                              lambda: late_event_frame(self.spark, column, late))
         states = commit.states
         if plans:
             records = self.store.fresh(self.store.records_dir(batch_id))
@@ -307,7 +310,9 @@ class DgsStreamingRun(LiveRun):
         commit = Commit(commit.jobs, batch_id, states, mailboxes, commit.delivered)
         self.commit(commit)
         _keep_last(self.batches, batch_id)
-        log_late(self.late_policy, late, batch_id, self.allowed_lateness)
+        if late:
+            log_late(self.observer.log, batch_id, len(late), first_event(late), self.late_policy,
+                     self.allowed_lateness, "event")
         self._crash("after-commit")
         self.deliver(commit)
 
@@ -383,7 +388,7 @@ def start_dgs_query(spark: Any, jobs: Sequence[LiveJob], source: Any, *, checkpo
                     column: str = "value", sink: Sink | None = None, keep_records: bool = False,
                     trigger: dict[str, Any] | None = None, crash_at: str | None = None,
                     query_checkpoint: str | None = None, allowed_lateness: int = 0,
-                    late_policy: Any = "fail") -> DgsStreamingRun:
+                    late_policy: Any = DEFAULT_LATE_POLICY) -> DgsStreamingRun:
     """Start a query running ``jobs`` on ``source`` (a streaming DataFrame whose ``column``
     holds one item per row: a JSON text, :mod:`spark_impl.dgs.streaming_input`, or a struct
     whose event keeps its Spark types, :mod:`spark_impl.dgs.streaming_rows`); the outputs go to
@@ -395,8 +400,9 @@ def start_dgs_query(spark: Any, jobs: Sequence[LiveJob], source: Any, *, checkpo
     local ``checkpoint_dir``, required for a URI. Starting again on both resumes exactly once.
     ``allowed_lateness`` (event-time units, an int >= 0) is how far a stream's items may come
     behind a newer item of the stream and still be taken in timestamp order
-    (:mod:`spark_impl.dgs.streaming_input`); ``late_policy`` (``"fail"``, ``"drop"`` or a sink)
-    says what happens to an event later than that (:mod:`spark_impl.dgs.streaming_late`); both
+    (:mod:`spark_impl.dgs.streaming_input`); ``late_policy`` (``"fail"``, the default of every
+    front end, ``"drop"`` or a sink) says what happens to an event later than that
+    (:mod:`spark_impl.lateness`); both
     may change from one start to the next. Every job is validated (program, plan) first;
     InputError on bad input."""
     if not getattr(source, "isStreaming", False):
@@ -407,7 +413,7 @@ def start_dgs_query(spark: Any, jobs: Sequence[LiveJob], source: Any, *, checkpo
     if not jobs:
         raise InputError("a DGS query needs at least one job")
     lateness = check_allowed_lateness(allowed_lateness)
-    policy = parse_late_policy(late_policy)
+    policy = late_policy_of(late_policy)
     if crash_at is not None and crash_at not in CRASH_POINTS:
         raise InputError(f"unknown crash point {crash_at!r} (expected one of {', '.join(CRASH_POINTS)})")
     programs: list[Program] = []

@@ -28,7 +28,7 @@ timestamp the stream has shown; with ``L = 0``, ``highest`` itself) if that is l
 held item at or before it is taken, in timestamp order. An item at or before its stream's
 watermark when its micro-batch starts is *late*: it comes more than ``L`` behind an item of an
 earlier micro-batch (or repeats a taken timestamp). :func:`take` reports late items and leaves
-them out; the front end applies the query's late policy (:mod:`spark_impl.dgs.streaming_late`).
+them out; the front end applies the query's late policy (:mod:`spark_impl.lateness`).
 Within one micro-batch order does not matter. So the taken items of every stream are in
 timestamp order (DGS Def. 3.3), and when the input's disorder is at most ``L`` nothing is late
 and the released events are those of the sorted input, only later: the outputs are the

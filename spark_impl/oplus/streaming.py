@@ -44,11 +44,12 @@ commit's state).
 event time minus ``allowed_lateness`` (or its largest explicit watermark); the job's watermark,
 the minimum bound over its sources, is in every commit record, so a restart continues from it.
 A tuple below its job's previous watermark is *late*: counted (``status().late``) and handled
-by ``late_policy`` before anything of the batch runs: ``"drop"`` (one WARNING per batch on
-the logger ``streamproof.oplus``), ``"fail"`` (the batch raises
-:class:`~spark_impl.lateness.LateTupleError`, the query stops; :meth:`OplusStreamingRun.process_all_available`
-raises it), or a sink that receives the late rows under the batch id. Input whose disorder
-stays within ``allowed_lateness`` has no late tuple, whatever order the source hands it over in.
+by ``late_policy`` before anything of the batch runs: ``"fail"`` (the default, as on every
+front end: the batch raises :class:`~spark_impl.lateness.LateTupleError`, the query stops;
+:meth:`OplusStreamingRun.process_all_available` raises it), ``"drop"`` (one WARNING per batch on
+the logger ``streamproof.oplus``), or a sink that receives the late rows under the batch id.
+Input whose disorder stays within ``allowed_lateness`` has no late tuple, whatever order the
+source hands it over in.
 """
 
 from __future__ import annotations
@@ -66,7 +67,8 @@ from spec.errors import InputError
 from spec.oplus.budget import MAX_PARALLELISM
 
 from spark_impl.faults import check_faults
-from spark_impl.lateness import LatePolicy, LateTuple, LateTupleError, check_allowed_lateness, log_late
+from spark_impl.lateness import (DEFAULT_LATE_POLICY, LatePolicy, LateTuple, LateTupleError, apply_late_policy,
+                                 check_allowed_lateness, log_late)
 from spark_impl.lateness import late_policy as late_policy_of
 from spark_impl.lifecycle import LiveRun
 from spark_impl.observe import BatchReport, Observer
@@ -115,7 +117,7 @@ class OplusStreamingRun(LiveRun):
     replayed: list[int] = field(default_factory=list)
     crash: str | None = None
     allowed_lateness: int = 0
-    policy: LatePolicy = field(default_factory=lambda: LatePolicy("drop"))
+    policy: LatePolicy = field(default_factory=lambda: late_policy_of(DEFAULT_LATE_POLICY))
     batch_error: BaseException | None = None
 
     def late(self) -> dict[int, int]:
@@ -367,7 +369,7 @@ def compact_requests(run: OplusStreamingRun, record: Commit) -> None:
 def start_oplus_query(spark: Any, stream: Any, jobs: Sequence[OplusJob], *, checkpoint_dir: str, sink: Sink,
                       faults: Iterable[str] = (), trigger: dict[str, Any] | None = None,
                       keep: int = 2, query_checkpoint: str | None = None, allowed_lateness: int = 0,
-                      late_policy: Any = "drop") -> OplusStreamingRun:
+                      late_policy: Any = DEFAULT_LATE_POLICY) -> OplusStreamingRun:
     """Start a Structured Streaming query over ``stream`` (a streaming DataFrame, columns as
     in :mod:`spark_impl.oplus.streaming_jobs`) running ``jobs``; outputs go to ``sink``.
 
@@ -380,10 +382,11 @@ def start_oplus_query(spark: Any, stream: Any, jobs: Sequence[OplusJob], *, chec
     same jobs resumes exactly once.
     ``faults``: seeded O+ bugs (``spark_impl.faults.OPLUS_FAULTS``) for the conformance suite.
     ``keep``: commit records retained (>= 1).
-    ``allowed_lateness`` (event-time units, >= 0) and ``late_policy`` (``"drop"``, ``"fail"``,
-    or a sink: ``function(df, batch_id)``, an object with ``deliver(df, batch_id)``, or a
-    Parquet path): bounded out-of-orderness and what happens to a tuple behind the watermark
-    (:mod:`spark_impl.lateness`; docs/production/oplus.md)."""
+    ``allowed_lateness`` (event-time units, >= 0) and ``late_policy`` (``"fail"``, the default
+    of every front end: a late tuple stops the query, nothing is dropped unless asked for;
+    ``"drop"``; or a sink: ``function(df, batch_id)``, an object with ``deliver(df, batch_id)``,
+    or a Parquet path): bounded out-of-orderness and what happens to a tuple behind the
+    watermark (:mod:`spark_impl.lateness`; docs/production/oplus.md)."""
     if not getattr(stream, "isStreaming", False):
         raise InputError("start_oplus_query needs a streaming DataFrame (spark.readStream...)", "stream")
     if "ts" not in stream.columns:
@@ -428,11 +431,9 @@ def handle_late(run: OplusStreamingRun, df: Any, batch_id: int, prev: Commit, co
     """Apply the late policy to a batch with late tuples (``counts`` per job, the ``first``
     one), before anything of it runs: raise (``fail``), deliver them (a sink), then log."""
     count = sum(counts.values())
-    if run.policy.kind == "fail":
-        raise LateTupleError(batch_id, first, count, run.allowed_lateness)
-    if run.policy.deliver is not None:
-        run.policy.deliver(late_rows(df, prev.watermark), batch_id)
-    log_late(LOGGER, batch_id, count, first, run.policy, run.allowed_lateness)
+    apply_late_policy(run.policy, batch_id, LateTupleError(batch_id, first, count, run.allowed_lateness),
+                      lambda: late_rows(df, prev.watermark))
+    log_late(LOGGER, batch_id, count, first, run.policy, run.allowed_lateness, "tuple")
 
 
 def late_rows(df: Any, watermark: dict[int, float]) -> Any:

@@ -23,7 +23,13 @@ delivered DataFrame marks with a layout version of its values (field metadata
 so :func:`spark_impl.readers.value_formats` tells the layouts apart per file.
 
 Readers read only what the manifests list: :func:`read_committed` (pyarrow) returns the
-committed rows as a ``pyarrow.Table`` (``.to_pandas()``, or ``spark.createDataFrame`` of it).
+committed rows as a ``pyarrow.Table`` (``.to_pandas()``, or ``spark.createDataFrame`` of it),
+the ``string`` key and value columns as the text the sink wrote; :func:`read_committed_rows`
+returns them as a list of dicts whose marked ``string`` columns are decoded back to the values
+the user's functions returned (tuples, ``Decimal``, dates, bytes, ...), part file by part file,
+as :func:`spark_impl.readers.read_result_rows` does for a ``ParquetSink`` table
+(docs/production/types.md, "Results"). A table has no single Arrow type for such values, hence
+a second function rather than a change of :func:`read_committed`'s documented return type.
 """
 
 from __future__ import annotations
@@ -34,8 +40,9 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 from spec.errors import InputError
+from spark_impl.readers import value_formats
 from spark_impl.reconfig.sinks import COLUMN_TYPES, check_types
-from spark_impl.result_values import FORMAT_KEY
+from spark_impl.result_values import FORMAT_KEY, from_text
 from spark_impl.store import is_uri, resolve
 
 _ARROW_TYPES = {"string": "string", "long": "int64", "double": "float64", "boolean": "bool"}
@@ -186,4 +193,32 @@ def read_committed(uri: str, key_type: str | None = None, value_type: str | None
     return pq.read_table(files, filesystem=fs, schema=schema)
 
 
-__all__ = ["COLUMN_TYPES", "ObjectStoreSink", "committed_files", "filesystem", "read_committed"]
+def read_committed_rows(uri: str, key_type: str | None = None, value_type: str | None = None, *,
+                        decode: bool = True) -> list[dict[str, Any]]:
+    """Every committed row as a dict, in batch order (:func:`read_committed`'s rows, with the
+    same ``key_type`` / ``value_type``). ``decode`` (the default; this function exists for
+    it): each part file's ``string`` columns marked with layout version 2 or later
+    (:func:`spark_impl.readers.value_formats`) are decoded by
+    :func:`spark_impl.result_values.from_text` back to the values the user's functions
+    returned; a part of the unmarked first layout keeps its text, which cannot be decoded
+    reliably. ``decode=False``: the text as written, as :func:`read_committed` gives it."""
+    import pyarrow.parquet as pq
+
+    fs, _ = filesystem(uri)
+    typed = key_type is not None or value_type is not None
+    schema = _schema(_fries_fields(key_type or "string", value_type or "string")) if typed else None
+    rows: list[dict[str, Any]] = []
+    for path in committed_files(uri):
+        part = pq.read_table(path, filesystem=fs, schema=schema)
+        marked = [c for c, version in value_formats(pq.read_schema(path, filesystem=fs)).items() if version >= 2]
+        for row in part.to_pylist():
+            if decode:
+                for column in marked:
+                    if isinstance(row.get(column), str):
+                        row[column] = from_text(row[column])
+            rows.append(row)
+    return rows
+
+
+__all__ = ["COLUMN_TYPES", "ObjectStoreSink", "committed_files", "filesystem", "read_committed",
+           "read_committed_rows"]

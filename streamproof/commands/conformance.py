@@ -15,7 +15,8 @@ printed, and saved as a replayable JSON file plus a pytest regression file); 2: 
 above :data:`MAX_CASES`; a ``--report`` or ``--save-dir`` that cannot be written - checked
 before the run; ``--job ''``; a damaged or invalid ``--replay`` file, named with its field).
 A check that cannot run here (e.g. "spark engine not available") is shown as NOT RUN, never
-as a pass. Progress goes to stderr, the summary to stdout (``--json``: one JSON object).
+as a pass. Progress goes to stderr, the summary to stdout (``--json``: one JSON object); the
+product's own ``streamproof.*`` WARNING lines of the suite's engine runs do not (:func:`run`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from conformance.core.product_logs import product_logs_quiet
 from streamproof.conformance_operator import run_operator
 from streamproof.job_probe import probe_job
 from streamproof.output import print_json
@@ -93,7 +95,16 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Handle ``streamproof conformance``."""
+    """Handle ``streamproof conformance``. While the suite runs its own engines (every mode:
+    the suites, ``--replay``, ``--job``, ``--operator``), the product's ``streamproof.*``
+    loggers log only ERROR and above (:mod:`conformance.core.product_logs`): their WARNING
+    lines are the suite's injected crashes and restarts, not news for the user, and would
+    otherwise be printed to stderr. The user's own loggers and output are left as they are."""
+    with product_logs_quiet():
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from conformance.run import (  # noqa: PLC0415 - loads hypothesis (via conformance.dgs.cases)
         RunConfig, fault_catalogue, parse_suites, resolve_engine, run_streaming_suites, run_suites, streaming_faults,
     )

@@ -252,6 +252,9 @@ def test_the_guide_runs_top_to_bottom_swap_kill_restart_exactly_once(tmp_path: A
     try:
         land()
         third.wait("every file", committed(7), deadline)
+        third.proc.send_signal(signal.SIGTERM)  # the driver ends in supervised(run): a batch-boundary stop
+        assert third.proc.wait(120) == 143, third.err.read_text()[-3000:]
+        assert third.err.read_text().splitlines()[-1].startswith("streamproof: stopped by SIGTERM at a batch boundary")
     finally:
         third.kill()
     read = subprocess.run([sys.executable, str(tmp_path / "fries_results.py"), base], capture_output=True, text=True,

@@ -7,7 +7,9 @@ operator file loads as ``file.py:NAME`` and computes a per-key maximum over tumb
 SparkSession) with ``BASE/my_operators.py``; two files whose tuples interleave in event time
 landed in the same millisecond, then a file with a tuple further behind than
 ``allowed_lateness``, then the end; the results (read with pyarrow) equal the reference on the
-sorted input of the tuples on time, and the late tuple is in ``BASE/late``.
+sorted input of the tuples on time, the late tuple is in ``BASE/late``, and a SIGTERM stops
+the driver (it ends in ``supervised(run)``) at a batch boundary with exit 143 and the
+documented line.
 """
 
 from __future__ import annotations
@@ -120,6 +122,10 @@ def test_the_recipe_gives_the_sorted_inputs_results_and_keeps_the_late_tuple(tmp
         while not _committed(base, landed):
             assert proc.poll() is None and time.monotonic() < deadline, (tmp_path / "driver.err").read_text()
             time.sleep(0.2)
+        proc.send_signal(signal.SIGTERM)  # the recipe ends in supervised(run): a batch-boundary stop, exit 143
+        assert proc.wait(120) == 143, (tmp_path / "driver.err").read_text()[-3000:]
+        assert (tmp_path / "driver.err").read_text().splitlines()[-1].startswith(
+            "streamproof: stopped by SIGTERM at a batch boundary")
     finally:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(60)

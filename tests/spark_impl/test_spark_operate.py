@@ -251,7 +251,8 @@ def test_oplus_query_logs_late_drops_meters_reports_status_reads_and_never_hangs
     stream = (spark.readStream.schema("ts long, key string, value long, watermark long, end boolean")
               .option("maxFilesPerTrigger", 1).json(files.folder))
     run = start_oplus_query(spark, stream, [oplus_job("sliding-sum", 5, 10, WT="multi", parallelism=2)],
-                            checkpoint_dir=ckpt, sink=ParquetSink(results, key_type="string", value_type="long"))
+                            checkpoint_dir=ckpt, sink=ParquetSink(results, key_type="string", value_type="long"),
+                            late_policy="drop")
     try:
         files.land([{"ts": t, "key": k, "value": t} for t, k in ((1, "ann"), (2, "bob"), (4, "ann"))])
         run.wait_for(lambda: 0 in run.batch_ms, WAIT_S, "batch 0")

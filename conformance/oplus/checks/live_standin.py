@@ -193,7 +193,7 @@ def _run(directory: str) -> list[str]:
     sink = CallbackSink(lambda df, b: delivered.__setitem__(b, df.collect()), key_type="long", value_type="long")
     stream = Stream(columns=COLUMNS)
     run = start_oplus_query(spark, stream, [oplus_job("sliding-sum", WA, WS, parallelism=P0)],
-                            checkpoint_dir=directory, sink=sink)
+                            checkpoint_dir=directory, sink=sink, late_policy="drop")
     handler = stream.writeStream.handler
     real = streaming_round.load_state
     due_moved: list[frozenset[int]] = [frozenset()]

@@ -1,5 +1,5 @@
 """Bounded out-of-orderness on the live DGS front end (docs/production/dgs.md;
-spark_impl/dgs/streaming_input.py, "Bounded out-of-orderness"; spark_impl/dgs/streaming_late.py):
+spark_impl/dgs/streaming_input.py, "Bounded out-of-orderness"; spark_impl/lateness.py):
 within ``allowed_lateness`` the outputs are the sequential program's on the event-time-sorted
 input whatever order the files come in; a late event is failed on, dropped and counted (one
 WARNING per batch), or sent to a late sink, exactly once across restarts.
@@ -27,7 +27,7 @@ from spec.errors import InputError
 
 from conformance.standin.spark import LocalSpark
 from spark_impl.dgs.streaming import LiveJob, start_dgs_query
-from spark_impl.dgs.streaming_late import LateEventError
+from spark_impl.lateness import LateEventError
 from spark_impl.dgs.streaming_plan import keyed_plan
 from spark_impl.reconfig.sinks import CallbackSink, ParquetSink
 from support.paths import TESTS
@@ -278,8 +278,9 @@ def test_fail_is_the_default_and_stops_the_query_naming_the_first_late_event() -
 
 def test_drop_logs_one_warning_per_batch_with_its_count_and_equals_the_reference_without_them(
         tmp_path: Any, caplog: pytest.LogCaptureFixture) -> None:
-    """streaming_late: ``"drop"``: "left out and counted ...; every micro-batch that drops logs
-    one WARNING on the logger ``streamproof.dgs`` with the count and the first late event"; the
+    """spark_impl.lateness: ``"drop"``: "left out and counted ...; every micro-batch that drops
+    logs ONE WARNING on the front end's logger (``streamproof.oplus``, ``streamproof.dgs``) with
+    the count and the first late item"; the
     outputs are the reference's on the input without the dropped events."""
     rows = _events(5, 40)
     files = _swapped_pairs(_chunks(rows, 4)) + [_closing(rows, 0)]
@@ -302,9 +303,9 @@ def test_drop_logs_one_warning_per_batch_with_its_count_and_equals_the_reference
 
 @pytest.mark.parametrize("crash_at", ["before-commit", "after-commit", "after-deliver"])
 def test_a_late_sink_receives_exactly_the_late_rows_once_across_a_restart(tmp_path: Any, crash_at: str) -> None:
-    """streaming_late: a sink "receives the late rows of every micro-batch that has some, *before*
-    the batch commits, under the batch id (a crash in between delivers them again under the same
-    id)"; counts and outputs are exactly once after a driver kill at every point of the commit
+    """spark_impl.lateness: a sink "receives the late rows of every micro-batch that has some,
+    under the batch id, *before* the batch commits (a crash in between delivers them again under
+    the same id ...)"; counts and outputs are exactly once after a driver kill at every point of the commit
     protocol and a restart on the checkpoint. A late heartbeat is neither delivered nor counted."""
     rows = _events(6, 40)
     files = [[_text(r) for r in f] for f in _swapped_pairs(_chunks(rows, 4)) + [_closing(rows, 1)]]
@@ -455,9 +456,10 @@ def test_allowed_lateness_may_change_from_one_start_to_the_next(tmp_path: Any) -
 
 
 def test_a_failed_batch_fails_again_on_restart_until_the_policy_changes(tmp_path: Any) -> None:
-    """streaming_late: ``"fail"``: "a restart replays the same micro-batch and fails the same way
-    until the policy changes: a larger ``allowed_lateness`` does not help it (its watermarks are
-    committed and never move back)". Restarted with a late sink, the replayed batch's late rows
+    """docs/production/dgs.md, "The late policies", ``"fail"``: "A restart replays the same
+    micro-batch and fails the same way until you restart with another policy ... A larger
+    ``allowed_lateness`` does not rescue them: the watermarks they were behind are committed and
+    never move back". Restarted with a late sink, the replayed batch's late rows
     reach the sink and the rest of the stream equals the reference without them."""
     rows = _events(10, 24)
     handed = _swapped_pairs(_chunks(rows, 6)) + [_closing(rows, 0)]

@@ -210,7 +210,7 @@ def test_a_late_tuple_under_drop_is_counted_and_logged_once_per_batch(tmp_path: 
     """spark_impl.lateness: "drop" counts, one WARNING per batch that drops (logger
     streamproof.oplus), the count in ``late()`` / ``status().late``; the result is the
     reference of the tuples that were on time."""
-    live = Live(str(tmp_path), [oplus_job(f"{OPERATORS}:FIRST", fields=("key", "value"))])
+    live = Live(str(tmp_path), [oplus_job(f"{OPERATORS}:FIRST", fields=("key", "value"))], late_policy="drop")
     first = [{"ts": 20, "seq": 0, "key": "ann", "value": 1}]
     late = [{"ts": 3, "seq": 1, "key": "bob", "value": 2}, {"ts": 2, "seq": 2, "key": "ann", "value": 3}]
     with caplog.at_level(logging.WARNING, logger="streamproof.oplus"):

@@ -6,39 +6,17 @@ a real Spark schema and partitions (the sink's only calls on it)."""
 
 from __future__ import annotations
 
-from itertools import chain
 from pathlib import Path
-from typing import Any, Callable, Iterator
 
 import pytest
 from pyspark.sql.types import ArrayType, IntegerType, LongType, StringType, StructField, StructType
 
 from spec.errors import InputError
 from spark_impl.reconfig.objectstore import ObjectStoreSink, committed_files, read_committed
+from support.partitioned_frame import PartitionedFrame as _Frame
 
 DGS = StructType([StructField("job", IntegerType()), StructField("batch", LongType()),
                   StructField("value", StringType())])
-
-
-class _Collected:
-    def __init__(self, rows: list[Any]) -> None:
-        self.rows = rows
-
-    def collect(self) -> list[Any]:
-        return self.rows
-
-
-class _Rdd:
-    def __init__(self, parts: list[list[tuple[Any, ...]]]) -> None:
-        self.parts = parts
-
-    def mapPartitionsWithIndex(self, f: Callable[[int, Iterator[Any]], Iterator[Any]]) -> _Collected:  # noqa: N802
-        return _Collected(list(chain.from_iterable(f(i, iter(p)) for i, p in enumerate(self.parts))))
-
-
-class _Frame:
-    def __init__(self, schema: StructType, parts: list[list[tuple[Any, ...]]]) -> None:
-        self.schema, self.columns, self.rdd = schema, [f.name for f in schema.fields], _Rdd(parts)
 
 
 def test_any_front_ends_columns_are_written_typed_and_read_back_once(tmp_path: Path) -> None:
