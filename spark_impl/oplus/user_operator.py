@@ -199,7 +199,8 @@ def process_key(op: OPlus, key: Any, state: list[Any] | None, arrived: list[Pend
     """One key's micro-batch (module docstring): ``state`` is ``[pending, windows, last_ts]``
     (None: a new key); returns the new state (None: nothing left). ``off_by_one``: the seeded
     fault ``window-off-by-one`` (:mod:`spark_impl.faults`; off unless injected): a tuple at
-    ``L + WS`` also falls in instance ``L``."""
+    ``L + WS`` also falls in instance ``L`` (WT multi: ``L`` is among its instances; WT single:
+    the chain's instance ``L`` is not yet expired when the tuple is applied)."""
     pending, windows, last_ts = state if state is not None else ([], None, None)
     pending = pending + arrived
     ready = sorted((p for p in pending if p[0] < watermark), key=_order)
@@ -221,7 +222,8 @@ def process_key(op: OPlus, key: Any, state: list[Any] | None, arrived: list[Pend
     else:
         chain: WindowSet | None = None if windows is None else WindowSet(windows[0], key, windows[1])
         for ts, source, seq, payload, inp in ready:
-            chain = _drain(op, key, chain, ts, last_ts, emitted)
+            # the seeded fault: instance L still open for a tuple at L + WS (right boundary counted in)
+            chain = _drain(op, key, chain, ts - 1 if off_by_one else ts, last_ts, emitted)
             left = _earliest(spec, ts, off_by_one)
             current = chain if chain is not None else WindowSet(left, key, op.empty_states())
             new, payloads = op.update(current, StreamTuple(ts, source, seq, payload, inp))

@@ -64,3 +64,34 @@ def test_the_user_config_carries_the_window_fault() -> None:
     job = oplus_job(KEY_SUM, fields=("key", "value"))
     assert job.config(True).off_by_one and not job.config(False).off_by_one
     assert replace(job.config(True), off_by_one=False) == job.config(False)
+
+
+
+def _chain_outputs(off_by_one: bool) -> list[tuple[int, Any]]:
+    from spec.oplus.model import OPlus, StreamTuple, WindowSet, WindowType
+    from spec.oplus.windows import WindowSpec
+
+    def update(ws: WindowSet, t: StreamTuple) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+        return (ws.states[0] + (t.ts,),), ()
+
+    def output(ws: WindowSet) -> tuple[Any, ...]:  # trusts the front end: every tuple it was given
+        return ((ws.key, len(ws.states[0])),)
+
+    def slide(ws: WindowSet, new_left: int) -> tuple[Any, ...]:
+        return (tuple(ts for ts in ws.states[0] if ts >= new_left),)
+
+    count = OPlus(name="count", windows=WindowSpec(3, 6), inputs=1, keys=lambda t: frozenset({t.payload[0]}),
+                  window_type=WindowType.SINGLE, update=update, output=output, slide=slide)
+    emitted: list[tuple[int, Any, Any]] = []
+    # ts 1 opens the chain at [-3, 3); ts 6 is at the right boundary of [0, 6)
+    process_key(count, "a", None, [(1, 0, 0, ("a", 5), 0), (6, 0, 1, ("a", 7), 0)], float("inf"), emitted,
+                off_by_one)
+    return sorted((ts, value) for ts, _, value in emitted)
+
+
+def test_a_single_type_chain_hands_a_tuple_only_to_instances_that_contain_it() -> None:
+    assert (6, ("a", 2)) not in _chain_outputs(False)  # [0, 6) never sees the tuple at 6
+
+
+def test_window_off_by_one_hands_it_to_the_instance_ending_at_it_in_a_single_type_chain() -> None:
+    assert (6, ("a", 2)) in _chain_outputs(True)
