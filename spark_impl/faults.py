@@ -6,8 +6,9 @@ alignment); ``missing-alignment`` - a non-head component member switches as soon
 markers are in, before processing the batch's old-version input; ``double-transform`` - the
 state transformation is applied twice at a switch; ``duplicate-after-restart`` - the sink
 appends every batch that ran, so batches replayed after a restart appear twice.
-O+ (``spark_impl.oplus``): ``window-off-by-one`` - window instances include their right
-boundary; ``drop-near-watermark`` - a tuple at exactly the previous watermark is dropped as late.
+O+ (``spark_impl.oplus``, catalogue and user-defined operators alike): ``window-off-by-one`` -
+window instances include their right boundary; ``drop-near-watermark`` - a tuple at exactly the
+previous watermark is dropped as late.
 """
 
 from __future__ import annotations

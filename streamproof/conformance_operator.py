@@ -2,18 +2,21 @@
 
     streamproof conformance --operator FILE.py:NAME [--fields key,value] [--cases N] [--seed S]
                             [--engine auto|spark|reference] [--save-dir DIR] [--shrink-budget N]
-                            [--json]
+                            [--inject-fault window-off-by-one|drop-near-watermark] [--json]
 
 Judges YOUR O+ operator (a module-level ``spec.oplus.model.OPlus`` named NAME in FILE.py):
 random inputs whose tuples carry ``--fields`` (default ``key,value``: ``key`` a string, every
 other field an integer; ``NAME:str`` or ``NAME:int`` to say), run on the reference's O+
 semantics with the user's functions (sequential = the meaning; shared-nothing; elastic virtual
 shared-nothing) and, unless ``--engine reference``, on spark_impl's live O+ front end
-(``conformance.oplus.user_suite``). Exit 0: every case passed; 1: a case failed (the shrunk
+(``conformance.oplus.user_suite``: out-of-order files within the allowed lateness, explicit
+watermarks, driver crashes and restarts). ``--inject-fault`` switches on a seeded O+ fault of
+spark_impl's front end (it applies to a user's operator as to the catalogue's), so a correct
+operator must then fail. Exit 0: every case passed; 1: a case failed (the shrunk
 case is printed and saved, replayable with ``--replay``), including a case in which the
 operator's own code raised (oracle ``user-code``, the function named); 2: bad input (the file
 cannot be loaded, NAME is missing or not an O+ operator, bad ``--fields``, a flag that does not
-apply).
+apply, a fault that is not one of spark_impl's O+ faults, a fault with ``--engine reference``).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import importlib.util
 import sys
 
 from spec.errors import InputError
+from spark_impl.faults import OPLUS_FAULTS
 
 from streamproof.output import print_json
 from streamproof.summary import print_summary
@@ -48,9 +52,15 @@ def run_operator(args: argparse.Namespace) -> int:
         raise InputError("give --job (a Fries job) or --operator (an O+ operator), not both", "--operator")
     if args.suite not in ("all", "oplus"):
         raise InputError(f"an O+ operator is judged by the oplus suite, not {args.suite!r}", "--suite")
-    if args.inject_fault:
-        raise InputError("the seeded O+ faults are in the catalogue operators' code; a user operator has none",
-                         "--inject-fault")
+    faults = frozenset(args.inject_fault or ())
+    if faults:
+        other = sorted(faults - OPLUS_FAULTS)
+        if other:
+            raise InputError(f"{other[0]!r} is not a seeded fault of the O+ front end (known: "
+                             f"{', '.join(sorted(OPLUS_FAULTS))})", "--inject-fault")
+        if not spark_wanted(args.engine):
+            raise InputError("the seeded O+ faults are in spark_impl's live front end, which --engine reference "
+                             "does not run", "--inject-fault")
     if args.replay or args.list_faults:
         raise InputError("--replay and --list-faults take no --operator (a saved case names its operator)",
                          "--operator")
@@ -58,7 +68,7 @@ def run_operator(args: argparse.Namespace) -> int:
     under = load_under(args.operator, fields)
     result = run_operator_suite(under, cases=DEFAULT_CASES if args.cases is None else args.cases, seed=args.seed,
                                 spark_check=spark_wanted(args.engine), save_dir=args.save_dir or "conformance-failures",
-                                shrink_budget=args.shrink_budget, progress=ProgressBar("oplus"))
+                                shrink_budget=args.shrink_budget, progress=ProgressBar("oplus"), faults=faults)
     if args.json:
         print_json({"passed": result.failed == 0, "cases": result.cases, "failed": result.failed, "seed": args.seed,
                     "operator": args.operator, "fields": fields, "suites": [result.to_json()]})

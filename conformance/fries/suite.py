@@ -16,7 +16,8 @@ the Spark-free checks of the executor's internals (:mod:`conformance.fries.check
 
 :func:`run_fries_streaming` is the same suite on the live path (``--engine spark-streaming``):
 the ``stepped`` section's cases the front end can run (mode ``live-stepped``), then random
-scenarios (mode ``live``), each through :class:`~conformance.fries.engines.live.StreamingEngine`;
+scenarios (a few with nested keys and values of mixed types, mode ``live-typed``; the rest mode
+``live``), each through :class:`~conformance.fries.engines.live.StreamingEngine`;
 the first failure is shrunk and saved with ``"scheduler": "<scheduler>:<mode>"``.
 
 Orchestration only: the cases are drawn by :mod:`conformance.fries.cases`, run by
@@ -50,6 +51,7 @@ from conformance.fries.checks.mcs import run_mcs_check
 from conformance.fries.config import FriesConfig
 from conformance.fries.engines.catalogue import FriesEngine, engine_status, make_engine
 from conformance.fries.engines.live import MODES, StreamingEngine
+from conformance.fries.engines.typed import typed_section
 from conformance.fries.engines.paths import applicable, prepare
 from conformance.fries.oracles import Judgement, judge
 
@@ -291,7 +293,8 @@ def run_fries_streaming(*, cases: int, seed: int, scheduler: str, faults: frozen
     result.checks.append(check)
     stepped = stepped_cases(seed)
     stepped = stepped if cases >= len(stepped) else []
-    sections = [("live-stepped", stepped), ("live", streaming_cases(cases - len(stepped), seed))]
+    typed, drawn_live = typed_section(streaming_cases(cases - len(stepped), seed))
+    sections = [("live-stepped", stepped), ("live-typed", typed), ("live", drawn_live)]
     engines = {mode: StreamingEngine(scheduler, faults, spark=spark, mode=mode) for mode in MODES}
     first: tuple[int, Any, Scenario, str] | None = None
     start = time.monotonic()

@@ -196,7 +196,7 @@ def shrink_reference(check: str, mode: str, seed: int, index: int, case: dict[st
 def replay(record: dict[str, Any], faults: frozenset[str] | None) -> tuple[bool, str]:
     """Replay a saved O+ case (``scheduler`` holds the mode, or ``spark``)."""
     if str(record.get("scheduler", "")).startswith(user_suite.SCHEDULER + ":"):
-        return user_suite.replay(record)
+        return user_suite.replay(record, faults)
     if record.get("scheduler") == DISORDER_SCHEDULER:
         injected = frozenset(record.get("faults", ())) if faults is None else faults
         data = record["case_data"]

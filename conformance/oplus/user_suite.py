@@ -8,8 +8,10 @@ the sequential reference running the user's functions (the operator's meaning, S
   spread over instances, or on anything but its keys' tuples in event-time order, fails here;
 * ``spark-streaming vs sequential`` (``--engine spark``, the default when Spark is available):
   every case one job of ONE live query on spark_impl's O+ front end
-  (:func:`conformance.oplus.engines.user.live_engine`). spark_impl's batch O+ executor runs
-  only the catalogue, so there is no batch check (reported NOT RUN, never as a pass).
+  (:func:`conformance.oplus.engines.user.live_engine`: files landed out of order within the
+  allowed lateness, explicit watermarks, driver crashes and restarts; with ``faults``,
+  spark_impl's seeded O+ faults switched on). spark_impl's batch O+ executor runs only the
+  catalogue, so there is no batch check (reported NOT RUN, never as a pass).
 
 Oracles: ``outputs`` (the multiset of ``(ts, payload)`` differs: the first missing and
 unexpected outputs), ``user-code`` (one of the operator's functions raised: named with its
@@ -99,9 +101,10 @@ def reference_judge(under: UserOperatorUnderTest, mode: str, seed: int) -> Judge
     return judge
 
 
-def live_judge(under: UserOperatorUnderTest, spark: Any) -> Judge:
-    """Per case: None when the live front end's outputs equal the sequential reference's."""
-    engine = live_engine(under, spark)
+def live_judge(under: UserOperatorUnderTest, spark: Any, faults: frozenset[str] = frozenset()) -> Judge:
+    """Per case: None when the live front end's outputs (with the seeded ``faults``) equal the
+    sequential reference's."""
+    engine = live_engine(under, spark, faults=faults)
 
     def judge(cases: Sequence[dict[str, Any]]) -> list[str | None]:
         problems: list[str | None] = []
@@ -143,7 +146,8 @@ def run_check(name: str, judge: Judge, cases: list[dict[str, Any]], result: Suit
                            stats.steps, data)
     if save_dir is not None:
         json_path, test_path = save_case(save_dir, suite="oplus", engine=record["engine"],
-                                         scheduler=f"{SCHEDULER}:{record['mode']}", faults=(),
+                                         scheduler=f"{SCHEDULER}:{record['mode']}",
+                                         faults=tuple(record.get("faults", ())),
                                          seed=record["seed"] + index, case=index, oracles=report.oracles,
                                          explanation=explanation, case_data=data)
         report.replay_file, report.pytest_file = str(json_path), str(test_path)
@@ -157,18 +161,21 @@ def fields_text(fields: Sequence[Field]) -> str:
 
 def run_operator_suite(under: UserOperatorUnderTest, *, cases: int, seed: int, spark_check: bool,
                        save_dir: str | None, shrink_budget: int, spark: Any = None,
-                       progress: Progress | None = None) -> SuiteResult:
+                       progress: Progress | None = None, faults: frozenset[str] = frozenset()) -> SuiteResult:
     """Every check of the module docstring on ``cases`` random cases (``spark_check``: also
-    the live front end)."""
-    result = SuiteResult("oplus", "spark-streaming" if spark_check else "reference", seed, delay_unit="")
+    the live front end, with spark_impl's seeded O+ ``faults`` switched on: the reference
+    checks have none)."""
+    result = SuiteResult("oplus", "spark-streaming" if spark_check else "reference", seed,
+                         faults=tuple(sorted(faults)), delay_unit="")
     drawn = draw_cases(operator_cases(under.op, under.fields), cases, seed)
     base = {"operator": under.target, "fields": fields_text(under.fields), "seed": seed}
     for name, mode in CHECKS.items():
         run_check(name, reference_judge(under, mode, seed), drawn, result, {**base, "engine": f"reference-{mode}",
                   "mode": mode}, shrink_budget, None, save_dir)
     if spark_check:
-        run_check(LIVE, live_judge(under, spark), drawn, result, {**base, "engine": "spark-streaming",
-                  "mode": "spark-streaming"}, min(LIVE_SHRINK, shrink_budget), 90.0, save_dir)
+        run_check(LIVE, live_judge(under, spark, faults), drawn, result, {**base, "engine": "spark-streaming",
+                  "mode": "spark-streaming", "faults": sorted(faults)}, min(LIVE_SHRINK, shrink_budget), 90.0,
+                  save_dir)
         result.checks.append(CheckResult("spark vs sequential", status="unavailable",
                                          note="spark_impl's batch O+ executor runs catalogue operators only"))
     else:
@@ -189,14 +196,16 @@ def load_under(target: str, fields: str) -> UserOperatorUnderTest:
     return UserOperatorUnderTest(load_operator(target), target, parsed)
 
 
-def replay(record: dict[str, Any]) -> tuple[bool, str]:
-    """Replay a saved user-operator case (``scheduler`` ``user-operator:<mode>``)."""
+def replay(record: dict[str, Any], faults: frozenset[str] | None = None) -> tuple[bool, str]:
+    """Replay a saved user-operator case (``scheduler`` ``user-operator:<mode>``; the live one
+    with ``faults``, by default the seeded faults the case was saved with)."""
     data = record["case_data"]
     if not isinstance(data, dict) or not {"operator", "fields", "case"} <= set(data):
         raise InputError("a user-operator case needs operator, fields and case", "case_data")
     under = load_under(str(data["operator"]), str(data["fields"]))
     mode = str(record["scheduler"]).partition(":")[2]
-    judge = (live_judge(under, None) if mode == "spark-streaming"
+    injected = frozenset(record.get("faults", ())) if faults is None else faults
+    judge = (live_judge(under, None, injected) if mode == "spark-streaming"
              else reference_judge(under, mode, int(record.get("seed", 0))))
     problem = judge([data["case"]])[0]
     return problem is None, problem or "every oracle holds"

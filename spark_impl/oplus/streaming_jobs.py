@@ -72,11 +72,12 @@ class OplusJob:
 
     def config(self, off_by_one: bool = False) -> OperatorConfig:
         """The operator as Spark tasks run it (keys of any type: ``typed_keys``); for a user
-        job only its name and windows (the tasks run ``user``)."""
+        job only its name, windows and the seeded fault ``off_by_one`` (the tasks run ``user``)."""
         if self.scenario is None:
             user = self.user
             assert user is not None  # oplus_job builds one or the other
-            return OperatorConfig(f"user:{user.name}", user.wa, user.ws, user.single, typed_keys=True)
+            return OperatorConfig(f"user:{user.name}", user.wa, user.ws, user.single, typed_keys=True,
+                                  off_by_one=off_by_one)
         return replace(OperatorConfig.of(self.scenario, off_by_one), typed_keys=True)
 
     def required_fields(self, source: int) -> tuple[str, ...]:

@@ -47,6 +47,7 @@ from typing import Any, Mapping
 
 from spec.errors import InputError
 from spec.oplus.model import OPlus, StreamTuple, WindowSet, WindowType
+from spec.oplus.windows import WindowSpec
 
 _LOADED: dict[str, OPlus] = {}
 
@@ -194,9 +195,12 @@ def _ship(op: OPlus) -> bytes:
 # ---------------------------------------------------------------- processing (inside a task)
 
 def process_key(op: OPlus, key: Any, state: list[Any] | None, arrived: list[Pending], watermark: float,
-                emitted: list[tuple[int, Any, Any]]) -> list[Any] | None:
+                emitted: list[tuple[int, Any, Any]], off_by_one: bool = False) -> list[Any] | None:
     """One key's micro-batch (module docstring): ``state`` is ``[pending, windows, last_ts]``
-    (None: a new key); returns the new state (None: nothing left)."""
+    (None: a new key); returns the new state (None: nothing left). ``off_by_one``: the seeded
+    fault ``window-off-by-one`` (:mod:`spark_impl.faults`; off unless injected): a tuple at
+    ``L + WS`` also falls in instance ``L`` (WT multi: ``L`` is among its instances; WT single:
+    the chain's instance ``L`` is not yet expired when the tuple is applied)."""
     pending, windows, last_ts = state if state is not None else ([], None, None)
     pending = pending + arrived
     ready = sorted((p for p in pending if p[0] < watermark), key=_order)
@@ -206,7 +210,7 @@ def process_key(op: OPlus, key: Any, state: list[Any] | None, arrived: list[Pend
         sets: dict[int, tuple[Any, ...]] = dict(windows or {})
         for ts, source, seq, payload, inp in ready:
             t = StreamTuple(ts, source, seq, payload, inp)
-            for left in spec.lefts_of(ts):
+            for left in range(_earliest(spec, ts, off_by_one), spec.latest_left(ts) + 1, spec.WA):
                 new, payloads = op.update(WindowSet(left, key, sets.get(left, op.empty_states())), t)
                 sets[left] = tuple(new)
                 emitted.extend((spec.right_boundary(left), key, p) for p in payloads)
@@ -218,8 +222,9 @@ def process_key(op: OPlus, key: Any, state: list[Any] | None, arrived: list[Pend
     else:
         chain: WindowSet | None = None if windows is None else WindowSet(windows[0], key, windows[1])
         for ts, source, seq, payload, inp in ready:
-            chain = _drain(op, key, chain, ts, last_ts, emitted)
-            left = spec.earliest_left(ts)
+            # the seeded fault: instance L still open for a tuple at L + WS (right boundary counted in)
+            chain = _drain(op, key, chain, ts - 1 if off_by_one else ts, last_ts, emitted)
+            left = _earliest(spec, ts, off_by_one)
             current = chain if chain is not None else WindowSet(left, key, op.empty_states())
             new, payloads = op.update(current, StreamTuple(ts, source, seq, payload, inp))
             chain = WindowSet(current.left, key, tuple(new))
@@ -230,6 +235,12 @@ def process_key(op: OPlus, key: Any, state: list[Any] | None, arrived: list[Pend
     if not pending and new_windows is None:
         return None
     return [pending, new_windows, last_ts]
+
+
+def _earliest(spec: WindowSpec, ts: int, off_by_one: bool) -> int:
+    """earliestWinL(ts); under the seeded fault ``window-off-by-one`` that of ``ts - 1`` (the
+    right boundary counted in: a tuple at ``L + WS`` falls in ``L`` too)."""
+    return spec.earliest_left(ts - 1 if off_by_one else ts)
 
 
 def _order(item: Pending) -> tuple[int, int, int, str]:
@@ -253,11 +264,12 @@ def _drain(op: OPlus, key: Any, chain: WindowSet | None, watermark: float, last_
 
 
 def run_user(index: int, keys: dict[Any, Any], items: list[tuple[int, int, int, Mapping[str, Any]]], user: UserOperator,
-             parallelism: int, watermark: float, route: Any, emitted: list[tuple[int, Any, Any]]) -> None:
+             parallelism: int, watermark: float, route: Any, emitted: list[tuple[int, Any, Any]],
+             off_by_one: bool = False) -> None:
     """Instance ``index``'s micro-batch of a user job: ``items`` (``(ts, source, seq, fields)``,
     routed to it SN style) join the pending tuples of every key of f_MK it owns (``route(key,
     parallelism) == index``); then every key it holds runs :func:`process_key` (``keys``: key
-    -> state, updated in place)."""
+    -> state, updated in place; ``off_by_one``: the seeded fault, :func:`process_key`)."""
     op = user.operator()
     arrived: dict[Any, list[Pending]] = {}
     for ts, source, seq, values in items:
@@ -266,7 +278,7 @@ def run_user(index: int, keys: dict[Any, Any], items: list[tuple[int, int, int, 
             if route(key, parallelism) == index:
                 arrived.setdefault(key, []).append((ts, source, seq, t.payload, t.input))
     for key in sorted(set(keys) | set(arrived), key=repr):
-        new = process_key(op, key, keys.get(key), arrived.get(key, []), watermark, emitted)
+        new = process_key(op, key, keys.get(key), arrived.get(key, []), watermark, emitted, off_by_one)
         if new is None:
             keys.pop(key, None)
         else:

@@ -6,8 +6,10 @@ source tuples in several files of a file-source query, ``foreachBatch`` into the
 requests submitted while the query runs) in one of two *modes*: ``live-stepped`` (the harness
 owns the control-message clock through the front end's step hook: heads switch micro-batches
 apart on every run) and ``live`` (wall-clock control messages, requests submitted while batches
-run). A case's first restart point is a **driver crash** after a batch's tasks wrote and before
-its commit, then a new query on the same checkpoint. The front end runs one job per query, so
+run), and ``live-typed`` (``live`` with keys and values of nested Spark types, of mixed kinds,
+through the front end's encoding: :mod:`conformance.fries.engines.typed`). A case's first
+restart point is a **driver crash** after a batch's tasks wrote and before its commit, then a
+new query on the same checkpoint. The front end runs one job per query, so
 a batch cannot share Spark jobs; instead :data:`PARALLEL` queries run at once (threads).
 """
 
@@ -30,7 +32,9 @@ from conformance.fries.outcome import PathFailure, RunOutcome, outcome_of
 PARALLEL = 4
 """Queries running at once."""
 
-MODES = ("live-stepped", "live")
+MODES = ("live-stepped", "live", "live-typed")
+"""``live-typed``: ``live`` with keys and values as nested Spark types of mixed kinds
+(:mod:`conformance.fries.engines.typed`)."""
 
 
 class StreamingEngine(SparkEngine):
@@ -55,7 +59,7 @@ class StreamingEngine(SparkEngine):
             scenario = prepare("streaming", original)
             result = run_streaming(self.spark, scenario, index, self.scheduler, faults=self.faults,
                                    checkpoint_dir=os.path.join(scratch, f"q{index}"), crash_at=crash,
-                                   stepped=self.mode == "live-stepped")
+                                   stepped=self.mode == "live-stepped", typed=self.mode == "live-typed")
             if isinstance(result, PathFailure):
                 return RunOutcome.failed(result.error)
             return outcome_of(scenario, result.outputs, result.schedule, getattr(result, "states", None),

@@ -48,6 +48,7 @@ from typing import Any, Callable
 
 from spec.fries.scenario import Scenario, ingestion_order
 
+import conformance.fries.engines.typed as typed_module
 from conformance.fries.engines.stepped import Releases, stepped_job
 from conformance.fries.outcome import PathFailure
 
@@ -82,8 +83,9 @@ class _Live:
     """One scenario's query, its restarts after a crash and its requests."""
 
     def __init__(self, spark: Any, full: Any, checkpoint_dir: str, scheduler: str, faults: frozenset[str],
-                 stepped: bool) -> None:
+                 stepped: bool, schema: str = "key long, value long") -> None:
         self.spark, self.full, self.scheduler, self.faults, self.stepped = spark, full, scheduler, faults, stepped
+        self.schema = schema
         self.job = replace(full, planned=())
         self.data = os.path.join(checkpoint_dir, "data")
         self.query_dir = os.path.join(checkpoint_dir, "query")
@@ -108,7 +110,7 @@ class _Live:
     def start(self, crash_at: int | None = None) -> None:
         from spark_impl.reconfig.streaming import start_query
 
-        stream = self.spark.readStream.schema("key long, value long").option("maxFilesPerTrigger", 1).json(self.data)
+        stream = self.spark.readStream.schema(self.schema).option("maxFilesPerTrigger", 1).json(self.data)
         clock = _Clock(self.full) if self.stepped else None
         if clock is not None:
             self.clocks.append(clock)
@@ -198,20 +200,31 @@ def stepped_rows(job: Any) -> int:
 
 def run_streaming(spark: Any, scenario: Scenario, index: int, scheduler: str, *, faults: frozenset[str],
                   checkpoint_dir: str, restart_at: int | None = None, crash_at: int | None = None,
-                  stepped: bool = False) -> Any:
+                  stepped: bool = False, typed: bool = False) -> Any:
     """Run ``scenario`` as a streaming query; its ``RunResult`` (``scenario_index`` = ``index``)
     or a :class:`PathFailure`. ``restart_at``: once the executor has ingested that many tuples
     (and no request is in progress) the query is stopped and started again on the same
-    checkpoint (a graceful driver restart). ``crash_at`` and ``stepped``: the module docstring."""
+    checkpoint (a graceful driver restart). ``crash_at`` and ``stepped``: the module docstring.
+    ``typed``: keys and values as nested Spark types of mixed kinds
+    (:mod:`conformance.fries.engines.typed`), decoded back to the scenario's integers."""
     from spark_impl.reconfig import collect_results, scenario_job
 
-    rows = [(t.key, t.value) for t in ingestion_order(scenario)]
+    plain = [(t.key, t.value) for t in ingestion_order(scenario)]
     full = stepped_job(scenario, 0) if stepped else scenario_job(scenario)
+    rows: list[tuple[Any, Any]]
+    written: list[tuple[Any, Any]]
+    if typed:  # the documented forms, what the operators get, and the files' JSON of them
+        full = typed_module.typed_job(full)
+        rows = [(typed_module.encode_key(k), typed_module.encode_value(v)) for k, v in plain]
+        written = [(typed_module.key_json(k), typed_module.value_json(v)) for k, v in plain]
+    else:
+        rows, written = list(plain), list(plain)
     requests = [p.request for p in full.planned]
     points = [p.at for p in full.planned]
-    live = _Live(spark, full, checkpoint_dir, scheduler, faults, stepped)
+    live = _Live(spark, full, checkpoint_dir, scheduler, faults, stepped,
+                 typed_module.SCHEMA if typed else "key long, value long")
     per_file = stepped_rows(full) if stepped else _ROWS_PER_FILE
-    files = [rows[o: o + per_file] for o in range(0, len(rows), per_file)]
+    files = [written[o: o + per_file] for o in range(0, len(rows), per_file)]
     try:
         if stepped:
             live.start(crash_at)
@@ -264,6 +277,11 @@ def run_streaming(spark: Any, scenario: Scenario, index: int, scheduler: str, *,
     if problems:
         return PathFailure(index, problems[0])
     (result,) = collect_results(run.executor)
+    if typed:
+        try:
+            result = typed_module.decoded(result)
+        except TypeError as error:
+            return PathFailure(index, f"a committed output or state is not a documented form: {error}")
     return replace(result, scenario_index=index, delays_ms=() if stepped else result.delays_ms)
 
 

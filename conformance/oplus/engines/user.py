@@ -11,10 +11,27 @@ else canonical JSON: ``spark_impl.reconfig.sinks.column_converter("string")``):
   elastic reconfigurations (Alg. 3-6), the same user functions in this process;
 * spark_impl's live O+ front end (:func:`live_engine`): every case of a batch one job of ONE
   Structured Streaming query (``oplus_job("FILE.py:NAME", fields=..., parallelism=p)``, the
-  operator loaded on the workers from the file as in production), ``k`` items of each list per
-  file, a last file ending every list, every reconfiguration requested before the first file
-  (``run.rescale(q, job=i, watermark=w)``: applied at the first batch whose watermark reaches
-  ``w``), rows read back from the Parquet sink.
+  operator loaded on the workers from the file as in production), every reconfiguration
+  requested before the first file (``run.rescale(q, job=i, watermark=w)``: applied at the
+  first batch whose watermark reaches ``w``), rows read back from the Parquet sink, and the
+  stream as the catalogue's live engines send it (:func:`landed`):
+
+  - **out of order within the allowed lateness**: groups of ``k`` items of every list landed
+    pairwise swapped (group 1, then group 0, then 3, then 2, ...; a lone last group lands
+    last), one micro-batch each, and the query's ``allowed_lateness`` the smallest at which no
+    tuple of the batch is late (:func:`lateness_needed`) with ``late_policy="fail"``: the
+    outputs must equal the sequential reference (the operator's meaning on the sorted input),
+    and a tuple taken for late stops the query (``engine``);
+  - **explicit watermarks**: with every second file (once a swapped pair is in) each list
+    sends a watermark row promising the event time of its next tuple still to come (the
+    strongest promise its input keeps), so that tuple then lies exactly at the watermark;
+  - **restarts**: the driver "crashes" at each of ``spark_impl.oplus.streaming.CRASH_POINTS``
+    (after the round, after the commit, after the sink write) on files 2, 3 and 4 (when the
+    stream has them), and a new query resumes on the same checkpoint: exactly once, no output
+    lost or repeated; a crash asked for that never happens fails the batch (``engine``);
+  - ``faults``: spark_impl's seeded O+ faults (``window-off-by-one``,
+    ``drop-near-watermark``), which the front end applies to a user's operator as to the
+    catalogue's: ``--inject-fault`` with ``--operator`` must make a correct operator fail.
 
 A user function that raises is the user's fault, never a hang: on the reference the exception
 is caught and named (:func:`user_fault`: which of the operator's functions raised, where, on
@@ -25,10 +42,8 @@ whole call (:data:`TIMEOUT_S`).
 
 from __future__ import annotations
 
-import json
 import os
 import random
-import shutil
 import tempfile
 import traceback
 from collections import Counter
@@ -45,7 +60,7 @@ from reference.oplus.vsn import Request, key_mapping, run_vsn
 
 from spark_impl.reconfig.sinks import column_converter
 
-from conformance.core.crashes import Guard, describe
+from conformance.core.crashes import Crash, Guard, describe
 from conformance.core.session import shared_session
 from conformance.oplus.engines import live
 from conformance.oplus.user_cases import Field
@@ -130,29 +145,75 @@ class UserCodeError(RuntimeError):
     """The live query died because the user's operator raised (the message names the frame)."""
 
 
-_SCHEMA = "job int, source int, seq long, ts long, end boolean"
+_SCHEMA = "job int, source int, seq long, ts long, watermark long, end boolean"
+
+Row = dict[str, Any]
 
 
-def files_of(under: UserOperatorUnderTest, cases: Sequence[dict[str, Any]]) -> list[list[dict[str, Any]]]:
-    """File ``f`` carries items ``f*k .. f*k + k - 1`` of every list of every case; a last file
-    ends every list."""
-    out: list[list[dict[str, Any]]] = []
+def landed(cases: Sequence[dict[str, Any]]) -> list[list[Row]]:
+    """The rows of every landed file of the batch (module docstring): file ``f`` holds every
+    case's ``f``-th landed group (with its watermark rows), a last file ends every list."""
+    out: list[list[Row]] = []
     for job, case in enumerate(cases):
-        size = case["items_per_round"]
-        for source, items in enumerate(case["inputs"]):
-            for position, item in enumerate(items):
-                while len(out) <= position // size:
-                    out.append([])
-                out[position // size].append({"job": job, "source": source, "seq": position, **item})
+        for index, rows in enumerate(case_files(case)):
+            while len(out) <= index:
+                out.append([])
+            out[index].extend({"job": job, **row} for row in rows)
     ends = [{"job": j, "source": s, "end": True} for j, c in enumerate(cases) for s in range(len(c["inputs"]))]
     return out + [ends]
 
 
+def case_files(case: dict[str, Any]) -> list[list[Row]]:
+    """One case's landed files (rows without ``job``): groups of ``k`` items (``k`` = the
+    case's ``items_per_round``; item ``p`` of every list in group ``p // k``) landed pairwise
+    swapped; after every second file, per list, a watermark at the event time of its next tuple
+    still to come."""
+    size = case["items_per_round"]
+    groups: list[list[Row]] = []
+    for source, items in enumerate(case["inputs"]):
+        for position, item in enumerate(items):
+            while len(groups) <= position // size:
+                groups.append([])
+            groups[position // size].append({"source": source, "seq": position, **item})
+    files = [list(groups[g ^ 1 if (g ^ 1) < len(groups) else g]) for g in range(len(groups))]
+    for index in range(1, len(files) - 1, 2):
+        for source in range(len(case["inputs"])):
+            coming = [row["ts"] for later in files[index + 1:] for row in later if row["source"] == source]
+            if coming:
+                files[index].append({"source": source, "watermark": min(coming)})
+    return files
+
+
+def lateness_needed(files: Sequence[Sequence[Row]], sources: int) -> int:
+    """The smallest ``allowed_lateness`` at which no tuple of one case's ``files`` is late by
+    the front end's documented rule (a source's bound: its largest event time minus the
+    lateness, or its largest watermark; a job's watermark: the least bound over its sources,
+    -inf while one delivered nothing; late: below the watermark the previous file left)."""
+    lateness = 0
+    while _late_at(files, sources, lateness):
+        lateness += 1
+    return lateness
+
+
+def _late_at(files: Sequence[Sequence[Row]], sources: int, lateness: int) -> bool:
+    bounds = [float("-inf")] * sources
+    for rows in files:
+        watermark = min(bounds) if bounds else float("-inf")
+        if any("ts" in row and row["ts"] < watermark for row in rows):
+            return True
+        for row in rows:
+            bound = row["ts"] - lateness if "ts" in row else row["watermark"]
+            bounds[row["source"]] = max(bounds[row["source"]], bound)
+    return False
+
+
 def run_live(spark: Any, under: UserOperatorUnderTest, cases: Sequence[dict[str, Any]],
-             workdir: str | None = None) -> list[Outputs]:
-    """Every case through one live query (module docstring); the outputs per case."""
+             workdir: str | None = None, faults: frozenset[str] = frozenset()) -> list[Outputs | Crash]:
+    """Every case through one live query (module docstring); the outputs per case, or a
+    :class:`Crash` on the first case when the restarts did not happen as asked."""
     import spark_impl.oplus.streaming_jobs as oplus_jobs
-    from spark_impl.oplus.streaming import start_oplus_query
+    from spark_impl.faults import OPLUS_FAULTS
+    from spark_impl.oplus.streaming import CRASH_POINTS, start_oplus_query
     from spark_impl.reconfig.sinks import ParquetSink
 
     if not cases:
@@ -161,43 +222,67 @@ def run_live(spark: Any, under: UserOperatorUnderTest, cases: Sequence[dict[str,
     jobs = [oplus_jobs.oplus_job(under.target, parallelism=c["parallelism"], fields=names,
                                  sources=under.op.inputs) for c in cases]
     schema = _SCHEMA + "".join(f", {f.name} {'string' if f.kind == 'str' else 'long'}" for f in under.fields)
+    lateness = max(lateness_needed(case_files(c), len(c["inputs"])) for c in cases)
     base = tempfile.mkdtemp(prefix="streamproof-oplus-user-", dir=workdir)
     source_dir, checkpoint, table = (os.path.join(base, n) for n in ("in", "ckpt", "out"))
     os.makedirs(source_dir)
-    stream = spark.readStream.schema(schema).option("maxFilesPerTrigger", 1).json(source_dir)
-    run = start_oplus_query(spark, stream, jobs, checkpoint_dir=checkpoint, sink=ParquetSink(table))
+
+    def start() -> Any:
+        stream = spark.readStream.schema(schema).option("maxFilesPerTrigger", 1).json(source_dir)
+        return start_oplus_query(spark, stream, jobs, checkpoint_dir=checkpoint, sink=ParquetSink(table),
+                                 faults=faults & OPLUS_FAULTS, allowed_lateness=lateness, late_policy="fail")
+
+    run = start()
+    crashes, armed, fired = list(CRASH_POINTS), 0, 0
     try:
         for job, case in enumerate(cases):
             for change in case["reconfigurations"]:
                 run.rescale(change["parallelism"], job=job, watermark=change["watermark"])
-        for index, rows in enumerate(files_of(under, cases)):
-            path = os.path.join(base, f".landing-{index}.json")
-            with open(path, "w", encoding="utf-8") as handle:
-                handle.writelines(json.dumps(row) + "\n" for row in rows)
-            os.replace(path, os.path.join(source_dir, f"part-{index:05d}.json"))
-            try:
-                run.process_all_available()
-            except Exception as error:  # noqa: BLE001 - the query died: whose fault?
-                frame = user_frame_in(under, f"{error}\n{error.__cause__ or ''}")
-                if frame is None:
-                    raise
-                raise UserCodeError(f"the operator {under.op.name!r} ({under.target}) raised in {frame} on the "
-                                    f"live front end (file {index}, the query stopped): "
-                                    f"{describe(error).partition(': ')[2]}") from None
+        for index, rows in enumerate(landed(cases)):
+            if index >= 2 and crashes:
+                run.crash_at(crashes.pop(0))
+                armed += 1
+            live.land(source_dir, index, rows)
+            if not _processed(run, under, index):
+                fired += 1
+                run.stop()
+                run = start()
+                _processed(run, under, index)
         run.stop()
-        seen: list[Outputs] = [Counter() for _ in cases]
+        seen: list[Outputs | Crash] = [Counter() for _ in cases]
         if os.path.exists(table):
             for r in spark.read.parquet(table).select("job", "ts", "value").collect():
-                seen[int(r["job"])][(int(r["ts"]), str(r["value"]))] += 1
+                got = seen[int(r["job"])]
+                assert isinstance(got, Counter)
+                got[(int(r["ts"]), str(r["value"]))] += 1
+        if fired != armed:  # a crash point that never fires silently drops the restart checks
+            seen[0] = Crash(f"{armed} driver crashes were asked for (crash_at) but {fired} happened")
         return seen
     finally:
         live.finish(run, base)
 
 
-def live_engine(under: UserOperatorUnderTest, spark: Any = None, timeout_s: float = TIMEOUT_S
-                ) -> Guard[dict[str, Any], Outputs]:
-    """:func:`run_live` under the suite's watchdog and crash isolation (a crash is bisected
-    down to the case that causes it)."""
+def _processed(run: Any, under: UserOperatorUnderTest, index: int) -> bool:
+    """Let the query process file ``index``: True, or False when it died of the crash it was
+    asked for; a death in the user's code is a :class:`UserCodeError`, any other re-raised."""
+    try:
+        run.process_all_available()
+    except Exception as error:  # noqa: BLE001 - the query died: whose fault?
+        if run.expected_failure():
+            return False
+        frame = user_frame_in(under, f"{error}\n{error.__cause__ or ''}")
+        if frame is None:
+            raise
+        raise UserCodeError(f"the operator {under.op.name!r} ({under.target}) raised in {frame} on the "
+                            f"live front end (file {index}, the query stopped): "
+                            f"{describe(error).partition(': ')[2]}") from None
+    return True
+
+
+def live_engine(under: UserOperatorUnderTest, spark: Any = None, timeout_s: float = TIMEOUT_S,
+                faults: frozenset[str] = frozenset()) -> Guard[dict[str, Any], Outputs | Crash]:
+    """:func:`run_live` (with the seeded ``faults``) under the suite's watchdog and crash
+    isolation (a crash is bisected down to the case that causes it)."""
     session = shared_session(spark)
-    return Guard(lambda cases: run_live(session(), under, cases), timeout_s,
+    return Guard(lambda cases: run_live(session(), under, cases, faults=faults), timeout_s,
                  on_hang=lambda: session().sparkContext.cancelAllJobs())
