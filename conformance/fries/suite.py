@@ -39,6 +39,7 @@ from conformance.core.cases import draw_cases
 from conformance.core.results import CheckResult, FailureReport, Progress, SuiteResult
 from conformance.core.saved_case import save_case
 from conformance.core.shrink import shrink
+from conformance.core.verdict import failed
 from conformance.fries.cases.alignment import is_probe_shaped, pruning_shape
 from conformance.fries.cases.codec import scenario_to_json
 from conformance.fries.cases.moves import candidates, size
@@ -213,8 +214,8 @@ def shrink_and_save(config: FriesConfig, engine: FriesEngine, check: str, index:
 def explain(judgement: Judgement) -> str:
     """Every failed oracle of a judgement, in words."""
     parts = []
-    for failure in judgement.failures:
-        parts.append(f"[{failure.oracle}] {failure.summary}\n" + _indent(failure.detail))
+    for verdict in failed(judgement.verdicts):
+        parts.append(f"[{verdict.name}] {verdict.message}\n" + _indent(verdict.detail))
     return "\n".join(parts)
 
 
