@@ -15,21 +15,23 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from spec.dgs.semantics import spec_run
 from spec.dgs.streams import StreamEvent, sort_streams
 
 from conformance.core.crashes import Crash, describe
 from conformance.core.matcher import compare
+from conformance.core.protocols import Engine, Oracle
 from conformance.core.verdict import OracleName, Verdict, failed, from_text, holds
 from conformance.dgs.cases import DgsCase, program_of
 
 Observed = tuple[list[Any], Any, list[tuple[str, tuple[int, str], Any]]]
 """What a run shows: outputs, final state, processed events ``(worker, key, payload)``."""
 
-BatchEngine = Callable[[Sequence[DgsCase]], list["Observed | Crash"]]
-"""An engine: runs a batch of cases, one observation (or crash) per case, in order."""
+BatchEngine = Engine[DgsCase, "Observed | Crash"]
+"""A DGS engine (:class:`~conformance.core.protocols.Engine`): runs a batch of cases, one
+observation (or crash) per case, in order."""
 
 
 def verdicts(case: DgsCase, observed: Observed | Crash) -> tuple[Verdict, ...]:
@@ -58,6 +60,10 @@ def verdicts(case: DgsCase, observed: Observed | Crash) -> tuple[Verdict, ...]:
                            f"final state {final_state!r}, the sequential program's is {expected_state!r}",
                            {"got": repr(final_state), "expected": repr(expected_state)}))
     return tuple(found)
+
+
+ORACLE: Oracle[DgsCase, "Observed | Crash"] = verdicts
+"""The DGS oracle, as :class:`~conformance.core.protocols.Oracle`."""
 
 
 def judge(case: DgsCase, observed: Observed | Crash) -> list[tuple[str, str]]:

@@ -67,6 +67,7 @@ import time
 from typing import Any, Sequence
 
 from conformance.core.progress import Ticker
+from conformance.core.run_config import RunConfig
 from conformance.core.results import CheckResult, FailureReport, Progress, SuiteResult
 from conformance.core.saved_case import save_case
 from conformance.core.shrink import DEFAULT_BUDGET, shrink
@@ -300,3 +301,15 @@ def run_dgs_live(cases: int, seed: int, progress: Progress | None, save_dir: str
     result.checks.append(engine_check(DGS_LIVE, drawn, live_engine.streaming_engine(spark), SPARK_BATCH, result, tick,
                                       seed, save_dir, ENGINE, shrink_budget))
     return result
+
+
+def run(request: RunConfig, progress: Progress | None) -> SuiteResult:
+    """The suite as :class:`~conformance.core.protocols.Suite` runs it: :func:`run_dgs_suite`
+    (its own batch size, :data:`SPARK_BATCH`; no seeded faults)."""
+    return run_dgs_suite(cases=request.case_count, seed=request.seed, progress=progress, save_dir=request.save_dir,
+                         engine=request.engine, spark=request.spark, shrink_budget=request.shrink_budget)
+
+
+def run_live(request: RunConfig, progress: Progress | None) -> SuiteResult:
+    """The suite on the live path (:class:`~conformance.core.protocols.Suite`): :func:`run_dgs_live`."""
+    return run_dgs_live(request.case_count, request.seed, progress, request.save_dir, request.spark, request.shrink_budget)

@@ -52,6 +52,7 @@ from reference.fries.serializability import check_serializability
 from spark_impl.keys import key_order
 
 from conformance.core.matcher import Dependence, Mismatch, compare
+from conformance.core.protocols import Oracle
 from conformance.core.verdict import OracleName, Verdict, failed, failed_names, fails, holds
 from conformance.fries.outcome import RunOutcome
 
@@ -187,6 +188,10 @@ def verdicts(scenario: Scenario, run: RunOutcome) -> tuple[Verdict, ...]:
     """The Fries oracle (:class:`~conformance.core.protocols.Oracle`): the verdicts of
     :func:`judge` on ``run``."""
     return judge(scenario, run).verdicts
+
+
+ORACLE: Oracle[Scenario, RunOutcome] = verdicts
+"""The Fries oracle, as :class:`~conformance.core.protocols.Oracle`."""
 
 
 def effective_scenario(scenario: Scenario, rejected: frozenset[str]) -> tuple[Scenario, dict[str, str]]:

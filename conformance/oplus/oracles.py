@@ -41,8 +41,9 @@ from spec.oplus.scenario import Scenario, parse_scenario
 from reference.oplus.operators.catalogue import to_row
 from reference.oplus.run import execute
 
-from conformance.core.crashes import Crash, Guard, describe
+from conformance.core.crashes import Crash, describe
 from conformance.core.matcher import compare
+from conformance.core.protocols import Engine, Oracle
 from conformance.core.verdict import OracleName, Verdict, fails, from_text, holds
 from conformance.oplus.cases import SparkCase
 
@@ -198,12 +199,19 @@ def spark_verdicts(case: SparkCase, got: SparkSeen | Crash) -> tuple[Verdict, ..
     return (ran, outputs) + timing_verdicts(scenario, per_round, rows, emitted, applied)
 
 
-def spark_judged(cases: Sequence[SparkCase], engine: Guard[SparkCase, SparkSeen]) -> list[tuple[Verdict, ...]]:
+SparkEngine = Engine[SparkCase, "SparkSeen | Crash"]
+"""An O+ Spark engine (:class:`~conformance.core.protocols.Engine`): batch, live or disordered."""
+
+ORACLE: Oracle[SparkCase, "SparkSeen | Crash"] = spark_verdicts
+"""The O+ Spark oracle, as :class:`~conformance.core.protocols.Oracle`."""
+
+
+def spark_judged(cases: Sequence[SparkCase], engine: SparkEngine) -> list[tuple[Verdict, ...]]:
     """Every case through ``engine`` (one call), judged by :func:`spark_verdicts`."""
     return [spark_verdicts(case, got) for case, got in zip(cases, engine(cases))]
 
 
-def spark_discrepancies(cases: Sequence[SparkCase], engine: Guard[SparkCase, SparkSeen]) -> list[str | None]:
+def spark_discrepancies(cases: Sequence[SparkCase], engine: SparkEngine) -> list[str | None]:
     """Per case, the text of the first failed verdict of :func:`spark_judged`
     (:func:`problem_text`), None when every oracle holds."""
     return [problem_text(first_failure(verdicts)) for verdicts in spark_judged(cases, engine)]

@@ -45,6 +45,7 @@ from typing import Any, Sequence
 
 from conformance.core.cases import draw_cases
 from conformance.core.crashes import Guard, describe
+from conformance.core.run_config import RunConfig
 from conformance.core.results import CheckResult, FailureReport, Progress, SuiteResult
 from conformance.core.saved_case import save_case
 from conformance.core.session import shared_session
@@ -58,7 +59,7 @@ from conformance.oplus.engines.batch import spark_engine, spark_status
 from conformance.oplus.engines import disorder, live as live_engine
 from conformance.oplus.engines.reference import MODES, reference_rows
 from conformance.oplus.oracles import (
-    SparkSeen, first_failure, outputs_verdict, problem_text, spark_discrepancies, spark_judged,
+    SparkEngine, first_failure, outputs_verdict, problem_text, spark_discrepancies, spark_judged,
 )
 
 ENGINE = "spark-streaming"
@@ -150,7 +151,7 @@ def run_oplus_suite(*, cases: int, seed: int, progress: Progress | None = None,
     return result
 
 
-def spark_check(name: str, drawn: Sequence[SparkCase], engine: Guard[SparkCase, SparkSeen]
+def spark_check(name: str, drawn: Sequence[SparkCase], engine: SparkEngine
                 ) -> tuple[CheckResult, int | None]:
     """The check ``name``: every case through ``engine`` (one batch), judged by
     :func:`conformance.oplus.oracles.spark_judged`; with the index of the first failing
@@ -165,7 +166,7 @@ def spark_check(name: str, drawn: Sequence[SparkCase], engine: Guard[SparkCase, 
     return check, next((i for i, f in enumerate(found) if f is not None), None)
 
 
-def shrink_spark(seed: int, index: int, case: SparkCase, engine: Guard[SparkCase, SparkSeen],
+def shrink_spark(seed: int, index: int, case: SparkCase, engine: SparkEngine,
                  faults: frozenset[str], save_dir: str | None, budget: int = SHRINK_EVALUATIONS) -> FailureReport:
     """Shrink a Spark failure: every batch of candidates is one batch of Spark jobs (at most
     ``budget`` candidates, and 90 s)."""
@@ -318,7 +319,7 @@ def disorder_check(drawn: Sequence[SparkCase], faults: frozenset[str], spark: An
 DISORDER_SCHEDULER = "spark-streaming-disorder"
 
 
-def shrink_oplus_live(seed: int, index: int, case: SparkCase, engine: Guard[SparkCase, SparkSeen],
+def shrink_oplus_live(seed: int, index: int, case: SparkCase, engine: SparkEngine,
                       faults: frozenset[str], save_dir: str | None, budget: int = DEFAULT_BUDGET) -> FailureReport:
     """The O+ suite's Spark shrinker (:func:`shrink_spark`) with the live engine (at most
     ``budget`` candidates); the case is saved with ``"engine"``/``"scheduler"``
@@ -332,3 +333,16 @@ def shrink_oplus_live(seed: int, index: int, case: SparkCase, engine: Guard[Spar
                                          case_data=report.shrunk_case)
         report.replay_file, report.pytest_file = str(json_path), str(test_path)
     return report
+
+
+def run(request: RunConfig, progress: Progress | None) -> SuiteResult:
+    """The suite as :class:`~conformance.core.protocols.Suite` runs it: :func:`run_oplus_suite`."""
+    return run_oplus_suite(cases=request.case_count, seed=request.seed, progress=progress, save_dir=request.save_dir,
+                           engine=request.engine, faults=request.faults, spark=request.spark,
+                           shrink_budget=request.shrink_budget)
+
+
+def run_live(request: RunConfig, progress: Progress | None) -> SuiteResult:
+    """The suite on the live path (:class:`~conformance.core.protocols.Suite`): :func:`run_oplus_live`."""
+    return run_oplus_live(request.case_count, request.seed, request.faults, progress, request.spark, request.save_dir,
+                          request.shrink_budget)
