@@ -31,6 +31,13 @@ from the run and checks it is FIFO (see :mod:`spec.fries.consistency` for why no
 order can stand in for it). Transactions absent from the schedule touched no object and may be
 placed anywhere; they are appended in ingestion order.
 
+Every oracle answers with a :class:`~conformance.core.verdict.Verdict` (its name, whether it
+held, a one-line message, the explanation under it and the witness as data: the cycle, the
+channel violations, the witness order and the first unmatched records, the duplicated records,
+the differing states). :func:`judge` returns them all in a :class:`Judgement` (with the witness
+order and the expected outputs); :attr:`Judgement.failures` is their text view for callers
+written against it.
+
 Rejected requests (the engine refused them) are removed from the scenario
 before the serial execution and the remaining ones renumbered, so ``R3`` of the run may be
 ``R2`` of the effective scenario; reports use the run's ids.
