@@ -44,7 +44,7 @@ import time
 from typing import Any, Sequence
 
 from conformance.core.cases import draw_cases
-from conformance.core.crashes import Guard, describe
+from conformance.core.crashes import describe
 from conformance.core.run_config import RunConfig
 from conformance.core.results import CheckResult, FailureReport, Progress, SuiteResult
 from conformance.core.saved_case import save_case
