@@ -23,41 +23,25 @@ no selected suite is bad input).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Callable
 
 from spec.errors import InputError
 
 import spark_impl.faults as spark_faults
 
+from conformance.core.protocols import Suite
 from conformance.core.results import Progress, SuiteResult
-from conformance.core.shrink import DEFAULT_BUDGET
-from conformance.dgs.suite import run_dgs_live, run_dgs_suite
-from conformance.fries.config import FriesConfig
+from conformance.core.run_config import SUITES as SUITES, RunConfig as RunConfig
+from conformance.dgs import suite as dgs_suite
+from conformance.fries import suite as fries_suite
 from conformance.fries.engines.catalogue import available_faults, engine_status
-from conformance.fries.suite import run_fries_streaming, run_fries_suite
-from conformance.oplus.suite import run_oplus_live, run_oplus_suite
+from conformance.oplus import suite as oplus_suite
 
-SUITES = ("fries", "dgs", "oplus")
+SUITE_OF: dict[str, Suite] = {"fries": fries_suite, "dgs": dgs_suite, "oplus": oplus_suite}
+"""Each suite's module, by name (every one a :class:`~conformance.core.protocols.Suite`)."""
 
 #: Default number of cases per suite for ``--cases`` not given.
 DEFAULT_CASES = {"fries": 200, "dgs": 100, "oplus": 100}
-
-
-@dataclass(frozen=True)
-class RunConfig:
-    """One ``streamproof conformance`` run."""
-
-    suites: tuple[str, ...] = SUITES
-    cases: int | None = None
-    seed: int = 0
-    engine: str = "auto"
-    faults: frozenset[str] = frozenset()
-    batch_size: int = 200
-    save_dir: str | None = None
-    shrink_budget: int = DEFAULT_BUDGET
-    scheduler: str = "fries"
-    spark: Any = field(default=None, compare=False)
 
 
 def resolve_engine(engine: str) -> str:
@@ -99,24 +83,11 @@ def run_suites(config: RunConfig, progress_for: Callable[[str], Progress | None]
     if oplus_faults and "oplus" not in config.suites:
         raise InputError(f"fault {sorted(oplus_faults)[0]!r} is seeded in the Spark O+ executor: "
                          "it needs the oplus suite", "--inject-fault")
+    faults_of = {"fries": fries_faults, "dgs": frozenset(), "oplus": oplus_faults}
     results: list[SuiteResult] = []
     for suite in config.suites:
         cases = config.cases if config.cases is not None else DEFAULT_CASES[suite]
-        progress = progress_for(suite)
-        if suite == "fries":
-            results.append(run_fries_suite(
-                FriesConfig(cases=cases, seed=config.seed, engine=engine, faults=fries_faults,
-                            batch_size=config.batch_size, save_dir=config.save_dir,
-                            shrink_evaluations=config.shrink_budget, scheduler=config.scheduler),
-                progress=progress, spark=config.spark))
-        elif suite == "dgs":
-            results.append(run_dgs_suite(cases=cases, seed=config.seed, progress=progress, save_dir=config.save_dir,
-                                         engine=engine, spark=config.spark, shrink_budget=config.shrink_budget))
-        else:
-            results.append(run_oplus_suite(cases=cases, seed=config.seed, progress=progress,
-                                           save_dir=config.save_dir, engine=engine,
-                                           faults=oplus_faults, spark=config.spark,
-                                           shrink_budget=config.shrink_budget))
+        results.append(SUITE_OF[suite].run(config.for_suite(suite, cases, engine, faults_of[suite]), progress_for(suite)))
     if fries_faults and not any(r.suite == "fries" and r.ran for r in results):
         fries = next(r for r in results if r.suite == "fries")
         raise InputError(f"cannot inject faults: {fries.checks[0].note}", "--inject-fault")
@@ -160,19 +131,10 @@ def run_streaming_suites(config: RunConfig, progress_for: Callable[[str], Progre
         if faults and suite not in config.suites:
             raise InputError(f"fault {sorted(faults)[0]!r} is seeded in the executor the {suite} suite runs; "
                              f"select --suite {suite} or all", "--inject-fault")
+    faults_of = {"fries": fries_faults, "dgs": frozenset(), "oplus": oplus_faults}
     results: list[SuiteResult] = []
     for suite in config.suites:
         cases = config.cases if config.cases is not None else LIVE_CASES[suite]
-        progress = progress_for(suite)
-        if suite == "fries":
-            results.append(run_fries_streaming(cases=cases, seed=config.seed, scheduler=config.scheduler,
-                                               faults=fries_faults, batch=config.batch_size, progress=progress,
-                                               spark=config.spark, save_dir=config.save_dir,
-                                               shrink_budget=config.shrink_budget))
-        elif suite == "dgs":
-            results.append(run_dgs_live(cases, config.seed, progress, config.save_dir, config.spark,
-                                        config.shrink_budget))
-        else:
-            results.append(run_oplus_live(cases, config.seed, oplus_faults, progress, config.spark, config.save_dir,
-                                          config.shrink_budget))
+        request = config.for_suite(suite, cases, "spark-streaming", faults_of[suite])
+        results.append(SUITE_OF[suite].run_live(request, progress_for(suite)))
     return results

@@ -47,15 +47,16 @@ def stop_at_first_failure() -> None:
             raise SystemExit(1)
         return stopped
 
-    judge = getattr(dgs_oracles, "judge", None)
+    judge = getattr(dgs_oracles, "verdicts", None)
     if judge is not None:
         def judged(case: Any, observed: Any) -> Any:
-            failed = judge(case, observed)
+            verdicts = judge(case, observed)
+            failed = [(v.name, v.explanation) for v in verdicts if not v.held]
             if failed:
                 print(f"fail-fast: dgs case failed {failed}"[:2000], flush=True)
                 raise SystemExit(1)
-            return failed
-        setattr(dgs_oracles, "judge", judged)
+            return verdicts
+        setattr(dgs_oracles, "verdicts", judged)
     for module, name in ((dgs_suite, "shrink_and_save"), (oplus_suite, "shrink_spark"), (oplus_suite, "shrink_reference")):
         if hasattr(module, name):
             setattr(module, name, stop(f"{module.__name__}.{name}"))

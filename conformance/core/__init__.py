@@ -4,7 +4,9 @@ Here: the result types every suite reports (:mod:`.results`), drawing cases repr
 (:mod:`.cases`), crash and hang isolation (:mod:`.crashes`, :mod:`.watchdog`), greedy shrinking
 (:mod:`.shrink`), the saved-case file format (:mod:`.saved_case`), the output matcher
 (:mod:`.matcher`), the shared SparkSession (:mod:`.session`), the refusal helper
-(:mod:`.refusals`) and the progress bar (:mod:`.progress`).
+(:mod:`.refusals`), the progress bar (:mod:`.progress`), the one verdict type every oracle
+returns (:mod:`.verdict`), the ``Engine``, ``Oracle`` and ``Suite`` protocols the families
+fill (:mod:`.protocols`) and the options of a run (:mod:`.run_config`).
 
-Not here: anything that knows a family (Fries, DGS, O+), an engine or an oracle.
+Not here: any family's cases, engines or oracles (Fries, DGS, O+).
 """

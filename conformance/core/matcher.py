@@ -89,6 +89,16 @@ class Mismatch(Generic[T]):
         lines.append(f"{self.matched} item(s) matched before the first difference")
         return "\n".join(lines)
 
+    def witness(self, show: Callable[[T], str] = repr) -> dict[str, object]:
+        """The mismatch as JSON data (an oracle's witness): ``kind``, ``item`` and
+        ``conflicting`` (shown, or None), ``missing`` and ``unexpected`` as ``[shown item,
+        count]`` pairs, ``matched``."""
+        return {"kind": self.kind, "item": None if self.item is None else show(self.item),
+                "conflicting": None if self.conflicting is None else show(self.conflicting),
+                "missing": [[show(item), count] for item, count in self.missing],
+                "unexpected": [[show(item), count] for item, count in self.unexpected],
+                "matched": self.matched}
+
 
 @dataclass
 class _Side(Generic[T]):

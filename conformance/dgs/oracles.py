@@ -1,6 +1,7 @@
 """The DGS suite's oracles: a run of a case against ``spec(sort(u))`` (DGS Theorem 3.5).
 
-:func:`judge` returns the failed oracles of one run, in order, each with its explanation:
+:func:`verdicts` returns the verdict of every oracle judged on one run, in order
+(:class:`~conformance.core.verdict.Verdict`; :func:`judge` gives the failed ones as text):
 
 * ``engine`` - the run raised or never ended (:mod:`conformance.core.crashes`);
 * ``outputs`` - the outputs equal ``spec(sort(u))`` as multisets (compared with the matcher by
@@ -14,43 +15,61 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from spec.dgs.semantics import spec_run
 from spec.dgs.streams import StreamEvent, sort_streams
 
 from conformance.core.crashes import Crash, describe
 from conformance.core.matcher import compare
+from conformance.core.protocols import Engine, Oracle
+from conformance.core.verdict import OracleName, Verdict, failed, from_text, holds
 from conformance.dgs.cases import DgsCase, program_of
 
 Observed = tuple[list[Any], Any, list[tuple[str, tuple[int, str], Any]]]
 """What a run shows: outputs, final state, processed events ``(worker, key, payload)``."""
 
-BatchEngine = Callable[[Sequence[DgsCase]], list["Observed | Crash"]]
-"""An engine: runs a batch of cases, one observation (or crash) per case, in order."""
+BatchEngine = Engine[DgsCase, "Observed | Crash"]
+"""A DGS engine (:class:`~conformance.core.protocols.Engine`): runs a batch of cases, one
+observation (or crash) per case, in order."""
 
 
-def judge(case: DgsCase, observed: Observed | Crash) -> list[tuple[str, str]]:
-    """The failed oracles of one run, each with its explanation (module docstring)."""
+def verdicts(case: DgsCase, observed: Observed | Crash) -> tuple[Verdict, ...]:
+    """The DGS oracle (:class:`~conformance.core.protocols.Oracle`): the verdict of every
+    oracle judged on one run, in order (module docstring); only ``engine`` when the run crashed."""
     if isinstance(observed, Crash):
-        return [("engine", observed.explain())]
+        return (from_text(OracleName.ENGINE, observed.explain(), {"error": observed.message, "alone": observed.alone}),)
     outputs, final_state, processed = observed
     program = program_of(case.name)
     expected_state, expected = spec_run(program, sort_streams(case.streams))
-    failures: list[tuple[str, str]] = []
+    found = [holds(OracleName.ENGINE, "the engine ran the case")]
     mismatch = compare([repr(x) for x in expected], [repr(x) for x in outputs])
-    if mismatch is not None:
-        failures.append(("outputs", f"outputs differ from spec(sort(u)):\n{mismatch.explain(str)}"))
+    found.append(holds(OracleName.OUTPUTS, "the outputs equal spec(sort(u))") if mismatch is None else
+                 from_text(OracleName.OUTPUTS, f"outputs differ from spec(sort(u)):\n{mismatch.explain(str)}",
+                           mismatch.witness(str)))
     trace = trace_problem(case, processed)
-    if trace is not None:
-        failures.append(("processed", trace))
+    found.append(holds(OracleName.PROCESSED, "every event processed once, by its worker or an ancestor, in key "
+                                             "order") if trace is None else
+                 from_text(OracleName.PROCESSED, trace, {"problem": trace}))
     try:
         same = program.states_equal(program.initial, final_state, expected_state)
     except Exception as error:  # noqa: BLE001 - a malformed engine state is the engine's fault
         same, final_state = False, f"{final_state!r} ({describe(error)})"
-    if not same:
-        failures.append(("state", f"final state {final_state!r}, the sequential program's is {expected_state!r}"))
-    return failures
+    found.append(holds(OracleName.JOINED_STATE, "the final state equals the sequential program's") if same else
+                 from_text(OracleName.JOINED_STATE,
+                           f"final state {final_state!r}, the sequential program's is {expected_state!r}",
+                           {"got": repr(final_state), "expected": repr(expected_state)}))
+    return tuple(found)
+
+
+ORACLE: Oracle[DgsCase, "Observed | Crash"] = verdicts
+"""The DGS oracle, as :class:`~conformance.core.protocols.Oracle`."""
+
+
+def judge(case: DgsCase, observed: Observed | Crash) -> list[tuple[str, str]]:
+    """The failed oracles of one run as ``(name, explanation)`` pairs, in order: the text view
+    of :func:`verdicts`, kept for callers written against it."""
+    return [(v.name, v.explanation) for v in failed(verdicts(case, observed))]
 
 
 def trace_problem(case: DgsCase, processed: Sequence[tuple[str, tuple[int, str], Any]]) -> str | None:

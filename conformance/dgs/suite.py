@@ -44,7 +44,7 @@ Checks, on the same cases:
   two events happen to commute on the case's state; and every tick's cut into steps is
   ``steps_of``'s definition).
 
-Oracles (:func:`conformance.dgs.oracles.judge`), in order: ``engine`` (the run raised or never ended:
+Oracles (:func:`conformance.dgs.oracles.verdicts`), in order: ``engine`` (the run raised or never ended:
 :mod:`conformance.core.crashes`), ``outputs`` (the outputs equal ``spec(sort(u))`` as multisets,
 compared with the matcher by ``repr`` since DGS outputs need not be hashable), ``processed``
 (every input event was processed exactly once, by its responsible worker or, inlined, by an
@@ -67,9 +67,11 @@ import time
 from typing import Any, Sequence
 
 from conformance.core.progress import Ticker
+from conformance.core.run_config import RunConfig
 from conformance.core.results import CheckResult, FailureReport, Progress, SuiteResult
 from conformance.core.saved_case import save_case
 from conformance.core.shrink import DEFAULT_BUDGET, shrink
+from conformance.core.verdict import OracleName, Verdict, failed as failed_verdicts, failed_names, fails
 from conformance.core.watchdog import contained_check
 from conformance.dgs import oracles
 from conformance.dgs.cases import (
@@ -130,6 +132,8 @@ def run_dgs_suite(*, cases: int, seed: int, progress: Progress | None = None, sa
 
 
 ORDER = "spark driver plan vs dependence order"
+ORDER_ORACLE = OracleName.RELEASE_ORDER.value
+PLAN_ORACLE = OracleName.PLAN.value
 
 
 def _order_check(drawn: Sequence[DgsCase], seed: int, result: SuiteResult, save_dir: str | None) -> CheckResult:
@@ -138,16 +142,16 @@ def _order_check(drawn: Sequence[DgsCase], seed: int, result: SuiteResult, save_
     found = release.check(list(drawn))
     checked = CheckResult(ORDER, cases=len(drawn), failed=len(found))
     if found:
-        checked.oracle_failures["order"] += len(found)
+        checked.oracle_failures[ORDER_ORACLE] += len(found)
         index, _ = found[0]
         shrunk, stats = shrink(drawn[index], candidates, lambda batch: [release.problem(c) is not None for c in batch],
                                max_evaluations=300, deadline_s=30.0)
         explanation = release.problem(shrunk) or found[0][1]
-        report = FailureReport(ORDER, index, ("order",), explanation, size(drawn[index]), size(shrunk),
+        report = FailureReport(ORDER, index, (ORDER_ORACLE,), explanation, size(drawn[index]), size(shrunk),
                                stats.steps, case_to_json(shrunk))
         if save_dir is not None:
             json_path, test_path = save_case(save_dir, suite="dgs", engine="driver-plan", scheduler="plan",
-                                             faults=(), seed=seed, case=index, oracles=("order",),
+                                             faults=(), seed=seed, case=index, oracles=(ORDER_ORACLE,),
                                              explanation=explanation, case_data=case_to_json(shrunk))
             report.replay_file, report.pytest_file = str(json_path), str(test_path)
         result.failures.append(report)
@@ -167,8 +171,8 @@ def _plans_check(drawn: Sequence[DgsCase], seed: int, result: SuiteResult) -> Ch
     found = plans.check(n, seed) + plans.validity_problems(drawn)
     checked = CheckResult(PLANS, cases=2 * n, failed=len(found), elapsed_s=time.monotonic() - start)
     if found:
-        checked.oracle_failures["plan"] += len(found)
-        result.failures.append(FailureReport(PLANS, 0, ("plan",), found[0], 1, 1, 0, {"problems": found[:5]}))
+        checked.oracle_failures[PLAN_ORACLE] += len(found)
+        result.failures.append(FailureReport(PLANS, 0, (PLAN_ORACLE,), found[0], 1, 1, 0, {"problems": found[:5]}))
     return checked
 
 
@@ -176,20 +180,20 @@ def engine_check(name: str, drawn: Sequence[DgsCase], engine: BatchEngine, batch
                  tick: Ticker, seed: int, save_dir: str | None, engine_name: str,
                  shrink_budget: int = SHRINK_EVALUATIONS) -> CheckResult:
     """The check ``name``: every case through ``engine`` in batches of ``batch``, judged by
-    :func:`conformance.dgs.oracles.judge`; the first failure shrunk and saved."""
+    :func:`conformance.dgs.oracles.verdicts`; the first failure shrunk and saved."""
     check = CheckResult(name)
     start = time.monotonic()
     first: tuple[int, tuple[str, ...]] | None = None
     for offset in range(0, len(drawn), max(1, batch)):
         chunk = drawn[offset: offset + batch]
         for i, (case, observed) in enumerate(zip(chunk, engine(chunk))):
-            failed = oracles.judge(case, observed)
+            failed = failed_names(oracles.verdicts(case, observed))
             check.cases += 1
             if failed:
                 check.failed += 1
-                check.oracle_failures.update(oracle for oracle, _ in failed)
+                check.oracle_failures.update(failed)
                 if first is None:
-                    first = (offset + i, tuple(oracle for oracle, _ in failed))
+                    first = (offset + i, failed)
         tick(len(chunk))
     check.elapsed_s = time.monotonic() - start
     if first is not None:
@@ -203,22 +207,23 @@ def shrink_and_save(check: str, index: int, case: DgsCase, wanted: set[str], eng
     """Shrink a failing case with ``engine`` (at most ``budget`` candidates; the shrink of one
     failure is also bounded by 3 minutes), check it fails on its own, and save it."""
     def still_fails(batch: Sequence[DgsCase]) -> list[bool]:
-        return [bool(wanted & {o for o, _ in oracles.judge(c, seen)}) for c, seen in zip(batch, engine(batch))]
+        return [bool(wanted & set(failed_names(oracles.verdicts(c, seen)))) for c, seen in zip(batch, engine(batch))]
 
     shrunk, stats = shrink(case, candidates, still_fails, batch=16,
                            max_evaluations=min(SHRINK_EVALUATIONS, max(0, budget)), deadline_s=180.0)
-    final = oracles.judge(shrunk, engine([shrunk])[0])
+    final = failed_verdicts(oracles.verdicts(shrunk, engine([shrunk])[0]))
     reproduced = bool(final)
     if not final:  # passes on its own: report the original case, run alone
-        final = oracles.judge(case, engine([case])[0]) if shrunk is not case else final
+        final = failed_verdicts(oracles.verdicts(case, engine([case])[0])) if shrunk is not case else final
         reproduced, shrunk = bool(final), case
         if not final:
-            final = [("outputs", "failed inside its batch, passes when run on its own (timing-dependent)")]
+            final = (fails(OracleName.OUTPUTS, "failed inside its batch, passes when run on its own "
+                           "(timing-dependent)"),)
     explanation = (f"program {shrunk.name}, seed {shrunk.seed}, delays <= {shrunk.max_delay} + jitter "
                    f"{shrunk.max_jitter}, tick {shrunk.tick}, inline_below {shrunk.inline_below}\n"
-                   + "\n".join(f"[{oracle}] {text}" for oracle, text in final))
+                   + explain(final))
     shown = case_to_json(shrunk)
-    failed = tuple(oracle for oracle, _ in final)
+    failed = failed_names(final)
     report = FailureReport(check, index, failed, explanation, size(case), size(shrunk), stats.steps, shown,
                            reproduced=reproduced)
     if save_dir is not None:
@@ -239,10 +244,15 @@ def replay(record: dict[str, Any], faults: frozenset[str] | None) -> tuple[bool,
         engine: BatchEngine = live_engine.streaming_engine()
     else:
         engine = spark_engine() if record.get("engine") == "spark" else reference_engine()
-    failed = oracles.judge(case, engine([case])[0])
+    failed = failed_verdicts(oracles.verdicts(case, engine([case])[0]))
     if not failed:
         return True, "outputs, processed events and final state equal the sequential program's"
-    return False, "\n".join(f"[{oracle}] {text}" for oracle, text in failed)
+    return False, explain(failed)
+
+
+def explain(verdicts: Sequence[Verdict]) -> str:
+    """Failed verdicts as the DGS reports print them: ``[oracle] explanation``, one per line."""
+    return "\n".join(f"[{v.name}] {v.explanation}" for v in verdicts)
 
 
 DGS_LIVE = "spark-streaming vs spec(sort(u))"
@@ -260,18 +270,18 @@ def dgs_live_check(drawn: Sequence[Any], spark: Any, seed: int, save_dir: str | 
     engine = live_engine.streaming_engine(spark)
     observed = engine(drawn)
     live_engine.count_arrivals(drawn, result)
-    first: tuple[int, list[tuple[str, str]]] | None = None
+    first: tuple[int, tuple[str, ...]] | None = None
     for i, seen in enumerate(observed):
-        failed = oracles.judge(drawn[i], seen)
+        failed = failed_names(oracles.verdicts(drawn[i], seen))
         check.cases += 1
         if failed:
             check.failed += 1
-            check.oracle_failures.update(oracle for oracle, _ in failed)
+            check.oracle_failures.update(failed)
             first = first or (i, failed)
     check.elapsed_s = time.monotonic() - start
     if first is not None:
         index, failed = first
-        result.failures.append(shrink_and_save(DGS_LIVE, index, drawn[index], {o for o, _ in failed},
+        result.failures.append(shrink_and_save(DGS_LIVE, index, drawn[index], set(failed),
                                                engine, seed, save_dir, ENGINE, shrink_budget))
     return check
 
@@ -291,3 +301,15 @@ def run_dgs_live(cases: int, seed: int, progress: Progress | None, save_dir: str
     result.checks.append(engine_check(DGS_LIVE, drawn, live_engine.streaming_engine(spark), SPARK_BATCH, result, tick,
                                       seed, save_dir, ENGINE, shrink_budget))
     return result
+
+
+def run(request: RunConfig, progress: Progress | None) -> SuiteResult:
+    """The suite as :class:`~conformance.core.protocols.Suite` runs it: :func:`run_dgs_suite`
+    (its own batch size, :data:`SPARK_BATCH`; no seeded faults)."""
+    return run_dgs_suite(cases=request.case_count, seed=request.seed, progress=progress, save_dir=request.save_dir,
+                         engine=request.engine, spark=request.spark, shrink_budget=request.shrink_budget)
+
+
+def run_live(request: RunConfig, progress: Progress | None) -> SuiteResult:
+    """The suite on the live path (:class:`~conformance.core.protocols.Suite`): :func:`run_dgs_live`."""
+    return run_dgs_live(request.case_count, request.seed, progress, request.save_dir, request.spark, request.shrink_budget)

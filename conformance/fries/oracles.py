@@ -31,6 +31,13 @@ from the run and checks it is FIFO (see :mod:`spec.fries.consistency` for why no
 order can stand in for it). Transactions absent from the schedule touched no object and may be
 placed anywhere; they are appended in ingestion order.
 
+Every oracle answers with a :class:`~conformance.core.verdict.Verdict` (its name, whether it
+held, a one-line message, the explanation under it and the witness as data: the cycle, the
+channel violations, the witness order and the first unmatched records, the duplicated records,
+the differing states). :func:`judge` returns them all in a :class:`Judgement` (with the witness
+order and the expected outputs); :attr:`Judgement.failures` is their text view for callers
+written against it.
+
 Rejected requests (the engine refused them) are removed from the scenario
 before the serial execution and the remaining ones renumbered, so ``R3`` of the run may be
 ``R2`` of the effective scenario; reports use the run's ids.
@@ -51,7 +58,9 @@ from reference.fries.serializability import check_serializability
 
 from spark_impl.keys import key_order
 
-from conformance.core.matcher import Dependence, compare
+from conformance.core.matcher import Dependence, Mismatch, compare
+from conformance.core.protocols import Oracle
+from conformance.core.verdict import OracleName, Verdict, failed, failed_names, fails, holds
 from conformance.fries.outcome import RunOutcome
 
 Checker = Callable[[Schedule], Any]
@@ -61,11 +70,18 @@ Checker = Callable[[Schedule], Any]
 
 @dataclass(frozen=True)
 class OracleFailure:
-    """One failed oracle: its name, a one-line summary and a plain-words explanation."""
+    """One failed oracle as its name, a one-line summary and a plain-words explanation: the
+    text view of a failed :class:`~conformance.core.verdict.Verdict` that
+    :attr:`Judgement.failures` gives, kept for callers written against it."""
 
     oracle: str
     summary: str
     detail: str
+
+    @staticmethod
+    def of(verdict: Verdict) -> "OracleFailure":
+        """The text view of ``verdict``."""
+        return OracleFailure(verdict.name, verdict.message, verdict.detail)
 
     def to_json(self) -> dict[str, str]:
         """``{"oracle", "summary", "detail"}``."""
@@ -74,28 +90,69 @@ class OracleFailure:
 
 @dataclass(frozen=True)
 class Judgement:
-    """The verdict of every oracle on one run, the serial order used for (b) and the expected
-    outputs and states (the replay of the run, :mod:`spec.fries.consistency`)."""
+    """The verdicts of every oracle judged on one run, in check order (an oracle after a
+    failed ``engine`` or ``serializable`` is not judged), the serial order used for (b) and the
+    expected outputs and states (the replay of the run, :mod:`spec.fries.consistency`)."""
 
-    failures: tuple[OracleFailure, ...]
+    verdicts: tuple[Verdict, ...]
     witness: tuple[str, ...] | None
     expected: SerialResult | None
 
     @property
     def ok(self) -> bool:
-        """True when every oracle passed."""
-        return not self.failures
+        """True when every oracle held."""
+        return all(v.held for v in self.verdicts)
 
     @property
     def failed_oracles(self) -> tuple[str, ...]:
         """Names of the failed oracles, in check order."""
-        return tuple(f.oracle for f in self.failures)
+        return failed_names(self.verdicts)
+
+    @property
+    def failures(self) -> tuple[OracleFailure, ...]:
+        """The failed verdicts as :class:`OracleFailure` (their text view), in check order."""
+        return tuple(OracleFailure.of(v) for v in failed(self.verdicts))
 
 
 def default_checker() -> Checker:
     """The reference conflict-serializability checker (imported on first use)."""
     checker: Checker = check_serializability
     return checker
+
+
+def engine_verdict(error: str | None) -> Verdict:
+    """The ``engine`` oracle: the engine ran the case (``error`` None) or failed with ``error``."""
+    if error is None:
+        return holds(OracleName.ENGINE, "the engine ran the case")
+    return fails(OracleName.ENGINE, "the engine failed", {"error": error}, error)
+
+
+def serializable_verdict(verdict: Any) -> Verdict:
+    """The ``serializable`` oracle (C1, Fries Def. 4.9) from the checker's answer: the cycle
+    as the witness when the schedule is not conflict-serializable."""
+    if verdict.serializable:
+        return holds(OracleName.SERIALIZABLE, "the schedule is conflict-serializable")
+    cycle = list(verdict.cycle or [])
+    return fails(OracleName.SERIALIZABLE, f"schedule not conflict-serializable (cycle {' -> '.join(cycle)})",
+                 {"cycle": cycle}, verdict.explain())
+
+
+def fifo_verdict(violations: Sequence[Any]) -> Verdict:
+    """The ``fifo`` oracle (C2): every channel FIFO, else the first violations."""
+    if not violations:
+        return holds(OracleName.CHANNEL_FIFO, "every channel delivered its tuples once and in send order")
+    shown = [str(v) for v in violations[:10]]
+    return fails(OracleName.CHANNEL_FIFO, f"{len(violations)} channel violation(s): {violations[0]}",
+                 {"violations": shown}, "\n".join(shown))
+
+
+def outputs_verdict(mismatch: Mismatch[Any] | None, message: str, order: Sequence[str]) -> Verdict:
+    """The ``outputs`` oracle (C3): no ``mismatch``, else ``message`` with the witness order
+    and the first unmatched records."""
+    if mismatch is None:
+        return holds(OracleName.OUTPUTS, "the outputs equal the serial execution's")
+    return fails(OracleName.OUTPUTS, message, {"witness_order": list(order), "mismatch": mismatch.witness(show_record)},
+                 f"witness order: {' '.join(order)}\n{mismatch.explain(show_record)}")
 
 
 def judge(
@@ -107,38 +164,41 @@ def judge(
 ) -> Judgement:
     """Apply every oracle to ``run`` (see the module docstring)."""
     if run.error is not None:
-        return Judgement((OracleFailure("engine", "the engine failed", run.error),), None, None)
-    failures: list[OracleFailure] = []
+        return Judgement((engine_verdict(run.error),), None, None)
+    verdicts = [engine_verdict(None)]
     effective, renumber = effective_scenario(scenario, run.rejected)
-    failures.extend(_schedule_complete(effective, renumber, run.schedule))
-    failures.extend(_placement(scenario, run.schedule))
-    verdict = (checker or default_checker())(run.schedule)
-    if not verdict.serializable:
-        cycle = " -> ".join(verdict.cycle or [])
-        failures.append(OracleFailure(
-            "serializable", f"schedule not conflict-serializable (cycle {cycle})", verdict.explain()))
-        return Judgement(tuple(failures), None, None)
-    witness = complete_order(effective, [renumber.get(t, t) for t in verdict.serial_order])
+    verdicts.append(_schedule_complete(effective, renumber, run.schedule))
+    verdicts.append(_placement(scenario, run.schedule))
+    checked = (checker or default_checker())(run.schedule)
+    verdicts.append(serializable_verdict(checked))
+    if not checked.serializable:
+        return Judgement(tuple(verdicts), None, None)
+    witness = complete_order(effective, [renumber.get(t, t) for t in checked.serial_order])
     renamed = Schedule({obj: tuple(Operation(renumber.get(op.txn, op.txn), op.update) if op.update else op
                                    for op in log) for obj, log in run.schedule.logs.items()})
     replayed = replay(effective, renamed, run.senders)
     expected = SerialResult(replayed.outputs, replayed.states)
     back = {new: old for old, new in renumber.items()}
-    shown_order = " ".join(back.get(t, t) for t in witness)
-    if replayed.violations:
-        failures.append(OracleFailure(
-            "fifo", f"{len(replayed.violations)} channel violation(s): {replayed.violations[0]}",
-            "\n".join(replayed.violations[:10])))
-    mismatch = compare(expected.outputs.elements(), run.outputs, dependence)
-    if mismatch is not None:
-        failures.append(OracleFailure(
-            "outputs",
-            "outputs differ from the serial execution in the witness order (up to each object's per-key order)",
-            f"witness order: {shown_order}\n{mismatch.explain(show_record)}"))
-    failures.extend(exactly_once_failures(expected.outputs, Counter(run.outputs), scenario))
+    shown_order = [back.get(t, t) for t in witness]
+    verdicts.append(fifo_verdict(replayed.violations))
+    verdicts.append(outputs_verdict(
+        compare(expected.outputs.elements(), run.outputs, dependence),
+        "outputs differ from the serial execution in the witness order (up to each object's per-key order)",
+        shown_order))
+    verdicts.append(exactly_once_verdict(expected.outputs, Counter(run.outputs), scenario))
     if run.states is not None:
-        failures.extend(state_failures(expected.states, run.states))
-    return Judgement(tuple(failures), tuple(back.get(t, t) for t in witness), expected)
+        verdicts.append(states_verdict(expected.states, run.states))
+    return Judgement(tuple(verdicts), tuple(shown_order), expected)
+
+
+def verdicts(scenario: Scenario, run: RunOutcome) -> tuple[Verdict, ...]:
+    """The Fries oracle (:class:`~conformance.core.protocols.Oracle`): the verdicts of
+    :func:`judge` on ``run``."""
+    return judge(scenario, run).verdicts
+
+
+ORACLE: Oracle[Scenario, RunOutcome] = verdicts
+"""The Fries oracle, as :class:`~conformance.core.protocols.Oracle`."""
 
 
 def effective_scenario(scenario: Scenario, rejected: frozenset[str]) -> tuple[Scenario, dict[str, str]]:
@@ -166,7 +226,7 @@ def complete_order(scenario: Scenario, witness: Sequence[str]) -> list[str]:
     return order
 
 
-def _placement(scenario: Scenario, schedule: Schedule) -> list[OracleFailure]:
+def _placement(scenario: Scenario, schedule: Schedule) -> Verdict:
     """Every data operation ran on the object that holds its key (Fries §7.2: ``O#(k mod p)``).
 
     Catalogue functions never change a tuple's key (:mod:`spec.fries.catalogue`), so a data
@@ -180,14 +240,16 @@ def _placement(scenario: Scenario, schedule: Schedule) -> list[OracleFailure]:
             continue
         expected = scenario.object_of(operator, key_of[op.txn])
         if obj != expected:
-            return [OracleFailure(
-                "placement", f"object {obj} processed {op.txn} (key {key_of[op.txn]}), whose key belongs to {expected}",
+            return fails(
+                OracleName.PLACEMENT,
+                f"object {obj} processed {op.txn} (key {key_of[op.txn]}), whose key belongs to {expected}",
+                {"object": obj, "transaction": op.txn, "key": key_of[op.txn], "owner": expected},
                 f"{operator} has {scenario.workers(operator)} workers; key {key_of[op.txn]} lives on {expected} "
-                "(key mod workers)")]
-    return []
+                "(key mod workers)")
+    return holds(OracleName.PLACEMENT, "every data operation ran on the object that holds its key")
 
 
-def _schedule_complete(scenario: Scenario, renumber: dict[str, str], schedule: Schedule) -> list[OracleFailure]:
+def _schedule_complete(scenario: Scenario, renumber: dict[str, str], schedule: Schedule) -> Verdict:
     problems: list[str] = []
     updates: Counter[tuple[str, str]] = Counter()
     data_txns = {t.txn for t in ingestion_order(scenario)}
@@ -205,27 +267,36 @@ def _schedule_complete(scenario: Scenario, renumber: dict[str, str], schedule: S
                 n = updates.get((txn, obj), 0)
                 if n != 1:
                     problems.append(f"{back.get(txn, txn)} updated object {obj} {n} times (expected once)")
+    return schedule_verdict(problems)
+
+
+def schedule_verdict(problems: Sequence[str]) -> Verdict:
+    """The ``schedule`` oracle from the problems found in the trace (none: it holds)."""
     if not problems:
-        return []
-    return [OracleFailure("schedule", problems[0], "\n".join(problems[:10]))]
+        return holds(OracleName.SCHEDULE, "every request updated each of its objects once")
+    return fails(OracleName.SCHEDULE, problems[0], {"problems": list(problems[:10])}, "\n".join(problems[:10]))
 
 
-def exactly_once_failures(expected: Counter[Output], actual: Counter[Output], scenario: Scenario) -> list[OracleFailure]:
+def exactly_once_verdict(expected: Counter[Output], actual: Counter[Output], scenario: Scenario) -> Verdict:
+    """The ``exactly-once`` oracle (c): the duplicated records and the transactions that lost
+    all their expected output (the witness), with the case's restart points."""
     duplicated = [(rec, n, expected[rec]) for rec, n in actual.items() if expected[rec] and n > expected[rec]]
     expected_txns = {rec[1] for rec in expected}
     actual_txns = {rec[1] for rec in actual}
     lost = sorted(expected_txns - actual_txns)
     if not duplicated and not lost:
-        return []
-    lines = [f"record {show_record(rec)} emitted {n} times, expected {m}" for rec, n, m in
-             sorted(duplicated, key=lambda d: record_rank(d[0]))[:5]]
+        return holds(OracleName.EXACTLY_ONCE, "no output duplicated or lost")
+    shown = sorted(duplicated, key=lambda d: record_rank(d[0]))[:5]
+    lines = [f"record {show_record(rec)} emitted {n} times, expected {m}" for rec, n, m in shown]
     lines += [f"transaction {txn} produced none of its expected output" for txn in lost[:5]]
     restarts = scenario.timing.restarts
     context = f" (run restarted after {list(restarts)} source tuples)" if restarts else ""
     what = "duplicated" if duplicated else "lost"
     if duplicated and lost:
         what = "duplicated and lost"
-    return [OracleFailure("exactly-once", f"output {what}{context}", "\n".join(lines))]
+    witness = {"duplicated": [[show_record(rec), n, m] for rec, n, m in shown], "lost": lost[:5],
+               "restarts": list(restarts)}
+    return fails(OracleName.EXACTLY_ONCE, f"output {what}{context}", witness, "\n".join(lines))
 
 
 def any_key_rank(key: Any) -> tuple[int, Any]:
@@ -248,15 +319,17 @@ def record_rank(record: Any) -> tuple[Any, ...]:
     return ("", "", (1, repr(record)), "")
 
 
-def state_failures(expected: Any, actual: Any) -> list[OracleFailure]:
+def states_verdict(expected: Any, actual: Any) -> Verdict:
     """The ``states`` oracle: every (operator, key) whose final state differs, in a total order
     of the keys whatever their types (:func:`any_key_rank`)."""
     keys = sorted(set(expected) | set(actual), key=lambda k: (str(k[0]), any_key_rank(k[1])))
     wrong = [(k, expected.get(k), actual.get(k)) for k in keys if expected.get(k) != actual.get(k)]
     if not wrong:
-        return []
+        return holds(OracleName.STATES, "the final states equal the serial execution's")
     lines = [f"state of {op} key {key}: expected {e}, got {a}" for (op, key), e, a in wrong[:5]]
-    return [OracleFailure("states", f"{len(wrong)} final state(s) differ from the serial execution", "\n".join(lines))]
+    witness = [{"operator": op, "key": key, "expected": e, "got": a} for (op, key), e, a in wrong[:5]]
+    return fails(OracleName.STATES, f"{len(wrong)} final state(s) differ from the serial execution",
+                 {"states": witness}, "\n".join(lines))
 
 
 def show_record(record: Any) -> str:

@@ -37,9 +37,11 @@ from hypothesis import strategies as st
 from spec.fries.scenario import Scenario, Timing, scenario_from_json
 
 from conformance.core.cases import draw_cases
+from conformance.core.run_config import RunConfig
 from conformance.core.results import CheckResult, FailureReport, Progress, SuiteResult
 from conformance.core.saved_case import save_case
 from conformance.core.shrink import shrink
+from conformance.core.verdict import failed
 from conformance.fries.cases.alignment import is_probe_shaped, pruning_shape
 from conformance.fries.cases.codec import scenario_to_json
 from conformance.fries.cases.moves import candidates, size
@@ -174,7 +176,7 @@ EARLY_PATHS = ("epoch", "stepped", "sink")
 
 def judge_batch(engine: FriesEngine, scenarios: Sequence[Scenario]) -> list[tuple[Scenario, Judgement, tuple[float, ...]]]:
     """Run a batch and judge every run."""
-    outcomes = engine.run(scenarios)
+    outcomes = engine(scenarios)
     return [(s, judge(s, o), o.delays) for s, o in zip(scenarios, outcomes)]
 
 
@@ -215,8 +217,8 @@ def shrink_and_save(config: FriesConfig, engine: FriesEngine, check: str, index:
 def explain(judgement: Judgement) -> str:
     """Every failed oracle of a judgement, in words."""
     parts = []
-    for failure in judgement.failures:
-        parts.append(f"[{failure.oracle}] {failure.summary}\n" + _indent(failure.detail))
+    for verdict in failed(judgement.verdicts):
+        parts.append(f"[{verdict.name}] {verdict.message}\n" + _indent(verdict.detail))
     return "\n".join(parts)
 
 
@@ -325,3 +327,20 @@ def run_fries_streaming(*, cases: int, seed: int, scheduler: str, faults: frozen
                              save_dir=save_dir, shrink_evaluations=shrink_budget)
         result.failures.append(shrink_and_save(config, engines[mode], LIVE_CHECK, index, scenario, judgement, mode))
     return result
+
+
+def run(request: RunConfig, progress: Progress | None) -> SuiteResult:
+    """The suite as :class:`~conformance.core.protocols.Suite` runs it: :func:`run_fries_suite`."""
+    return run_fries_suite(
+        FriesConfig(cases=request.case_count, seed=request.seed, engine=request.engine, faults=request.faults,
+                    batch_size=request.batch_size, save_dir=request.save_dir,
+                    shrink_evaluations=request.shrink_budget, scheduler=request.scheduler),
+        progress=progress, spark=request.spark)
+
+
+def run_live(request: RunConfig, progress: Progress | None) -> SuiteResult:
+    """The suite on the live path (:class:`~conformance.core.protocols.Suite`):
+    :func:`run_fries_streaming`."""
+    return run_fries_streaming(cases=request.case_count, seed=request.seed, scheduler=request.scheduler,
+                               faults=request.faults, batch=request.batch_size, progress=progress,
+                               spark=request.spark, save_dir=request.save_dir, shrink_budget=request.shrink_budget)

@@ -14,6 +14,12 @@ reports ``(round, instance)`` for every row (``spark_impl.oplus.BatchResult.emit
 
 Both are judged only when the outputs oracle holds (otherwise the outputs difference is the
 finding).
+
+Every oracle answers with a :class:`~conformance.core.verdict.Verdict` (:func:`spark_verdicts`,
+:func:`outputs_verdict`, :func:`timing_verdicts`); the suites read the oracle's name from it.
+:func:`problem_text` is the text the reports and saved cases print (``[round] spark emitted
+...``), and :func:`versus_sequential`, :func:`timing_problem` and :func:`spark_discrepancies`
+give that text for callers that only print it.
 """
 
 from __future__ import annotations
@@ -35,17 +41,37 @@ from spec.oplus.scenario import Scenario, parse_scenario
 from reference.oplus.operators.catalogue import to_row
 from reference.oplus.run import execute
 
-from conformance.core.crashes import Crash, Guard, describe
+from conformance.core.crashes import Crash, describe
 from conformance.core.matcher import compare
+from conformance.core.protocols import Engine, Oracle
+from conformance.core.verdict import OracleName, Verdict, fails, from_text, holds
 from conformance.oplus.cases import SparkCase
 
 Row = tuple[int, str, str]
 """``(ts, key, canonical JSON of the value)``."""
 
+ENGINE_TAG = "[engine]"
 ROUND_TAG = "[round]"
 INSTANCE_TAG = "[instance]"
 LATE_TAG = "[late]"
-"""A live run's late-tuple count differs from what the documented lateness rule predicts."""
+"""How the text of a failed verdict starts (:func:`problem_text`): ``[`` its oracle's name ``]``,
+except for ``outputs``, whose text starts with who produced the outputs."""
+
+
+def problem_text(verdict: Verdict | None) -> str | None:
+    """The text the O+ reports, saved cases and replays print for a verdict: None when it
+    held (or there is none), ``[oracle] explanation`` for a failure, the bare explanation for
+    an ``outputs`` failure. Reports only: the oracle's name is read from the verdict."""
+    if verdict is None or verdict.held:
+        return None
+    if verdict.oracle is OracleName.OUTPUTS:
+        return verdict.explanation
+    return f"[{verdict.name}] {verdict.explanation}"
+
+
+def first_failure(verdicts: Sequence[Verdict]) -> Verdict | None:
+    """The first verdict that did not hold, or None."""
+    return next((v for v in verdicts if not v.held), None)
 
 
 def as_rows(outputs: Sequence[dict[str, Any]]) -> list[Row]:
@@ -63,17 +89,22 @@ def sequential(scenario: Scenario) -> list[Row]:
     return rows_of(scenario, "sequential")
 
 
-def timing_problem(case: dict[str, Any], per_round: int, rows: Sequence[Row],
-                   emitted: Sequence[tuple[int, int]], applied: int | None = None) -> str | None:
-    """None when every row was emitted in its due round by its instance (and ``applied``, when
-    given, is the number of reconfigurations that take effect), else the first difference in
-    words (starting with :data:`ROUND_TAG` or :data:`INSTANCE_TAG`)."""
+def timing_verdicts(case: dict[str, Any], per_round: int, rows: Sequence[Row],
+                    emitted: Sequence[tuple[int, int]], applied: int | None = None) -> tuple[Verdict, ...]:
+    """The ``round`` and ``instance`` oracles (module docstring), in the order judged: the
+    number of reconfigurations applied (``instance``, when ``applied`` is given), every row in
+    its due round (``round``), every keyed row from the instance that owns its key then
+    (``instance``); judging stops at the first failure."""
     scenario = parse_scenario(case)
+    reconfigurations = [(c.watermark, c.parallelism) for c in scenario.reconfigurations]
+    marks = _watermarks(scenario, per_round)
     if applied is not None and applied != applied_reconfigurations(scenario, per_round):
-        return (f"{INSTANCE_TAG} spark applied {applied} reconfiguration(s), "
-                f"{applied_reconfigurations(scenario, per_round)} take effect (round watermarks "
-                f"{_watermarks(scenario, per_round)}, reconfigurations "
-                f"{[(c.watermark, c.parallelism) for c in scenario.reconfigurations]})")
+        due_applied = applied_reconfigurations(scenario, per_round)
+        return (fails(OracleName.EMITTING_INSTANCE,
+                      f"spark applied {applied} reconfiguration(s), {due_applied} take effect (round watermarks "
+                      f"{marks}, reconfigurations {reconfigurations})",
+                      {"applied": applied, "take_effect": due_applied, "round_watermarks": marks,
+                       "reconfigurations": reconfigurations}),)
     due = emission_rounds(scenario, per_round, sequential)
     got = Counter(zip(rows, (r for r, _ in emitted)))
     if got != due:
@@ -82,19 +113,33 @@ def timing_problem(case: dict[str, Any], per_round: int, rows: Sequence[Row],
         (row, r) = (late or expected)[0]
         should = [d for (x, d) in expected if x == row] or [d for (x, d) in due if x == row]
         wrong = [g for (x, g) in late if x == row]
-        return (f"{ROUND_TAG} spark emitted {show(row)} in round {wrong[0] if wrong else '?'}, due in round "
-                f"{should[0] if should else '?'} (the first round whose watermark passes it: round watermarks "
-                f"{_watermarks(scenario, per_round)}, {per_round} items per round); "
-                f"{len(late)} row(s) in a wrong round")
+        return (fails(OracleName.EMISSION_ROUND,
+                      f"spark emitted {show(row)} in round {wrong[0] if wrong else '?'}, due in round "
+                      f"{should[0] if should else '?'} (the first round whose watermark passes it: round watermarks "
+                      f"{marks}, {per_round} items per round); {len(late)} row(s) in a wrong round",
+                      {"row": list(row), "emitted_in": wrong[0] if wrong else None,
+                       "due_in": should[0] if should else None, "round_watermarks": marks,
+                       "items_per_round": per_round, "rows_in_a_wrong_round": len(late)}),)
+    in_round = holds(OracleName.EMISSION_ROUND, "every row was emitted in the round it is due in")
     for row, (r, instance) in zip(rows, emitted):
         owner = emitting_instance(scenario, per_round, row[1], r)
         if owner is not None and owner != instance:
-            return (f"{INSTANCE_TAG} spark emitted {show(row)} from instance {instance} in round {r}; key "
-                    f"{row[1]!r} belongs to instance {owner} of "
-                    f"{parallelism_in_round(scenario, per_round, r)} in that round (round watermarks "
-                    f"{_watermarks(scenario, per_round)}, reconfigurations "
-                    f"{[(c.watermark, c.parallelism) for c in scenario.reconfigurations]})")
-    return None
+            parallelism = parallelism_in_round(scenario, per_round, r)
+            return (in_round, fails(
+                OracleName.EMITTING_INSTANCE,
+                f"spark emitted {show(row)} from instance {instance} in round {r}; key {row[1]!r} belongs to "
+                f"instance {owner} of {parallelism} in that round (round watermarks {marks}, reconfigurations "
+                f"{reconfigurations})",
+                {"row": list(row), "round": r, "instance": instance, "owner": owner, "parallelism": parallelism,
+                 "round_watermarks": marks, "reconfigurations": reconfigurations}))
+    return (in_round, holds(OracleName.EMITTING_INSTANCE, "every keyed row came from the instance owning its key"))
+
+
+def timing_problem(case: dict[str, Any], per_round: int, rows: Sequence[Row],
+                   emitted: Sequence[tuple[int, int]], applied: int | None = None) -> str | None:
+    """The text of the first failed :func:`timing_verdicts` (:func:`problem_text`: starting
+    with :data:`ROUND_TAG` or :data:`INSTANCE_TAG`), None when they hold."""
+    return problem_text(first_failure(timing_verdicts(case, per_round, rows, emitted, applied)))
 
 
 def _watermarks(scenario: Scenario, per_round: int) -> list[float]:
@@ -106,24 +151,32 @@ def show(row: Row) -> str:
     return f"(ts {ts}, key {key!r}, value {value})"
 
 
-def versus_sequential(case: dict[str, Any], got: list[Row], who: str) -> str | None:
-    """The ``outputs`` oracle: None when ``got`` equals the sequential reference's rows as a
-    multiset, else the first missing and unexpected rows (``[engine] ...`` when the reference
-    itself crashed)."""
+def outputs_verdict(case: dict[str, Any], got: list[Row], who: str) -> Verdict:
+    """The ``outputs`` oracle: ``got`` equals the sequential reference's rows as a multiset
+    (else the first missing and unexpected rows as the witness); an ``engine`` failure when
+    the reference itself crashed."""
     try:
         expected = sequential(parse_scenario(case))
     except Exception as error:  # noqa: BLE001 - the oracle itself crashed: still a finding
-        return f"{ENGINE_TAG} the sequential reference crashed: {describe(error)}"
+        return from_text(OracleName.ENGINE, f"the sequential reference crashed: {describe(error)}",
+                         {"error": describe(error)})
     mismatch = compare(expected, got)
     if mismatch is None:
-        return None
-    return f"{who} outputs differ from the sequential reference:\n{mismatch.explain(show)}"
+        return holds(OracleName.OUTPUTS, f"{who} outputs equal the sequential reference")
+    return from_text(OracleName.OUTPUTS, f"{who} outputs differ from the sequential reference:\n"
+                     f"{mismatch.explain(show)}", mismatch.witness(show))
 
 
-ENGINE_TAG = "[engine]"
-"""How an explanation starts when the engine crashed (the ``engine`` oracle)."""
+def versus_sequential(case: dict[str, Any], got: list[Row], who: str) -> str | None:
+    """The text of :func:`outputs_verdict` (:func:`problem_text`), None when it holds."""
+    return problem_text(outputs_verdict(case, got, who))
 
 
+def crash_verdict(crash: Crash, who: str = "") -> Verdict:
+    """The ``engine`` oracle's failure for a run that raised or hung (``who``: the run, named
+    before the explanation)."""
+    return from_text(OracleName.ENGINE, f"{who}: {crash.explain()}" if who else crash.explain(),
+                     {"error": crash.message, "alone": crash.alone})
 
 
 SparkSeen = tuple[list[Row], list[tuple[int, int]], int | None]
@@ -131,25 +184,34 @@ SparkSeen = tuple[list[Row], list[tuple[int, int]], int | None]
 the number of reconfigurations it applied (None: not reported, not judged)."""
 
 
-def spark_discrepancies(cases: Sequence[SparkCase], engine: Guard[SparkCase, SparkSeen]) -> list[str | None]:
-    """Per case: None when Spark's outputs equal the sequential reference's, each was emitted in
-    the round it is due in and by the instance that owns its key then
-    (:func:`timing_problem`), else the first difference."""
-    problems: list[str | None] = []
-    for (case, per_round), got in zip(cases, engine(cases)):
-        if isinstance(got, Crash):
-            problems.append(f"{ENGINE_TAG} {got.explain()}")
-            continue
-        rows, emitted, applied = got
-        problems.append(versus_sequential(case, rows, "spark")
-                        or timing_problem(case, per_round, rows, emitted, applied))
-    return problems
+def spark_verdicts(case: SparkCase, got: SparkSeen | Crash) -> tuple[Verdict, ...]:
+    """The O+ Spark oracle (:class:`~conformance.core.protocols.Oracle`): ``engine``, then
+    ``outputs`` (the sequential reference's rows), then when they hold the emission
+    :func:`timing_verdicts`; judging stops at the first failure."""
+    if isinstance(got, Crash):
+        return (crash_verdict(got),)
+    scenario, per_round = case
+    rows, emitted, applied = got
+    outputs = outputs_verdict(scenario, rows, "spark")
+    ran = holds(OracleName.ENGINE, "the engine ran the case")
+    if not outputs.held:
+        return (outputs,) if outputs.oracle is OracleName.ENGINE else (ran, outputs)
+    return (ran, outputs) + timing_verdicts(scenario, per_round, rows, emitted, applied)
 
 
-def oracle_of(problem: str) -> str:
-    """The oracle a problem of this module names (``engine``, ``round``, ``instance``, ``late``,
-    else ``outputs``)."""
-    for tag, oracle in ((ENGINE_TAG, "engine"), (ROUND_TAG, "round"), (INSTANCE_TAG, "instance"), (LATE_TAG, "late")):
-        if problem.startswith(tag):
-            return oracle
-    return "outputs"
+SparkEngine = Engine[SparkCase, "SparkSeen | Crash"]
+"""An O+ Spark engine (:class:`~conformance.core.protocols.Engine`): batch, live or disordered."""
+
+ORACLE: Oracle[SparkCase, "SparkSeen | Crash"] = spark_verdicts
+"""The O+ Spark oracle, as :class:`~conformance.core.protocols.Oracle`."""
+
+
+def spark_judged(cases: Sequence[SparkCase], engine: SparkEngine) -> list[tuple[Verdict, ...]]:
+    """Every case through ``engine`` (one call), judged by :func:`spark_verdicts`."""
+    return [spark_verdicts(case, got) for case, got in zip(cases, engine(cases))]
+
+
+def spark_discrepancies(cases: Sequence[SparkCase], engine: SparkEngine) -> list[str | None]:
+    """Per case, the text of the first failed verdict of :func:`spark_judged`
+    (:func:`problem_text`), None when every oracle holds."""
+    return [problem_text(first_failure(verdicts)) for verdicts in spark_judged(cases, engine)]

@@ -44,11 +44,13 @@ import time
 from typing import Any, Sequence
 
 from conformance.core.cases import draw_cases
-from conformance.core.crashes import Guard, describe
+from conformance.core.crashes import describe
+from conformance.core.run_config import RunConfig
 from conformance.core.results import CheckResult, FailureReport, Progress, SuiteResult
 from conformance.core.saved_case import save_case
 from conformance.core.session import shared_session
 from conformance.core.shrink import DEFAULT_BUDGET, ShrinkResult, shrink
+from conformance.core.verdict import OracleName, Verdict, from_text
 from conformance.oplus.cases import SparkCase, candidates, count_features, oplus_cases, size
 from conformance.oplus.checks import commit, faults as seeded, handover, live_contracts, live_standin, model, state
 from conformance.oplus import user_suite
@@ -56,7 +58,9 @@ from conformance.oplus.edges import with_edges
 from conformance.oplus.engines.batch import spark_engine, spark_status
 from conformance.oplus.engines import disorder, live as live_engine
 from conformance.oplus.engines.reference import MODES, reference_rows
-from conformance.oplus.oracles import ENGINE_TAG, SparkSeen, oracle_of, spark_discrepancies, versus_sequential
+from conformance.oplus.oracles import (
+    SparkEngine, first_failure, outputs_verdict, problem_text, spark_discrepancies, spark_judged,
+)
 
 ENGINE = "spark-streaming"
 """The live engine's name (saved cases, ``--engine spark-streaming``)."""
@@ -65,14 +69,30 @@ SHRINK_EVALUATIONS = 400
 """At most this many candidates run while shrinking one O+ failure (fewer with ``--shrink-budget``)."""
 
 
-def discrepancy(case: dict[str, Any], mode: str, seed: int = 0) -> str | None:
-    """None when ``mode``'s outputs equal the sequential reference's, else the difference
-    (``[engine] ...`` when the reference raised)."""
+def reference_verdict(case: dict[str, Any], mode: str, seed: int = 0) -> Verdict:
+    """The ``outputs`` verdict on ``mode``'s run of ``case`` (an ``engine`` failure when the
+    reference raised)."""
     try:
         got = reference_rows(case, mode, seed)
     except Exception as error:  # noqa: BLE001 - an engine crash is a finding
-        return f"{ENGINE_TAG} the reference {mode} execution crashed: {describe(error)}"
-    return versus_sequential(case, got, mode)
+        return from_text(OracleName.ENGINE, f"the reference {mode} execution crashed: {describe(error)}",
+                         {"error": describe(error)})
+    return outputs_verdict(case, got, mode)
+
+
+def discrepancy(case: dict[str, Any], mode: str, seed: int = 0) -> str | None:
+    """None when ``mode``'s outputs equal the sequential reference's, else the difference
+    (:func:`reference_verdict` as text: ``[engine] ...`` when the reference raised)."""
+    return problem_text(reference_verdict(case, mode, seed))
+
+
+def failure_of(verdict: Verdict | None, fallback: str) -> tuple[str, str]:
+    """``(oracle name, explanation)`` of a failed verdict for a report; ``fallback`` as an
+    ``outputs`` explanation when there is none (the case no longer fails)."""
+    text = problem_text(verdict)
+    if verdict is None or text is None:
+        return OracleName.OUTPUTS.value, fallback
+    return verdict.name, text
 
 
 def run_oplus_suite(*, cases: int, seed: int, progress: Progress | None = None,
@@ -92,20 +112,20 @@ def run_oplus_suite(*, cases: int, seed: int, progress: Progress | None = None,
         check = CheckResult(name)
         result.checks.append(check)
         start = time.monotonic()
-        first: tuple[int, str] | None = None
+        first: int | None = None
         for index, case in enumerate(scenarios):
-            problem = discrepancy(case, mode, seed + index)
+            verdict = reference_verdict(case, mode, seed + index)
             check.cases += 1
-            if problem is not None:
+            if not verdict.held:
                 check.failed += 1
-                check.oracle_failures[oracle_of(problem)] += 1
-                first = first or (index, problem)
+                check.oracle_failures[verdict.name] += 1
+                first = index if first is None else first
             done += 1
             if progress is not None and (done % 20 == 0 or done == total):
                 progress(done, total)
         check.elapsed_s = time.monotonic() - start
         if first is not None:
-            result.failures.append(shrink_reference(name, mode, seed, first[0], scenarios[first[0]], save_dir,
+            result.failures.append(shrink_reference(name, mode, seed, first, scenarios[first], save_dir,
                                                     shrink_budget))
     count_features(result, drawn)
     reason = spark_status() if engine == "spark" else f"engine {engine} (the spark check needs --engine spark)"
@@ -131,41 +151,42 @@ def run_oplus_suite(*, cases: int, seed: int, progress: Progress | None = None,
     return result
 
 
-def spark_check(name: str, drawn: Sequence[SparkCase], engine: Guard[SparkCase, SparkSeen]
+def spark_check(name: str, drawn: Sequence[SparkCase], engine: SparkEngine
                 ) -> tuple[CheckResult, int | None]:
     """The check ``name``: every case through ``engine`` (one batch), judged by
-    :func:`conformance.oplus.oracles.spark_discrepancies`; with the index of the first failing
+    :func:`conformance.oplus.oracles.spark_judged`; with the index of the first failing
     case (None: all pass)."""
     check = CheckResult(name)
     start = time.monotonic()
-    problems = spark_discrepancies(drawn, engine)
-    check.cases = len(problems)
-    check.failed = sum(p is not None for p in problems)
-    check.oracle_failures.update(oracle_of(p) for p in problems if p is not None)
+    found = [first_failure(verdicts) for verdicts in spark_judged(drawn, engine)]
+    check.cases = len(found)
+    check.failed = sum(f is not None for f in found)
+    check.oracle_failures.update(f.name for f in found if f is not None)
     check.elapsed_s = time.monotonic() - start
-    return check, next((i for i, p in enumerate(problems) if p is not None), None)
+    return check, next((i for i, f in enumerate(found) if f is not None), None)
 
 
-def shrink_spark(seed: int, index: int, case: SparkCase, engine: Guard[SparkCase, SparkSeen],
+def shrink_spark(seed: int, index: int, case: SparkCase, engine: SparkEngine,
                  faults: frozenset[str], save_dir: str | None, budget: int = SHRINK_EVALUATIONS) -> FailureReport:
     """Shrink a Spark failure: every batch of candidates is one batch of Spark jobs (at most
     ``budget`` candidates, and 90 s)."""
     scenario, per_round = case
-    first = spark_discrepancies([case], engine)[0]
-    wanted = oracle_of(first) if first is not None else None
+    first = first_failure(spark_judged([case], engine)[0])
+    wanted = first.oracle if first is not None else None
 
     def still_fails(batch: Sequence[dict[str, Any]]) -> list[bool]:
-        problems = spark_discrepancies([(c, per_round) for c in batch], engine)
-        return [p is not None and (wanted is None or oracle_of(p) == wanted) for p in problems]
+        found = [first_failure(v) for v in spark_judged([(c, per_round) for c in batch], engine)]
+        return [f is not None and (wanted is None or f.oracle is wanted) for f in found]
 
     reproduced = first is not None
     shrunk, stats = (shrink(scenario, candidates, still_fails, batch=32, deadline_s=90.0,
                             max_evaluations=min(SHRINK_EVALUATIONS, max(0, budget))) if reproduced
                      else (scenario, ShrinkResult(0, 0, False)))
-    explanation = (spark_discrepancies([(shrunk, per_round)], engine)[0] if reproduced else None) or (
-        "failed inside its batch, passes when run on its own (timing- or batch-dependent)")
+    final = first_failure(spark_judged([(shrunk, per_round)], engine)[0]) if reproduced else None
+    oracle, explanation = failure_of(final, "failed inside its batch, passes when run on its own "
+                                            "(timing- or batch-dependent)")
     data = {"scenario": shrunk, "items_per_round": per_round}
-    report = FailureReport("spark vs sequential", index, (oracle_of(explanation),), explanation, size(scenario),
+    report = FailureReport("spark vs sequential", index, (oracle,), explanation, size(scenario),
                            size(shrunk), stats.steps, data, reproduced=reproduced)
     if save_dir is not None:
         json_path, test_path = save_case(save_dir, suite="oplus", engine="spark", scheduler="spark",
@@ -179,11 +200,11 @@ def shrink_reference(check: str, mode: str, seed: int, index: int, case: dict[st
                      save_dir: str | None, budget: int = SHRINK_EVALUATIONS) -> FailureReport:
     """Shrink a reference failure of ``mode`` (at most ``budget`` candidates) and save it."""
     def still_fails(batch: Sequence[dict[str, Any]]) -> list[bool]:
-        return [discrepancy(c, mode, seed + index) is not None for c in batch]
+        return [not reference_verdict(c, mode, seed + index).held for c in batch]
 
     shrunk, stats = shrink(case, candidates, still_fails, max_evaluations=min(SHRINK_EVALUATIONS, max(0, budget)))
-    explanation = discrepancy(shrunk, mode, seed + index) or "no longer fails"
-    report = FailureReport(check, index, (oracle_of(explanation),), explanation, size(case), size(shrunk),
+    oracle, explanation = failure_of(reference_verdict(shrunk, mode, seed + index), "no longer fails")
+    report = FailureReport(check, index, (oracle,), explanation, size(case), size(shrunk),
                            stats.steps, shrunk)
     if save_dir is not None:
         json_path, test_path = save_case(save_dir, suite="oplus", engine="reference", scheduler=mode, faults=(),
@@ -200,8 +221,9 @@ def replay(record: dict[str, Any], faults: frozenset[str] | None) -> tuple[bool,
     if record.get("scheduler") == DISORDER_SCHEDULER:
         injected = frozenset(record.get("faults", ())) if faults is None else faults
         data = record["case_data"]
-        problems, _ = disorder.disorder_discrepancies([(data["scenario"], int(data["items_per_round"]))], injected)
-        return problems[0] is None, problems[0] or "every oracle holds on the out-of-order landings"
+        judged, _ = disorder.disorder_verdicts([(data["scenario"], int(data["items_per_round"]))], injected)
+        problem = problem_text(first_failure(judged[0]))
+        return problem is None, problem or "every oracle holds on the out-of-order landings"
     if record.get("scheduler") in ("spark", ENGINE):
         injected = frozenset(record.get("faults", ())) if faults is None else faults
         data = record["case_data"]
@@ -271,18 +293,19 @@ def disorder_check(drawn: Sequence[SparkCase], faults: frozenset[str], spark: An
     cases = disorder.family(drawn)
     check = CheckResult(DISORDER)
     start = time.monotonic()
-    problems, lateness = disorder.disorder_discrepancies(cases, faults, spark)
-    check.cases, check.failed = len(problems), sum(p is not None for p in problems)
-    check.oracle_failures.update(oracle_of(p) for p in problems if p is not None)
+    judged, lateness = disorder.disorder_verdicts(cases, faults, spark)
+    found = [first_failure(verdicts) for verdicts in judged]
+    check.cases, check.failed = len(found), sum(f is not None for f in found)
+    check.oracle_failures.update(f.name for f in found if f is not None)
     check.elapsed_s = time.monotonic() - start
     result.features["live: files landed later event times first, same modification time"] += len(cases)
     result.features["live: late tuples dropped and counted (allowed_lateness 0)"] += sum(
         bool(disorder.predicted_late(c, 0)) for c in cases)
-    failing = next((i for i, p in enumerate(problems) if p is not None), None)
+    failing = next((i for i, f in enumerate(found) if f is not None), None)
     if failing is not None:
-        explanation = problems[failing] or ""
+        oracle, explanation = failure_of(found[failing], "")
         data = {"scenario": cases[failing][0], "items_per_round": cases[failing][1], "allowed_lateness": lateness}
-        report = FailureReport(DISORDER, failing, (oracle_of(explanation),), explanation, size(cases[failing][0]),
+        report = FailureReport(DISORDER, failing, (oracle,), explanation, size(cases[failing][0]),
                                size(cases[failing][0]), 0, data)
         if save_dir is not None:
             json_path, test_path = save_case(save_dir, suite="oplus", engine=ENGINE, scheduler=DISORDER_SCHEDULER,
@@ -296,7 +319,7 @@ def disorder_check(drawn: Sequence[SparkCase], faults: frozenset[str], spark: An
 DISORDER_SCHEDULER = "spark-streaming-disorder"
 
 
-def shrink_oplus_live(seed: int, index: int, case: SparkCase, engine: Guard[SparkCase, SparkSeen],
+def shrink_oplus_live(seed: int, index: int, case: SparkCase, engine: SparkEngine,
                       faults: frozenset[str], save_dir: str | None, budget: int = DEFAULT_BUDGET) -> FailureReport:
     """The O+ suite's Spark shrinker (:func:`shrink_spark`) with the live engine (at most
     ``budget`` candidates); the case is saved with ``"engine"``/``"scheduler"``
@@ -310,3 +333,16 @@ def shrink_oplus_live(seed: int, index: int, case: SparkCase, engine: Guard[Spar
                                          case_data=report.shrunk_case)
         report.replay_file, report.pytest_file = str(json_path), str(test_path)
     return report
+
+
+def run(request: RunConfig, progress: Progress | None) -> SuiteResult:
+    """The suite as :class:`~conformance.core.protocols.Suite` runs it: :func:`run_oplus_suite`."""
+    return run_oplus_suite(cases=request.case_count, seed=request.seed, progress=progress, save_dir=request.save_dir,
+                           engine=request.engine, faults=request.faults, spark=request.spark,
+                           shrink_budget=request.shrink_budget)
+
+
+def run_live(request: RunConfig, progress: Progress | None) -> SuiteResult:
+    """The suite on the live path (:class:`~conformance.core.protocols.Suite`): :func:`run_oplus_live`."""
+    return run_oplus_live(request.case_count, request.seed, request.faults, progress, request.spark, request.save_dir,
+                          request.shrink_budget)

@@ -36,7 +36,6 @@ from conformance.core.results import CheckResult, FailureReport, Progress, Suite
 from conformance.core.saved_case import save_case
 from conformance.core.shrink import shrink
 from conformance.oplus.engines.user import (
-    USER_TAG,
     Outputs,
     UserCodeError,
     UserOperatorUnderTest,
@@ -44,7 +43,8 @@ from conformance.oplus.engines.user import (
     reference_outputs,
     user_fault,
 )
-from conformance.oplus.oracles import ENGINE_TAG
+from conformance.core.verdict import OracleName, Verdict, from_text, holds
+from conformance.oplus.oracles import crash_verdict, problem_text
 from conformance.oplus.user_cases import Field, candidates, operator_cases, parse_fields, size
 
 CHECKS = {"reference SN vs sequential": "sn", "reference elastic VSN vs sequential": "vsn"}
@@ -52,52 +52,54 @@ LIVE = "spark-streaming vs sequential"
 SCHEDULER = "user-operator"
 LIVE_SHRINK = 60
 
-Judge = Callable[[Sequence[dict[str, Any]]], list[str | None]]
-
-
-def oracle_of(problem: str) -> str:
-    """``user-code``, ``engine`` or ``outputs``."""
-    if problem.startswith(USER_TAG):
-        return "user-code"
-    return "engine" if problem.startswith(ENGINE_TAG) else "outputs"
+Judge = Callable[[Sequence[dict[str, Any]]], list[Verdict]]
+"""Per case, the verdict of the first oracle that failed (``user-code``, ``engine``,
+``outputs``), else the held ``outputs`` verdict."""
 
 
 def _show(row: tuple[int, str]) -> str:
     return f"(ts {row[0]}, payload {row[1]})"
 
 
-def versus(expected: Outputs, got: Outputs, who: str) -> str | None:
-    """None when ``got`` equals ``expected`` as a multiset, else the first differences."""
+def versus(expected: Outputs, got: Outputs, who: str) -> Verdict:
+    """The ``outputs`` oracle: ``got`` equals ``expected`` as a multiset, else the first
+    differences."""
     mismatch = compare(sorted(expected.elements()), sorted(got.elements()))
     if mismatch is None:
-        return None
-    return f"{who} outputs differ from the sequential reference:\n{mismatch.explain(_show)}"
+        return holds(OracleName.OUTPUTS, f"{who} outputs equal the sequential reference")
+    return from_text(OracleName.OUTPUTS, f"{who} outputs differ from the sequential reference:\n"
+                     f"{mismatch.explain(_show)}", mismatch.witness(_show))
 
 
-def sequential_or_problem(under: UserOperatorUnderTest, case: dict[str, Any]) -> Outputs | str:
+def user_code(text: str) -> Verdict:
+    """The ``user-code`` oracle's failure: the operator raised (``text``: :func:`user_fault`)."""
+    return from_text(OracleName.USER_CODE, text, {"error": text})
+
+
+def sequential_or_problem(under: UserOperatorUnderTest, case: dict[str, Any]) -> Outputs | Verdict:
     """The operator's meaning on ``case``, or the ``user-code`` finding of its raising."""
     try:
         return reference_outputs(under, case, "sequential")
     except Exception as error:  # noqa: BLE001 - the user's functions may raise anything
-        return user_fault(under, error, "the sequential reference")
+        return user_code(user_fault(under, error, "the sequential reference"))
 
 
 def reference_judge(under: UserOperatorUnderTest, mode: str, seed: int) -> Judge:
     """Per case: None when the reference in ``mode`` equals the sequential reference."""
-    def judge(cases: Sequence[dict[str, Any]]) -> list[str | None]:
-        problems: list[str | None] = []
+    def judge(cases: Sequence[dict[str, Any]]) -> list[Verdict]:
+        found: list[Verdict] = []
         for case in cases:
             expected = sequential_or_problem(under, case)
-            if isinstance(expected, str):
-                problems.append(expected)
+            if isinstance(expected, Verdict):
+                found.append(expected)
                 continue
             try:
                 got = reference_outputs(under, case, mode, seed)
             except Exception as error:  # noqa: BLE001 - the user's functions may raise anything
-                problems.append(user_fault(under, error, f"the reference {mode} execution"))
+                found.append(user_code(user_fault(under, error, f"the reference {mode} execution")))
                 continue
-            problems.append(versus(expected, got, f"reference {mode}"))
-        return problems
+            found.append(versus(expected, got, f"reference {mode}"))
+        return found
     return judge
 
 
@@ -106,16 +108,16 @@ def live_judge(under: UserOperatorUnderTest, spark: Any, faults: frozenset[str] 
     sequential reference's."""
     engine = live_engine(under, spark, faults=faults)
 
-    def judge(cases: Sequence[dict[str, Any]]) -> list[str | None]:
-        problems: list[str | None] = []
+    def judge(cases: Sequence[dict[str, Any]]) -> list[Verdict]:
+        found: list[Verdict] = []
         for case, got in zip(cases, engine(cases)):
             if isinstance(got, Crash):
                 user = UserCodeError.__name__ in got.message
-                problems.append(f"{USER_TAG if user else ENGINE_TAG} {got.explain()}")
+                found.append(user_code(got.explain()) if user else crash_verdict(got))
                 continue
             expected = sequential_or_problem(under, case)
-            problems.append(expected if isinstance(expected, str) else versus(expected, got, "spark-streaming"))
-        return problems
+            found.append(expected if isinstance(expected, Verdict) else versus(expected, got, "spark-streaming"))
+        return found
     return judge
 
 
@@ -125,24 +127,26 @@ def run_check(name: str, judge: Judge, cases: list[dict[str, Any]], result: Suit
     carries besides the case: engine, scheduler, operator, fields, seed)."""
     check = CheckResult(name)
     start = time.monotonic()
-    problems = judge(cases)
-    check.cases, check.failed = len(problems), sum(p is not None for p in problems)
-    check.oracle_failures.update(oracle_of(p) for p in problems if p is not None)
+    found = judge(cases)
+    check.cases, check.failed = len(found), sum(not v.held for v in found)
+    check.oracle_failures.update(v.name for v in found if not v.held)
     check.elapsed_s = time.monotonic() - start
     result.checks.append(check)
-    index = next((i for i, p in enumerate(problems) if p is not None), None)
+    index = next((i for i, v in enumerate(found) if not v.held), None)
     if index is None:
         return
-    wanted = oracle_of(problems[index] or "")
+    wanted = found[index].oracle
 
     def still_fails(batch: Sequence[dict[str, Any]]) -> list[bool]:
-        return [p is not None and oracle_of(p) == wanted for p in judge(batch)]
+        return [not v.held and v.oracle is wanted for v in judge(batch)]
 
     shrunk, stats = shrink(cases[index], candidates, still_fails, batch=32, max_evaluations=max(0, budget),
                            deadline_s=deadline_s)
-    explanation = judge([shrunk])[0] or problems[index] or ""
+    final = judge([shrunk])[0]
+    final = found[index] if final.held else final
+    explanation = problem_text(final) or ""
     data = {"operator": record["operator"], "fields": record["fields"], "case": shrunk}
-    report = FailureReport(name, index, (oracle_of(explanation),), explanation, size(cases[index]), size(shrunk),
+    report = FailureReport(name, index, (final.name,), explanation, size(cases[index]), size(shrunk),
                            stats.steps, data)
     if save_dir is not None:
         json_path, test_path = save_case(save_dir, suite="oplus", engine=record["engine"],
@@ -207,6 +211,6 @@ def replay(record: dict[str, Any], faults: frozenset[str] | None = None) -> tupl
     injected = frozenset(record.get("faults", ())) if faults is None else faults
     judge = (live_judge(under, None, injected) if mode == "spark-streaming"
              else reference_judge(under, mode, int(record.get("seed", 0))))
-    problem = judge([data["case"]])[0]
+    problem = problem_text(judge([data["case"]])[0])
     return problem is None, problem or "every oracle holds"
 

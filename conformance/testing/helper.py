@@ -41,6 +41,7 @@ from spec.fries.scenario import Output, Scenario, ingestion_order, serial_execut
 from spec.fries.schedule import Schedule
 
 from conformance.core.matcher import Dependence, compare
+from conformance.core.verdict import failed
 from conformance.fries.oracles import judge, show_record
 from conformance.fries.outcome import RunOutcome, expand_outputs
 
@@ -113,7 +114,7 @@ def assert_conforms(
     judgement = judge(scenario, RunOutcome(records, logs, dict(states) if states is not None else None,
                                            senders=channels), dependence=dependence)
     if not judgement.ok:
-        lines = [f"[{f.oracle}] {f.summary}\n{f.detail}" for f in judgement.failures]
+        lines = [f"[{v.name}] {v.message}\n{v.detail}" for v in failed(judgement.verdicts)]
         raise AssertionError("run does not conform to the reference:\n" + "\n".join(lines))
 
 

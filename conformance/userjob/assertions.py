@@ -23,6 +23,7 @@ from spec.fries.schedule import Schedule
 from conformance.fries.oracles import show_record
 from conformance.core.matcher import compare
 from conformance.core.results import SuiteResult
+from conformance.core.verdict import failed
 from conformance.userjob.judge import UserRun, as_record, dependence_of, freeze, judge_run, with_requests
 from conformance.userjob.load import JobUnderTest, classify_for, job_under_test, load_job, ship_by_value
 from conformance.userjob.suite import UserJobConfig, run_userjob_suite
@@ -109,7 +110,7 @@ def assert_run_conforms(job: Job, outputs: Iterable[Any], *, schedule: Schedule 
     judgement = judge_run(job, run, classify)
     if not judgement.ok:
         raise AssertionError("run does not conform to the reference:\n" + "\n".join(
-            f"[{f.oracle}] {f.summary}\n{f.detail}" for f in judgement.failures))
+            f"[{v.name}] {v.message}\n{v.detail}" for v in failed(judgement.verdicts)))
 
 
 def assert_result_conforms(job: Job, result: RunResult, *,

@@ -29,6 +29,7 @@ from spark_impl.reconfig.model import Job
 from spark_impl.session import get_or_create_session
 
 from conformance.core.crashes import Crash, Guard
+from conformance.core.protocols import Engine
 from conformance.core.watchdog import call_with_timeout, stop_thread
 from conformance.userjob.cases import Case, case_job
 from conformance.userjob.guard import UserCodeError, captured_output, current_call, user_error_in
@@ -81,6 +82,10 @@ class UserJobEngine:
         """The shared SparkSession (created on first use)."""
         self.session = self.session or get_or_create_session(app_name="streamproof-userjob")
         return self.session
+
+    def __call__(self, cases: Sequence[Case]) -> list[CaseRun]:
+        """:meth:`run` (the :class:`~conformance.core.protocols.Engine` call)."""
+        return self.run(cases)
 
     def run(self, cases: Sequence[Case]) -> list[CaseRun]:
         """Every case of the batch: reference check, then one Spark run of the rest."""
@@ -149,3 +154,7 @@ class UserJobEngine:
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
         return [UserRun(r.outputs, r.schedule, r.states, r.rejected, r.senders) for r in results]
+
+
+IS_AN_ENGINE: type[Engine[Case, CaseRun]] = UserJobEngine
+"""mypy checks here that :class:`UserJobEngine` is an :class:`~conformance.core.protocols.Engine`."""

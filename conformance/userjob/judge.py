@@ -32,8 +32,12 @@ from typing import Any, Hashable, Mapping, Sequence
 from spec.fries.scenario import Scenario, Timing
 from spec.fries.schedule import Schedule
 
-from conformance.fries.oracles import Judgement, OracleFailure, exactly_once_failures, state_failures, default_checker, show_record
+from conformance.fries.oracles import (
+    Judgement, default_checker, engine_verdict, exactly_once_verdict, fifo_verdict, outputs_verdict, schedule_verdict,
+    serializable_verdict, states_verdict,
+)
 from conformance.core.matcher import Dependence, by_class, compare
+from conformance.core.verdict import OracleName, Verdict, fails
 from conformance.userjob.guard import user_error_in
 from conformance.userjob.load import Classify
 from reference.fries.userjob import replay_run, source_tuples
@@ -110,36 +114,31 @@ def judge_run(job: Job, run: UserRun, classify: Classify | None) -> Judgement:
     if run.error is not None:
         user = user_error_in(run.error)
         if user is not None:
-            return Judgement((OracleFailure("user-code", "the job's own code raised", user),), None, None)
-        return Judgement((OracleFailure("engine", "the engine failed", run.error),), None, None)
+            return Judgement((fails(OracleName.USER_CODE, "the job's own code raised", {"error": user}, user),),
+                             None, None)
+        return Judgement((engine_verdict(run.error),), None, None)
     users = [u for u in (user_error_in(r) for r in run.rejected) if u is not None]
     if users:
-        return Judgement((OracleFailure("user-code", "a state transformation of the job raised (request rejected)",
-                                        users[0]),), None, None)
-    failures = list(_schedule_complete(job, run))
-    verdict = default_checker()(run.schedule)
-    if not verdict.serializable:
-        cycle = " -> ".join(verdict.cycle or [])
-        failures.append(OracleFailure("serializable", f"schedule not conflict-serializable (cycle {cycle})",
-                                      verdict.explain()))
-        return Judgement(tuple(failures), None, None)
+        return Judgement((fails(OracleName.USER_CODE, "a state transformation of the job raised (request rejected)",
+                                {"error": users[0]}, users[0]),), None, None)
+    verdicts = [engine_verdict(None), _schedule_complete(job, run)]
+    checked = default_checker()(run.schedule)
+    verdicts.append(serializable_verdict(checked))
+    if not checked.serializable:
+        return Judgement(tuple(verdicts), None, None)
     replayed = replay_run(job, run.schedule, dict(run.senders) if run.senders is not None else None, route,
                           flush_order=key_order)
-    if replayed.violations:
-        failures.append(OracleFailure("fifo", f"{len(replayed.violations)} channel violation(s): "
-                                      f"{replayed.violations[0]}", "\n".join(replayed.violations[:10])))
+    verdicts.append(fifo_verdict(replayed.violations))
     expected = [as_record(r) for r in replayed.outputs]
     actual = [as_record(r) for r in run.outputs]
-    mismatch = compare(expected, actual, dependence_of(classify))
-    if mismatch is not None:
-        failures.append(OracleFailure(
-            "outputs", "outputs differ from the replay of the run with the job's functions",
-            f"witness order: {' '.join(verdict.serial_order)}\n{mismatch.explain(show_record)}"))
+    verdicts.append(outputs_verdict(compare(expected, actual, dependence_of(classify)),
+                                    "outputs differ from the replay of the run with the job's functions",
+                                    checked.serial_order))
     counted: tuple[Counter[Any], Counter[Any]] = (Counter(expected), Counter(actual))
-    failures.extend(exactly_once_failures(*counted, _restarts_of(job)))
+    verdicts.append(exactly_once_verdict(*counted, _restarts_of(job)))
     if run.states is not None:
-        failures.extend(state_failures(replayed.states, run.states))
-    return Judgement(tuple(failures), tuple(verdict.serial_order), None)
+        verdicts.append(states_verdict(replayed.states, run.states))
+    return Judgement(tuple(verdicts), tuple(checked.serial_order), None)
 
 
 def _restarts_of(job: Job) -> Scenario:
@@ -147,7 +146,7 @@ def _restarts_of(job: Job) -> Scenario:
     return Scenario(job.dataflow, {}, {}, (), {}, Timing(restarts=job.timing.restarts))
 
 
-def _schedule_complete(job: Job, run: UserRun) -> list[OracleFailure]:
+def _schedule_complete(job: Job, run: UserRun) -> Verdict:
     problems: list[str] = []
     data = {t[1] for t in source_tuples(job)}
     updates: Counter[tuple[str, str]] = Counter()
@@ -167,6 +166,4 @@ def _schedule_complete(job: Job, run: UserRun) -> list[OracleFailure]:
                 n = updates.get((txn, obj), 0)
                 if n != 1:
                     problems.append(f"{txn} updated object {obj} {n} times (expected once)")
-    if not problems:
-        return []
-    return [OracleFailure("schedule", problems[0], "\n".join(problems[:10]))]
+    return schedule_verdict(problems)

@@ -115,7 +115,7 @@ def run_userjob_suite(config: UserJobConfig, *, progress: Progress | None = None
 
 def judge_batch(engine: UserJobEngine, cases: Sequence[Case]) -> list[tuple[Judgement, str]]:
     """Run a batch and judge every run (with what the job printed in each)."""
-    runs = engine.run(cases)
+    runs = engine(cases)
     out = []
     for case_run in runs:
         if case_run.job is None:

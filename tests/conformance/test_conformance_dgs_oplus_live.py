@@ -164,13 +164,15 @@ def test_the_dgs_suite_honours_the_shrink_budget(monkeypatch: pytest.MonkeyPatch
     from conformance.dgs import oracles as dgs_oracles
     from conformance.dgs import suite as dgs_suite
 
-    original = dgs_oracles.judge
+    from conformance.core.verdict import OracleName, Verdict, fails
 
-    def judge(case: Any, observed: Any) -> list[tuple[str, str]]:  # a "bug" in every case with an event
-        found = original(case, observed)
-        return found or ([("outputs", "planted")] if any(case.streams.values()) else [])
+    original = dgs_oracles.verdicts
 
-    monkeypatch.setattr(dgs_oracles, "judge", judge)
+    def verdicts(case: Any, observed: Any) -> tuple[Verdict, ...]:  # a "bug" in every case with an event
+        planted = (fails(OracleName.OUTPUTS, "planted"),) if any(case.streams.values()) else ()
+        return original(case, observed) + planted
+
+    monkeypatch.setattr(dgs_oracles, "verdicts", verdicts)
     shrunk = dgs_suite.run_dgs_suite(cases=20, seed=0).failures[0]
     assert shrunk.shrink_steps > 0 and shrunk.shrunk_size < shrunk.original_size
     kept = dgs_suite.run_dgs_suite(cases=20, seed=0, shrink_budget=0).failures[0]

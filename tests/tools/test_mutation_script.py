@@ -129,7 +129,7 @@ def test_child_fail_fast_patches_stop_at_the_first_failure() -> None:
 
     m = _script()
     saved = [(mod, name, getattr(mod, name)) for mod, name in (
-        (dgs_oracles, "judge"), (dgs_suite, "shrink_and_save"), (oplus_suite, "shrink_spark"),
+        (dgs_oracles, "verdicts"), (dgs_suite, "shrink_and_save"), (oplus_suite, "shrink_spark"),
         (oplus_suite, "shrink_reference"), (crashes.Guard, "_isolate"))]
     try:
         m.stop_at_first_failure()

@@ -48,6 +48,10 @@ class SparkEngine:
             self._spark = spark_session.get_or_create_session(app_name="streamproof-conformance")
         return self._spark
 
+    def __call__(self, scenarios: Sequence[Scenario]) -> list[RunOutcome]:
+        """:meth:`run` (the :class:`~conformance.core.protocols.Engine` call)."""
+        return self.run(scenarios)
+
     def run(self, scenarios: Sequence[Scenario]) -> list[RunOutcome]:
         """Run the batch under the watchdog; a call that raises is bisected to the scenarios
         that crash it (:mod:`conformance.core.crashes`: an ``engine`` failure each, never exit 3)."""

@@ -14,6 +14,7 @@ from typing import Any, Protocol, Sequence
 from spec.errors import InputError
 from spec.fries.scenario import Scenario
 
+from conformance.core.protocols import Engine
 from conformance.fries.engines.batch import SparkEngine
 from conformance.fries.engines.live import StreamingEngine
 from conformance.fries.engines.reference import ReferenceEngine
@@ -22,8 +23,9 @@ from conformance.fries.outcome import RunOutcome
 ENGINES = ("spark", "reference", "spark-streaming")
 
 
-class FriesEngine(Protocol):
-    """Runs scenarios; one outcome per scenario, in order."""
+class FriesEngine(Engine[Scenario, RunOutcome], Protocol):
+    """Runs scenarios; one outcome per scenario, in order (an
+    :class:`~conformance.core.protocols.Engine`: calling it is :meth:`run`)."""
 
     name: str
 

@@ -23,6 +23,10 @@ class ReferenceEngine:
         self.name = "reference"
         self.scheduler = scheduler
 
+    def __call__(self, scenarios: Sequence[Scenario]) -> list[RunOutcome]:
+        """:meth:`run` (the :class:`~conformance.core.protocols.Engine` call)."""
+        return self.run(scenarios)
+
     def run(self, scenarios: Sequence[Scenario]) -> list[RunOutcome]:
         """Simulate each scenario; an exception becomes that case's engine failure."""
         outcomes = []

@@ -42,9 +42,10 @@ import spark_impl.faults as spark_faults
 
 from conformance.core.crashes import Crash, Guard
 from conformance.core.session import shared_session
+from conformance.core.verdict import OracleName, Verdict, fails, holds
 from conformance.oplus.cases import SparkCase
 from conformance.oplus.engines import live
-from conformance.oplus.oracles import ENGINE_TAG, LATE_TAG, Row, versus_sequential
+from conformance.oplus.oracles import Row, crash_verdict, first_failure, outputs_verdict, problem_text
 
 Placed = list[list[tuple[int, int, dict[str, Any]]]]
 """Per landed file (landing order), ``(source, position, item)`` of one case."""
@@ -202,12 +203,13 @@ def disorder_engine(lateness: int, faults: frozenset[str] = frozenset(), spark: 
                  on_hang=lambda: session().sparkContext.cancelAllJobs())
 
 
-def disorder_discrepancies(cases: Sequence[SparkCase], faults: frozenset[str] = frozenset(), spark: Any = None
-                           ) -> tuple[list[str | None], int]:
-    """Per case (any :data:`SparkCase`; judged on :func:`tuples_only` of it), None when every
-    run of the module docstring holds, else the first difference (``[engine]``, ``[late]`` or
-    an outputs difference; the run at the case's :func:`tightest` lateness first); and the
-    largest allowed lateness a run used (the batch's largest tightest lateness)."""
+def disorder_verdicts(cases: Sequence[SparkCase], faults: frozenset[str] = frozenset(), spark: Any = None
+                      ) -> tuple[list[tuple[Verdict, ...]], int]:
+    """Per case (any :data:`SparkCase`; judged on :func:`tuples_only` of it), the verdicts of
+    every run of the module docstring (:func:`judge`): the run at the case's :func:`tightest`
+    lateness first (its finding is the sharpest), then the generous one, then the drop run,
+    judging stopping at the first failure; and the largest allowed lateness a run used (the
+    batch's largest tightest lateness)."""
     fed = [tuples_only(c) for c in cases]
     edges = [tightest(c) for c in fed]
     lateness = max(edges, default=0)
@@ -217,23 +219,41 @@ def disorder_discrepancies(cases: Sequence[SparkCase], faults: frozenset[str] = 
         picked = [i for i, e in enumerate(edges) if e == edge or edge == lateness]
         for i, got in zip(picked, disorder_engine(edge, faults, spark)([fed[i] for i in picked])):
             runs[i].append((edge, got))
-    problems: list[str | None] = []
+    judged: list[tuple[Verdict, ...]] = []
     for case, seen in zip(fed, runs):
-        # the edge run first (its finding is the sharpest), then the generous one, then the drop run
-        ordered = sorted(seen[1:], key=lambda run: run[0]) + seen[:1]
-        problems.append(next((p for p in (judge(case, at, got) for at, got in ordered) if p is not None), None))
-    return problems, lateness
+        verdicts: tuple[Verdict, ...] = ()
+        for at, got in sorted(seen[1:], key=lambda run: run[0]) + seen[:1]:
+            verdicts += judge(case, at, got)
+            if any(not v.held for v in verdicts):
+                break
+        judged.append(verdicts)
+    return judged, lateness
 
 
-def judge(case: SparkCase, lateness: int, got: DisorderSeen | Crash) -> str | None:
-    """None when a run with ``lateness`` counted exactly the late tuples :func:`predicted_late`
-    names and its rows equal the sequential reference on the input without them, else why not."""
+def disorder_discrepancies(cases: Sequence[SparkCase], faults: frozenset[str] = frozenset(), spark: Any = None
+                           ) -> tuple[list[str | None], int]:
+    """:func:`disorder_verdicts` as text: per case the first failure's
+    (:func:`~conformance.oplus.oracles.problem_text`: ``[engine]``, ``[late]`` or an outputs
+    difference), None when every oracle holds."""
+    judged, lateness = disorder_verdicts(cases, faults, spark)
+    return [problem_text(first_failure(verdicts)) for verdicts in judged], lateness
+
+
+def judge(case: SparkCase, lateness: int, got: DisorderSeen | Crash) -> tuple[Verdict, ...]:
+    """The verdicts on a run with ``lateness``: ``engine``; ``late`` (it counted exactly the
+    late tuples :func:`predicted_late` names); ``outputs`` (its rows equal the sequential
+    reference on the input without them); judging stops at the first failure."""
     who = f"spark-streaming (files landed out of order, allowed_lateness {lateness})"
     if isinstance(got, Crash):
-        return f"{ENGINE_TAG} {who}: {got.explain()}"
+        return (crash_verdict(got, who),)
     rows, late = got
     expected = predicted_late(case, lateness)
+    ran = holds(OracleName.ENGINE, "the engine ran the case")
     if late != len(expected):
-        return (f"{LATE_TAG} {who} counted {late} late tuple(s), the documented rule makes {len(expected)} late "
-                f"(source, position): {sorted(expected)[:5]}")
-    return versus_sequential(without(case, expected)[0], rows, who)
+        shown = sorted(expected)[:5]
+        return (ran, fails(OracleName.LATENESS,
+                           f"{who} counted {late} late tuple(s), the documented rule makes {len(expected)} late "
+                           f"(source, position): {shown}",
+                           {"counted": late, "predicted": len(expected), "first_predicted": shown}))
+    counted = holds(OracleName.LATENESS, "the run counted exactly the tuples the lateness rule makes late")
+    return (ran, counted, outputs_verdict(without(case, expected)[0], rows, who))

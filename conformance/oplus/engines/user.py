@@ -118,12 +118,13 @@ def reference_outputs(under: UserOperatorUnderTest, case: dict[str, Any], mode: 
 
 
 def user_fault(under: UserOperatorUnderTest, error: BaseException, where: str) -> str:
-    """The finding of a user function that raised: the innermost frame of the user's file
-    (function, line), the exception, and ``where`` (which run)."""
+    """The finding of a user function that raised, in words (the ``user-code`` oracle's
+    explanation; reports print it after :data:`USER_TAG`): the innermost frame of the user's
+    file (function, line), the exception, and ``where`` (which run)."""
     path = os.path.abspath(under.target.rpartition(":")[0])
     frames = [f for f in traceback.extract_tb(error.__traceback__) if os.path.abspath(f.filename) == path]
     at = f"{frames[-1].name} ({os.path.basename(path)}:{frames[-1].lineno})" if frames else "its code"
-    return (f"{USER_TAG} the operator {under.op.name!r} ({under.target}) raised in {at} during {where}: "
+    return (f"the operator {under.op.name!r} ({under.target}) raised in {at} during {where}: "
             f"{type(error).__name__}: {error}")
 
 

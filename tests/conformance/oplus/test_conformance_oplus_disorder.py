@@ -14,7 +14,8 @@ from conformance.core.cases import draw_cases
 from conformance.oplus.cases import oplus_cases
 from conformance.oplus.edges import with_edges
 from conformance.oplus.engines import disorder
-from conformance.oplus.oracles import LATE_TAG, oracle_of
+from conformance.core.verdict import OracleName, fails
+from conformance.oplus.oracles import LATE_TAG, first_failure, problem_text
 
 
 def _sum_case(stamps: list[int], per_round: int) -> tuple[dict[str, Any], int]:
@@ -58,8 +59,9 @@ def test_the_family_is_tuples_only_and_bounded() -> None:
     assert any(disorder.predicted_late(c, 0) for c in cases)  # the drop run drops something
 
 
-def test_a_late_count_difference_is_the_late_oracle() -> None:
-    assert oracle_of(f"{LATE_TAG} counted 0") == "late"
+def test_a_late_count_difference_is_the_late_oracle_and_printed_after_its_tag() -> None:
+    verdict = fails(OracleName.LATENESS, "counted 0")
+    assert verdict.name == "late" and problem_text(verdict) == f"{LATE_TAG} counted 0"
 
 
 @pytest.mark.slow
@@ -84,10 +86,12 @@ def test_an_uncounted_drop_fails_the_late_oracle_and_a_silent_one_the_outputs() 
     case = _sum_case([1, 2, 3, 4, 5, 6, 7, 8], 2)
     kept = disorder.without(case, disorder.predicted_late(case, 0))
     rows = sequential(parse_scenario(kept[0]))
-    assert disorder.judge(case, 0, (rows, 4)) is None
-    assert oracle_of(disorder.judge(case, 0, (rows, 0)) or "") == "late"
+    assert first_failure(disorder.judge(case, 0, (rows, 4))) is None
+    late = first_failure(disorder.judge(case, 0, (rows, 0)))
+    assert late is not None and late.oracle is OracleName.LATENESS
     everything = sequential(parse_scenario(case[0]))
-    assert oracle_of(disorder.judge(case, 0, (everything, 4)) or "") == "outputs"
+    outputs = first_failure(disorder.judge(case, 0, (everything, 4)))
+    assert outputs is not None and outputs.oracle is OracleName.OUTPUTS
 
 
 def test_a_saved_disorder_case_replays_through_the_disordered_runs(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -95,11 +99,11 @@ def test_a_saved_disorder_case_replays_through_the_disordered_runs(monkeypatch: 
 
     seen: list[Any] = []
 
-    def fake(cases: Any, faults: frozenset[str], spark: Any = None) -> tuple[list[str | None], int]:
+    def fake(cases: Any, faults: frozenset[str], spark: Any = None) -> tuple[list[tuple[Any, ...]], int]:
         seen.append((cases, faults))
-        return ["[late] counted 0"], 3
+        return [(fails(OracleName.LATENESS, "counted 0"),)], 3
 
-    monkeypatch.setattr(disorder, "disorder_discrepancies", fake)
+    monkeypatch.setattr(disorder, "disorder_verdicts", fake)
     case = _sum_case([1, 2], 1)
     record = {"scheduler": suite.DISORDER_SCHEDULER, "faults": ["window-off-by-one"],
               "case_data": {"scenario": case[0], "items_per_round": 1, "allowed_lateness": 0}}
