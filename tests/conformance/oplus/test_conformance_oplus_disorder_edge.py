@@ -17,7 +17,8 @@ from conformance.core.cases import draw_cases
 from conformance.oplus.cases import oplus_cases
 from conformance.oplus.edges import with_edges
 from conformance.oplus.engines import disorder
-from conformance.oplus.oracles import oracle_of
+from conformance.core.verdict import OracleName
+from conformance.oplus.oracles import first_failure
 
 
 def _family(seed: int, drawn: int = 32) -> list[Any]:
@@ -63,7 +64,7 @@ def test_a_silent_source_holds_the_edge_at_zero() -> None:
 @pytest.mark.slow
 def test_within_the_allowed_lateness_a_tuple_at_the_watermark_is_kept(spark: Any) -> None:
     cases = _family(0)
-    problems, _ = disorder.disorder_discrepancies(cases, frozenset({"drop-near-watermark"}), spark)
-    found = [p for p in problems if p is not None]
+    judged, _ = disorder.disorder_verdicts(cases, frozenset({"drop-near-watermark"}), spark)
+    found = [f for f in (first_failure(verdicts) for verdicts in judged) if f is not None]
     assert found, "a front end that drops the tuple at the previous watermark passed the out-of-order check"
-    assert oracle_of(found[0]) == "outputs", found[0]
+    assert found[0].oracle is OracleName.OUTPUTS, found[0]
