@@ -4,7 +4,6 @@ one change: ``_mutant``) and shows the suite's check fails on it, and passes on 
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 from typing import Any, Callable
 
@@ -285,25 +284,3 @@ def test_an_infinity_compared_by_identity_is_caught(monkeypatch: pytest.MonkeyPa
                                                               "if value is math.inf:"))
     problems = _commit_problems(tmp_path)
     assert any("the time inf could not be written" in p for p in problems), problems
-
-
-def test_a_scenario_run_by_the_other_wts_algorithm_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    """operators.py ``single=scenario.window_type == "single"`` ->
-    ``is not "single"``: every scenario ran as WT single, with the same outputs."""
-    from conformance.oplus.checks.state import state_problems
-    from spark_impl.oplus import operators
-
-    assert state_problems() == []
-    real = operators.OperatorConfig.of
-
-    def every_scenario_single(scenario: Any, off_by_one: bool = False) -> Any:
-        return dataclasses.replace(real(scenario, off_by_one), single=True)
-
-    monkeypatch.setattr(operators.OperatorConfig, "of", staticmethod(every_scenario_single))
-    assert state_problems() == ["a WT multi scenario is configured as WT single"]
-    monkeypatch.setattr(operators.OperatorConfig, "of", staticmethod(real))
-    from spark_impl.oplus import instance
-
-    monkeypatch.setattr(instance, "_chain_add", lambda keys, key, op, ts, value: keys.setdefault(key, {}))
-    found = state_problems()  # a WT single key kept as WT multi's {L: acc}
-    assert len(found) == 1 and found[0].startswith("WT single: a round to watermark 3 raised")

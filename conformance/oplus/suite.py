@@ -48,7 +48,7 @@ from conformance.core.saved_case import save_case
 from conformance.core.session import shared_session
 from conformance.core.shrink import DEFAULT_BUDGET, ShrinkResult, shrink
 from conformance.oplus.cases import SparkCase, candidates, count_features, oplus_cases, size
-from conformance.oplus.checks import commit, faults as seeded, handover, live_contracts, live_standin, state
+from conformance.oplus.checks import commit, faults as seeded, handover, live_contracts, live_standin
 from conformance.oplus import user_suite
 from conformance.oplus.edges import with_edges
 from conformance.oplus.engines.batch import spark_engine, spark_status
@@ -114,7 +114,6 @@ def run_oplus_suite(*, cases: int, seed: int, progress: Progress | None = None,
     seeded.run_check(result)  # Spark-free: the seeded faults are the bugs they name
     live_contracts.run_check(drawn, result)  # Spark-free: the front end's and the batch API's refusals and rows
     commit.run_check(result, seed)  # Spark-free: the live query's commit records, replays, batch_ms, pruning
-    state.run_check(result)  # Spark-free: WT multi and single key states as documented
     live_standin.run_check(result)  # Spark-free: the live handler's batches on a stand-in (late tuples, bad rows)
     guard = spark_engine(faults, spark)
     check, failing = spark_check("spark vs sequential", drawn, guard)
