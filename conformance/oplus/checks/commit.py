@@ -55,7 +55,7 @@ from typing import Any
 
 from conformance.core.results import SuiteResult
 from conformance.oplus.checks.handover import DoublingClock
-from conformance.oplus.checks.live_contracts import append_check
+from conformance.oplus.checks import append_check
 
 #: Name of the check in the O+ suite.
 CHECK = "spark-streaming O+ commit bookkeeping vs its definition (no Spark)"

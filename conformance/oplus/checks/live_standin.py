@@ -66,7 +66,7 @@ from spec.oplus.scenario import parse_scenario
 
 from conformance.core.refusals import refused
 from conformance.core.results import SuiteResult
-from conformance.oplus.checks.live_contracts import append_check
+from conformance.oplus.checks import append_check
 from conformance.oplus.oracles import sequential
 from conformance.standin.spark import LocalSpark
 from conformance.standin.streaming import MicroBatch, Stream
