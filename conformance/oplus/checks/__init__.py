@@ -1,5 +1,4 @@
-"""The O+ suite's further checks beyond the engine-vs-oracle loop: seeded faults, the live front
-end's commit bookkeeping, handovers and the live handler on the pure-Python stand-in.
+"""The O+ suite's further checks beyond the engine-vs-oracle loop: seeded faults, handovers and the live handler on the pure-Python stand-in.
 
 Not here: the differential loop itself (:mod:`conformance.oplus.suite`).
 """

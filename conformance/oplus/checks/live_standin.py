@@ -2,7 +2,7 @@
 
 :class:`spark_impl.oplus.streaming._Handler`'s ``_run`` (steps 2-3 of the module docstring of
 :mod:`spark_impl.oplus.streaming`: summary pass, watermarks, the round, the commit record)
-runs only on Spark in the suite: :mod:`conformance.oplus.checks.commit` stops it at ``df.rdd``,
+runs only on Spark in the suite (the commit tests stop it at ``df.rdd``),
 and the live cases of :mod:`conformance.oplus.engines.live` deliver every source in event-time
 order (a "silent" source sends nothing, never anything old), never send a late tuple, a stale
 heartbeat or a bad row, key every tuple by a string and never run a parallelism above 256. So
