@@ -12,8 +12,6 @@ Checks, each on the same random scenarios (:mod:`conformance.oplus.cases`):
   :mod:`conformance.oplus.checks.faults`);
 * ``spark_impl O+ handovers and run_scenario vs their definitions`` (with the spark check; one
   small batch, :mod:`conformance.oplus.checks.handover`);
-* ``spark-streaming O+ foreachBatch on a local Spark stand-in`` (with the spark check; no Spark
-  job, :mod:`conformance.oplus.checks.live_standin`);
 * ``spark-streaming vs sequential``       (with the spark check) every case through the live
   front end ``spark_impl.oplus.streaming`` as one query with driver crashes
   (:func:`oplus_live_check`: every case as one live query, sources silent in their first files
@@ -44,7 +42,7 @@ from conformance.core.saved_case import save_case
 from conformance.core.session import shared_session
 from conformance.core.shrink import DEFAULT_BUDGET, ShrinkResult, shrink
 from conformance.oplus.cases import SparkCase, candidates, count_features, oplus_cases, size
-from conformance.oplus.checks import faults as seeded, handover, live_standin
+from conformance.oplus.checks import faults as seeded, handover
 from conformance.oplus import user_suite
 from conformance.oplus.edges import with_edges
 from conformance.oplus.engines.batch import spark_engine, spark_status
@@ -108,7 +106,6 @@ def run_oplus_suite(*, cases: int, seed: int, progress: Progress | None = None,
         return result
     result.faults = tuple(sorted(faults))
     seeded.run_check(result)  # Spark-free: the seeded faults are the bugs they name
-    live_standin.run_check(result)  # Spark-free: the live handler's batches on a stand-in (late tuples, bad rows)
     guard = spark_engine(faults, spark)
     check, failing = spark_check("spark vs sequential", drawn, guard)
     result.checks.append(check)
