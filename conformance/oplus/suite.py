@@ -10,8 +10,6 @@ Checks, each on the same random scenarios (:mod:`conformance.oplus.cases`):
   reported NOT RUN when the engine is not spark or spark_impl.oplus is missing, never as a pass;
 * ``spark_impl O+ seeded faults vs their definitions`` (with the spark check; no Spark job,
   :mod:`conformance.oplus.checks.faults`);
-* ``spark_impl O+ handovers and run_scenario vs their definitions`` (with the spark check; one
-  small batch, :mod:`conformance.oplus.checks.handover`);
 * ``spark-streaming vs sequential``       (with the spark check) every case through the live
   front end ``spark_impl.oplus.streaming`` as one query with driver crashes
   (:func:`oplus_live_check`: every case as one live query, sources silent in their first files
@@ -39,10 +37,9 @@ from conformance.core.cases import draw_cases
 from conformance.core.crashes import Guard, describe
 from conformance.core.results import CheckResult, FailureReport, Progress, SuiteResult
 from conformance.core.saved_case import save_case
-from conformance.core.session import shared_session
 from conformance.core.shrink import DEFAULT_BUDGET, ShrinkResult, shrink
 from conformance.oplus.cases import SparkCase, candidates, count_features, oplus_cases, size
-from conformance.oplus.checks import faults as seeded, handover
+from conformance.oplus.checks import faults as seeded
 from conformance.oplus import user_suite
 from conformance.oplus.edges import with_edges
 from conformance.oplus.engines.batch import spark_engine, spark_status
@@ -111,7 +108,6 @@ def run_oplus_suite(*, cases: int, seed: int, progress: Progress | None = None,
     result.checks.append(check)
     if failing is not None:
         result.failures.append(shrink_spark(seed, failing, drawn[failing], guard, faults, save_dir, shrink_budget))
-    handover.run_check(result, shared_session(spark)(), seed)  # one small batch: handovers, run_scenario
     if live:
         result.checks.append(oplus_live_check(drawn, faults, spark, seed, save_dir, result, shrink_budget))
         result.checks.append(disorder_check(drawn, faults, spark, seed, save_dir, result))

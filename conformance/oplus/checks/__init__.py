@@ -1,4 +1,4 @@
-"""The O+ suite's further checks beyond the engine-vs-oracle loop: seeded faults and handovers.
+"""The O+ suite's further checks beyond the engine-vs-oracle loop: the seeded faults.
 
 Not here: the differential loop itself (:mod:`conformance.oplus.suite`).
 """

@@ -8,6 +8,12 @@ run reports besides its rows, and what it does with the caller's storage.
   partitions before and after (the largest parallelism among the scenarios still running) and
   the key states moved - at every parallelism a scenario allows
   (``spec.oplus.budget.MAX_PARALLELISM``);
+* what a batch reports (``BatchResult``, the figures ``benchmarks/spark_dgs_oplus.py`` prints):
+  a handover per rescale boundary with exactly the keys whose instance ``crc32(key) mod p``
+  changes counted (0 when none moves), the partitions before and after; ``applied``, the
+  reconfigurations that took effect; ``round_seconds`` and each handover's ``pause_s``, the
+  time between two readings of the driver's clock; ``run_scenario`` (what ``streamproof oplus
+  --engine spark`` calls, its default cut) gives the reference's rows;
 * ``run_batch``: "``sink_dir`` must be shared storage on a cluster (default: a fresh local temp
   dir)": a caller's directory is the caller's, the temp dir is the run's - also when Spark
   fails;
@@ -20,6 +26,7 @@ run reports besides its rows, and what it does with the caller's storage.
 from __future__ import annotations
 
 import os
+import random
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -29,8 +36,9 @@ import pytest
 from spec.errors import InputError
 
 from spec.oplus.budget import MAX_PARALLELISM
-from spec.oplus.scenario import parse_scenario
+from spec.oplus.scenario import instance_of, parse_scenario
 
+import spark_impl.oplus.driver as driver
 from spark_impl.oplus import run_batch, run_scenario, run_scenarios
 
 from conformance.oplus.oracles import as_rows, sequential
@@ -57,6 +65,79 @@ def test_a_rescale_from_the_largest_parallelism_moves_exactly_the_keys_whose_ins
     assert sorted(as_rows(result.rows[0])) == sorted(sequential(parse_scenario(case)))
     owner = {row["key"]: instance for row, (_, instance) in zip(result.rows[0], result.emitted[0])}
     assert owner == {stay: index, move: gone - half}
+
+
+Expected = tuple[int, tuple[int, ...], int, int, int]
+"""A handover as ``(round, rescaled scenarios, partitions before, after, keys moved)``."""
+
+
+def _handover_case(seed: int) -> tuple[dict[str, Any], int, list[Expected]]:
+    """Sliding-sum with ``k`` keys, one tuple of each per round and a window far longer than the
+    stream (every key has a state at every boundary), rescaled ``p0 -> p1 -> p2`` at the
+    watermarks of rounds 0 and 1; the keys drawn so that at least two move at the first
+    handover and none at the second. With its items per round and the handovers it reports."""
+    rng = random.Random(f"oplus-handover-{seed}")
+    sizes = rng.sample(range(1, 6), 3)  # every handover changes the parallelism
+    k = rng.randint(5, 8)
+    candidates = [f"k{rng.randrange(10_000)}-{i}" for i in range(400)]
+    same = [key for key in candidates if instance_of(key, sizes[1]) == instance_of(key, sizes[2])]
+    movers = [key for key in same if instance_of(key, sizes[0]) != instance_of(key, sizes[1])]
+    keys = movers[:2] + [key for key in same if key not in movers[:2]][: k - 2]
+    rng.shuffle(keys)
+    case = {"operator": "sliding-sum", "WA": 500, "WS": 1000, "WT": rng.choice(("single", "multi")),
+            "parallelism": sizes[0],
+            "inputs": [[{"ts": r * k + j, "key": key, "value": rng.randint(-5, 9)}
+                        for r in range(3) for j, key in enumerate(keys)]],
+            "reconfigurations": [{"watermark": k - 1, "parallelism": sizes[1]},
+                                 {"watermark": 2 * k - 1, "parallelism": sizes[2]}]}
+    moved = sum(instance_of(key, sizes[0]) != instance_of(key, sizes[1]) for key in keys)
+    return case, k, [(0, (0,), sizes[0], sizes[1], moved), (1, (0,), sizes[1], sizes[2], 0)]
+
+
+class _TickingClock:
+    """The driver's ``time`` module: ``perf_counter`` reads 0, 1, 2, ... (one second a reading)."""
+
+    def __init__(self) -> None:
+        self.now = -1.0
+
+    def perf_counter(self) -> float:
+        self.now += 1.0
+        return self.now
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_batch_reports_each_handover_its_reconfigurations_and_its_durations(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    case, per_round, expected = _handover_case(seed)
+    monkeypatch.setattr(driver, "time", _TickingClock())
+    result = run_batch(LocalSpark(), [case], items_per_round=per_round, sink_dir=str(tmp_path))
+    assert [(h.after_round, h.scenarios, h.partitions_before, h.partitions_after, h.keys_moved)
+            for h in result.handovers] == expected
+    assert expected[0][4] >= 2 and result.applied == [2]
+    assert len(result.round_seconds) == 3
+    assert [h.pause_s for h in result.handovers] + result.round_seconds == [1.0] * 5  # one tick each
+    assert sorted(as_rows(result.rows[0])) == sorted(sequential(parse_scenario(case)))
+
+
+def test_a_handover_is_as_wide_as_the_widest_scenario_still_running(tmp_path: Path) -> None:
+    """A narrow scenario rescaled while a wider one runs: the state keeps the wider one's
+    instances (its keys must not lose their states), and both give the reference's rows."""
+    narrow = {"operator": "sliding-sum", "WA": 100, "WS": 100, "parallelism": 1,
+              "inputs": [[{"ts": t, "key": f"n{t}", "value": t} for t in range(1, 7)]],
+              "reconfigurations": [{"watermark": 2, "parallelism": 2}]}
+    wide = {"operator": "sliding-sum", "WA": 100, "WS": 100, "parallelism": 5,
+            "inputs": [[{"ts": t, "key": f"w{t % 4}", "value": t} for t in range(1, 7)]]}
+    result = run_batch(LocalSpark(), [narrow, wide], items_per_round=2, sink_dir=str(tmp_path))
+    assert [(h.partitions_before, h.partitions_after) for h in result.handovers] == [(5, 5)]
+    for case, rows in zip((narrow, wide), result.rows):
+        assert sorted(as_rows(rows)) == sorted(sequential(parse_scenario(case)))
+
+
+def test_run_scenario_gives_the_references_rows_with_its_default_cut() -> None:
+    case = {"operator": "wordcount", "WA": 2, "WS": 4, "WT": "single", "parallelism": 3,
+            "inputs": [[{"ts": t, "text": text} for t, text in ((1, "a b"), (2, "b #x"), (5, "a a c"), (7, "a b"))]],
+            "reconfigurations": [{"watermark": 2, "parallelism": 2}]}
+    assert sorted(as_rows(run_scenario(case, spark=LocalSpark()))) == sorted(sequential(parse_scenario(case)))
 
 
 FORWARD = {"operator": "forward", "WA": 1, "WS": 1, "parallelism": 2,
