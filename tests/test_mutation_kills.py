@@ -276,32 +276,6 @@ def test_contracts_check_sees_broken_key_routing_and_accepted_fault_typos(monkey
     assert contracts_check.run_contracts_check(result) and result.failed == 3 and result.failures  # keys, hash, faults
 
 
-def test_oplus_seeded_faults_are_the_bugs_they_name(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``conformance.oplus.checks.faults`` (run by the O+ suite on Spark, no Spark job) names
-    oplus/operators.py line 61 (the
-    fault's reach ``ws + 1`` -> ``ws + 2``: off by two) and oplus/instance.py
-    line 73 ( ``<=`` -> ``<``: the fault drops nothing).
-    The default suite never injects faults, so no default run changed."""
-    from spark_impl.oplus import instance, operators
-
-    from conformance.oplus.checks import faults as oplus_faults_check
-    from conformance.core.results import SuiteResult
-
-    result = SuiteResult("oplus", "spark", 0)
-    assert not oplus_faults_check.run_check(result) and result.failed == 0
-    real = operators.lefts_of
-
-    def off_by_two(op: Any, ts: int) -> range:
-        return real(op, ts + 1) if op.off_by_one else real(op, ts)
-
-    monkeypatch.setattr(operators, "lefts_of", off_by_two)
-    assert "with window-off-by-one" in (oplus_faults_check.fault_problem() or "")
-    monkeypatch.setattr(operators, "lefts_of", real)
-    monkeypatch.setattr(instance, "process", lambda index, state, items, plans: ({0: {"k": {}}}, []))
-    assert "drop-near-watermark on" in (oplus_faults_check.fault_problem() or "")
-    assert oplus_faults_check.run_check(result) and result.failed == 1
-
-
 def test_dgs_plan_validation_refuses_invalid_variants_of_every_case_plan(monkeypatch: pytest.MonkeyPatch) -> None:
     """The DGS suite's plans check (``conformance.dgs.checks.plans.validity_problems``, no Spark)
     names dgs/topology.py line 82 (the

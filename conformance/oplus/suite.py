@@ -8,8 +8,6 @@ Checks, each on the same random scenarios (:mod:`conformance.oplus.cases`):
 * ``spark vs sequential``                 spark_impl's O+ executor (``spark_impl.oplus``), every
   case in one batch of Spark jobs, with the injected O+ faults (``spark_impl.faults.OPLUS_FAULTS``);
   reported NOT RUN when the engine is not spark or spark_impl.oplus is missing, never as a pass;
-* ``spark_impl O+ seeded faults vs their definitions`` (with the spark check; no Spark job,
-  :mod:`conformance.oplus.checks.faults`);
 * ``spark-streaming vs sequential``       (with the spark check) every case through the live
   front end ``spark_impl.oplus.streaming`` as one query with driver crashes
   (:func:`oplus_live_check`: every case as one live query, sources silent in their first files
@@ -25,7 +23,13 @@ items, lower parallelism) and saved for replay. Spark cases run with their drawn
 ``{"scenario": ..., "items_per_round": k}``.
 
 :func:`run_oplus_live` is the suite's Spark check under ``--engine spark-streaming``.
-Orchestration only: cases, engines, oracles and the further checks live in their modules.
+Orchestration only: cases, engines and oracles live in their modules. The suite's oracles
+(:mod:`conformance.oplus.oracles`) are ``outputs``, ``round`` and ``instance`` (emission rounds,
+:mod:`spec.oplus.emission`), ``late`` and ``engine``; the live engine also judges the request
+log's bound (:func:`conformance.oplus.engines.live.request_log_problem`). Promises of
+``spark_impl.oplus`` that no run's outputs show (the front end's and the batch API's contracts,
+the commit bookkeeping, handovers, the seeded faults, the live handler on the pure-Python Spark
+stand-in) are ordinary tests under ``tests/spark_impl/oplus/``, not checks of a user's run.
 """
 
 from __future__ import annotations
@@ -39,7 +43,6 @@ from conformance.core.results import CheckResult, FailureReport, Progress, Suite
 from conformance.core.saved_case import save_case
 from conformance.core.shrink import DEFAULT_BUDGET, ShrinkResult, shrink
 from conformance.oplus.cases import SparkCase, candidates, count_features, oplus_cases, size
-from conformance.oplus.checks import faults as seeded
 from conformance.oplus import user_suite
 from conformance.oplus.edges import with_edges
 from conformance.oplus.engines.batch import spark_engine, spark_status
@@ -102,7 +105,6 @@ def run_oplus_suite(*, cases: int, seed: int, progress: Progress | None = None,
         result.checks.append(CheckResult("spark vs sequential", status="unavailable", note=reason))
         return result
     result.faults = tuple(sorted(faults))
-    seeded.run_check(result)  # Spark-free: the seeded faults are the bugs they name
     guard = spark_engine(faults, spark)
     check, failing = spark_check("spark vs sequential", drawn, guard)
     result.checks.append(check)

@@ -14,6 +14,10 @@ run reports besides its rows, and what it does with the caller's storage.
   reconfigurations that took effect; ``round_seconds`` and each handover's ``pause_s``, the
   time between two readings of the driver's clock; ``run_scenario`` (what ``streamproof oplus
   --engine spark`` calls, its default cut) gives the reference's rows;
+* ``round_plans``: round ``r`` tells every scenario still running its operator, the
+  parallelism in force, "the watermark after round ``r - 1`` (``previous``: -inf before round 0;
+  what the seeded fault ``drop-near-watermark`` compares with) and the watermark after round
+  ``r``"; a scenario whose rounds are over gets no plan;
 * ``run_batch``: "``sink_dir`` must be shared storage on a cluster (default: a fresh local temp
   dir)": a caller's directory is the caller's, the temp dir is the run's - also when Spark
   fails;
@@ -25,6 +29,7 @@ run reports besides its rows, and what it does with the caller's storage.
 
 from __future__ import annotations
 
+import math
 import os
 import random
 import tempfile
@@ -40,6 +45,8 @@ from spec.oplus.scenario import instance_of, parse_scenario
 
 import spark_impl.oplus.driver as driver
 from spark_impl.oplus import run_batch, run_scenario, run_scenarios
+from spark_impl.oplus.feed import Feed
+from spark_impl.oplus.operators import OperatorConfig
 
 from conformance.oplus.oracles import as_rows, sequential
 from conformance.standin.spark import LocalSpark
@@ -138,6 +145,26 @@ def test_run_scenario_gives_the_references_rows_with_its_default_cut() -> None:
             "inputs": [[{"ts": t, "text": text} for t, text in ((1, "a b"), (2, "b #x"), (5, "a a c"), (7, "a b"))]],
             "reconfigurations": [{"watermark": 2, "parallelism": 2}]}
     assert sorted(as_rows(run_scenario(case, spark=LocalSpark()))) == sorted(sequential(parse_scenario(case)))
+
+
+@pytest.mark.parametrize("drop", [False, True], ids=["no fault", "drop-near-watermark"])
+def test_round_plans_carry_the_previous_and_the_new_watermark_of_every_running_scenario(drop: bool) -> None:
+    def scenario(lists: int, length: int) -> dict[str, Any]:
+        return {"operator": "sliding-sum", "WA": 2, "WS": 4, "WT": "multi", "parallelism": 1,
+                "inputs": [[{"ts": 3 * t + s, "key": "k", "value": 1} for t in range(length)] for s in range(lists)]}
+
+    parsed = [parse_scenario(scenario(1, 9)), parse_scenario(scenario(2, 4))]
+    feeds, sizes = [Feed(parsed[0], 2), Feed(parsed[1], 1)], [3, 2]
+    configs = [OperatorConfig.of(s) for s in parsed]
+    before: dict[int, float] = {}
+    for r in range(max(f.rounds for f in feeds) + 1):
+        plans = driver.round_plans(feeds, configs, sizes, r, drop)
+        assert sorted(plans) == [i for i, f in enumerate(feeds) if r < f.rounds], r
+        for i, plan in plans.items():
+            assert (plan.op, plan.parallelism, plan.previous, plan.watermark, plan.drop_near_watermark) == (
+                configs[i], sizes[i], before.get(i, -math.inf), feeds[i].watermark(r), drop), (r, i)
+        before = {i: plan.watermark for i, plan in plans.items()}
+    assert feeds[0].rounds != feeds[1].rounds  # one scenario ended first
 
 
 FORWARD = {"operator": "forward", "WA": 1, "WS": 1, "parallelism": 2,
