@@ -34,7 +34,7 @@ import os
 import random
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -223,9 +223,9 @@ REFUSED: list[tuple[str, Any, str | None]] = [
     ("one items_per_round for two scenarios", lambda: run_batch(_NoSpark(), [CASE, CASE], items_per_round=[1]),
      "items_per_round"),
     ("0 items per round", lambda: run_batch(_NoSpark(), [CASE], items_per_round=0), "items_per_round"),
-    ("2.5 items per round", lambda: run_batch(_NoSpark(), [CASE], items_per_round=2.5), "items_per_round"),
-    ("[2.5] items per round", lambda: run_batch(_NoSpark(), [CASE], items_per_round=[2.5]), "items_per_round"),
-    ("'3' items per round", lambda: run_batch(_NoSpark(), [CASE], items_per_round="3"), "items_per_round"),
+    ("2.5 items per round", lambda: run_batch(_NoSpark(), [CASE], items_per_round=cast(Any, 2.5)), "items_per_round"),
+    ("[2.5] items per round", lambda: run_batch(_NoSpark(), [CASE], items_per_round=cast(Any, [2.5])), "items_per_round"),
+    ("'3' items per round", lambda: run_batch(_NoSpark(), [CASE], items_per_round=cast(Any, "3")), "items_per_round"),
     ("[True] items per round", lambda: run_batch(_NoSpark(), [CASE], items_per_round=[True]), "items_per_round"),
     ("an unknown fault", lambda: run_batch(_NoSpark(), [CASE], faults=["drop-near-watermarks"]), None),
     ("run_scenario with 0 items per round", lambda: run_scenario(CASE, spark=_NoSpark(), items_per_round=0),
@@ -256,11 +256,13 @@ def test_good_batch_input_reaches_spark(tmp_path: Path, what: str, call: Any) ->
         call(str(tmp_path))
 
 
-def test_the_batch_options_are_keyword_only() -> None:
-    for call in (lambda: run_batch(_NoSpark(), [CASE], ()), lambda: run_scenarios(_NoSpark(), [CASE], ()),
-                 lambda: run_scenario(CASE, _NoSpark())):
-        with pytest.raises(TypeError):
-            call()
+@pytest.mark.parametrize("function, arguments", [(run_batch, (_NoSpark(), [CASE], ())),
+                                                (run_scenarios, (_NoSpark(), [CASE], ())),
+                                                (run_scenario, (CASE, _NoSpark()))],
+                         ids=["run_batch", "run_scenarios", "run_scenario"])
+def test_the_batch_options_are_keyword_only(function: Any, arguments: tuple[Any, ...]) -> None:
+    with pytest.raises(TypeError):
+        function(*arguments)
 
 
 class _BrokenContext:

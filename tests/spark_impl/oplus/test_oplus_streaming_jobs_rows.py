@@ -53,7 +53,7 @@ def test_a_jobs_default_sources_and_required_fields() -> None:
     assert (plain.parallelism, plain.config().typed_keys, plain.config().off_by_one,
             plain.config(True).off_by_one) == (1, True, False, True)
     with pytest.raises(TypeError):
-        oplus_job("forward", 1, 1, "multi")  # type: ignore[misc]  # WT and the rest are keyword-only
+        oplus_job("forward", 1, 1, "multi")  # type: ignore[call-arg]  # WT and the rest are keyword-only
 
 
 @pytest.mark.parametrize("key", ["a", "#x", "word-17", 7, -3, 12.0, (1, "a"), True])

@@ -72,7 +72,7 @@ def test_accepted_rescales_get_increasing_ids_and_are_listed_with_their_fields(t
     assert [(r["id"], r["job"], r["parallelism"], r["watermark"]) for r in again] == [
         (first, 1, MAX_PARALLELISM, None), (second, 0, 1, -5)]
     with pytest.raises(TypeError):
-        run.rescale(2, 1)  # type: ignore[misc]  # job and watermark are keyword-only
+        run.rescale(2, 1)  # type: ignore[call-arg]  # job and watermark are keyword-only
 
 
 def test_status_is_the_last_commit_record(tmp_path: Path) -> None:

@@ -102,4 +102,4 @@ def test_a_good_start_configures_the_writer_and_keeps_its_query(tmp_path: Path, 
 
 def test_the_options_after_the_jobs_are_keyword_only(tmp_path: Path) -> None:
     with pytest.raises(TypeError):
-        start_oplus_query(None, Stream(), _jobs(), str(tmp_path))  # type: ignore[misc]
+        start_oplus_query(None, Stream(), _jobs(), str(tmp_path))  # type: ignore[call-arg]
