@@ -94,7 +94,7 @@ def test_a_crash_point_fails_the_next_batch_there_once(tmp_path: Path, point: st
     """``after-round``: the round's files written, no commit record; ``after-commit``: committed,
     not delivered; ``after-delivery``: delivered, not recorded as delivered (CRASH_POINTS)."""
     live = start_local([oplus_job("sliding-sum", 2, 4)], str(tmp_path))
-    live.run.crash_at("-".join(point.split("-")))  # an equal string, not the module's object
+    live.run.crash_at(point)
     with pytest.raises(SimulatedCrash, match=point):
         live.batch(0, [{"ts": 1, "key": 1, "value": 1}, {"ts": 9, "key": 1, "value": 2}])
     committed = {"after-round": [], "after-commit": [0], "after-delivery": [0]}[point]
