@@ -8,18 +8,6 @@ Checks, each on the same random scenarios (:mod:`conformance.oplus.cases`):
 * ``spark vs sequential``                 spark_impl's O+ executor (``spark_impl.oplus``), every
   case in one batch of Spark jobs, with the injected O+ faults (``spark_impl.faults.OPLUS_FAULTS``);
   reported NOT RUN when the engine is not spark or spark_impl.oplus is missing, never as a pass;
-* ``spark_impl O+ seeded faults vs their definitions`` (with the spark check; no Spark job,
-  :mod:`conformance.oplus.checks.faults`);
-* ``spark-streaming O+ front end and batch API contracts vs their definitions`` (with the spark
-  check; no Spark job, :mod:`conformance.oplus.checks.live_contracts`);
-* ``spark-streaming O+ commit bookkeeping vs its definition`` (with the spark check; no Spark
-  job, :mod:`conformance.oplus.checks.commit`);
-* ``spark_impl O+ handovers and run_scenario vs their definitions`` (with the spark check; one
-  small batch, :mod:`conformance.oplus.checks.handover`);
-* ``spark_impl O+ model promises vs their definitions`` (with the spark check; no Spark job,
-  :mod:`conformance.oplus.checks.model`);
-* ``spark-streaming O+ foreachBatch on a local Spark stand-in`` (with the spark check; no Spark
-  job, :mod:`conformance.oplus.checks.live_standin`);
 * ``spark-streaming vs sequential``       (with the spark check) every case through the live
   front end ``spark_impl.oplus.streaming`` as one query with driver crashes
   (:func:`oplus_live_check`: every case as one live query, sources silent in their first files
@@ -35,7 +23,13 @@ items, lower parallelism) and saved for replay. Spark cases run with their drawn
 ``{"scenario": ..., "items_per_round": k}``.
 
 :func:`run_oplus_live` is the suite's Spark check under ``--engine spark-streaming``.
-Orchestration only: cases, engines, oracles and the further checks live in their modules.
+Orchestration only: cases, engines and oracles live in their modules. The suite's oracles
+(:mod:`conformance.oplus.oracles`) are ``outputs``, ``round`` and ``instance`` (emission rounds,
+:mod:`spec.oplus.emission`), ``late`` and ``engine``; the live engine also judges the request
+log's bound (:func:`conformance.oplus.engines.live.request_log_problem`). Promises of
+``spark_impl.oplus`` that no run's outputs show (the front end's and the batch API's contracts,
+the commit bookkeeping, handovers, the seeded faults, the live handler on the pure-Python Spark
+stand-in) are ordinary tests under ``tests/spark_impl/oplus/``, not checks of a user's run.
 """
 
 from __future__ import annotations
@@ -48,11 +42,9 @@ from conformance.core.crashes import describe
 from conformance.core.run_config import RunConfig
 from conformance.core.results import CheckResult, FailureReport, Progress, SuiteResult
 from conformance.core.saved_case import save_case
-from conformance.core.session import shared_session
 from conformance.core.shrink import DEFAULT_BUDGET, ShrinkResult, shrink
 from conformance.core.verdict import OracleName, Verdict, from_text
 from conformance.oplus.cases import SparkCase, candidates, count_features, oplus_cases, size
-from conformance.oplus.checks import commit, faults as seeded, handover, live_contracts, live_standin, model, state
 from conformance.oplus import user_suite
 from conformance.oplus.edges import with_edges
 from conformance.oplus.engines.batch import spark_engine, spark_status
@@ -133,18 +125,11 @@ def run_oplus_suite(*, cases: int, seed: int, progress: Progress | None = None,
         result.checks.append(CheckResult("spark vs sequential", status="unavailable", note=reason))
         return result
     result.faults = tuple(sorted(faults))
-    seeded.run_check(result)  # Spark-free: the seeded faults are the bugs they name
-    live_contracts.run_check(drawn, result)  # Spark-free: the front end's and the batch API's refusals and rows
-    commit.run_check(result, seed)  # Spark-free: the live query's commit records, replays, batch_ms, pruning
-    state.run_check(result)  # Spark-free: WT multi and single key states as documented
-    model.run_check(result)  # Spark-free: ints above 256, times above 2**53, bounded state, typed/text keys, ...
-    live_standin.run_check(result)  # Spark-free: the live handler's batches on a stand-in (late tuples, bad rows)
     guard = spark_engine(faults, spark)
     check, failing = spark_check("spark vs sequential", drawn, guard)
     result.checks.append(check)
     if failing is not None:
         result.failures.append(shrink_spark(seed, failing, drawn[failing], guard, faults, save_dir, shrink_budget))
-    handover.run_check(result, shared_session(spark)(), seed)  # one small batch: handovers, run_scenario
     if live:
         result.checks.append(oplus_live_check(drawn, faults, spark, seed, save_dir, result, shrink_budget))
         result.checks.append(disorder_check(drawn, faults, spark, seed, save_dir, result))

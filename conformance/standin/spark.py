@@ -26,8 +26,8 @@ costly on Spark (a job 32 levels deep, every DGS case again) or bookkeeping no o
 only action is ``collect`` (the rows as tuples): what a ``CallbackSink`` function that keeps its
 deliveries needs (:mod:`conformance.fries.checks.sink_crash`). The live O+ front end's
 ``foreachBatch`` handler (:mod:`spark_impl.oplus.streaming`) needs the same, plus ``map`` on a
-micro-batch's ``df.rdd`` (:mod:`conformance.oplus.checks.live_standin` gives it a stand-in micro-batch
-DataFrame over ``parallelize``). Nothing else of Spark is offered.
+micro-batch's ``df.rdd`` (a stand-in micro-batch DataFrame over ``parallelize``,
+:class:`conformance.standin.streaming.MicroBatch`). Nothing else of Spark is offered.
 """
 
 from __future__ import annotations
