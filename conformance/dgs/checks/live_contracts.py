@@ -63,7 +63,6 @@ from reference.dgs.examples import CONSISTENT, target
 from conformance.core.refusals import refused
 from conformance.core.results import CheckResult, FailureReport, SuiteResult
 from conformance.dgs.cases import STREAMS, DgsCase, program_of
-from conformance.dgs.checks.live_standin import dgs_live_local_problem
 from conformance.dgs.checks.plans import problem as shape_problem
 from conformance.dgs.checks.plans import unknown_tag
 from conformance.dgs.engines.live import case_chunks
@@ -545,8 +544,7 @@ def check(cases: Sequence[DgsCase]) -> list[str]:
         early = [shifted(case, -10**6) for case in cases[:6]]  # negative timestamps are valid
         return (input_problems(cases) + mailbox_problems(cases) + mailbox_problems(early)
                 + start_problems(cases[0], os.path.join(root, "start"))
-                + store_problems(os.path.join(root, "store")) + keyed_plan_problems()
-                + [p for p in [dgs_live_local_problem()] if p is not None])
+                + store_problems(os.path.join(root, "store")) + keyed_plan_problems())
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
