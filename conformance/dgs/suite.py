@@ -21,11 +21,6 @@ Checks, on the same cases:
   plan builder of ``dgs-plan`` and the live front end against its promise, and the executor's
   plan validation on every case's plan and two P-invalid variants of it
   (:mod:`conformance.dgs.checks.plans`);
-* ``spark-streaming front end contracts vs their definitions (no Spark)`` (with the spark
-  check) - the live front end's refusals (malformed rows, stale items, bad start arguments,
-  foreign checkpoints, re-plans of no job), its mailbox across files, its checkpoint's
-  retention and ``keyed_plan``, called directly (:mod:`conformance.dgs.checks.live_contracts`: the
-  live check only ever feeds them good input);
 * ``spark user error in a task vs the sequential program's`` (with the spark check) - one bad
   event whose ``update`` raises in a task, through the batch executor and (with the live
   check) a live query: the run must stop with the program's one-line InputError
@@ -75,7 +70,7 @@ from conformance.dgs import oracles
 from conformance.dgs.cases import (
     DgsCase, candidates, case_from_json, case_to_json, count_features, draw_dgs_cases, size,
 )
-from conformance.dgs.checks import live_contracts, one_worker, plans, release, standin, user_error
+from conformance.dgs.checks import one_worker, plans, release, standin, user_error
 from conformance.dgs.engines.batch import spark_engine
 from conformance.dgs.engines import live as live_engine
 from conformance.dgs.engines.reference import reference_engine
@@ -122,7 +117,6 @@ def run_dgs_suite(*, cases: int, seed: int, progress: Progress | None = None, sa
     result.checks.append(contained_check(result, PLANS, lambda: _plans_check(drawn, seed, result)))
     result.checks.append(contained_check(result, ORDER, lambda: _order_check(drawn, seed, result, save_dir)))
     result.checks.append(contained_check(result, standin.CHECK, lambda: standin.run_check(drawn, result)))
-    result.checks.append(contained_check(result, live_contracts.CHECK, lambda: live_contracts.run_check(drawn, result)))
     result.checks.append(user_error.run_check(drawn, spark, live, result))
     if live:
         result.checks.append(dgs_live_check(drawn, spark, seed, save_dir, result, shrink_budget))

@@ -59,8 +59,7 @@ from spec.errors import InputError
 
 from conformance.core.refusals import refused
 from conformance.core.watchdog import call_with_timeout
-from conformance.dgs.cases import DgsCase, program_of
-from conformance.dgs.checks.live_contracts import shifted
+from conformance.dgs.cases import DgsCase, program_of, shifted
 from conformance.dgs.engines.batch import dgs_job
 
 REFUSALS = 3
