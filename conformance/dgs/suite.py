@@ -28,10 +28,6 @@ Checks, on the same cases:
 * ``spark-streaming vs spec(sort(u))`` (with the spark check) - every case through the live
   front end ``spark_impl.dgs.streaming`` as one query with driver kills
   (:func:`dgs_live_check`; the same oracles);
-* ``spark_impl DGS driver on a pure-Python Spark stand-in vs spec(sort(u)) (no Spark)`` (with
-  the spark check) - every case again through ``run_dgs_many`` on a stand-in for Spark, with
-  ``inline_below`` 1, 3, 8 or 50 and explicit stream delays, the first also through ``run_dgs``;
-  the same oracles plus the ticks each run reports (:mod:`conformance.dgs.checks.standin`);
 * ``spark driver plan vs dependence order`` (with the spark check, no Spark job) - the order in
   which spark_impl's driver releases and plans every case's events (mailbox ticks, steps,
   inlining): each event once, on its worker or an ancestor, dependent events in key order
@@ -70,7 +66,7 @@ from conformance.dgs import oracles
 from conformance.dgs.cases import (
     DgsCase, candidates, case_from_json, case_to_json, count_features, draw_dgs_cases, size,
 )
-from conformance.dgs.checks import one_worker, plans, release, standin, user_error
+from conformance.dgs.checks import one_worker, plans, release, user_error
 from conformance.dgs.engines.batch import spark_engine
 from conformance.dgs.engines import live as live_engine
 from conformance.dgs.engines.reference import reference_engine
@@ -116,7 +112,6 @@ def run_dgs_suite(*, cases: int, seed: int, progress: Progress | None = None, sa
     # a failure of the check (conformance.core.watchdog.contained_check), not a crash of the suite
     result.checks.append(contained_check(result, PLANS, lambda: _plans_check(drawn, seed, result)))
     result.checks.append(contained_check(result, ORDER, lambda: _order_check(drawn, seed, result, save_dir)))
-    result.checks.append(contained_check(result, standin.CHECK, lambda: standin.run_check(drawn, result)))
     result.checks.append(user_error.run_check(drawn, spark, live, result))
     if live:
         result.checks.append(dgs_live_check(drawn, spark, seed, save_dir, result, shrink_budget))
