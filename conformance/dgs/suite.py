@@ -14,17 +14,10 @@ Checks, on the same cases:
 * ``spark vs spec(sort(u))`` - spark_impl's DGS executor (:func:`spark_impl.dgs.run_dgs_many`),
   every case, :data:`SPARK_BATCH` cases per batch of Spark jobs (tick ``t`` of every case of a
   batch is one Spark job); NOT RUN unless the engine is spark;
-* ``spark one-worker plans vs spec(sort(u))`` (with the spark check) - the first six cases
-  again under the one-worker plan (the root its own leaf), in one batch, and what the run
-  reports (ticks, wall times, the caller's sink directory kept): :mod:`conformance.dgs.checks.one_worker`;
 * ``spark balanced_plan and plan validation vs their definitions`` (with the spark check) - the
   plan builder of ``dgs-plan`` and the live front end against its promise, and the executor's
   plan validation on every case's plan and two P-invalid variants of it
   (:mod:`conformance.dgs.checks.plans`);
-* ``spark user error in a task vs the sequential program's`` (with the spark check) - one bad
-  event whose ``update`` raises in a task, through the batch executor and (with the live
-  check) a live query: the run must stop with the program's one-line InputError
-  (:mod:`conformance.dgs.checks.user_error`);
 * ``spark-streaming vs spec(sort(u))`` (with the spark check) - every case through the live
   front end ``spark_impl.dgs.streaming`` as one query with driver kills
   (:func:`dgs_live_check`; the same oracles);
@@ -66,7 +59,7 @@ from conformance.dgs import oracles
 from conformance.dgs.cases import (
     DgsCase, candidates, case_from_json, case_to_json, count_features, draw_dgs_cases, size,
 )
-from conformance.dgs.checks import one_worker, plans, release, user_error
+from conformance.dgs.checks import plans, release
 from conformance.dgs.engines.batch import spark_engine
 from conformance.dgs.engines import live as live_engine
 from conformance.dgs.engines.reference import reference_engine
@@ -107,12 +100,10 @@ def run_dgs_suite(*, cases: int, seed: int, progress: Progress | None = None, sa
         return result
     result.checks.append(engine_check(SPARK, drawn, spark_engine(spark), batch, result, tick, seed, save_dir,
                                       "spark", shrink_budget))
-    result.checks.append(one_worker.run_check(drawn, spark, result))
     # the Spark-free checks run the executor's code in this process: a crash or a hang there is
     # a failure of the check (conformance.core.watchdog.contained_check), not a crash of the suite
     result.checks.append(contained_check(result, PLANS, lambda: _plans_check(drawn, seed, result)))
     result.checks.append(contained_check(result, ORDER, lambda: _order_check(drawn, seed, result, save_dir)))
-    result.checks.append(user_error.run_check(drawn, spark, live, result))
     if live:
         result.checks.append(dgs_live_check(drawn, spark, seed, save_dir, result, shrink_budget))
     return result
