@@ -217,40 +217,6 @@ def test_oplus_operator_config_has_the_seeded_fault_off_unless_asked() -> None:
     assert not in_window(config, 0, 4) and in_window(OperatorConfig.of(scenario, True), 0, 4)  # ts = L + WS
 
 
-def test_dgs_arrival_model_keeps_fifo_and_its_delay_bound(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The DGS suite's arrival check (``conformance.dgs.checks.release.arrival_problem``) names
-    dgs/release.py line 73 (
-    ``ts + delay + jitter`` -> ``ts + delay << jitter``): arrivals far beyond ``max_delay +
-    max_jitter``. Outputs stay correct (any arrival order must give them), so no output oracle
-    saw it; the cases just stopped exercising the delays they claim. Spark-free."""
-    import math
-    import random
-
-    from spark_impl.dgs import release
-
-    from conformance.dgs.checks.release import arrival_problem
-    from conformance.dgs.cases import draw_dgs_cases
-
-    cases = [c for c in draw_dgs_cases(40, 0) if c.max_jitter and c.streams]
-    assert cases and all(arrival_problem(c) is None for c in cases)
-
-    def shifted(self: Any, streams: Any) -> dict[str, list[float]]:  # the changed arithmetic
-        rng = random.Random(self.seed)
-        out: dict[str, list[float]] = {}
-        for stream in sorted(streams):
-            delay, last, times = self.delays.get(stream, rng.randint(0, self.max_delay)), -math.inf, []
-            for item in streams[stream]:
-                last = max(last, float(item.ts + delay << rng.randint(0, self.max_jitter)))
-                times.append(last)
-            out[stream] = times
-        return out
-
-    monkeypatch.setattr(release.Arrival, "times", shifted)
-    assert any(arrival_problem(c) is not None for c in cases)
-    monkeypatch.setattr(release.Arrival, "times", lambda self, streams: {s: [0.0] * len(v) for s, v in streams.items()})
-    assert any("arrives at 0.0" in (arrival_problem(c) or "") for c in cases)  # before the item exists
-
-
 def test_contracts_check_sees_broken_key_routing_and_accepted_fault_typos(monkeypatch: pytest.MonkeyPatch) -> None:
     """``conformance.fries.checks.contracts`` (run by the Fries suite on Spark, no Spark job)
     names one-line bugs of keys.py and faults.py: every key encoded alike
@@ -302,24 +268,3 @@ def test_oplus_seeded_faults_are_the_bugs_they_name(monkeypatch: pytest.MonkeyPa
     assert oplus_faults_check.run_check(result) and result.failed == 1
 
 
-def test_dgs_plan_validation_refuses_invalid_variants_of_every_case_plan(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The DGS suite's plans check (``conformance.dgs.checks.plans.validity_problems``, no Spark)
-    names dgs/topology.py line 82 (the
-    Def. 3.2 checks never looked at: every plan accepted) and dgs/driver.py line 163 ( an invalid job of a batch not named ``jobs[i]``). The suite's cases are all P-valid,
-    so no run saw the executor's validation."""
-    from spark_impl.dgs import topology
-
-    from conformance.dgs.checks.plans import validity_problems
-    from conformance.dgs.cases import draw_dgs_cases
-
-    from spec.errors import InputError
-
-    cases = draw_dgs_cases(12, 0)
-    assert validity_problems(cases) == []
-    real = InputError.located
-    monkeypatch.setattr(InputError, "located", lambda self, where: self)  # dgs/driver.py:core/AddNot:8's effect
-    assert "expected jobs[1]" in validity_problems(cases)[0]
-    monkeypatch.setattr(InputError, "located", real)
-    monkeypatch.setattr(topology, "check_valid_plan", lambda program, plan: None)
-    found = validity_problems(cases)
-    assert len(found) >= len(cases) and "with an unknown tag was accepted" in found[0]

@@ -16,17 +16,23 @@ Checks, on the same cases:
   batch is one Spark job); NOT RUN unless the engine is spark;
 * ``spark balanced_plan and plan validation vs their definitions`` (with the spark check) - the
   plan builder of ``dgs-plan`` and the live front end against its promise, and the executor's
-  plan validation on every case's plan and two P-invalid variants of it
-  (:mod:`conformance.dgs.checks.plans`);
+  plan validation on every case's plan and P-invalid variants of it (oracle ``plan``,
+  DGS Def. 3.1 and 3.2: :mod:`conformance.dgs.plan_oracles.plans`);
 * ``spark-streaming vs spec(sort(u))`` (with the spark check) - every case through the live
   front end ``spark_impl.dgs.streaming`` as one query with driver kills
   (:func:`dgs_live_check`; the same oracles);
 * ``spark driver plan vs dependence order`` (with the spark check, no Spark job) - the order in
   which spark_impl's driver releases and plans every case's events (mailbox ticks, steps,
   inlining): each event once, on its worker or an ancestor, dependent events in key order
-  (:mod:`conformance.dgs.checks.release`; oracle ``order``: a wrong order is seen even when the
-  two events happen to commute on the case's state; and every tick's cut into steps is
-  ``steps_of``'s definition).
+  (oracle ``order``, DGS Thm 3.5: :mod:`conformance.dgs.plan_oracles.release_order`; a wrong
+  order is seen even when the two events happen to commute on the case's state; and every
+  tick's cut into steps is ``steps_of``'s definition).
+
+The promises of spark_impl's DGS internals that no run's outputs show (the live front end's
+refusals, mailbox, checkpoint retention and bookkeeping, ``keyed_plan``, the network model and
+release schedule, the batch driver on the pure-Python Spark stand-in, one-worker plans, a user
+error in a task, the driver's call forms) are ordinary tests under ``tests/spark_impl/dgs/``,
+not checks of a user's run.
 
 Oracles (:func:`conformance.dgs.oracles.judge`), in order: ``engine`` (the run raised or never ended:
 :mod:`conformance.core.crashes`), ``outputs`` (the outputs equal ``spec(sort(u))`` as multisets,
@@ -41,8 +47,8 @@ saved for replay (:mod:`conformance.core.saved_case`; ``case_data`` is
 :func:`conformance.dgs.cases.case_to_json`).
 
 :func:`run_dgs_live` is the suite under ``--engine spark-streaming``: the reference check and
-every case through the live front end. Orchestration only: cases, engines, oracles and the
-further checks live in their modules.
+every case through the live front end. Orchestration only: cases, engines and oracles live in
+their modules.
 """
 
 from __future__ import annotations
@@ -59,7 +65,7 @@ from conformance.dgs import oracles
 from conformance.dgs.cases import (
     DgsCase, candidates, case_from_json, case_to_json, count_features, draw_dgs_cases, size,
 )
-from conformance.dgs.checks import plans, release
+from conformance.dgs.plan_oracles import plans, release_order as release
 from conformance.dgs.engines.batch import spark_engine
 from conformance.dgs.engines import live as live_engine
 from conformance.dgs.engines.reference import reference_engine
@@ -113,7 +119,8 @@ ORDER = "spark driver plan vs dependence order"
 
 
 def _order_check(drawn: Sequence[DgsCase], seed: int, result: SuiteResult, save_dir: str | None) -> CheckResult:
-    """:mod:`conformance.dgs.checks.release` on every case; the first failure is shrunk and saved."""
+    """The oracle ``order`` (:mod:`conformance.dgs.plan_oracles.release_order`) on every case; the
+    first failure is shrunk and saved."""
     start = time.monotonic()
     found = release.check(list(drawn))
     checked = CheckResult(ORDER, cases=len(drawn), failed=len(found))
@@ -140,7 +147,7 @@ PLANS = "spark balanced_plan and plan validation vs their definitions"
 
 def _plans_check(drawn: Sequence[DgsCase], seed: int, result: SuiteResult) -> CheckResult:
     """``spark_impl.dgs.plans.balanced_plan`` on as many random requests as cases, and the plan
-    validation on every case's plan and its invalid variants (:mod:`conformance.dgs.checks.plans`:
+    validation on every case's plan and its invalid variants (:mod:`conformance.dgs.plan_oracles.plans`:
     a wrong plan would be wrong for the reference and Spark alike)."""
     start = time.monotonic()
     n = len(drawn)

@@ -3,7 +3,7 @@ consistent program, 1-5 leaves, the default key and two others: the tags are spl
 connected components of the dependence relation; a component whose keys all route
 (``spark_impl.keys.route``) to one leaf goes to that leaf on every given stream, any other to
 the root; the plan is ``balanced_plan``'s over those sets (checked with the DGS plans oracle,
-:func:`conformance.dgs.checks.plans.problem`), every implementation tag owned once; fewer than
+:func:`conformance.dgs.plan_oracles.plans.problem`), every implementation tag owned once; fewer than
 one leaf is refused."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from spark_impl.keys import route
 
 from conformance.core.refusals import refused
 from conformance.dgs.cases import STREAMS, program_of
-from conformance.dgs.checks.plans import problem as shape_problem
+from conformance.dgs.plan_oracles.plans import problem as shape_problem
 
 def default_key(tag: Hashable) -> Any:
     """The documented default key: a tuple tag's last item, else the tag itself."""

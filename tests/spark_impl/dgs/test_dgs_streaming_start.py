@@ -33,7 +33,7 @@ from spark_impl.reconfig.streaming import REMEMBERED, StreamStopped
 
 from conformance.core.refusals import refused
 from conformance.dgs.cases import draw_dgs_cases, program_of
-from conformance.dgs.checks.plans import unknown_tag
+from conformance.dgs.plan_oracles.plans import unknown_tag
 from conformance.standin.streaming import Frame, Stream
 
 CASE = draw_dgs_cases(1, 0)[0]
