@@ -121,10 +121,10 @@ def check(n: int, seed: int, build: Builder = balanced_plan) -> list[str]:
         try:
             if index % 2:  # the two documented call forms: the tags by position, or by name
                 plan = build(root_impl=root_impl, leaf_impl=leaf_impl, root_type=root_type,
-                                     inner_type=inner_type, root_prims=root_prims, inner_prims=inner_prims)
+                             inner_type=inner_type, root_prims=root_prims, inner_prims=inner_prims)
             else:
                 plan = build(root_impl, leaf_impl, root_type=root_type, inner_type=inner_type,
-                                     root_prims=root_prims, inner_prims=inner_prims)
+                             root_prims=root_prims, inner_prims=inner_prims)
         except Exception as error:  # noqa: BLE001 - a crash is a finding
             found.append(f"balanced_plan raised {type(error).__name__}: {error}")
             continue
