@@ -325,6 +325,13 @@ def draw_dgs_cases(n: int, seed: int) -> list[DgsCase]:
             for i, (rng, pools) in enumerate(draw_cases(seeds(), n, seed))]
 
 
+def shifted(case: DgsCase, by: int) -> DgsCase:
+    """``case`` with every timestamp moved by ``by`` (the same instance otherwise: Def. 3.3 asks
+    only that a stream's timestamps increase; a negative one is valid)."""
+    return replace(case, streams={stream: [replace(item, ts=item.ts + by) for item in items]
+                                  for stream, items in case.streams.items()})
+
+
 def candidates(case: DgsCase) -> Iterator[DgsCase]:
     """Simpler cases: the one-worker plan, no delays, one tick, no inlining, then a stream
     without any event, then a stream without one event. Heartbeats stay, so each candidate is

@@ -14,35 +14,25 @@ Checks, on the same cases:
 * ``spark vs spec(sort(u))`` - spark_impl's DGS executor (:func:`spark_impl.dgs.run_dgs_many`),
   every case, :data:`SPARK_BATCH` cases per batch of Spark jobs (tick ``t`` of every case of a
   batch is one Spark job); NOT RUN unless the engine is spark;
-* ``spark one-worker plans vs spec(sort(u))`` (with the spark check) - the first six cases
-  again under the one-worker plan (the root its own leaf), in one batch, and what the run
-  reports (ticks, wall times, the caller's sink directory kept): :mod:`conformance.dgs.checks.one_worker`;
 * ``spark balanced_plan and plan validation vs their definitions`` (with the spark check) - the
   plan builder of ``dgs-plan`` and the live front end against its promise, and the executor's
-  plan validation on every case's plan and two P-invalid variants of it
-  (:mod:`conformance.dgs.checks.plans`);
-* ``spark-streaming front end contracts vs their definitions (no Spark)`` (with the spark
-  check) - the live front end's refusals (malformed rows, stale items, bad start arguments,
-  foreign checkpoints, re-plans of no job), its mailbox across files, its checkpoint's
-  retention and ``keyed_plan``, called directly (:mod:`conformance.dgs.checks.live_contracts`: the
-  live check only ever feeds them good input);
-* ``spark user error in a task vs the sequential program's`` (with the spark check) - one bad
-  event whose ``update`` raises in a task, through the batch executor and (with the live
-  check) a live query: the run must stop with the program's one-line InputError
-  (:mod:`conformance.dgs.checks.user_error`);
+  plan validation on every case's plan and P-invalid variants of it (oracle ``plan``,
+  DGS Def. 3.1 and 3.2: :mod:`conformance.dgs.plan_oracles.plans`);
 * ``spark-streaming vs spec(sort(u))`` (with the spark check) - every case through the live
   front end ``spark_impl.dgs.streaming`` as one query with driver kills
   (:func:`dgs_live_check`; the same oracles);
-* ``spark_impl DGS driver on a pure-Python Spark stand-in vs spec(sort(u)) (no Spark)`` (with
-  the spark check) - every case again through ``run_dgs_many`` on a stand-in for Spark, with
-  ``inline_below`` 1, 3, 8 or 50 and explicit stream delays, the first also through ``run_dgs``;
-  the same oracles plus the ticks each run reports (:mod:`conformance.dgs.checks.standin`);
 * ``spark driver plan vs dependence order`` (with the spark check, no Spark job) - the order in
   which spark_impl's driver releases and plans every case's events (mailbox ticks, steps,
   inlining): each event once, on its worker or an ancestor, dependent events in key order
-  (:mod:`conformance.dgs.checks.release`; oracle ``order``: a wrong order is seen even when the
-  two events happen to commute on the case's state; and every tick's cut into steps is
-  ``steps_of``'s definition).
+  (oracle ``order``, DGS Thm 3.5: :mod:`conformance.dgs.plan_oracles.release_order`; a wrong
+  order is seen even when the two events happen to commute on the case's state; and every
+  tick's cut into steps is ``steps_of``'s definition).
+
+The promises of spark_impl's DGS internals that no run's outputs show (the live front end's
+refusals, mailbox, checkpoint retention and bookkeeping, ``keyed_plan``, the network model and
+release schedule, the batch driver on the pure-Python Spark stand-in, one-worker plans, a user
+error in a task, the driver's call forms) are ordinary tests under ``tests/spark_impl/dgs/``,
+not checks of a user's run.
 
 Oracles (:func:`conformance.dgs.oracles.verdicts`), in order: ``engine`` (the run raised or never ended:
 :mod:`conformance.core.crashes`), ``outputs`` (the outputs equal ``spec(sort(u))`` as multisets,
@@ -57,8 +47,8 @@ saved for replay (:mod:`conformance.core.saved_case`; ``case_data`` is
 :func:`conformance.dgs.cases.case_to_json`).
 
 :func:`run_dgs_live` is the suite under ``--engine spark-streaming``: the reference check and
-every case through the live front end. Orchestration only: cases, engines, oracles and the
-further checks live in their modules.
+every case through the live front end. Orchestration only: cases, engines and oracles live in
+their modules.
 """
 
 from __future__ import annotations
@@ -77,7 +67,7 @@ from conformance.dgs import oracles
 from conformance.dgs.cases import (
     DgsCase, candidates, case_from_json, case_to_json, count_features, draw_dgs_cases, size,
 )
-from conformance.dgs.checks import live_contracts, one_worker, plans, release, standin, user_error
+from conformance.dgs.plan_oracles import plans, release_order as release
 from conformance.dgs.engines.batch import spark_engine
 from conformance.dgs.engines import live as live_engine
 from conformance.dgs.engines.reference import reference_engine
@@ -118,14 +108,10 @@ def run_dgs_suite(*, cases: int, seed: int, progress: Progress | None = None, sa
         return result
     result.checks.append(engine_check(SPARK, drawn, spark_engine(spark), batch, result, tick, seed, save_dir,
                                       "spark", shrink_budget))
-    result.checks.append(one_worker.run_check(drawn, spark, result))
     # the Spark-free checks run the executor's code in this process: a crash or a hang there is
     # a failure of the check (conformance.core.watchdog.contained_check), not a crash of the suite
     result.checks.append(contained_check(result, PLANS, lambda: _plans_check(drawn, seed, result)))
     result.checks.append(contained_check(result, ORDER, lambda: _order_check(drawn, seed, result, save_dir)))
-    result.checks.append(contained_check(result, standin.CHECK, lambda: standin.run_check(drawn, result)))
-    result.checks.append(contained_check(result, live_contracts.CHECK, lambda: live_contracts.run_check(drawn, result)))
-    result.checks.append(user_error.run_check(drawn, spark, live, result))
     if live:
         result.checks.append(dgs_live_check(drawn, spark, seed, save_dir, result, shrink_budget))
     return result
@@ -137,7 +123,8 @@ PLAN_ORACLE = OracleName.PLAN.value
 
 
 def _order_check(drawn: Sequence[DgsCase], seed: int, result: SuiteResult, save_dir: str | None) -> CheckResult:
-    """:mod:`conformance.dgs.checks.release` on every case; the first failure is shrunk and saved."""
+    """The oracle ``order`` (:mod:`conformance.dgs.plan_oracles.release_order`) on every case; the
+    first failure is shrunk and saved."""
     start = time.monotonic()
     found = release.check(list(drawn))
     checked = CheckResult(ORDER, cases=len(drawn), failed=len(found))
@@ -164,7 +151,7 @@ PLANS = "spark balanced_plan and plan validation vs their definitions"
 
 def _plans_check(drawn: Sequence[DgsCase], seed: int, result: SuiteResult) -> CheckResult:
     """``spark_impl.dgs.plans.balanced_plan`` on as many random requests as cases, and the plan
-    validation on every case's plan and its invalid variants (:mod:`conformance.dgs.checks.plans`:
+    validation on every case's plan and its invalid variants (:mod:`conformance.dgs.plan_oracles.plans`:
     a wrong plan would be wrong for the reference and Spark alike)."""
     start = time.monotonic()
     n = len(drawn)

@@ -20,7 +20,7 @@ driver could depend on them:
 
 The stage functions, the task and sink files and the drivers' bookkeeping are the executors' own,
 so a run on it is a real run of the driver's logic without a JVM: what the Spark-free checks
-(:mod:`conformance.fries.checks.standin`, :mod:`conformance.dgs.checks.standin`) need for shapes too
+(:mod:`conformance.fries.checks.standin`; the DGS tests of ``tests/spark_impl/dgs/``) need for shapes too
 costly on Spark (a job 32 levels deep, every DGS case again) or bookkeeping no output shows
 (restarts). For sinks, ``createDataFrame(rdd, schema)`` gives a :class:`StandInDataFrame` whose
 only action is ``collect`` (the rows as tuples): what a ``CallbackSink`` function that keeps its

@@ -164,21 +164,3 @@ def test_every_third_oplus_case_is_a_targeted_edge_case_hitting_its_edge() -> No
                for c in bands for x in c["inputs"][0] for r in c["inputs"][1])
 
 
-def test_the_balanced_plan_check_passes_the_builder_and_catches_a_wrong_one(monkeypatch: pytest.MonkeyPatch) -> None:
-    import spark_impl.dgs.plans as plans
-    from spec.dgs.plan import Plan, Worker
-
-    from conformance.dgs.checks.plans import check
-
-    assert check(200, 0) == []
-    honest = plans.balanced_plan
-
-    def one_worker_for_two(root_impl: Any, leaf_impl: Any, **kw: Any) -> Plan:
-        if len(leaf_impl) == 2:  # the one-leaf test changed to "len(leaf_impl) == 2"
-            return Plan(Worker("w0", kw["root_type"], frozenset(root_impl) | frozenset(leaf_impl[0])))
-        return honest(root_impl, leaf_impl, **kw)
-
-    monkeypatch.setattr(plans, "balanced_plan", one_worker_for_two)
-    assert any("the leaves own" in p for p in check(200, 0))
-    monkeypatch.setattr(plans, "balanced_plan", lambda r, leaves, **kw: honest(r, leaves[::-1], **kw))
-    assert check(200, 0)

@@ -1,8 +1,9 @@
-"""The DGS suite's check of ``spark_impl.dgs.plans.balanced_plan``.
+"""The DGS suite's oracle ``plan``: the synchronization plans spark_impl builds against their
+definition (DGS Def. 3.1), and its plan validation against P-validity (Def. 3.2).
 
 ``balanced_plan`` builds the synchronization plans of ``dgs-plan`` and of the live front end;
 the suite also draws some of its cases' plans with it, but a plan that comes out wrong is then
-wrong for the reference *and* for Spark alike, so no differential oracle can see it. This check
+wrong for the reference *and* for Spark alike, so no differential oracle can see it. This oracle
 compares what it builds with its definition (its docstring, DGS Def. 3.1), on random requests:
 
 * one leaf set: the one-worker plan, the root owning the root's and the leaf's tags;
@@ -26,28 +27,28 @@ none exists when every tag outside the root is independent of the others). The o
 ``spec.dgs.validity.is_valid``: a variant is refused exactly when it is P-invalid. (The
 first two variants break V1 as well - an unknown tag is in no state type's predicate - so a
 validation that checked only the first two conditions, or V1 in place of V2, passed them.)
-``run_dgs_many`` refuses a batch holding an invalid job before any Spark job,
-naming it (``jobs[1]: plan``) in a batch and not for a single job. A validation that accepts
-invalid plans runs them - on an invalid plan the
+A validation that accepts invalid plans runs them - on an invalid plan the
 executor's outputs are not the program's, and the run would report that as a violation of
 consistency rather than as bad input.
+
+The builder and the validation judged are parameters (by default spark_impl's), so the oracle
+can be tested on hand-built wrong ones.
 """
 
 from __future__ import annotations
 
 import random
-from dataclasses import FrozenInstanceError, replace
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from dataclasses import replace
+from typing import Any, Callable, Sequence
 
 from spec.dgs.plan import Plan, Worker
 from spec.dgs.validity import is_valid, responsibility_unique, tags_known, v1_holds, v2_holds
 from spec.errors import InputError
 
-from conformance.dgs.cases import program_of
-from conformance.dgs.engines.batch import dgs_job
+from spark_impl.dgs.plans import balanced_plan
+from spark_impl.dgs.topology import check_valid_plan
 
-if TYPE_CHECKING:
-    from conformance.dgs.cases import DgsCase
+from conformance.dgs.cases import DgsCase, program_of
 
 Request = tuple[list[Any], list[list[Any]], str, str | None, tuple[str, str], tuple[str, str] | None]
 """``(root_impl, leaf_impl, root_type, inner_type, root_prims, inner_prims)``."""
@@ -99,10 +100,16 @@ def _inner_problem(worker: Worker, top: bool, request: Request) -> str | None:
     return _inner_problem(worker.children[0], False, request) or _inner_problem(worker.children[1], False, request)
 
 
-def check(n: int, seed: int) -> list[str]:
-    """The problems of ``balanced_plan`` on ``n`` random requests (empty: it keeps its promise)."""
-    from spark_impl.dgs.plans import balanced_plan
+Builder = Callable[..., Plan]
+"""A plan builder called as ``balanced_plan`` is (the leaf sets by position or by name)."""
 
+Validation = Callable[[Any, Plan], None]
+"""A plan validation called as ``check_valid_plan(program, plan)``: InputError when invalid."""
+
+
+def check(n: int, seed: int, build: Builder = balanced_plan) -> list[str]:
+    """The problems of ``build`` on ``n`` random requests (empty: it keeps the promise of
+    ``balanced_plan``'s docstring, module docstring)."""
     rng = random.Random(f"balanced-plans:{seed}")
     found = []
     # first, one leaf whose tags overlap the root's (random tags rarely do)
@@ -113,11 +120,11 @@ def check(n: int, seed: int) -> list[str]:
         root_impl, leaf_impl, root_type, inner_type, root_prims, inner_prims = request
         try:
             if index % 2:  # the two documented call forms: the tags by position, or by name
-                plan = balanced_plan(root_impl=root_impl, leaf_impl=leaf_impl, root_type=root_type,
-                                     inner_type=inner_type, root_prims=root_prims, inner_prims=inner_prims)
+                plan = build(root_impl=root_impl, leaf_impl=leaf_impl, root_type=root_type,
+                             inner_type=inner_type, root_prims=root_prims, inner_prims=inner_prims)
             else:
-                plan = balanced_plan(root_impl, leaf_impl, root_type=root_type, inner_type=inner_type,
-                                     root_prims=root_prims, inner_prims=inner_prims)
+                plan = build(root_impl, leaf_impl, root_type=root_type, inner_type=inner_type,
+                             root_prims=root_prims, inner_prims=inner_prims)
         except Exception as error:  # noqa: BLE001 - a crash is a finding
             found.append(f"balanced_plan raised {type(error).__name__}: {error}")
             continue
@@ -127,11 +134,9 @@ def check(n: int, seed: int) -> list[str]:
     return found
 
 
-def validity_problems(cases: Sequence["DgsCase"]) -> list[str]:
-    """The problems of ``check_valid_plan`` on ``cases`` and their invalid variants (module
-    docstring; empty: it accepts exactly the valid ones tried)."""
-    from spark_impl.dgs.topology import check_valid_plan
-
+def validity_problems(cases: Sequence[DgsCase], validate: Validation = check_valid_plan) -> list[str]:
+    """The problems of ``validate`` on ``cases`` and their invalid variants (module docstring;
+    empty: it accepts exactly the valid ones tried)."""
     found = []
     for index, case in enumerate(cases):
         program, plan = program_of(case.name), case.plan
@@ -150,7 +155,7 @@ def validity_problems(cases: Sequence["DgsCase"]) -> list[str]:
                      for what, candidate in _one_condition_broken(program, plan)]
         for what, candidate, valid in variants:
             try:
-                check_valid_plan(program, candidate)
+                validate(program, candidate)
                 accepted = True
             except InputError:
                 accepted = False
@@ -161,8 +166,6 @@ def validity_problems(cases: Sequence["DgsCase"]) -> list[str]:
                 found.append(f"case {index} ({case.name}): the plan {'with ' + what if what != 'valid' else ''} was "
                              f"{'accepted' if accepted else 'refused'}; it is {'' if valid else 'not '}P-valid "
                              f"(DGS Def. 3.2)")
-    if cases and not found:
-        found += _located(cases[0])
     return found
 
 
@@ -192,69 +195,6 @@ def _one_condition_broken(program: Any, plan: Plan) -> list[tuple[str, Plan]]:
                 if only(moved, True, False):
                     return variants + [(f"{impl} moved from {source.id} to {target.id} (V2 broken only)", moved)]
     return variants
-
-
-def _located(case: "DgsCase") -> list[str]:
-    """``run_dgs_many`` refuses a batch holding an invalid job before any Spark job (no session
-    needed), naming the job (``jobs[1]``) in a batch and not for a single job."""
-    from spark_impl.dgs import run_dgs_many
-
-    invalid = unknown_tag(case.plan, "s0")
-    found = []
-    for jobs, prefix in (([dgs_job(case), dgs_job(case, invalid)], "jobs[1]"), ([dgs_job(case, invalid)], None)):
-        try:
-            run_dgs_many(None, jobs)
-            found.append(f"run_dgs_many accepted a batch of {len(jobs)} holding a P-invalid plan")
-        except InputError as error:
-            where = error.where or ""
-            if (prefix is None) == where.startswith("jobs["):
-                found.append(f"run_dgs_many on {len(jobs)} job(s) located the invalid plan at {where!r}, expected "
-                             f"{prefix + '...' if prefix else 'no jobs[i] prefix'}")
-        except Exception as error:  # noqa: BLE001 - a crash is a finding
-            found.append(f"run_dgs_many on an invalid plan raised {type(error).__name__}: {error}")
-    return found + _signature_problems(case, invalid)
-
-
-def _signature_problems(case: "DgsCase", invalid: Plan) -> list[str]:
-    """The one-job wrapper ``run_dgs`` refuses an invalid job like ``run_dgs_many`` on one job
-    (no ``jobs[i]`` prefix), both take their arguments as documented (``spark``, the program,
-    plan and streams by position or name; ``arrival``, ``tick``, ``inline_below``, ``sink_dir``
-    by name only: a positional option is a TypeError), and no job is no run."""
-    from spark_impl.dgs import Arrival, run_dgs, run_dgs_many
-
-    job = dgs_job(case)
-    found = []
-    try:
-        run_dgs(spark=None, target=job.target, plan=invalid, streams=job.streams, arrival=job.arrival, tick=job.tick)
-        found.append("run_dgs accepted a P-invalid plan")
-    except InputError as error:
-        if (error.where or "").startswith("jobs["):
-            found.append(f"run_dgs located its one job's invalid plan at {error.where!r}")
-    except Exception as error:  # noqa: BLE001 - a crash is a finding
-        found.append(f"run_dgs (arguments by name) on an invalid plan raised {type(error).__name__}: {error}")
-    try:
-        if run_dgs_many(spark=None, jobs=[]) != []:
-            found.append("run_dgs_many of no job returned runs")
-    except Exception as error:  # noqa: BLE001 - the documented call form refused is a finding
-        found.append(f"run_dgs_many(spark=..., jobs=[]) raised {type(error).__name__}: {error}")
-    calls: tuple[tuple[str, Callable[[], object]], ...] = (
-        ("run_dgs_many(None, [], None)", lambda: run_dgs_many(None, [], None)),  # type: ignore[call-arg]
-        ("run_dgs(..., Arrival())", lambda: run_dgs(None, job.target, invalid, job.streams, Arrival())))  # type: ignore[call-arg]
-    for what, call in calls:
-        try:
-            call()
-        except TypeError:
-            continue
-        except Exception as error:  # noqa: BLE001 - any other outcome is a finding
-            found.append(f"{what} (an option by position) raised {type(error).__name__}, not TypeError")
-            continue
-        found.append(f"{what} (an option by position) was accepted")
-    try:
-        setattr(job, "tick", job.tick + 1)
-        found.append("a DgsJob's tick could be changed after it was made (DgsJob is a frozen value)")
-    except FrozenInstanceError:
-        pass
-    return found
 
 
 def unknown_tag(plan: Plan, stream: str) -> Plan:
