@@ -76,7 +76,7 @@ def _values(model: Model, **terms: IntTerm) -> dict[str, int]:
     return {k: z.int_value(model, v) for k, v in terms.items()}
 
 
-def _check(negated: list[BoolTerm], shown: dict[str, IntTerm], what: str) -> Callable[[int], Finding]:
+def check_lemma(negated: list[BoolTerm], shown: dict[str, IntTerm], what: str) -> Callable[[int], Finding]:
     def run(timeout_ms: int) -> Finding:
         def describe(model: Model) -> Finding:
             values = _values(model, WA=WA, WS=WS, **shown)
@@ -124,7 +124,7 @@ def _claims() -> list[tuple[str, str, list[BoolTerm], dict[str, IntTerm], str]]:
     return claims
 
 
-def _lemma2(update_emits: bool, single: bool,
+def lemma2_instance(update_emits: bool, single: bool,
             implicit: bool = True) -> tuple[list[BoolTerm], dict[str, IntTerm]]:
     """Negation of "output o1 emitted before o2 implies ts(o1) <= ts(o2)" on Alg. 2's order.
 
@@ -190,7 +190,7 @@ def oplus_items() -> list[ProofItem]:
             scope = (f"definition check, not a paper result: {what} follows in one step from the "
                      f"definitions it is stated with; " + _ARITHMETIC)
         items.append(ProofItem(name, ref, "all integers (WS >= WA > 0)", "proved",
-                               _check(neg, shown, what), scope))
+                               check_lemma(neg, shown, what), scope))
     for name, emits, single, expected, assumed in [
         ("each instance emits outputs in timestamp order (f_U silent, WT multi)", False, False,
          "proved", "assumed: f_U emits nothing (outputs only at expiry); watermarks explicit or "
@@ -204,8 +204,8 @@ def oplus_items() -> list[ProofItem]:
          False, "counterexample", "expected counterexample: f_U emits at every instance the "
          "tuple falls in"),
     ]:
-        cons, shown = _lemma2(emits, single)
+        cons, shown = lemma2_instance(emits, single)
         items.append(ProofItem(name, "STRETCH Lemma 2, Alg. 2",
                                "executions of any length, all integers", expected,  # type: ignore[arg-type]
-                               _check(cons, shown, "Lemma 2"), f"{_LEMMA2}; {assumed}"))
+                               check_lemma(cons, shown, "Lemma 2"), f"{_LEMMA2}; {assumed}"))
     return items

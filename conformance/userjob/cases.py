@@ -35,7 +35,7 @@ from hypothesis import strategies as st
 
 from spec.errors import InputError
 from spec.fries.reorder import reordered_ingestion
-from spec.fries.scenario import Scenario, SourceTuple, Timing, _timing_from_json
+from spec.fries.scenario import Scenario, SourceTuple, Timing, timing_from_json
 from spec.jsonio import expect_int, expect_list, expect_object, reject_unknown_keys
 
 from conformance.fries.cases.moves import delete_at, set_at, timing_moves
@@ -95,7 +95,7 @@ def case_from_json(under: JobUnderTest, value: Any, where: str = "case") -> Case
     if batch < 1:
         raise InputError("must be >= 1", f"{where}.batch_size")
     try:
-        timing = _timing_from_json(obj.get("timing", {}))
+        timing = timing_from_json(obj.get("timing", {}))
     except InputError as error:
         raise error.located(where) from None
     if any(not 0 < r < len(tuples) for r in timing.restarts):

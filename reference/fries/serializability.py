@@ -122,7 +122,7 @@ def check_compact(schedule: CompactSchedule) -> Verdict:
     order, then log order): the data transactions that precede every update they conflict
     with, then those that conflict with nothing, then the update and bridging transactions
     in a topological order, then the data transactions that follow updates."""
-    graph = _compressed_graph(schedule)
+    graph = compressed_graph(schedule)
     order = _topological(graph)
     names = schedule.names
     if order is not None:
@@ -134,7 +134,7 @@ def check_compact(schedule: CompactSchedule) -> Verdict:
         return Verdict(True, tuple(map(names.__getitem__, serial)), None, ())
     edges = shortest_two_cycle(schedule, graph.before & graph.after)
     if edges is None:
-        edges = _longer_cycle(schedule, graph)
+        edges = longer_cycle(schedule, graph)
     steps = [CycleStep(names[a], names[b], obj, p, q,
                        schedule.is_update(obj, p), schedule.is_update(obj, q))
              for a, b, obj, p, q in edges]
@@ -154,7 +154,7 @@ class _Graph:
     targets: _Ints
 
 
-def _compressed_graph(schedule: CompactSchedule) -> _Graph:
+def compressed_graph(schedule: CompactSchedule) -> _Graph:
     """The compressed precedence graph (module docstring), by array operations."""
     is_update = update_mask(schedule)
     count = len(schedule.names)
@@ -221,7 +221,7 @@ def _topological(graph: _Graph) -> list[int] | None:
     return out if len(out) == size else None
 
 
-def _longer_cycle(schedule: CompactSchedule, graph: _Graph) -> list[Edge]:
+def longer_cycle(schedule: CompactSchedule, graph: _Graph) -> list[Edge]:
     """A shortest cycle when there is no 2-cycle (BFS per update transaction in a cyclic
     strongly connected component, :mod:`reference.fries.cycles`)."""
     successors = _successors(graph)

@@ -112,7 +112,9 @@ def needed_by(prog: Progress, keep: int, undelivered_after: int | None) -> set[i
     return needed
 
 
-def _trim(prog: Progress, needed: set[int], delays: int) -> None:
+def trim_requests(prog: Progress, needed: set[int], delays: int) -> None:
+    """Keep only the request history ``needed`` of ``prog`` and fold all but the last ``delays``
+    reconfiguration delays into their summary: the bounded bookkeeping of a long run."""
     prog.history = [g for g in prog.history if g in needed]
     prog.fold_delays(delays)
 
@@ -129,8 +131,8 @@ def collect_garbage(ex: RetainingExecutor, retention: Retention, delivered: dict
             needed |= needed_by(prog, retention.batches, after)
     _collect_requests(ex)
     for st in ex.state:
-        _trim(st.committed, needed, retention.delays)
-        _trim(st.live, needed, retention.delays)
+        trim_requests(st.committed, needed, retention.delays)
+        trim_requests(st.live, needed, retention.delays)
     write_progress(ex.directory, [st.committed for st in ex.state], last_ran)
     for g in batches_on(ex.store):
         # only older batches: a directory above the last one that ran is a batch being planned

@@ -46,7 +46,8 @@ def _parents() -> dict[int, int]:
     return found
 
 
-def _rss(pid: int) -> int:
+def rss_bytes(pid: int) -> int:
+    """Resident memory of process ``pid`` in bytes (0 when it cannot be read)."""
     try:
         with open(f"/proc/{pid}/statm", encoding="utf-8") as handle:
             return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
@@ -54,17 +55,18 @@ def _rss(pid: int) -> int:
         return 0
 
 
-_KCMP = {"x86_64": 312, "aarch64": 272, "i686": 349}.get(platform.machine())
+#: the kcmp(2) system call number of this machine (None: unknown, memory sharing cannot be asked)
+KCMP = {"x86_64": 312, "aarch64": 272, "i686": 349}.get(platform.machine())
 _KCMP_VM = 1
 
 
-def _shares_memory(a: int, b: int) -> bool:
+def shares_memory(a: int, b: int) -> bool:
     """Processes ``a`` and ``b`` have one address space (False when that cannot be asked)."""
-    if _KCMP is None:
+    if KCMP is None:
         return False
     try:
         libc = ctypes.CDLL(None, use_errno=True)
-        return int(libc.syscall(_KCMP, a, b, _KCMP_VM, 0, 0)) == 0
+        return int(libc.syscall(KCMP, a, b, _KCMP_VM, 0, 0)) == 0
     except (OSError, AttributeError):
         return False
 
@@ -82,4 +84,4 @@ def tree_rss_bytes(root: int | None = None) -> int:
             if ppid in tree and pid not in tree:
                 tree.add(pid)
                 grew = True
-    return sum(_rss(pid) for pid in tree if pid == root or not _shares_memory(pid, parents[pid]))
+    return sum(rss_bytes(pid) for pid in tree if pid == root or not shares_memory(pid, parents[pid]))

@@ -346,7 +346,7 @@ def _scenario_from_json(value: Any) -> Scenario:
         if not 1 <= p <= MAX_PARALLELISM:
             raise InputError(f"parallelism must be in 1..{MAX_PARALLELISM}, got {p}", f"parallelism.{name}")
         parallelism[name] = p
-    timing = _timing_from_json(obj.get("timing", {}))
+    timing = timing_from_json(obj.get("timing", {}))
     _check_records(flow, functions, sources, reconfigurations)
     return Scenario(flow, functions, sources, reconfigurations, parallelism, timing)
 
@@ -442,7 +442,9 @@ def _reconfiguration_from_json(value: Any, flow: Dataflow, where: str) -> Reconf
     return Reconfiguration(at, updates)
 
 
-def _timing_from_json(value: Any) -> Timing:
+def timing_from_json(value: Any) -> Timing:
+    """The ``timing`` object of a scenario file (every field optional, unknown ones refused
+    with their path), as a :class:`Timing`."""
     obj = expect_object(value, "timing")
     allowed = {"seed", "ingest_interval", "operator_cost", "channel_delay", "fcm_delay", "stragglers", "restarts",
                "reorder_bound"}

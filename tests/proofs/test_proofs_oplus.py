@@ -59,15 +59,15 @@ def test_lemma2_wt_single_needs_implicit_watermarks() -> None:
     """Dropping the implicit-watermark assumption from the WT single case gives a real
     inversion (an expiry output of an earlier instance after an f_U output of a later one),
     which is why :func:`spec.oplus.model.lemma2_applies` has ``implicit_watermarks``."""
-    cons, shown = oplus._lemma2(True, True, implicit=False)
-    found = oplus._check(cons, shown, "Lemma 2")(60_000)
+    cons, shown = oplus.lemma2_instance(True, True, implicit=False)
+    found = oplus.check_lemma(cons, shown, "Lemma 2")(60_000)
     assert found.status == "counterexample"
     values = found.witness
     spec = WindowSpec(values["WA"], values["WS"])
     assert spec.right_boundary(values["left1"]) > spec.right_boundary(values["left2"])
     assert values["W1"] < values["tau1"] or values["W2"] < values["tau2"]  # a lagging watermark
-    cons, shown = oplus._lemma2(True, True)
-    assert oplus._check(cons, shown, "Lemma 2")(60_000).status == "proved"
+    cons, shown = oplus.lemma2_instance(True, True)
+    assert oplus.check_lemma(cons, shown, "Lemma 2")(60_000).status == "proved"
 
 
 def test_lemma2_applies_states_the_watermark_precondition() -> None:

@@ -59,9 +59,9 @@ class _FakeRun:
     batches (as spark_impl.reconfig.streaming does); one batch finishes per poll."""
 
     def __init__(self, total: int) -> None:
-        from spark_impl.reconfig.streaming import REMEMBERED, _remember
+        from spark_impl.reconfig.streaming import REMEMBERED, remember
 
-        self.remembered, self.remember = REMEMBERED, _remember
+        self.remembered, self.remember = REMEMBERED, remember
         self.total, self.next = total, 0
         self.batch_ms: dict[int, float] = {}
         self.requests: list[int] = []
@@ -108,8 +108,8 @@ def test_a_child_in_its_parents_memory_is_counted_once(monkeypatch: pytest.Monke
 
     table = {100: 1, 101: 100, 102: 100, 103: 102}  # 101 shares 100's memory; 102 forked; 103 its child
     monkeypatch.setattr(footprint, "_parents", lambda: table)
-    monkeypatch.setattr(footprint, "_rss", lambda pid: {100: 600, 101: 600, 102: 50, 103: 7}[pid])
-    monkeypatch.setattr(footprint, "_shares_memory", lambda a, b: (a, b) == (101, 100), raising=False)
+    monkeypatch.setattr(footprint, "rss_bytes", lambda pid: {100: 600, 101: 600, 102: 50, 103: 7}[pid])
+    monkeypatch.setattr(footprint, "shares_memory", lambda a, b: (a, b) == (101, 100), raising=False)
     assert footprint.tree_rss_bytes(100) == 657
 
 
@@ -120,16 +120,16 @@ def test_shared_memory_is_asked_of_the_kernel() -> None:
 
     from spark_impl.workloads import footprint
 
-    if footprint._KCMP is None:
+    if footprint.KCMP is None:
         pytest.skip("kcmp: no syscall number for this machine")
-    assert footprint._shares_memory(os.getpid(), os.getpid())
+    assert footprint.shares_memory(os.getpid(), os.getpid())
     child = os.fork()
     if child == 0:  # pragma: no cover - the child only waits
         time.sleep(30)
         os._exit(0)
     try:
-        assert not footprint._shares_memory(os.getpid(), child)
-        assert footprint.tree_rss_bytes() > footprint._rss(os.getpid())  # the forked child is counted
+        assert not footprint.shares_memory(os.getpid(), child)
+        assert footprint.tree_rss_bytes() > footprint.rss_bytes(os.getpid())  # the forked child is counted
     finally:
         os.kill(child, signal.SIGKILL)
         os.waitpid(child, 0)

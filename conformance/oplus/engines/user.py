@@ -191,12 +191,14 @@ def lateness_needed(files: Sequence[Sequence[Row]], sources: int) -> int:
     lateness, or its largest watermark; a job's watermark: the least bound over its sources,
     -inf while one delivered nothing; late: below the watermark the previous file left)."""
     lateness = 0
-    while _late_at(files, sources, lateness):
+    while late_at(files, sources, lateness):
         lateness += 1
     return lateness
 
 
-def _late_at(files: Sequence[Sequence[Row]], sources: int, lateness: int) -> bool:
+def late_at(files: Sequence[Sequence[Row]], sources: int, lateness: int) -> bool:
+    """Would some tuple of ``files`` (landed in this order) be late with ``allowed_lateness``
+    ``lateness``, by the live front end's documented rule?"""
     bounds = [float("-inf")] * sources
     for rows in files:
         watermark = min(bounds) if bounds else float("-inf")

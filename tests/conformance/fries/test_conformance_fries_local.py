@@ -342,14 +342,14 @@ def test_an_unfused_source_partition_compared_by_identity_is_named(monkeypatch: 
 
 
 def test_committed_delays_trimmed_to_the_batches_count_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    """retention.py ``_trim(st.committed, needed, retention.delays)`` ->
+    """retention.py ``trim_requests(st.committed, needed, retention.delays)`` ->
     ``retention.batches``: the commit kept the newest ``batches`` delays, not ``delays``."""
     from support.source_rewrite import rewritten_function
 
     from spark_impl.reconfig import driver, retention
 
     monkeypatch.setattr(driver, "collect_garbage", rewritten_function(retention, "collect_garbage",
-                                                           "_trim(st.committed, needed, retention.delays)",
-                                                           "_trim(st.committed, needed, retention.batches)"))
+                                                           "trim_requests(st.committed, needed, retention.delays)",
+                                                           "trim_requests(st.committed, needed, retention.batches)"))
     found = fries_local_check.local_problem()
     assert found is not None and "keeps the delays of [299, 300]" in found and "R296..R300" in found

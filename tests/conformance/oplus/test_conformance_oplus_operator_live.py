@@ -50,9 +50,9 @@ def test_the_allowed_lateness_is_the_least_with_no_late_tuple() -> None:
     for case in _cases("KEY_SUM"):
         files = user.case_files(case)
         lateness = user.lateness_needed(files, len(case["inputs"]))
-        assert not user._late_at(files, len(case["inputs"]), lateness)  # noqa: SLF001 - the rule itself
+        assert not user.late_at(files, len(case["inputs"]), lateness)  # noqa: SLF001 - the rule itself
         if lateness > 0:
-            assert user._late_at(files, len(case["inputs"]), lateness - 1)  # noqa: SLF001
+            assert user.late_at(files, len(case["inputs"]), lateness - 1)  # noqa: SLF001
             out_of_order += 1
     assert out_of_order >= 10
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reference.fries.compact import CompactSchedule, compact_from_schedule
-from reference.fries.serializability import _compressed_graph, _longer_cycle, check_compact
+from reference.fries.serializability import compressed_graph, longer_cycle, check_compact
 from reference.fries.two_cycles import shortest_two_cycle
 from spec.fries.schedule import Operation, Schedule
 
@@ -33,7 +33,7 @@ def medium_schedules(draw: st.DrawFn) -> Schedule:
 @given(medium_schedules())
 def test_two_cycle_found_iff_shortest_is_two(schedule: Schedule) -> None:
     compact = compact_from_schedule(schedule)
-    graph = _compressed_graph(compact)
+    graph = compressed_graph(compact)
     found = shortest_two_cycle(compact, graph.before & graph.after)
     if found is not None:
         assert len(found) == 2
@@ -44,7 +44,7 @@ def test_two_cycle_found_iff_shortest_is_two(schedule: Schedule) -> None:
             assert p < q and log[p].txn == compact.names[before]
             assert log[q].txn == compact.names[after] and (log[p].update or log[q].update)
     if graph.nodes.size and (found is not None or _has_cycle(compact)):
-        exact = _longer_cycle(compact, graph)
+        exact = longer_cycle(compact, graph)
         assert (len(exact) == 2) == (found is not None)
 
 

@@ -10,7 +10,7 @@ import random
 from pathlib import Path
 
 from spark_impl.reconfig.progress import DelaySummary, Progress, read_progress, write_progress
-from spark_impl.reconfig.retention import Retention, _trim
+from spark_impl.reconfig.retention import Retention, trim_requests
 from spark_impl.records import RecordLog
 from spark_impl.store import open_store
 
@@ -32,7 +32,7 @@ def test_progress_record_is_flat_after_a_few_requests_and_summarizes_every_delay
         delay = rng.uniform(0.5, 4000.0)  # full float precision, as the driver measures it
         prog.delays[j] = delay
         delays.append(delay)
-        _trim(prog, {1, 2}, Retention().delays)  # what collect_garbage does after each batch
+        trim_requests(prog, {1, 2}, Retention().delays)  # what collect_garbage does after each batch
         write_progress(str(tmp_path), [prog], 5 * j)
         sizes.append(_record_bytes(str(tmp_path)))
     # the soak measures its start after 10% of the batches: 40 requests in; the end over the last 10%
