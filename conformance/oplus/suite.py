@@ -161,7 +161,7 @@ def shrink_spark(seed: int, index: int, case: SparkCase, engine: SparkEngine,
 
     def still_fails(batch: Sequence[dict[str, Any]]) -> list[bool]:
         found = [first_failure(v) for v in spark_judged([(c, per_round) for c in batch], engine)]
-        return [f is not None and (wanted is None or f.oracle is wanted) for f in found]
+        return [f is not None and (wanted is None or f.oracle == wanted) for f in found]
 
     reproduced = first is not None
     shrunk, stats = (shrink(scenario, candidates, still_fails, batch=32, deadline_s=90.0,

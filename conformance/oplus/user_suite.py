@@ -138,7 +138,7 @@ def run_check(name: str, judge: Judge, cases: list[dict[str, Any]], result: Suit
     wanted = found[index].oracle
 
     def still_fails(batch: Sequence[dict[str, Any]]) -> list[bool]:
-        return [not v.held and v.oracle is wanted for v in judge(batch)]
+        return [not v.held and v.oracle == wanted for v in judge(batch)]
 
     shrunk, stats = shrink(cases[index], candidates, still_fails, batch=32, max_evaluations=max(0, budget),
                            deadline_s=deadline_s)
