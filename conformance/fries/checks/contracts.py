@@ -34,10 +34,8 @@ resume that delivers the same batches again under the same batch id;
 :mod:`conformance.fries.checks.live`: the Structured Streaming front end's stop, settle
 steps, sink and retention arguments and bookkeeping;
 :mod:`conformance.fries.checks.storage`: an object store's jobs files, ``run_scenarios``'
-checkpoint, framed task files, ``ObjectStoreSink``'s manifests;
-:mod:`conformance.fries.checks.driver`: the driver's partitions, when ``submit`` makes a request,
-user requests and commits, delays, validation and rollback on the last commit, resume numbering,
-one request at a time against a planned one.
+checkpoint, framed task files, ``ObjectStoreSink``'s manifests. The driver's own promises are
+tests (``tests/spark_impl/reconfig/test_fries_driver_promises.py``).
 
 One check, ``spark_impl keys and faults vs their contracts (no Spark)``; its cases are the keys
 checked. A failure names the first broken promise (``engine`` oracle, like the MCS check).
@@ -58,7 +56,7 @@ from spec.errors import InputError
 from conformance.core.results import CheckResult, FailureReport, SuiteResult
 from conformance.core.watchdog import bounded
 from conformance.fries.checks import (
-    control, driver, input_log, keys, live, model, records, refusals, sink_crash, sources, standin, storage,
+    control, input_log, keys, live, model, records, refusals, sink_crash, sources, standin, storage,
 )
 
 #: Name of the suite's check (:func:`run_contracts_check`).
@@ -172,15 +170,14 @@ def run_contracts_check(result: SuiteResult) -> bool:
                        ("refusals", refusals.refusal_problem), ("records", records.records_problem),
                        ("hash", keys.hash_problem), ("local", standin.local_problem),
                        ("input log", input_log.input_log_problem), ("sink crash", sink_crash.sink_crash_problem),
-                       ("streaming front end", live.streaming_problem), ("storage", storage.storage_problem),
-                       ("driver", driver.driver_problem)):
+                       ("streaming front end", live.streaming_problem), ("storage", storage.storage_problem)):
         try:
             found = bounded(find, f"the {name} part")
         except Exception as error:  # noqa: BLE001 - a crash (or a hang) of the executor's code is a finding
             found = f"{name}: raised {type(error).__name__}: {error}"
         if found is not None:
             problems.append(found)
-    check.cases = len(KEYS) + len(ALIKE) + len(REFUSED) + 1 + 2 + 3 + 1 + 9 + 1 + 1 + 1 + 4 + 6  # local: 9; input log, sink crash, streaming: 1; storage: 4; driver: 6
+    check.cases = len(KEYS) + len(ALIKE) + len(REFUSED) + 1 + 2 + 3 + 1 + 9 + 1 + 1 + 1 + 4  # local: 9; input log, sink crash, streaming: 1; storage: 4
     check.failed = len(problems)
     check.elapsed_s = time.monotonic() - start
     if problems:
