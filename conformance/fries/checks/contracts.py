@@ -25,8 +25,6 @@ folds and summarizes every delay, the retention keeps what its docstring names;
 :mod:`conformance.fries.checks.control`: a task's control-log reader follows every record; and
 :mod:`conformance.fries.checks.refusals`: ``Executor`` and ``start_query`` refuse bad input;
 :mod:`conformance.fries.checks.records`: the store and the record log every front end commits through;
-:mod:`conformance.fries.checks.standin`: a job 32 levels deep and the restart bookkeeping, the
-executor run on a pure-Python stand-in for Spark;
 :mod:`conformance.fries.checks.input_log`: the Structured Streaming front end's input log under
 a retention, across a request in progress and a restart;
 :mod:`conformance.fries.checks.sink_crash`: a crash between a sink write and its record, then a
@@ -34,8 +32,10 @@ resume that delivers the same batches again under the same batch id;
 :mod:`conformance.fries.checks.live`: the Structured Streaming front end's stop, settle
 steps, sink and retention arguments and bookkeeping;
 :mod:`conformance.fries.checks.storage`: an object store's jobs files, ``run_scenarios``'
-checkpoint, framed task files, ``ObjectStoreSink``'s manifests. The driver's own promises are
-tests (``tests/spark_impl/reconfig/test_fries_driver_promises.py``).
+checkpoint, framed task files, ``ObjectStoreSink``'s manifests. The driver's own promises and
+the executor's runs on the pure-Python Spark stand-in (a job 32 levels deep, restarts, costs,
+retention) are tests (``tests/spark_impl/reconfig/test_fries_driver_promises.py``,
+``test_fries_standin_runs.py``).
 
 One check, ``spark_impl keys and faults vs their contracts (no Spark)``; its cases are the keys
 checked. A failure names the first broken promise (``engine`` oracle, like the MCS check).
@@ -56,7 +56,7 @@ from spec.errors import InputError
 from conformance.core.results import CheckResult, FailureReport, SuiteResult
 from conformance.core.watchdog import bounded
 from conformance.fries.checks import (
-    control, input_log, keys, live, model, records, refusals, sink_crash, sources, standin, storage,
+    control, input_log, keys, live, model, records, refusals, sink_crash, sources, storage,
 )
 
 #: Name of the suite's check (:func:`run_contracts_check`).
@@ -168,7 +168,7 @@ def run_contracts_check(result: SuiteResult) -> bool:
     for name, find in (("keys", key_problem), ("faults", fault_problem), ("sources", sources.source_problem),
                        ("model", model.model_problem), ("control", control.control_problem),
                        ("refusals", refusals.refusal_problem), ("records", records.records_problem),
-                       ("hash", keys.hash_problem), ("local", standin.local_problem),
+                       ("hash", keys.hash_problem),
                        ("input log", input_log.input_log_problem), ("sink crash", sink_crash.sink_crash_problem),
                        ("streaming front end", live.streaming_problem), ("storage", storage.storage_problem)):
         try:
@@ -177,7 +177,7 @@ def run_contracts_check(result: SuiteResult) -> bool:
             found = f"{name}: raised {type(error).__name__}: {error}"
         if found is not None:
             problems.append(found)
-    check.cases = len(KEYS) + len(ALIKE) + len(REFUSED) + 1 + 2 + 3 + 1 + 9 + 1 + 1 + 1 + 4  # local: 9; input log, sink crash, streaming: 1; storage: 4
+    check.cases = len(KEYS) + len(ALIKE) + len(REFUSED) + 1 + 2 + 3 + 1 + 1 + 1 + 1 + 4  # input log, sink crash, streaming: 1; storage: 4
     check.failed = len(problems)
     check.elapsed_s = time.monotonic() - start
     if problems:

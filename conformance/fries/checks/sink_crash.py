@@ -9,7 +9,7 @@ redelivery leaves the table right (the write happened before the crash) and only
 record behind, which no output shows (``restored is not None`` ->
 ``restored is None`` passes every differential run).
 
-:func:`sink_crash_problem` runs one job (:func:`conformance.fries.checks.standin.chain_json`,
+:func:`sink_crash_problem` runs one job (:func:`conformance.fries.checks.chains.chain_json`,
 :data:`TUPLES` tuples, 4 a batch) on :class:`~conformance.standin.spark.LocalSpark` with a
 ``CallbackSink`` whose function keeps every call (batch id and rows) and raises right after
 its :data:`CRASH_AT`-th call, mid-run; then ``Executor(resume=True)`` on the same directory.
