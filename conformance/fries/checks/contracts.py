@@ -20,8 +20,6 @@ consistent function, checked in the Fries suite on Spark before any Spark job:
 
 A third part, :mod:`conformance.fries.checks.sources`: the replayable sources that read files
 (``DirectorySource``, the streaming input log) give tuple ``i`` as their contract says. A fourth,
-:mod:`conformance.fries.checks.model`: the public value types are frozen, the delay bookkeeping
-folds and summarizes every delay, the retention keeps what its docstring names; 
 :mod:`conformance.fries.checks.control`: a task's control-log reader follows every record; and
 :mod:`conformance.fries.checks.refusals`: ``Executor`` and ``start_query`` refuse bad input;
 :mod:`conformance.fries.checks.records`: the store and the record log every front end commits through;
@@ -33,7 +31,8 @@ resume that delivers the same batches again under the same batch id;
 steps, sink and retention arguments and bookkeeping;
 :mod:`conformance.fries.checks.storage`: an object store's jobs files, ``run_scenarios``'
 checkpoint, framed task files, ``ObjectStoreSink``'s manifests. The driver's own promises and
-the executor's runs on the pure-Python Spark stand-in (a job 32 levels deep, restarts, costs,
+the model's value types and bookkeeping (``test_fries_model_promises.py``), the
+executor's runs on the pure-Python Spark stand-in (a job 32 levels deep, restarts, costs,
 retention) are tests (``tests/spark_impl/reconfig/test_fries_driver_promises.py``,
 ``test_fries_standin_runs.py``).
 
@@ -56,7 +55,7 @@ from spec.errors import InputError
 from conformance.core.results import CheckResult, FailureReport, SuiteResult
 from conformance.core.watchdog import bounded
 from conformance.fries.checks import (
-    control, input_log, keys, live, model, records, refusals, sink_crash, sources, storage,
+    control, input_log, keys, live, records, refusals, sink_crash, sources, storage,
 )
 
 #: Name of the suite's check (:func:`run_contracts_check`).
@@ -166,7 +165,7 @@ def run_contracts_check(result: SuiteResult) -> bool:
     start = time.monotonic()
     problems = []
     for name, find in (("keys", key_problem), ("faults", fault_problem), ("sources", sources.source_problem),
-                       ("model", model.model_problem), ("control", control.control_problem),
+                       ("control", control.control_problem),
                        ("refusals", refusals.refusal_problem), ("records", records.records_problem),
                        ("hash", keys.hash_problem),
                        ("input log", input_log.input_log_problem), ("sink crash", sink_crash.sink_crash_problem),
@@ -177,7 +176,7 @@ def run_contracts_check(result: SuiteResult) -> bool:
             found = f"{name}: raised {type(error).__name__}: {error}"
         if found is not None:
             problems.append(found)
-    check.cases = len(KEYS) + len(ALIKE) + len(REFUSED) + 1 + 2 + 3 + 1 + 1 + 1 + 1 + 4  # input log, sink crash, streaming: 1; storage: 4
+    check.cases = len(KEYS) + len(ALIKE) + len(REFUSED) + 2 + 3 + 1 + 1 + 1 + 1 + 4  # input log, sink crash, streaming: 1; storage: 4
     check.failed = len(problems)
     check.elapsed_s = time.monotonic() - start
     if problems:
