@@ -29,7 +29,7 @@ runs them all (under a second; the executor runs on
    ... (a flipped byte inside a pickled number or string still unpickles). Files without the
    header (written before the framing existed) are refused the same way"; and an absent file
    reads as None, a framed object that is not a ``TaskFile`` is refused. *Why the Spark runs
-   miss it*: they never damage a task file (:mod:`conformance.fries.checks.records` checks the framing
+   miss it*: they never damage a task file (``tests/spark_impl/test_store_and_record_log.py`` checks the framing
    of records, not this reader).
 4. **ObjectStoreSink's manifests** (:func:`object_store_problem`). :mod:`spark_impl.reconfig.objectstore`:
    "if ``_manifest/<b>.json`` exists and parses, ``b`` is already committed: nothing is written
