@@ -23,12 +23,12 @@ A third part, :mod:`conformance.fries.checks.sources`: the replayable sources th
 :mod:`conformance.fries.checks.control`: a task's control-log reader follows every record; and
 :mod:`conformance.fries.checks.refusals`: ``Executor`` and ``start_query`` refuse bad input;
 :mod:`conformance.fries.checks.sink_crash`: a crash between a sink write and its record, then a
-resume that delivers the same batches again under the same batch id;
-:mod:`conformance.fries.checks.storage`: an object store's jobs files, ``run_scenarios``'
-checkpoint, framed task files, ``ObjectStoreSink``'s manifests. The driver's own promises and
+resume that delivers the same batches again under the same batch id. The driver's own promises and
 the model's value types and bookkeeping (``test_fries_model_promises.py``), the store and record log
 (``tests/spark_impl/test_store_and_record_log.py``), the Structured Streaming front end
-and its input log (``test_fries_streaming_front_end.py``, ``test_fries_streaming_input_log.py``), the
+and its input log (``test_fries_streaming_front_end.py``, ``test_fries_streaming_input_log.py``),
+storage (jobs files, ``run_scenarios``' checkpoint, task files, manifests:
+``test_fries_storage_promises.py``), the
 executor's runs on the pure-Python Spark stand-in (a job 32 levels deep, restarts, costs,
 retention) are tests (``tests/spark_impl/reconfig/test_fries_driver_promises.py``,
 ``test_fries_standin_runs.py``).
@@ -52,7 +52,7 @@ from spec.errors import InputError
 from conformance.core.results import CheckResult, FailureReport, SuiteResult
 from conformance.core.watchdog import bounded
 from conformance.fries.checks import (
-    control, keys, refusals, sink_crash, sources, storage,
+    control, keys, refusals, sink_crash, sources,
 )
 
 #: Name of the suite's check (:func:`run_contracts_check`).
@@ -165,7 +165,7 @@ def run_contracts_check(result: SuiteResult) -> bool:
                        ("control", control.control_problem),
                        ("refusals", refusals.refusal_problem),
                        ("hash", keys.hash_problem),
-                       ("sink crash", sink_crash.sink_crash_problem), ("storage", storage.storage_problem)):
+                       ("sink crash", sink_crash.sink_crash_problem)):
         try:
             found = bounded(find, f"the {name} part")
         except Exception as error:  # noqa: BLE001 - a crash (or a hang) of the executor's code is a finding
