@@ -1,6 +1,6 @@
 """Is bad input refused? The one helper of the suite's Spark-free contract checks
 (:mod:`conformance.dgs.checks.live_contracts`, :mod:`conformance.oplus.checks.live_contracts`,
-:mod:`conformance.fries.checks.refusals`): a call given bad input must raise ``InputError`` (the
+and the Fries executor's refusal tests): a call given bad input must raise ``InputError`` (the
 CLI's one-line error, exit 2) - not be accepted, not crash with another exception."""
 
 from __future__ import annotations

@@ -20,13 +20,12 @@ consistent function, checked in the Fries suite on Spark before any Spark job:
 
 A third part, :mod:`conformance.fries.checks.sources`: the replayable sources that read files
 (``DirectorySource``, the streaming input log) give tuple ``i`` as their contract says. A fourth,
-:mod:`conformance.fries.checks.refusals`: ``Executor`` and ``start_query`` refuse bad input;
 :mod:`conformance.fries.checks.sink_crash`: a crash between a sink write and its record, then a
 resume that delivers the same batches again under the same batch id. The driver's own promises and
 the model's value types and bookkeeping (``test_fries_model_promises.py``), the store and record log
 (``tests/spark_impl/test_store_and_record_log.py``), the Structured Streaming front end
 and its input log (``test_fries_streaming_front_end.py``, ``test_fries_streaming_input_log.py``),
-the control channel's task side (``test_fries_control_channel.py``), storage (jobs files, ``run_scenarios``' checkpoint, task files, manifests:
+the entry points' refusals (``test_fries_refusals.py``), the control channel's task side (``test_fries_control_channel.py``), storage (jobs files, ``run_scenarios``' checkpoint, task files, manifests:
 ``test_fries_storage_promises.py``), the
 executor's runs on the pure-Python Spark stand-in (a job 32 levels deep, restarts, costs,
 retention) are tests (``tests/spark_impl/reconfig/test_fries_driver_promises.py``,
@@ -51,7 +50,7 @@ from spec.errors import InputError
 from conformance.core.results import CheckResult, FailureReport, SuiteResult
 from conformance.core.watchdog import bounded
 from conformance.fries.checks import (
-    keys, refusals, sink_crash, sources,
+    keys, sink_crash, sources,
 )
 
 #: Name of the suite's check (:func:`run_contracts_check`).
@@ -161,7 +160,6 @@ def run_contracts_check(result: SuiteResult) -> bool:
     start = time.monotonic()
     problems = []
     for name, find in (("keys", key_problem), ("faults", fault_problem), ("sources", sources.source_problem),
-                       ("refusals", refusals.refusal_problem),
                        ("hash", keys.hash_problem),
                        ("sink crash", sink_crash.sink_crash_problem)):
         try:
