@@ -25,7 +25,7 @@ Fries executor (``tests/spark_impl/reconfig/test_fries_standin_runs.py``) and ch
 costly on Spark (a job 32 levels deep, every DGS case again) or bookkeeping no output shows
 (restarts). For sinks, ``createDataFrame(rdd, schema)`` gives a :class:`StandInDataFrame` whose
 only action is ``collect`` (the rows as tuples): what a ``CallbackSink`` function that keeps its
-deliveries needs (:mod:`conformance.fries.checks.sink_crash`). The live O+ front end's
+deliveries needs (the Fries sink-crash tests). The live O+ front end's
 ``foreachBatch`` handler (:mod:`spark_impl.oplus.streaming`) needs the same, plus ``map`` on a
 micro-batch's ``df.rdd`` (:mod:`conformance.oplus.checks.live_standin` gives it a stand-in micro-batch
 DataFrame over ``parallelize``). Nothing else of Spark is offered.

@@ -18,14 +18,13 @@ consistent function, checked in the Fries suite on Spark before any Spark job:
   input (``InputError``). Accepting it would make ``--inject-fault naive-typo`` run the
   correct executor and report "no violation": a vacuous "every seeded fault is caught".
 
-A third part, :mod:`conformance.fries.checks.sources`: the replayable sources that read files
-(``DirectorySource``, the streaming input log) give tuple ``i`` as their contract says. A fourth,
-:mod:`conformance.fries.checks.sink_crash`: a crash between a sink write and its record, then a
-resume that delivers the same batches again under the same batch id. The driver's own promises and
+A third part, :mod:`conformance.fries.checks.keys`: the stable hash against its documented
+definition and vectors. The driver's own promises and
 the model's value types and bookkeeping (``test_fries_model_promises.py``), the store and record log
 (``tests/spark_impl/test_store_and_record_log.py``), the Structured Streaming front end
 and its input log (``test_fries_streaming_front_end.py``, ``test_fries_streaming_input_log.py``),
-the entry points' refusals (``test_fries_refusals.py``), the control channel's task side (``test_fries_control_channel.py``), storage (jobs files, ``run_scenarios``' checkpoint, task files, manifests:
+the entry points' refusals (``test_fries_refusals.py``), the control channel's task side (``test_fries_control_channel.py``), the replayable sources (``test_fries_replayable_sources.py``), a sink crash and
+the resume's redelivery (``test_fries_sink_crash.py``), storage (jobs files, ``run_scenarios``' checkpoint, task files, manifests:
 ``test_fries_storage_promises.py``), the
 executor's runs on the pure-Python Spark stand-in (a job 32 levels deep, restarts, costs,
 retention) are tests (``tests/spark_impl/reconfig/test_fries_driver_promises.py``,
@@ -49,9 +48,7 @@ from spec.errors import InputError
 
 from conformance.core.results import CheckResult, FailureReport, SuiteResult
 from conformance.core.watchdog import bounded
-from conformance.fries.checks import (
-    keys, sink_crash, sources,
-)
+from conformance.fries.checks import keys
 
 #: Name of the suite's check (:func:`run_contracts_check`).
 CHECK = "spark_impl keys and fault names vs their contracts (no Spark)"
@@ -159,16 +156,14 @@ def run_contracts_check(result: SuiteResult) -> bool:
     result.checks.append(check)
     start = time.monotonic()
     problems = []
-    for name, find in (("keys", key_problem), ("faults", fault_problem), ("sources", sources.source_problem),
-                       ("hash", keys.hash_problem),
-                       ("sink crash", sink_crash.sink_crash_problem)):
+    for name, find in (("keys", key_problem), ("faults", fault_problem), ("hash", keys.hash_problem)):
         try:
             found = bounded(find, f"the {name} part")
         except Exception as error:  # noqa: BLE001 - a crash (or a hang) of the executor's code is a finding
             found = f"{name}: raised {type(error).__name__}: {error}"
         if found is not None:
             problems.append(found)
-    check.cases = len(KEYS) + len(ALIKE) + len(REFUSED) + 2 + 3 + 1 + 1 + 1 + 1 + 4  # input log, sink crash, streaming: 1; storage: 4
+    check.cases = len(KEYS) + len(ALIKE) + len(REFUSED) + 2 + len(keys.TABLE)  # faults: 2 wrong lists
     check.failed = len(problems)
     check.elapsed_s = time.monotonic() - start
     if problems:

@@ -27,18 +27,18 @@ def test_bounded_returns_the_value_or_names_the_hang() -> None:
 
 
 def test_a_hanging_fries_contracts_part_fails_the_check(monkeypatch: pytest.MonkeyPatch) -> None:
-    from conformance.fries.checks import sources as fries_sources_check
+    from conformance.fries.checks import keys as fries_keys_check
     from conformance.fries.checks.contracts import run_contracts_check
 
     stop = threading.Event()
-    monkeypatch.setattr(fries_sources_check, "source_problem", lambda: stop.wait())
+    monkeypatch.setattr(fries_keys_check, "hash_problem", lambda: stop.wait())
     monkeypatch.setattr(watchdog, "CHECK_LIMIT_S", 0.5)
     result = SuiteResult("fries", "spark", 0)
     try:
         assert run_contracts_check(result) is True
     finally:
         stop.set()
-    assert "the sources part did not finish within 0.5 s" in result.failures[0].explanation
+    assert "the hash part did not finish within 0.5 s" in result.failures[0].explanation
 
 
 def test_a_dgs_check_that_crashes_or_hangs_is_an_engine_failure(monkeypatch: pytest.MonkeyPatch) -> None:
