@@ -251,31 +251,6 @@ def test_dgs_arrival_model_keeps_fifo_and_its_delay_bound(monkeypatch: pytest.Mo
     assert any("arrives at 0.0" in (arrival_problem(c) or "") for c in cases)  # before the item exists
 
 
-def test_contracts_check_sees_broken_key_routing_and_accepted_fault_typos(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``conformance.fries.checks.contracts`` (run by the Fries suite on Spark, no Spark job)
-    names one-line bugs of keys.py and faults.py: every key encoded alike
-    (``if key is None`` negated), ``2.5`` hashed like ``2`` (``and`` -> ``or``), ``k mod p`` ->
-    ``k - p``, bytes keys crashing, unknown fault names accepted. A consistent-but-wrong routing
-    gives consistent runs, so no output oracle saw them."""
-    from spark_impl import faults, keys
-
-    from conformance.fries.checks import contracts as contracts_check
-    from conformance.core.results import SuiteResult
-
-    result = SuiteResult("fries", "spark", 0)
-    assert not contracts_check.run_contracts_check(result) and result.failed == 0 and result.cases > 40
-    real_hash = keys.stable_hash
-    monkeypatch.setattr(keys, "stable_hash", lambda key: real_hash(int(key) if isinstance(key, float) and
-                                                                   key == key and abs(key) != float("inf") else key))
-    assert "the same stable hash" in (contracts_check.key_problem() or "")
-    monkeypatch.setattr(keys, "stable_hash", real_hash)
-    monkeypatch.setattr(keys, "route", lambda key, n: 0)
-    assert "expected 1" in (contracts_check.key_problem() or "")
-    monkeypatch.setattr(faults, "check_faults", lambda names: None)
-    assert "were accepted" in (contracts_check.fault_problem() or "")
-    assert contracts_check.run_contracts_check(result) and result.failed == 3 and result.failures  # keys, hash, faults
-
-
 def test_oplus_seeded_faults_are_the_bugs_they_name(monkeypatch: pytest.MonkeyPatch) -> None:
     """``conformance.oplus.checks.faults`` (run by the O+ suite on Spark, no Spark job) names
     oplus/operators.py line 61 (the

@@ -13,7 +13,7 @@ import pytest
 
 from conformance.core.cases import draw_cases
 from conformance.fries.engines.batch import delay_problem
-from conformance.fries.checks.mcs import CHECK, run_mcs_check
+from conformance.fries.driver_oracles.mcs import CHECK, run_mcs_check
 from conformance.fries.oracles import mcs_problem
 from conformance.fries.config import FriesConfig
 from conformance.fries.suite import path_section
