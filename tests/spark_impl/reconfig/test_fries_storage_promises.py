@@ -291,3 +291,14 @@ def test_object_store_sink_manifests_commit_once_in_batch_order_and_a_torn_one_i
 
 def test_a_rewritten_object_of_the_same_size_is_decoded_again(tmp_path: Path) -> None:
     assert _store_load(str(tmp_path)) is None
+
+
+def test_object_store_sink_writes_its_parts_on_a_filesystem_with_directories(tmp_path: Path) -> None:
+    """``ObjectStoreSink`` promises ``file://`` and ``hdfs://`` URIs: its part files
+    ``data/b<id>/part-<i>.parquet`` are written into directories that must be made there (S3
+    has none). Regression: every Spark task raised FileNotFoundError on ``file://``."""
+    table = f"file://{tmp_path}/table"
+    sink = objectstore.ObjectStoreSink(table, key_type="string", value_type="long")
+    sink.deliver(_frame_of(3), 3)
+    files = objectstore.committed_files(table)
+    assert files and all((tmp_path / "table" / name).is_file() for name in files)
