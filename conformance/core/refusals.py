@@ -1,6 +1,5 @@
 """Is bad input refused? The one helper of the suite's Spark-free contract checks
-(:mod:`conformance.fries.checks.refusals`;
-the DGS and O+ tests of ``tests/spark_impl/``): a call given bad input must raise ``InputError`` (the
+(the Fries, DGS and O+ tests of ``tests/spark_impl/``): a call given bad input must raise ``InputError`` (the
 CLI's one-line error, exit 2) - not be accepted, not crash with another exception."""
 
 from __future__ import annotations

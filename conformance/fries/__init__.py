@@ -6,7 +6,8 @@
   exactly-once, states, and spark_impl's MCS against the spec's;
 * :mod:`.retention` - the storage oracle: record logs pruned, retention kept;
 * :mod:`.engines` - one module per way into the engine under test;
-* :mod:`.checks` - the suite's further checks (Spark-free checks of the executor's internals, MCS shapes);
+* :mod:`.driver_oracles` - oracles judged on the driver without a Spark job: the MCS of drawn
+  shapes against the spec's, the stable hash and routing against their documented definition;
 * :mod:`.config` and :mod:`.suite` - the run's configuration and the orchestration.
 
 Imports nothing from the other families.

@@ -367,7 +367,7 @@ def mcs_problem(scenario: Scenario) -> str | None:
     (:func:`spark_impl.reconfig.mcs.object_components`, called directly so the executor's cache
     is untouched) differ from :func:`spec_roles`, in words; None when every request agrees.
     Operator- and object-level, so seed-set, pruning and expansion bugs all show as a named
-    difference (:mod:`conformance.fries.checks.mcs`)."""
+    difference (:mod:`conformance.fries.driver_oracles.mcs`)."""
     from spark_impl.reconfig import scenario_job
     from spark_impl.reconfig.mcs import object_components
 

@@ -11,8 +11,13 @@
    batches too) while it keeps failing one of the oracles it first failed, and save it as a
    replayable JSON file plus a pytest regression file (:mod:`conformance.core.saved_case`).
 
-Before the cases, with the Spark engine: the MCS check (:mod:`conformance.fries.checks.mcs`) and
-the Spark-free checks of the executor's internals (:mod:`conformance.fries.checks.contracts`).
+Before the cases, with the Spark engine, two oracles judged on the driver without a Spark job
+(:mod:`conformance.fries.driver_oracles`): the executor's MCS against the spec's on drawn shapes
+and the stable hash and routing against their documented definition and vectors. The executor's
+internals (driver, control channel, records, storage, sources, the streaming front end, runs on
+the pure-Python Spark stand-in, refusals) are checked by ordinary tests under
+``tests/spark_impl/`` (``reconfig/test_fries_*.py``, ``test_store_and_record_log.py``,
+``test_key_routing_contract.py``, ...), not by the suite.
 
 :func:`run_fries_streaming` is the same suite on the live path (``--engine spark-streaming``):
 the ``stepped`` section's cases the front end can run (mode ``live-stepped``), then random
@@ -48,8 +53,8 @@ from conformance.fries.cases.moves import candidates, size
 from conformance.fries.cases.sections import (
     honest_claims, live_case, race_section, race_strategy, scenario_strategy, stepped_section,
 )
-from conformance.fries.checks.contracts import run_contracts_check
-from conformance.fries.checks.mcs import run_mcs_check
+from conformance.fries.driver_oracles.mcs import run_mcs_check
+from conformance.fries.driver_oracles.stable_hash import run_hash_check
 from conformance.fries.config import FriesConfig
 from conformance.fries.engines.catalogue import FriesEngine, engine_status, make_engine
 from conformance.fries.engines.live import MODES, StreamingEngine
@@ -84,8 +89,8 @@ def run_fries_suite(config: FriesConfig, *, progress: Progress | None = None, sp
         # Spark-free and first: a fail-fast run (mutation testing) stops here on an MCS bug
         if run_mcs_check(config, result) and config.fail_fast:
             return result
-    if config.engine == "spark":  # Spark-free too: routing and fault names against their contracts
-        if run_contracts_check(result) and config.fail_fast:
+    if config.engine == "spark":  # Spark-free too: the stable hash and routing against their definition
+        if run_hash_check(result) and config.fail_fast:
             return result
     start = time.monotonic()
     races = round(config.cases * config.race_fraction)

@@ -19,12 +19,13 @@ driver could depend on them:
   action); ``zip`` refuses partitions of unequal sizes, as Spark does.
 
 The stage functions, the task and sink files and the drivers' bookkeeping are the executors' own,
-so a run on it is a real run of the driver's logic without a JVM: what the Spark-free checks
-(:mod:`conformance.fries.checks.standin`; the DGS tests of ``tests/spark_impl/dgs/``) need for shapes too
+so a run on it is a real run of the driver's logic without a JVM: what the Spark-free tests of the
+Fries executor (``tests/spark_impl/reconfig/test_fries_standin_runs.py``) and of the DGS driver
+(``tests/spark_impl/dgs/``) need for shapes too
 costly on Spark (a job 32 levels deep, every DGS case again) or bookkeeping no output shows
 (restarts). For sinks, ``createDataFrame(rdd, schema)`` gives a :class:`StandInDataFrame` whose
 only action is ``collect`` (the rows as tuples): what a ``CallbackSink`` function that keeps its
-deliveries needs (:mod:`conformance.fries.checks.sink_crash`). The live O+ front end's
+deliveries needs (the Fries sink-crash tests). The live O+ front end's
 ``foreachBatch`` handler (:mod:`spark_impl.oplus.streaming`) needs the same, plus ``map`` on a
 micro-batch's ``df.rdd`` (a stand-in micro-batch DataFrame over ``parallelize``,
 :class:`conformance.standin.streaming.MicroBatch`). Nothing else of Spark is offered.

@@ -71,7 +71,10 @@ from spark_impl.values import column_type, decoder, from_json, normalize, to_jso
 from spark_impl.reconfig.status import fries_status
 from spark_impl.run_status import Status
 
-_INDEX_CACHE: LRU[str, tuple[list[int], list[str]]] = LRU(16)  # per Python worker, bounded
+INDEX_CACHE: LRU[str, tuple[list[int], list[str]]] = LRU(16)
+"""Per Python worker (bounded): the layout of each input log a reader used, (first tuple of
+every file, file names). Indexed files never change, so a cached layout stays right for every
+tuple it covers; :class:`BatchLogSource` reads the index again for a tuple past its end."""
 _FILE_CACHE: LRU[str, list[Any]] = LRU(16)
 _ROLLED_BACK = re.compile(r"^R\d+ rejected: ")  # a request made, then rolled back (Executor._absorb)
 REMEMBERED = 1000
@@ -139,7 +142,8 @@ class InputIndex:
         return dropped
 
 
-def _read_index(path: str) -> InputIndex:
+def read_index(path: str) -> InputIndex:
+    """The input log's index in the directory ``path`` (an empty one if none was written)."""
     index = os.path.join(path, "index.json")
     if not os.path.exists(index):
         return InputIndex()
@@ -147,6 +151,9 @@ def _read_index(path: str) -> InputIndex:
     batches = list(raw["batches"])
     last = int(raw.get("last", max((int(b) for b, _ in batches), default=-1)))
     return InputIndex(batches, int(raw.get("base", 0)), last)
+
+
+_read_index = read_index  # the name earlier callers use
 
 
 @dataclass(frozen=True)
@@ -162,14 +169,14 @@ class BatchLogSource:
 
     def count(self) -> int:
         """Tuples in the indexed batches."""
-        return _read_index(self.path).count()
+        return read_index(self.path).count()
 
     def _layout(self, refresh: bool) -> tuple[list[int], list[str]]:
-        cached = _INDEX_CACHE.get(self.path)
+        cached = INDEX_CACHE.get(self.path)
         if refresh or cached is None:
             starts: list[int] = []
             names: list[str] = []
-            index = _read_index(self.path)
+            index = read_index(self.path)
             total = index.base
             for _, files in index.batches:
                 for name, c in files:
@@ -178,7 +185,7 @@ class BatchLogSource:
                     total += int(c)
             starts.append(total)
             cached = (starts, names)
-            _INDEX_CACHE.put(self.path, cached)
+            INDEX_CACHE.put(self.path, cached)
         return cached
 
     def get(self, index: int) -> tuple[str, str, Any, Any]:
@@ -365,7 +372,7 @@ class _BatchHandler:
             started = time.perf_counter()
             out_before = run.outputs.value if run.outputs is not None else 0
             path = run.source.path
-            index = _read_index(path)
+            index = read_index(path)
             rows_in = 0
             replayed = batch_id <= index.last
             if replayed:

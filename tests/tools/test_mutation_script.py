@@ -157,11 +157,11 @@ def test_refresh_of_some_paths_only_and_never_the_mutated_package(tmp_path: Path
     import pytest
 
     m = _script()
-    commit = m.refresh(tmp_path, ["conformance/fries/checks/contracts.py"])
+    commit = m.refresh(tmp_path, ["conformance/fries/driver_oracles/mcs.py"])
     assert sorted(str(p.relative_to(tmp_path / "tree")) for p in (tmp_path / "tree").rglob("*.py")) == [
-        "conformance/fries/checks/contracts.py"]
-    assert (tmp_path / "suite-commit.txt").read_text().split() == [commit, "conformance/fries/checks/contracts.py"]
-    assert m._suite_of(tmp_path / "suite-commit.txt") == f"{commit[:10]} (conformance/fries/checks/contracts.py)"
+        "conformance/fries/driver_oracles/mcs.py"]
+    assert (tmp_path / "suite-commit.txt").read_text().split() == [commit, "conformance/fries/driver_oracles/mcs.py"]
+    assert m._suite_of(tmp_path / "suite-commit.txt") == f"{commit[:10]} (conformance/fries/driver_oracles/mcs.py)"
     with pytest.raises(SystemExit):
         m.refresh(tmp_path, ["spark_impl/keys.py"])
 

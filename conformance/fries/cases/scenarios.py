@@ -143,7 +143,7 @@ MCS_KINDS = (OperatorKind.ONE_TO_MANY, OperatorKind.REPLICATE, OperatorKind.ONE_
 
 
 def mcs_shapes() -> st.SearchStrategy[Scenario]:
-    """Scenarios for the Spark-free MCS check (``conformance.fries.checks.mcs``): 4-8 non-source
+    """Scenarios for the Spark-free MCS check (``conformance.fries.driver_oracles.mcs``): 4-8 non-source
     operators with 1-3 parents each, one-to-many and replicate operators drawn as often as the
     rest; no source tuples (the shapes are never run, only their requests' MCS compared)."""
     flows = dataflows(10, min_inner=4, kinds=MCS_KINDS, max_parents=3)

@@ -26,19 +26,18 @@ def test_bounded_returns_the_value_or_names_the_hang() -> None:
         watchdog.bounded(lambda: 1 // 0, "a crash", 1.0)
 
 
-def test_a_hanging_fries_contracts_part_fails_the_check(monkeypatch: pytest.MonkeyPatch) -> None:
-    from conformance.fries.checks import control as fries_control_check
-    from conformance.fries.checks.contracts import run_contracts_check
+def test_a_hanging_fries_driver_oracle_fails_the_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    from conformance.fries.driver_oracles import stable_hash
 
     stop = threading.Event()
-    monkeypatch.setattr(fries_control_check, "control_problem", lambda: stop.wait())
+    monkeypatch.setattr(stable_hash, "hash_problem", lambda: stop.wait())
     monkeypatch.setattr(watchdog, "CHECK_LIMIT_S", 0.5)
     result = SuiteResult("fries", "spark", 0)
     try:
-        assert run_contracts_check(result) is True
+        assert stable_hash.run_hash_check(result) is True
     finally:
         stop.set()
-    assert "the control part did not finish within 0.5 s" in result.failures[0].explanation
+    assert "the stable hash oracle did not finish within 0.5 s" in result.failures[0].explanation
 
 
 def test_a_dgs_check_that_crashes_or_hangs_is_an_engine_failure(monkeypatch: pytest.MonkeyPatch) -> None:

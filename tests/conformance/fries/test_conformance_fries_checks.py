@@ -13,7 +13,7 @@ import pytest
 
 from conformance.core.cases import draw_cases
 from conformance.fries.engines.batch import delay_problem
-from conformance.fries.checks.mcs import CHECK, run_mcs_check
+from conformance.fries.driver_oracles.mcs import CHECK, run_mcs_check
 from conformance.fries.oracles import mcs_problem
 from conformance.fries.config import FriesConfig
 from conformance.fries.suite import path_section
@@ -162,14 +162,3 @@ def test_a_committed_view_that_changes_without_a_commit_is_named() -> None:
     job.committed.offset, job.committed.pending = 12, [4]  # type: ignore[attr-defined]  # no commit
     found = watch.after_batch(executor)
     assert "changed without a commit" in found[0] and "['offset', 'pending']" in found[0]
-
-
-def test_object_store_parts_are_written_on_a_filesystem_with_directories(tmp_path: Path) -> None:
-    """Found by the suite's ``objstore`` path: ``ObjectStoreSink`` promises ``file://`` and
-    ``hdfs://`` URIs, but its part writer wrote ``data/b<id>/part-<i>.parquet`` without the
-    directory (S3 has none): FileNotFoundError in every Spark task (before the fix)."""
-    from spark_impl.reconfig.objectstore import _part_writer
-
-    write = _part_writer(f"file://{tmp_path}/table", 3, "string", "long")
-    (name, count), = write(0, iter([(0, 3, "A", "S0:1", "k1.0", 5), (0, 3, "A", "S0:2", "-58", 7)]))
-    assert count == 2 and (tmp_path / "table" / name).is_file()

@@ -207,13 +207,13 @@ def test_encoded_keys_route_like_the_integers_and_decode_back() -> None:
     from spark_impl.keys import route
 
     from conformance.fries.engines.sink import FAMILIES, decode, encode
-    from spark_impl.reconfig.sinks import _convert
+    from spark_impl.reconfig.sinks import column_converter
 
     for family in (*FAMILIES, "mixed", "json", "boolish"):
         for k in range(-7, 40):
             for form in range(3):
                 key = encode(k, family, form)
-                assert decode(key) == k and decode(_convert("string")(key)) == k
+                assert decode(key) == k and decode(column_converter("string")(key)) == k
                 assert all(route(key, n) == k % n for n in range(1, 6)), (family, k, key)
     assert {type(encode(k, f, form)) for k in (1, 4) for f in (*FAMILIES, "boolish") for form in range(3)} == \
         {str, tuple, int, float, bool}

@@ -58,7 +58,7 @@ def test_request_files_of_submitted_requests_are_judged(tmp_path: Path) -> None:
     stays, and a file the retention forgot is named."""
     from dataclasses import replace
 
-    from conformance.fries.checks.chains import chain_json
+    from support.fries_chains import chain_json
     from conformance.standin.spark import LocalSpark
     from conformance.fries.retention import retention_problem
     from spark_impl.reconfig.api import scenario_job

@@ -28,25 +28,30 @@
 The suite's cases are always well formed, so no run reaches these refusals; an inverted guard
 would run a job that cannot be right (speculation), lose a checkpoint, or refuse every query.
 The executor is given a stand-in for the SparkSession (its configuration and parallelism are
-all a refusal reads; nothing here starts a Spark job). :func:`refusal_problem` names the first
-broken promise (run by :mod:`conformance.fries.checks.contracts`).
+all a refusal reads; nothing here starts a Spark job). Each ``_<part>`` helper names the first
+broken promise of its entry point (None: all hold).
 """
 
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from dataclasses import replace
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Callable
 
+import pytest
+
+from spec.errors import InputError
 from spec.fries.dataflow import Dataflow, Operator, OperatorKind
 from spec.fries.scenario import scenario_from_json
+from support.fries_chains import chain_json
 
 from conformance.core.refusals import refused
-from conformance.fries.checks.chains import chain_json
 from conformance.standin.spark import LocalSpark
+from spark_impl.reconfig import Executor, ListSource, PlannedRequest, Request, UserOperator, run_scenarios, user_job
+from spark_impl.reconfig.api import collect_results, scenario_job
+from spark_impl.reconfig.streaming import start_query
 
 
 def _spark(speculation: str = "false") -> Any:
@@ -55,8 +60,6 @@ def _spark(speculation: str = "false") -> Any:
 
 
 def _executor_problem(root: str) -> str | None:
-    from spark_impl.reconfig import Executor
-
     fresh = os.path.join(root, "fresh")
     for what, make, words in (
         ("an unknown scheduler", lambda: Executor(_spark(), [], "fifo", fresh), "unknown scheduler 'fifo'"),
@@ -66,8 +69,6 @@ def _executor_problem(root: str) -> str | None:
         found = refused(make, None, f"Executor with {what}", words)
         if found is not None:
             return found
-    from spark_impl.reconfig import ListSource, UserOperator, user_job
-
     flow = Dataflow((Operator("S", OperatorKind.SOURCE), Operator("A", OperatorKind.ONE_TO_ONE)), (("S", "A"),))
     for workers in (0, -2):
         job = user_job(flow, {"A": UserOperator(OperatorKind.ONE_TO_ONE, lambda state, key, value: (state, []))},
@@ -99,9 +100,6 @@ def _executor_problem(root: str) -> str | None:
 
 
 def _query_problem(root: str) -> str | None:
-    from spark_impl.reconfig import ListSource, PlannedRequest, Request, UserOperator, user_job
-    from spark_impl.reconfig.streaming import start_query
-
     flow = Dataflow((Operator("S", OperatorKind.SOURCE), Operator("A", OperatorKind.ONE_TO_ONE)), (("S", "A"),))
     job = user_job(flow, {"A": UserOperator(OperatorKind.ONE_TO_ONE, lambda state, key, value: (state, []))},
                    ListSource(()))
@@ -151,8 +149,6 @@ def _query_problem(root: str) -> str | None:
 def _run_scenarios_problem() -> str | None:
     """``run_scenarios``: an unknown scheduler or an O+ fault is refused (unknown fault names:
     ``contracts_check.fault_problem``); no scenario runs nothing."""
-    from spark_impl.reconfig import run_scenarios
-
     for what, make, words in (
         ("an unknown scheduler", lambda: run_scenarios(_spark(), [], "fifo"), "unknown scheduler 'fifo'"),
         ("an O+ fault", lambda: run_scenarios(_spark(), [], "fries", faults=frozenset({"window-off-by-one"})),
@@ -169,9 +165,6 @@ def _run_scenarios_problem() -> str | None:
 
 def _submit_problem(directory: str) -> str | None:
     """``Executor.submit``'s answers (module docstring)."""
-    from spark_impl.reconfig.api import scenario_job
-    from spark_impl.reconfig.driver import Executor
-
     job = scenario_job(scenario_from_json(chain_json(2, 6, at=3), "submit"))
     request = job.planned[0].request
     ex = Executor(LocalSpark(), [replace(job, planned=())], "fries", directory, partitions=2)
@@ -203,20 +196,39 @@ def _submit_problem(directory: str) -> str | None:
         return found
     if ex.state[0].live.rejected != expected:
         return f"submit's rejections were recorded as {ex.state[0].live.rejected}, expected {expected}"
-    from spark_impl.reconfig import api
-
-    reported = api.collect_results(ex)[0].rejected
+    reported = collect_results(ex)[0].rejected
     if reported != tuple(expected):
         return (f"collect_results reports the rejections {list(reported)}; submit answered {expected} (the last "
                 "after the job's last commit): RunResult.rejected holds every rejected request's message")
     return None
 
 
-def refusal_problem() -> str | None:
-    """The first bad input the executor's entry points accept (module docstring), or None."""
-    root = tempfile.mkdtemp(prefix="streamproof-refusals-check-")
-    try:
-        return (_executor_problem(root) or _query_problem(os.path.join(root, "query"))
-                or _run_scenarios_problem() or _submit_problem(os.path.join(root, "submit")))
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
+def test_executor_refuses_an_unknown_scheduler_speculation_no_workers_and_an_old_layout(tmp_path: Path) -> None:
+    """And accepts a well-formed call; the seeded fault ``naive`` turns only the fries
+    scheduler into the naive one."""
+    assert _executor_problem(str(tmp_path)) is None
+
+
+def test_start_query_refuses_what_it_cannot_run_and_starts_a_good_query(tmp_path: Path) -> None:
+    assert _query_problem(str(tmp_path)) is None
+
+
+def test_run_scenarios_refuses_an_unknown_scheduler_and_a_fault_of_another_executor() -> None:
+    assert _run_scenarios_problem() is None
+
+
+def test_submit_answers_and_collect_results_reports_every_rejection(tmp_path: Path) -> None:
+    assert _submit_problem(str(tmp_path)) is None
+
+
+def test_the_executor_refuses_an_operator_without_workers(tmp_path: Path) -> None:
+    """Regression: ``Executor`` accepted ``parallelism={"A": 0}``; the job then had
+    no object for ``A`` and its tasks crashed routing a key (``k mod 0``: ZeroDivisionError, an
+    internal error instead of bad input). (With the refusal, ``model.py``
+    ``workers == 1`` -> ``workers <= 1`` is equivalent.)"""
+    flow = Dataflow((Operator("S", OperatorKind.SOURCE), Operator("A", OperatorKind.ONE_TO_ONE)), (("S", "A"),))
+    job = user_job(flow, {"A": UserOperator(OperatorKind.ONE_TO_ONE, lambda state, key, value: (state, []))},
+                   ListSource((("S", "S:0", 1, 1),)), parallelism={"A": 0})
+    spark = SimpleNamespace(sparkContext=SimpleNamespace(getConf=lambda: {}, defaultParallelism=2))
+    with pytest.raises(InputError, match="at least 1 worker"):
+        Executor(spark, [job], "fries", str(tmp_path))

@@ -1,87 +1,51 @@
-"""The durable-state layer (``spark_impl.store``, ``spark_impl.records``) against its contract,
-without Spark (a part of the Fries suite's contracts check,
-:mod:`conformance.fries.checks.contracts`).
-
-Every front end keeps its commits, requests and state through these two modules, but the
-suite's Spark paths only ever reach them with well-formed logs on a local disk: a torn newest
-record with nothing before it, or a prefix deleted on a URI store, never happens there (so
-``records.py`` ``len(seqs) > 1`` -> ``== 1`` and
-``store.py`` ``kind == Directory`` -> ``>`` pass every run). Here, on a local directory and on the same
-directory as a ``file://`` URI (pyarrow's file system: the object-store code path):
+"""The durable-state layer (``spark_impl.store``, ``spark_impl.records``) against its module
+docstrings, on a local directory and on the same directory as a ``file://`` URI (pyarrow's file
+system: the object-store code path). Every front end keeps its commits, requests and state
+through these two modules, but Spark runs reach them only with well-formed logs on a local disk:
+a torn newest record with nothing before it, or a prefix deleted on a URI store, never happens
+there.
 
 * ``Store``: an object written once reads back whole, is listed under its prefix, and is gone
-  after ``delete``, which also removes a whole prefix (a batch directory) and ignores a name
-  that is absent;
-* ``RecordLog``: appends number records from 1, ``keep`` prunes all but the newest ones,
-  ``latest`` is the newest; a torn newest record (a strict prefix of its bytes) is skipped
-  for the previous record, or for none when it is the only one, with a warning naming the
-  record used (``streamproof.records``); the next append sets it aside as
-  ``<seq>.rec.torn`` and never reuses its number; an altered newest record is refused.
-
-The class "a constant of a durable format, a branch only a damaged or concurrent
-store takes"; branch coverage of the default suite had records.py lines 102-104, 113, 129-130,
-204, 211, 243-244 and store.py's ``load`` on a URI never run), checked here:
-
+  after ``delete``, which also removes a whole prefix and ignores a name that is absent;
+  ``load`` decodes once and serves from the cache while unchanged; ``stamp`` only for local
+  objects; ``join`` and ``display`` as documented;
 * the framing is the documented bytes (magic, 8-byte big-endian length, BLAKE2b-128, payload,
-  recomputed here); every strict prefix of a framed object (cut inside the magic, the length,
-  the digest or the payload; an empty file) is *torn*, every other damage (extended, another
-  first byte, a flipped payload or digest bit, a header claiming less) is refused as
-  *altered*, never taken for torn; a whole record that is not JSON is refused;
-* ``Store.load`` decodes an object once, serves it from the cache while it is unchanged, and
-  decodes a rewritten object again; ``stamp`` only for local objects;
-* a writer after an altered newest record numbers above it; a torn record under a torn newest
-  one is refused; a reader beside the writer lists again when a record vanishes between the
-  listing and the read (up to five attempts, then an error saying so);
-* the records are exactly the ``<seq:020d>.rec`` objects of the prefix (a crashed writer's
-  temporary file, notes and odd names beside them are not records); a new writer numbers above
-  set-aside records; a torn newest record over three records, and the next append by the
-  reader that found it (a restarted driver) or by a new writer; ``prune`` after a read keeps
-  the newest record;
-* locations: ``join`` puts names before a URI's query, ``display`` drops credentials and query
-  (a URI with a query and credentials, a local path with a ``?``); ``make_root`` again, and a
-  nested store and part under prefixes that do not exist yet (``file://``).
+  recomputed here); every strict prefix of a framed object is *torn*, every other damage is
+  refused as *altered*; a whole record that is not JSON is refused;
+* ``RecordLog``: appends number records from 1, ``keep`` prunes all but the newest ones,
+  ``latest`` is the newest; a torn newest record is skipped for the previous one (or none) with
+  a warning naming the record used; the next append sets it aside and never reuses its number;
+  an altered newest record is refused; a reader beside the writer lists again when a record
+  vanishes (up to five attempts); only ``<seq:020d>.rec`` objects are records.
+
+Each ``*_problem`` helper names the first broken promise of its part (None: all hold).
 """
+
 
 from __future__ import annotations
 
 import hashlib
 import logging
-import os
-import tempfile
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Callable, Iterator
+from pathlib import Path
+from typing import Callable, Iterator
 
-if TYPE_CHECKING:
-    from spark_impl.store import Store
+import pytest
 
-
-def records_problem() -> str | None:
-    """None when the store and the record log keep their contract on both kinds of location
-    (module docstring); else the first broken promise."""
-    problem = _frame_problem()
-    if problem is not None:
-        return f"framing: {problem}"
-    problem = _location_problem()
-    if problem is not None:
-        return f"locations: {problem}"
-    with tempfile.TemporaryDirectory(prefix="streamproof-records-") as root:
-        for where in (os.path.join(root, "local"), "file://" + os.path.join(root, "uri")):
-            problem = (_store_problem(where) or _load_problem(where) or _log_problem(where)
-                       or _writer_problem(where) or _reader_problem(where) or _names_problem(where))
-            if problem is not None:
-                return f"{where.split(':')[0] if '://' in where else 'local'} store: {problem}"
-    return None
+from spark_impl.lru import LRU
+from spark_impl.records import (
+    PICKLE_MAGIC, RECORD_MAGIC, CorruptStateError, RecordLog, TornRecordError, frame, parse_json_record, unframe,
+)
+from spark_impl.store import Store, display, is_uri, join
 
 
 def _frame_problem() -> str | None:
     """The framing is the documented format (``spark_impl/records.py``'s docstring): magic +
     8-byte big-endian length + BLAKE2b-128 digest + payload, recomputed here; every strict
     prefix of a framed object is torn, every other damage is refused as corrupt (not torn)."""
-    from spark_impl.records import (PICKLE_MAGIC, RECORD_MAGIC, CorruptStateError, TornRecordError, frame,
-                                    parse_json_record, unframe)
 
     payload = b'{"batch":7}'
-    other = b"a caller's magic, 24 B.\n"  # unframe takes any magic (task files: 24 bytes; 21 | 8 == 21 + 8, 24 | 8 != 24 + 8)
+    other = b"a caller's magic, 24 B.\n"  # unframe takes any magic (task files use one of 24 bytes)
     for magic, documented in ((RECORD_MAGIC, b"streamproof-record/1\n"), (PICKLE_MAGIC, b"streamproof-pickle/1\n"),
                               (other, other)):
         want = (documented + len(payload).to_bytes(8, "big") + hashlib.blake2b(payload, digest_size=16).digest()
@@ -118,7 +82,7 @@ def _frame_problem() -> str | None:
             except CorruptStateError:
                 continue
             return f"a framed object {what} was accepted"
-    big = b"[" + b"1," * 700 + b"1]"  # lengths past 256: equal ints that are distinct objects
+    big = b"[" + b"1," * 700 + b"1]"
     try:
         if unframe("x", frame(big)) != big or parse_json_record("x", frame(big)) != [1] * 701:
             return "a framed 1,403-byte payload read back differently"
@@ -145,7 +109,6 @@ def _location_problem() -> str | None:
     """``join`` and ``display`` as ``spark_impl/store.py``'s docstring defines them: names go
     into a URI's path before its query (a local path is joined as a path, a ``?`` in it
     included); a location is shown without credentials or query, a local path as it is."""
-    from spark_impl.store import display, is_uri, join
 
     uri = "s3://key:secret@bucket/ckpt?region=us-east-1&scheme=http"
     for got, want in ((join(uri, "commits", "1.rec"), "s3://key:secret@bucket/ckpt/commits/1.rec?region=us-east-1&scheme=http"),
@@ -163,8 +126,6 @@ def _location_problem() -> str | None:
 def _load_problem(where: str) -> str | None:
     """``Store.load``: None for an absent object; decoded once and then served from the cache
     while the object is unchanged; a rewritten object is decoded again (never served stale)."""
-    from spark_impl.lru import LRU
-    from spark_impl.store import Store
 
     store = Store(where)
     cache: LRU[tuple[object, ...], str] = LRU(4)
@@ -191,7 +152,6 @@ def _load_problem(where: str) -> str | None:
 
 
 def _store_problem(where: str) -> str | None:
-    from spark_impl.store import Store
 
     store = Store(where)
     store.make_root()
@@ -216,7 +176,7 @@ def _store_problem(where: str) -> str | None:
     return None
 
 
-def _rewrite(store: "Store", name: str, change: Callable[[bytes], bytes]) -> None:
+def _rewrite(store: Store, name: str, change: Callable[[bytes], bytes]) -> None:
     """Replace object ``name`` by ``change`` of its bytes (a torn or altered record, as a crash
     or a disk would leave it)."""
     data = store.read(name)
@@ -247,8 +207,6 @@ def _listening() -> Iterator[_Warnings]:
 
 
 def _log_problem(where: str) -> str | None:
-    from spark_impl.records import CorruptStateError, RecordLog
-    from spark_impl.store import Store
 
     store = Store(where)
     log = RecordLog(store, "log")
@@ -292,8 +250,6 @@ def _writer_problem(where: str) -> str | None:
     """A writer after an altered newest record numbers above it (readers still refuse it); a
     torn record under a torn newest one is refused, not skipped (module docstring of
     ``spark_impl.records``)."""
-    from spark_impl.records import CorruptStateError, RecordLog
-    from spark_impl.store import Store
 
     store = Store(where)
     first = RecordLog(store, "altered-writer")
@@ -318,8 +274,6 @@ def _reader_problem(where: str) -> str | None:
     """A reader beside the writer (``RecordLog.latest``): a record pruned between the listing and
     the read makes it list again; a newest record that vanishes at every one of its five
     attempts is an error saying so."""
-    from spark_impl.records import CorruptStateError, RecordLog
-    from spark_impl.store import Store
 
     class Vanishing(Store):
         """Reads of the names in ``gone`` find nothing, as many times as counted there."""
@@ -370,8 +324,6 @@ def _names_problem(where: str) -> str | None:
     crashed writer's temporary file, notes, set-aside records - are not records and do not
     number them, but a set-aside record's number is never reused); a reader that then writes
     numbers above the newest record; ``prune`` never deletes the newest record."""
-    from spark_impl.records import RecordLog
-    from spark_impl.store import Store
 
     store = Store(where)
     log = RecordLog(store, "named")
@@ -404,3 +356,41 @@ def _names_problem(where: str) -> str | None:
     if seq != 2 or not store.exists(only.aside_name(1)):
         return f"after the only record 1 was set aside, a new writer took number {seq} (numbers are never reused)"
     return None
+
+
+def test_the_framing_is_the_documented_bytes_and_tells_torn_from_altered() -> None:
+    assert _frame_problem() is None
+
+
+def test_locations_join_before_the_query_and_display_without_credentials() -> None:
+    assert _location_problem() is None
+
+
+@pytest.fixture(params=["local", "file"])
+def where(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A local directory, or the same kind of directory as a ``file://`` URI."""
+    return str(tmp_path) if request.param == "local" else f"file://{tmp_path}"
+
+
+def test_an_object_written_once_reads_back_lists_and_deletes(where: str) -> None:
+    assert _store_problem(where) is None
+
+
+def test_load_decodes_once_and_again_only_after_a_rewrite(where: str) -> None:
+    assert _load_problem(where) is None
+
+
+def test_a_torn_newest_record_is_skipped_set_aside_and_an_altered_one_refused(where: str) -> None:
+    assert _log_problem(where) is None
+
+
+def test_a_writer_numbers_above_an_altered_record_and_a_torn_record_under_a_torn_one_is_refused(where: str) -> None:
+    assert _writer_problem(where) is None
+
+
+def test_a_reader_beside_the_writer_lists_again_when_a_record_vanishes(where: str) -> None:
+    assert _reader_problem(where) is None
+
+
+def test_only_numbered_record_objects_are_records_and_numbers_are_never_reused(where: str) -> None:
+    assert _names_problem(where) is None

@@ -16,7 +16,7 @@ promise shows there is luck: the directory listing in ``os.listdir`` order is
 caught at seed 0 by one case and missed at seed 1. Here both sources are read the way the
 executor reads them - tuples fetched while files arrive, the cache filled in between - and every
 tuple is compared with the files' contents in their documented order. A failure names the first
-tuple that differs (:func:`source_problem`; run by :mod:`conformance.fries.checks.contracts`).
+tuple that differs.
 """
 
 from __future__ import annotations
@@ -24,9 +24,11 @@ from __future__ import annotations
 import json
 import os
 import random
-import shutil
-import tempfile
+from pathlib import Path
 from typing import Any, Callable
+from spark_impl.keys import key_from_json
+from spark_impl.reconfig.model import DirectorySource
+from spark_impl.reconfig.streaming import BatchLogSource, InputIndex
 
 FILES = 12
 """Files per source: with this many, a listing in any order but by name (a hash order, the
@@ -54,8 +56,6 @@ def _first_difference(read: Callable[[int], Any], expected: list[tuple[Any, ...]
 
 
 def _expected(source: str, rows: list[tuple[list[Any], int]]) -> list[tuple[Any, ...]]:
-    from spark_impl.keys import key_from_json
-
     return [(source, f"{source}:{i}", key_from_json(k), v) for i, (k, v) in enumerate(rows)]
 
 
@@ -69,8 +69,6 @@ def _write_lines(path: str, rows: list[tuple[list[Any], int]]) -> None:
 def directory_problem(root: str) -> str | None:
     """:class:`DirectorySource` over a directory written at once in shuffled order, then one
     that grows file by file (in name order, as the contract asks) and is read in between."""
-    from spark_impl.reconfig.model import DirectorySource
-
     files = {f: [_row(f, r) for r in range(ROWS)] for f in range(FILES)}
     static = os.path.join(root, "static")
     os.makedirs(static)
@@ -105,8 +103,6 @@ def batch_log_problem(root: str) -> str | None:
     """:class:`BatchLogSource` over an input log that grows batch by batch (read in between,
     so the cached layout is stale at every new batch), then loses its files below an offset
 (the tuples above it keep their positions, also for a reader without a cache)."""
-    from spark_impl.reconfig.streaming import BatchLogSource, InputIndex
-
     path = os.path.join(root, "input")
     os.makedirs(path)
     source = BatchLogSource("S", path)
@@ -141,10 +137,9 @@ def batch_log_problem(root: str) -> str | None:
     return _first_difference(lambda i: fresh.get(i + base), kept[base:], f"BatchLogSource (files below {base} dropped)")
 
 
-def source_problem() -> str | None:
-    """The first broken promise of the two sources (module docstring), or None."""
-    root = tempfile.mkdtemp(prefix="streamproof-sources-check-")
-    try:
-        return directory_problem(root) or batch_log_problem(root)
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
+def test_a_directory_source_reads_its_files_in_name_order_as_they_arrive(tmp_path: Path) -> None:
+    assert directory_problem(str(tmp_path)) is None
+
+
+def test_the_input_log_gives_every_tuple_its_position_while_it_grows_and_after_drops(tmp_path: Path) -> None:
+    assert batch_log_problem(str(tmp_path)) is None

@@ -1,9 +1,7 @@
-"""The Fries executor's storage promises that no Spark run of the suite reaches, without Spark
-(one-line bugs that no differential run sees).
+"""The Fries executor's storage promises that no Spark run of the suite reaches, without Spark.
 
-Each part names the first broken promise of one module (None: it holds); :func:`storage_problem`
-runs them all (under a second; the executor runs on
-:class:`~conformance.standin.spark.LocalSpark`, in-process).
+Each ``_<part>`` helper names the first broken promise of one module (None: it holds); the
+executor runs on :class:`~conformance.standin.spark.LocalSpark`, in-process.
 
 1. **An object store's jobs files** (:func:`jobs_file_problem`). :mod:`spark_impl.reconfig.retention`
    deletes, "on an object store, the jobs files of earlier drivers (``jobs-<digest>.pkl``)" -
@@ -29,7 +27,7 @@ runs them all (under a second; the executor runs on
    ... (a flipped byte inside a pickled number or string still unpickles). Files without the
    header (written before the framing existed) are refused the same way"; and an absent file
    reads as None, a framed object that is not a ``TaskFile`` is refused. *Why the Spark runs
-   miss it*: they never damage a task file (:mod:`conformance.fries.checks.records` checks the framing
+   miss it*: they never damage a task file (``tests/spark_impl/test_store_and_record_log.py`` checks the framing
    of records, not this reader).
 4. **ObjectStoreSink's manifests** (:func:`object_store_problem`). :mod:`spark_impl.reconfig.objectstore`:
    "if ``_manifest/<b>.json`` exists and parses, ``b`` is already committed: nothing is written
@@ -53,15 +51,26 @@ from __future__ import annotations
 import os
 import pickle
 import re
-import shutil
 import tempfile
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Callable
 
+import pytest
+
 from spec.fries.scenario import scenario_from_json
 
-from conformance.fries.checks.chains import chain_json
+from support.fries_chains import chain_json
 from conformance.standin.spark import LocalSpark
+from spark_impl.lru import LRU
+from spark_impl.reconfig import api, objectstore, storage
+from spark_impl.reconfig.api import scenario_job
+from spark_impl.reconfig.driver import Executor
+from spark_impl.reconfig.objectstore import COLUMNS
+from spark_impl.reconfig.progress import has_progress
+from spark_impl.reconfig.retention import Retention
+from spark_impl.reconfig.storage import batches_on
+from spark_impl.store import open_store, Store
 
 #: The earlier driver's jobs file planted on the object store (:func:`jobs_file_problem`).
 EARLIER_JOBS = "jobs-0000000000000000.pkl"
@@ -74,26 +83,7 @@ def _scenario(name: str) -> Any:
     return scenario_from_json(chain_json(2, 6, at=3), name)
 
 
-def _in_scratch(name: str, part: Callable[[str], str | None]) -> str | None:
-    """``part`` run on a fresh temporary directory, removed afterwards."""
-    root = tempfile.mkdtemp(prefix=f"streamproof-storage-{name}-")
-    try:
-        return part(root)
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
-
-
-def jobs_file_problem() -> str | None:
-    """Part 1 of the module docstring."""
-    return _in_scratch("jobs", _jobs_file)
-
-
 def _jobs_file(root: str) -> str | None:
-    from spark_impl.reconfig.api import scenario_job
-    from spark_impl.reconfig.driver import Executor
-    from spark_impl.reconfig.retention import Retention
-    from spark_impl.store import open_store
-
     location = f"file://{root}/ckpt?region=x"
     store = open_store(location)
     store.make_root()
@@ -112,17 +102,7 @@ def _jobs_file(root: str) -> str | None:
     return None
 
 
-def checkpoint_dir_problem() -> str | None:
-    """Part 2 of the module docstring."""
-    return _in_scratch("run", _checkpoint_dir)
-
-
-def _checkpoint_dir(root: str) -> str | None:
-    from spark_impl.reconfig import api
-    from spark_impl.reconfig.progress import has_progress
-    from spark_impl.reconfig.storage import batches_on
-    from spark_impl.store import Store
-
+def _checkpoint_dir(root: str, monkeypatch: pytest.MonkeyPatch) -> str | None:
     given = os.path.join(root, "given")
     os.makedirs(given)
     results = api.run_scenarios(LocalSpark(), [_scenario("given")], "fries", checkpoint_dir=given)
@@ -135,12 +115,8 @@ def _checkpoint_dir(root: str) -> str | None:
                 "directory, removed afterwards)")
     private = os.path.join(root, "tmp")
     os.makedirs(private)
-    saved = tempfile.tempdir
-    tempfile.tempdir = private
-    try:
-        again = api.run_scenarios(LocalSpark(), [_scenario("own")], "fries")
-    finally:
-        tempfile.tempdir = saved
+    monkeypatch.setattr(tempfile, "tempdir", private)
+    again = api.run_scenarios(LocalSpark(), [_scenario("own")], "fries")
     if not again or not again[0].outputs:  # (outputs may differ: where a request lands is timing)
         return "run_scenarios of a chain scenario in its own temporary directory returned no outputs"
     left = sorted(name for name in os.listdir(private) if name.startswith("streamproof-run-"))
@@ -167,14 +143,7 @@ def _damaged(framed: bytes, header: int, payload: bytes) -> list[tuple[str, byte
     ]
 
 
-def task_file_problem() -> str | None:
-    """Part 3 of the module docstring."""
-    return _in_scratch("task", _task_file)
-
-
 def _task_file(root: str) -> str | None:
-    from spark_impl.reconfig import storage
-
     content = storage.TaskFile(
         objects={(0, "O1#0"): storage.ObjState(states={1: "value-0123456789", 2: 12345}, fn_req=1, switched=1)},
         outputs=[(0, "O2", "S:3", 1, 40)],
@@ -215,22 +184,8 @@ def _refused(read: Callable[[], Any], error: type[BaseException], what: str) -> 
 
 def _frame_of(batch_id: int, value: int = 10) -> Any:
     """A stand-in for a delivered DataFrame (the Fries columns): 3 rows, 2 partitions."""
-    from spark_impl.reconfig.objectstore import COLUMNS
-
     rows = [(0, batch_id, "O2", f"S:{batch_id}.{i}", f"k{i}", batch_id * value + i) for i in range(3)]
     return SimpleNamespace(columns=list(COLUMNS), rdd=LocalSpark().sparkContext.parallelize(rows, 2))
-
-
-def object_store_problem() -> str | None:
-    """Part 4 of the module docstring."""
-    root = tempfile.mkdtemp(prefix="streamproof-storage-table-")
-    try:
-        return _object_store(os.path.join(root, "table"))
-    except Exception as error:  # noqa: BLE001 - a reader or writer that raises is the finding
-        return (f"ObjectStoreSink / committed_files / read_committed raised {type(error).__name__}: {error} (on a "
-                f"table of batch ids {list(DELIVERED)} and a torn manifest of batch id {TORN})")
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
 
 
 def _batches_of(files: list[str]) -> list[int]:
@@ -242,8 +197,6 @@ def _batches_of(files: list[str]) -> list[int]:
 
 
 def _object_store(table: str) -> str | None:
-    from spark_impl.reconfig import objectstore
-
     sink = objectstore.ObjectStoreSink(table, key_type="string", value_type="long")
     for batch_id in DELIVERED:
         sink.deliver(_frame_of(batch_id), batch_id)
@@ -272,8 +225,6 @@ def _object_store(table: str) -> str | None:
 
 def _listed(table: str, order: list[int], when: str) -> str | None:
     """The table lists exactly the batches ``order`` (ascending), their files and rows in batch order."""
-    from spark_impl.reconfig import objectstore
-
     batches = _batches_of(objectstore.committed_files(table))
     if sorted(set(batches)) != order or batches != sorted(batches):
         return (f"committed_files {when} lists the part files of batch ids {batches}; the committed ones are "
@@ -287,7 +238,7 @@ def _listed(table: str, order: list[int], when: str) -> str | None:
     return None
 
 
-def store_load_problem() -> str | None:
+def _store_load(root: str) -> str | None:
     """``Store.load`` (its docstring): "``decode(bytes of name)``, cached ...; None if absent.
     Locally the cache key is the file's stamp" (inode, mtime, size: "changes whenever the object
     is rewritten"); on an object store the key is the object's digest. So an object rewritten
@@ -296,44 +247,58 @@ def store_load_problem() -> str | None:
     unchanged is decoded once. A cache keyed by the size alone serves
     the old plan; no run of the suite rewrites an object with one of the same size and reads it
     in the same process. Checked on a local directory and on a ``file://`` URI."""
-    from spark_impl.lru import LRU
-    from spark_impl.store import open_store
+    for location in (os.path.join(root, "local"), "file://" + os.path.join(root, "uri")):
+        store = open_store(location)
+        store.make_root()
+        cache: LRU[tuple[Any, ...], bytes] = LRU(8)
+        decoded: list[bytes] = []
 
-    root = tempfile.mkdtemp(prefix="streamproof-store-load-")
-    try:
-        for location in (os.path.join(root, "local"), "file://" + os.path.join(root, "uri")):
-            store = open_store(location)
-            store.make_root()
-            cache: LRU[tuple[Any, ...], bytes] = LRU(8)
-            decoded: list[bytes] = []
+        def decode(data: bytes) -> bytes:
+            decoded.append(data)
+            return data
 
-            def decode(data: bytes) -> bytes:
-                decoded.append(data)
-                return data
-
-            if store.load("plan.pkl", decode, cache) is not None:
-                return f"Store({location!r}).load of an absent object did not return None"
-            for content in (b"plan-A", b"plan-B", b"plan-C", b"longer plan D"):
-                store.write_once("plan.pkl", content)
-                first = store.load("plan.pkl", decode, cache)
-                again = store.load("plan.pkl", decode, cache)
-                if first != content or again != content:
-                    return (f"Store({location!r}).load after the object was rewritten as {content!r} returned "
-                            f"{first!r} then {again!r}: a rewritten object (here of the same size) is never served "
-                            "stale from the cache")
-            if len(decoded) != 4:
-                return (f"Store({location!r}).load decoded {len(decoded)} times for 4 versions each loaded twice: "
-                        "an unchanged object is served from the cache")
-        return None
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
-
-
-def storage_problem() -> str | None:
-    """The first broken promise of the module docstring, or None."""
-    for find in (jobs_file_problem, checkpoint_dir_problem, task_file_problem, object_store_problem,
-                 store_load_problem):
-        found = find()
-        if found is not None:
-            return found
+        if store.load("plan.pkl", decode, cache) is not None:
+            return f"Store({location!r}).load of an absent object did not return None"
+        for content in (b"plan-A", b"plan-B", b"plan-C", b"longer plan D"):
+            store.write_once("plan.pkl", content)
+            first = store.load("plan.pkl", decode, cache)
+            again = store.load("plan.pkl", decode, cache)
+            if first != content or again != content:
+                return (f"Store({location!r}).load after the object was rewritten as {content!r} returned "
+                        f"{first!r} then {again!r}: a rewritten object (here of the same size) is never served "
+                        "stale from the cache")
+        if len(decoded) != 4:
+            return (f"Store({location!r}).load decoded {len(decoded)} times for 4 versions each loaded twice: "
+                    "an unchanged object is served from the cache")
     return None
+
+
+def test_retention_deletes_only_earlier_drivers_jobs_files_on_an_object_store(tmp_path: Path) -> None:
+    assert _jobs_file(str(tmp_path)) is None
+
+
+def test_run_scenarios_keeps_a_given_checkpoint_and_removes_its_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _checkpoint_dir(str(tmp_path), monkeypatch) is None
+
+
+def test_a_damaged_task_file_is_refused_before_it_is_unpickled(tmp_path: Path) -> None:
+    assert _task_file(str(tmp_path)) is None
+
+
+def test_object_store_sink_manifests_commit_once_in_batch_order_and_a_torn_one_is_no_commit(tmp_path: Path) -> None:
+    assert _object_store(str(tmp_path / "table")) is None
+
+
+def test_a_rewritten_object_of_the_same_size_is_decoded_again(tmp_path: Path) -> None:
+    assert _store_load(str(tmp_path)) is None
+
+
+def test_object_store_sink_writes_its_parts_on_a_filesystem_with_directories(tmp_path: Path) -> None:
+    """``ObjectStoreSink`` promises ``file://`` and ``hdfs://`` URIs: its part files
+    ``data/b<id>/part-<i>.parquet`` are written into directories that must be made there (S3
+    has none). Regression: every Spark task raised FileNotFoundError on ``file://``."""
+    table = f"file://{tmp_path}/table"
+    sink = objectstore.ObjectStoreSink(table, key_type="string", value_type="long")
+    sink.deliver(_frame_of(3), 3)
+    files = objectstore.committed_files(table)
+    assert files and all((tmp_path / "table" / name).is_file() for name in files)

@@ -1,20 +1,23 @@
-"""Chain-shaped Fries jobs and how the stand-in checks run and judge them.
+"""Chain-shaped Fries jobs run on the pure-Python Spark stand-in, and how tests judge them.
 
-The Spark-free checks of this package build small jobs ``S -> O1 -> ... -> O<depth>``
-(:func:`chain_json`), step an executor on the pure-Python Spark stand-in to the end
-(:func:`run_to_end`) and judge its result with every oracle of :mod:`conformance.fries.oracles`
-(:func:`conformance_problem`).
+Tests of the Fries executor's driver, stages and bookkeeping build small jobs ``S -> O1 ->
+... -> O<depth>`` (:func:`chain_json`), step an executor on
+:class:`conformance.standin.spark.LocalSpark` to the end (:func:`run_to_end`) and judge its
+result with every oracle of :mod:`conformance.fries.oracles` (:func:`conformance_problem`).
+:class:`SleepRecorder` stands in for the task module's ``time`` (the tasks' processing cost is
+a ``time.sleep``), so a test records the costs or acts inside a running batch.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from conformance.fries.oracles import judge
 from conformance.fries.outcome import outcome_of
 
-
-BOUND = 40  # batches: the run needs about 6
+BOUND = 40
+"""Batches a chain job may take (each needs at most about 12)."""
 
 
 def chain_json(depth: int, count: int, *, at: int, restarts: tuple[int, ...] = ()) -> dict[str, Any]:
@@ -51,5 +54,19 @@ def conformance_problem(name: str, scenario: Any, result: Any, rejected: Any = N
     ``"<name>: <first failure>"``, or None; ``rejected``: the rejection messages to judge
     (default: the result's own)."""
     verdict = judge(scenario, outcome_of(scenario, result.outputs, result.schedule, result.states, result.delays_ms,
-                                       result.rejected if rejected is None else rejected, result.senders))
+                                         result.rejected if rejected is None else rejected, result.senders))
     return None if verdict.ok else f"{name}: {verdict.failures[0].summary}"
+
+
+class SleepRecorder:
+    """The ``time`` module as the task module sees it in a test: ``sleep`` records its
+    argument instead of sleeping; everything else is the real module's."""
+
+    def __init__(self) -> None:
+        self.slept: list[float] = []
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(time, name)

@@ -11,9 +11,8 @@ record's entry, and the FCM reaches it at ``issued + delay(obj)`` (a seeded draw
 
 The suite's runs publish a few records per batch, so the branches for pruned records and torn
 reads are never taken, and a reader left behind shows only when a member misses a request in
-a rare interleaving. :func:`control_problem` drives one reader through each case on a
-temporary checkpoint and names the first broken promise (run by
-:mod:`conformance.fries.checks.contracts`). A real bug found this way: after three
+a rare interleaving. The tests drive one reader through each case on a temporary
+checkpoint. A real bug found this way: after three
 records written while a task ran, the reader never moved again (its next record was pruned);
 fixed in ``ControlReader.poll``.
 
@@ -32,19 +31,21 @@ oracle passes.
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 import threading
 import time
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
+import pytest
+
 from conformance.core.watchdog import call_with_timeout
+from spark_impl.reconfig import control
+from spark_impl.reconfig.control import control_log, write_control, ControlEntry, ControlReader
+from spark_impl.records import CorruptStateError
 
 
 def _entry(j: int, s: int = 0) -> Any:
-    from spark_impl.reconfig.control import ControlEntry
-
     return ControlEntry(s, j, 1, 1000.0 + j, j + 1, 5.0, 50.0, 7)
 
 
@@ -73,8 +74,6 @@ class _PrunedOnRead:
 
 
 def _reader_problem(root: str) -> str | None:
-    from spark_impl.reconfig.control import ControlReader, control_log, write_control
-
     log = control_log(root)
     reader = ControlReader(root)
     reader.start(0)
@@ -133,11 +132,8 @@ def _reader_problem(root: str) -> str | None:
     return None
 
 
-def _torn_problem(root: str) -> str | None:
+def _torn_problem(root: str, monkeypatch: pytest.MonkeyPatch) -> str | None:
     """A truncated next record is read again until it is whole; a damaged one is refused."""
-    from spark_impl.reconfig.control import ControlReader, control_log, write_control
-    from spark_impl.records import CorruptStateError
-
     log = control_log(root)
     reader = ControlReader(root)
     reader.start(write_control(log, [_entry(1)]))
@@ -177,15 +173,12 @@ def _torn_problem(root: str) -> str | None:
             return "a damaged control record was refused only after the settling time (retried as if truncated)"
     else:
         return "a damaged control record (checksum mismatch) was read instead of refused"
-    return _never_settles(reader, whole[: len(whole) - 5])
+    return _never_settles(reader, whole[: len(whole) - 5], monkeypatch)
 
 
-def _never_settles(reader: Any, torn: bytes) -> str | None:
+def _never_settles(reader: Any, torn: bytes, monkeypatch: pytest.MonkeyPatch) -> str | None:
     """A record that stays truncated is refused once ``SETTLE_S`` passed (here shortened to
     50 ms), not read again for ever."""
-    import spark_impl.reconfig.control as control
-    from spark_impl.records import CorruptStateError
-
     with open(reader.log.store.path(reader.log.name(reader.seq + 1)), "wb") as handle:
         handle.write(torn)
     def poll() -> str:
@@ -195,11 +188,8 @@ def _never_settles(reader: Any, torn: bytes) -> str | None:
         except CorruptStateError:
             return "refused"
 
-    settle, control.SETTLE_S = control.SETTLE_S, 0.05
-    try:
-        finished, outcome = call_with_timeout(poll, 3.0, interrupt=True)  # an endless re-read is stopped
-    finally:
-        control.SETTLE_S = settle
+    monkeypatch.setattr(control, "SETTLE_S", 0.05)
+    finished, outcome = call_with_timeout(poll, 3.0, interrupt=True)  # an endless re-read is stopped
     if not finished or outcome != "refused":
         what = "read" if finished else "still being read again after 3 s"
         return f"a control record that stays truncated was {what}, not refused after the settling time"
@@ -208,8 +198,6 @@ def _never_settles(reader: Any, torn: bytes) -> str | None:
 
 def _throttle_problem(root: str) -> str | None:
     """Plain polls between tuples and the ``poll_s`` throttle (module docstring)."""
-    from spark_impl.reconfig.control import ControlReader, control_log, write_control
-
     log = control_log(root)
     reader = ControlReader(root)
     poll_s = reader.poll_s
@@ -243,8 +231,6 @@ def _throttle_problem(root: str) -> str | None:
 def _entry_problem() -> str | None:
     """Seeded FCM delays within ``[lo, hi]``, the same twice, visible exactly from issue + delay;
     no delay when ``hi`` is 0, draws when only ``lo`` is; the JSON form reads back equal."""
-    from spark_impl.reconfig.control import ControlEntry
-
     entry = _entry(3)
     delays = {obj: entry.delay_s(obj) for obj in ("A", "A#1", "B#0", "C")}
     for obj, d in delays.items():
@@ -272,11 +258,49 @@ def _entry_problem() -> str | None:
     return None
 
 
-def control_problem() -> str | None:
-    """The first broken promise of the FCM channel's task side (module docstring), or None."""
-    root = tempfile.mkdtemp(prefix="streamproof-control-check-")
-    try:
-        return (_entry_problem() or _reader_problem(os.path.join(root, "a"))
-                or _torn_problem(os.path.join(root, "b")) or _throttle_problem(os.path.join(root, "c")))
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
+def test_a_control_entrys_fcm_delays_are_seeded_draws_visible_from_issue_plus_delay() -> None:
+    """Seeded FCM delays within ``[lo, hi]``, the same twice, visible exactly from issue +
+    delay; no delay when ``hi`` is 0, draws when only ``lo`` is; the JSON form reads back equal."""
+    assert _entry_problem() is None
+
+
+def test_a_reader_starts_on_its_plans_record_and_follows_every_newer_one(tmp_path: Path) -> None:
+    """A reader starts on the record its batch plan names (or the newest, if that one was
+    pruned) and reads every newer record once it appears, also one pruned meanwhile."""
+    assert _reader_problem(str(tmp_path)) is None
+
+
+def test_a_truncated_record_is_read_again_until_it_settles_and_a_damaged_one_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _torn_problem(str(tmp_path), monkeypatch) is None
+
+
+def test_a_plain_poll_is_throttled_to_poll_s_and_a_forced_one_reads_at_once(tmp_path: Path) -> None:
+    assert _throttle_problem(str(tmp_path)) is None
+
+
+def test_a_reader_follows_three_records_written_while_its_task_runs(tmp_path: Path) -> None:
+    """Regression (a real bug): the driver keeps the two newest control records, so
+    after three records written since a task's view the reader's *next* record is gone; poll
+    checked only ``exists(seq + 1)`` and stayed on its old view for the rest of the task (a
+    component member forced to poll by a new-version tuple then still saw no request). Failed
+    before the fix in ``ControlReader.poll`` (the reader stayed on request 1)."""
+    log = control_log(str(tmp_path))
+    reader = ControlReader(str(tmp_path))
+    reader.start(write_control(log, [_entry(1)]))
+    for j in (2, 3, 4):
+        newest = write_control(log, [_entry(j)])
+    reader.poll(force=True)
+    entry = reader.entry(0)
+    assert entry is not None and entry.j == 4 and reader.seq == newest
+
+
+def test_a_reader_that_started_on_no_record_follows_three_records(tmp_path: Path) -> None:
+    """The same bug for a task whose batch was planned before any control record (seq 0)."""
+    reader = ControlReader(str(tmp_path))
+    reader.start(0)
+    for j in (1, 2, 3):
+        write_control(control_log(str(tmp_path)), [_entry(j)])
+    reader.poll(force=True)
+    entry = reader.entry(0)
+    assert entry is not None and entry.j == 3

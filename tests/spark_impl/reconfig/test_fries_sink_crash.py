@@ -9,7 +9,7 @@ redelivery leaves the table right (the write happened before the crash) and only
 record behind, which no output shows (``restored is not None`` ->
 ``restored is None`` passes every differential run).
 
-:func:`sink_crash_problem` runs one job (:func:`conformance.fries.checks.standin.chain_json`,
+The test runs one job (``support.fries_chains.chain_json``,
 :data:`TUPLES` tuples, 4 a batch) on :class:`~conformance.standin.spark.LocalSpark` with a
 ``CallbackSink`` whose function keeps every call (batch id and rows) and raises right after
 its :data:`CRASH_AT`-th call, mid-run; then ``Executor(resume=True)`` on the same directory.
@@ -39,16 +39,17 @@ by scenario), so neither shows there.
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
+from pathlib import Path
 from collections import Counter
 from typing import Any
 
 from spec.fries.scenario import scenario_from_json
 
-from conformance.fries.checks.chains import chain_json, conformance_problem, run_to_end
+from support.fries_chains import chain_json, conformance_problem, run_to_end
 from conformance.standin.spark import LocalSpark
+from spark_impl.reconfig.api import collect_results, scenario_job
+from spark_impl.reconfig.driver import Executor
+from spark_impl.reconfig.sinks import read_delivered, CallbackSink
 
 #: Source tuples of the job (3 keys, a request at :data:`AT`): several commits after the crash.
 TUPLES = 24
@@ -82,20 +83,7 @@ class _Table:
         return Counter((op, txn, key, value) for rows in latest.values() for _, _, op, txn, key, value in rows)
 
 
-def sink_crash_problem() -> str | None:
-    """Run the job of the module docstring; the first broken promise, or None."""
-    directory = tempfile.mkdtemp(prefix="streamproof-sink-crash-")
-    try:
-        return _run(os.path.join(directory, "crash")) or _attached_problem(os.path.join(directory, "attached"))
-    finally:
-        shutil.rmtree(directory, ignore_errors=True)
-
-
 def _run(directory: str) -> str | None:
-    from spark_impl.reconfig.api import collect_results, scenario_job
-    from spark_impl.reconfig.driver import Executor
-    from spark_impl.reconfig.sinks import CallbackSink, read_delivered
-
     scenario = scenario_from_json(chain_json(2, TUPLES, at=AT), "sink-crash")
     table = _Table()
     sink = CallbackSink(table, key_type="long", value_type="long")
@@ -160,10 +148,6 @@ def _columns_problem(calls: list[tuple[int, list[tuple[Any, ...]]]]) -> str | No
 
 def _attached_problem(directory: str) -> str | None:
     """Promise 6 of the module docstring."""
-    from spark_impl.reconfig.api import collect_results, scenario_job
-    from spark_impl.reconfig.driver import Executor
-    from spark_impl.reconfig.sinks import CallbackSink
-
     job = scenario_job(scenario_from_json(chain_json(2, TUPLES, at=AT), "sink-attached"))
     ex = Executor(LocalSpark(), [job], "fries", directory, partitions=2)
     for _ in range(UNDELIVERED):
@@ -186,3 +170,14 @@ def _attached_problem(directory: str) -> str | None:
                 f"{sum((got - want).values())} of them not committed and {sum((want - got).values())} committed ones "
                 "missing: it holds the outputs of every batch committed since the last delivery")
     return _columns_problem(table.calls)
+
+
+def test_a_resume_after_a_crash_between_a_sink_write_and_its_record_delivers_the_same_batch_again(
+        tmp_path: Path) -> None:
+    """Promises 1-5 of the module docstring."""
+    assert _run(str(tmp_path)) is None
+
+
+def test_a_sink_given_on_resume_receives_every_undelivered_committed_batch_in_one_delivery(tmp_path: Path) -> None:
+    """Promise 6 of the module docstring."""
+    assert _attached_problem(str(tmp_path)) is None

@@ -1,6 +1,6 @@
-"""The stable hash and the routing of :mod:`spark_impl.keys` against their DOCUMENTED
-definition, without Spark (a part of the Fries suite's contracts check,
-:mod:`conformance.fries.checks.contracts`).
+"""An oracle of the Fries suite: the stable hash and the routing of :mod:`spark_impl.keys` against
+their DOCUMENTED definition, without Spark (the suite's check :data:`CHECK`, run by
+:func:`run_hash_check` before any Spark job).
 
 Which worker owns a key is ``route(key, p)``, and a durable checkpoint written by one version of
 the executor is resumed by another: the hash is a durable format, not merely *some* stable
@@ -24,7 +24,15 @@ from __future__ import annotations
 
 import hashlib
 import math
-from typing import Any
+import time
+from typing import Any, Callable
+
+from conformance.core.results import CheckResult, FailureReport, SuiteResult
+from conformance.core.watchdog import bounded
+from spark_impl import keys
+
+CHECK = "spark_impl stable hash and routing vs their documented definition (no Spark)"
+"""Name of the suite's check (:func:`run_hash_check`)."""
 
 #: Keys of every supported type, including the edges of each encoding rule.
 TABLE: tuple[Any, ...] = (
@@ -74,9 +82,12 @@ def _integral(key: Any) -> bool:
     return isinstance(key, int) or isinstance(key, float) and math.isfinite(key) and key == math.floor(key)
 
 
-def hash_problem() -> str | None:
-    """The first way :mod:`spark_impl.keys` departs from its documented definition, or None."""
-    from spark_impl.keys import route, stable_hash
+def hash_problem(stable_hash: Callable[[Any], int] | None = None,
+                 route: Callable[[Any, int], int] | None = None) -> str | None:
+    """The first way ``stable_hash`` and ``route`` (default: :mod:`spark_impl.keys`' own, looked
+    up when called) depart from the documented definition, or None."""
+    stable_hash = stable_hash or keys.stable_hash
+    route = route or keys.route
 
     for key, value in VECTORS:
         if documented_hash(key) != value or stable_hash(key) != value:
@@ -106,3 +117,24 @@ def hash_problem() -> str | None:
                 continue
             return f"{name}({bad!r}) of an unsupported type was not refused with TypeError"
     return None
+
+
+def run_hash_check(result: SuiteResult) -> bool:
+    """Run :func:`hash_problem` in a time limit (a hang is a finding) and append the check to
+    ``result`` (its cases: the keys of :data:`TABLE` and the published vectors); True on a
+    failure, an ``engine`` failure naming the broken promise."""
+    check = CheckResult(CHECK)
+    result.checks.append(check)
+    start = time.monotonic()
+    try:
+        found = bounded(hash_problem, "the stable hash oracle")
+    except Exception as error:  # noqa: BLE001 - a crash (or a hang) of the executor's code is a finding
+        found = f"raised {type(error).__name__}: {error}"
+    check.cases = len(TABLE) + len(VECTORS)
+    check.elapsed_s = time.monotonic() - start
+    if found is None:
+        return False
+    check.failed = 1
+    check.oracle_failures["engine"] += 1
+    result.failures.append(FailureReport(CHECK, 0, ("engine",), f"[engine] {found}", 1, 1, 0, {"problems": [found]}))
+    return True

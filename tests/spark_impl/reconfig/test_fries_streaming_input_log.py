@@ -1,94 +1,49 @@
-"""The Structured Streaming front end's input log under a retention, on a pure-Python Spark.
+"""The Fries Structured Streaming front end's input log under a retention
+(:mod:`spark_impl.reconfig.streaming`'s docstring), without Spark (``support.fries_streaming_front``):
+"With a ``retention`` the input log is bounded too: after each Structured Streaming batch, files
+wholly below the executor's *committed* offset are deleted and the index keeps ``base`` ... so
+tuple positions never change", and "the executor resumes (``resume=True``) from its last commit
+and re-ingests whatever it had not committed": every tuple from the committed offset on stays
+readable, at its position, for as long as a restart may need it - also across a request in
+progress (the job not committed while the live offset moves on) and a restart.
 
-:mod:`spark_impl.reconfig.streaming`'s docstring promises: "With a ``retention`` the input log
-is bounded too: after each Structured Streaming batch, files wholly below the executor's
-*committed* offset are deleted and the index keeps ``base`` ... so tuple positions never
-change", and "the executor resumes (``resume=True``) from its last commit and re-ingests
-whatever it had not committed". Together: every tuple from the committed offset on stays
-readable, at its position, for as long as a restart may need it. The Spark runs of the suite
-give the front end no retention and no request that spans Structured Streaming batches, so a
-log that drops what lies below the *live* offset (a restart while a
-request is in progress then fails with "deleted from the input log") passes them all.
-
-:func:`input_log_problem` runs the real ``start_query`` and its ``foreachBatch`` handler on
-:class:`~conformance.standin.spark.LocalSpark` with a stand-in streaming DataFrame (the handler
-is called directly, batch by batch, as Structured Streaming would), ``Retention(batches=1)``
-and ``settle_steps=0``:
-
-1. batch 0 (3 tuples) runs and commits; a user's request is submitted;
-2. batches 1 and 2 run while a :class:`Hold` step hook keeps the request's control messages
-   undelivered, so the request stays in progress and the job is not committed (Fries §7.3):
-   the committed offset stays at 3 while the live one moves to 9;
-3. the driver "crashes": a new ``start_query`` on the same directory resumes from the commit,
-   Structured Streaming replays batch 2 (listed in ``replayed``, not written again), the lost
-   request is submitted again, its messages are delivered, batch 3 runs, the executor is
-   stepped until the request completed and everything is committed, and an empty batch 4
-   lets the handler apply the retention.
-
-After every handler call the log must equal its definition: ``count()`` is every tuple landed;
-no file wholly below the committed offset is still listed or on disk; ``base`` is not above the
-committed offset; and every tuple from the committed offset on is read back, at its position,
-as landed - the last first, by a reader whose cached layout of the log is the one of batch 0
-(Spark reuses Python workers, and a worker that ran no task of the batches since holds that
-layout; the source's docstring: "indexed files never change", the index grows). A
-refresh of the cached layout only when tuple ``count`` itself is asked
-(``index >= starts[-1]`` -> ``==``) read past the stale layout's end and failed with an
-``IndexError``, which readers that follow the log tuple by tuple never do. At the end the request has completed and every tuple is committed.
+The run: batch 0 commits, a user's request is submitted; batches 1 and 2 run with its control
+messages held (committed offset 3, live 9); the driver crashes, a new ``start_query`` resumes
+from the commit, Structured Streaming replays batch 2, the request is submitted again and
+completes; an empty batch lets the handler apply the retention. After every handler call the
+log must equal its definition, read back the last tuple first by a reader whose cached layout
+is the one of batch 0 (a Python worker Spark reused; the source's docstring: "indexed files
+never change", the index grows).
 """
 
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
-import time
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from spec.fries.scenario import scenario_from_json
+from support.fries_chains import chain_json
+from support.fries_streaming_front import Hold
 
-from conformance.fries.checks.chains import chain_json
 from conformance.standin.spark import LocalSpark
 from conformance.standin.streaming import MicroBatch, Stream
+from spark_impl.reconfig.api import scenario_job
+from spark_impl.reconfig.retention import Retention
+from spark_impl.reconfig.streaming import INDEX_CACHE, read_index, start_query
 
-#: Tuples per Structured Streaming batch and batches landed (the scenario's 12 tuples).
 PER_BATCH = 3
+"""Tuples per Structured Streaming batch."""
+
 BATCHES = 4
-#: Executor steps allowed after the last batch for the request to complete and commit.
+"""Batches landed (the scenario's 12 tuples)."""
+
 SETTLE = 12
-
-
-class Hold:
-    """A ``StepHook`` that holds the active request's control messages while ``holding``
-    (they become visible an hour after the step) and delivers them at once otherwise."""
-
-    def __init__(self) -> None:
-        self.holding = False
-
-    def before(self, executor: Any) -> None:
-        a = executor.state[0].live.active
-        if a is not None:
-            a.issued = time.time() + (3600.0 if self.holding else -1.0)
-            executor._publish()  # noqa: SLF001 - the hook owns the FCM clock, as conformance.fries.engines.stepped
-
-    def after(self, executor: Any, token: Any) -> None:
-        pass
-
-
-def input_log_problem() -> str | None:
-    """Run the scenario of the module docstring; the first broken promise, or None."""
-    directory = tempfile.mkdtemp(prefix="streamproof-input-log-")
-    try:
-        return _run(directory)
-    finally:
-        shutil.rmtree(directory, ignore_errors=True)
+"""Executor steps allowed after the last batch for the request to complete and commit."""
 
 
 def _run(directory: str) -> str | None:
-    from spark_impl.reconfig.api import scenario_job
-    from spark_impl.reconfig.retention import Retention
-    from spark_impl.reconfig.streaming import start_query
-
     scenario = scenario_from_json(chain_json(2, PER_BATCH * BATCHES, at=PER_BATCH), "input-log")
     full = scenario_job(scenario)
     request = full.planned[0].request
@@ -106,15 +61,13 @@ def _run(directory: str) -> str | None:
     stale: list[Any] = []  # the log's layout as a worker cached it after batch 0
 
     def deliver(run: Any, stream: Stream, batch_id: int) -> str | None:
-        from spark_impl.reconfig.streaming import _INDEX_CACHE
-
         upto = min(len(landed), (batch_id + 1) * PER_BATCH)
         stream.handler(MicroBatch(spark, landed[batch_id * PER_BATCH:upto]), batch_id)
         if not stale:
             run.source.get(upto - 1)  # a worker reads the log: its layout is cached
-            stale.append(_INDEX_CACHE.get(run.source.path))
+            stale.append(INDEX_CACHE.get(run.source.path))
         else:  # a worker Spark reused that ran no task since batch 0
-            _INDEX_CACHE.put(run.source.path, stale[0])
+            INDEX_CACHE.put(run.source.path, stale[0])
         return _log_problem(run, landed[:upto], f"after Structured Streaming batch {batch_id}")
 
     run, stream = start()
@@ -159,11 +112,9 @@ def _run(directory: str) -> str | None:
 
 def _log_problem(run: Any, landed: list[tuple[Any, Any]], when: str) -> str | None:
     """The input log against its definition (module docstring), ``landed`` every tuple so far."""
-    from spark_impl.reconfig.streaming import _read_index
-
     source = run.source
     committed = run.executor.state[0].committed.offset
-    index = _read_index(source.path)
+    index = read_index(source.path)
     if source.count() != len(landed):
         return f"{when}: the input log counts {source.count()} tuples, {len(landed)} landed"
     start = index.base
@@ -189,3 +140,8 @@ def _log_problem(run: Any, landed: list[tuple[Any, Any]], when: str) -> str | No
     if on_disk - listed:
         return f"{when}: files deleted from the input log's index are still on disk: {sorted(on_disk - listed)}"
     return None
+
+
+def test_the_input_log_keeps_every_tuple_from_the_committed_offset_across_a_request_and_a_restart(
+        tmp_path: Path) -> None:
+    assert _run(str(tmp_path)) is None
