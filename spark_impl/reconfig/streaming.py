@@ -153,7 +153,6 @@ def read_index(path: str) -> InputIndex:
     return InputIndex(batches, int(raw.get("base", 0)), last)
 
 
-_read_index = read_index  # the name earlier callers use
 
 
 @dataclass(frozen=True)
