@@ -19,6 +19,7 @@ from conformance.dgs import suite as dgs_suite
 from conformance.fries import suite as fries_suite
 from conformance.oplus import suite as oplus_suite
 from conformance.replay_checks import check_record
+from conformance.userjob.suite import replay as replay_job
 
 Replay = Callable[[dict[str, Any], "frozenset[str] | None"], tuple[bool, str]]
 """A suite's replay: ``(record, faults) -> (passes, explanation)``."""
@@ -47,8 +48,6 @@ def replay_file(path: str | Path, *, faults: frozenset[str] | None = None) -> Re
                          f"{path}: suite")
     check_record(record, str(path))
     if record["suite"] == "userjob":
-        from conformance.userjob.suite import replay as replay_job  # imports pyspark
-
         replay: Replay = replay_job
     else:
         replay = REPLAYS[record["suite"]]

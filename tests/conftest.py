@@ -10,10 +10,18 @@ reproducible); select one with ``HYPOTHESIS_PROFILE``.
 from __future__ import annotations
 
 import os
+import sys
+import threading
+import time
 from typing import Any, Iterator
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+#: fixtures shared by several test folders, registered once: the moto S3 server (``endpoint``)
+#: and the three checkpoint locations local / file:// / s3:// (``location``)
+pytest_plugins = ["support.s3_fixtures"]
+from spark_impl.session import get_or_create_session
 
 settings.register_profile(
     "default", max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow]
@@ -31,8 +39,6 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.ge
 @pytest.fixture(scope="session")
 def spark() -> Iterator[Any]:
     """The one SparkSession shared by every test of this pytest session."""
-    from spark_impl.session import get_or_create_session
-
     session = get_or_create_session(app_name="streamproof-tests")
     yield session
     session.stop()
@@ -42,10 +48,6 @@ def _busy_threads(seconds: float = 1.0) -> list[str]:
     """The threads other than the main one that used more than a tenth of ``seconds`` of CPU
     while the main thread slept ``seconds`` (Linux ``/proc``; elsewhere none), each with its
     innermost frame."""
-    import sys
-    import threading
-    import time
-
     def cpu(native_id: int | None) -> float:
         try:
             with open(f"/proc/self/task/{native_id}/stat", encoding="ascii") as handle:

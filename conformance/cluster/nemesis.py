@@ -168,7 +168,8 @@ class Nemesis:
             job = self.events.current["job"] if self.events.current is not None else "dgs"
             target = {"reconfiguration": "reconfiguring", "rescale": "rescaling"}.get(self.plan.moment(job))
             if target is not None:
-                self.wait_for(lambda: self.events.phase() == target, min(MOMENT_WAIT_S, deadline - time.monotonic()))
+                self.wait_for(lambda: self.events.phase() == target,  # noqa: B023 - waited on within this iteration
+                              min(MOMENT_WAIT_S, deadline - time.monotonic()))
             if fault in self.applicable():
                 self.inject(fault)
         with open(os.path.join(self.out, "stop"), "w", encoding="utf-8"):

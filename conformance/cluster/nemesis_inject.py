@@ -12,6 +12,8 @@ from typing import Any
 
 from conformance.cluster import processes as proc
 from conformance.cluster.nemesis_faults import FaultPlan
+from spark_impl.reconfig.progress import read_progress
+from spark_impl.reconfig.storage import batch_dir
 
 
 def executor_pids(cluster: Any) -> list[int]:
@@ -64,9 +66,6 @@ def restart_worker(cluster: Any, plan: FaultPlan) -> str | None:
 def committed_state_files(directory: str) -> list[str]:
     """State files of the newest batch some job of the Fries round in ``directory`` has
     committed (so the end of the round reads them for its verdict)."""
-    from spark_impl.reconfig.progress import read_progress
-    from spark_impl.reconfig.storage import batch_dir
-
     try:
         restored = read_progress(directory)
     except (OSError, ValueError, KeyError):

@@ -41,6 +41,8 @@ from conformance.dgs.engines import batch as dgs_batch
 from conformance.fries.cases.sections import honest_claims, scenario_strategy
 from conformance.oplus.cases import oplus_cases
 from conformance.oplus.engines import batch as oplus_batch
+from spark_impl.reconfig.api import collect_results, scenario_job
+from spark_impl.reconfig.driver import Executor
 
 JOBS = ("fries", "oplus", "dgs")
 Emit = Callable[..., None]
@@ -88,9 +90,6 @@ def heartbeat(spark: Any, emit: Emit, stop: threading.Event, every_s: float = 0.
 def fries_round(spark: Any, cases: int, seed: int, directory: str, resume: bool, emit: Emit,
                 r: int) -> list[dict[str, Any]]:
     """Run and judge one round of Fries scenarios (module docstring)."""
-    from spark_impl.reconfig.api import collect_results, scenario_job
-    from spark_impl.reconfig.driver import Executor
-
     strategy = scenario_strategy()
     if isinstance(strategy, str):
         raise RuntimeError(strategy)

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Callable, TypeVar
 from conformance.core.results import CheckResult, FailureReport
 
 if TYPE_CHECKING:
-    from conformance.core.results import CheckResult, SuiteResult
+    from conformance.core.results import SuiteResult
 
 T = TypeVar("T")
 

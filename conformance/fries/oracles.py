@@ -62,6 +62,8 @@ from conformance.core.matcher import Dependence, Mismatch, compare
 from conformance.core.protocols import Oracle
 from conformance.core.verdict import OracleName, Verdict, failed, failed_names, fails, holds
 from conformance.fries.outcome import RunOutcome
+from spark_impl.reconfig import scenario_job
+from spark_impl.reconfig.mcs import object_components
 
 Checker = Callable[[Schedule], Any]
 """``check_serializability(schedule) -> Verdict`` with ``serializable``, ``serial_order``,
@@ -368,9 +370,6 @@ def mcs_problem(scenario: Scenario) -> str | None:
     is untouched) differ from :func:`spec_roles`, in words; None when every request agrees.
     Operator- and object-level, so seed-set, pruning and expansion bugs all show as a named
     difference (:mod:`conformance.fries.driver_oracles.mcs`)."""
-    from spark_impl.reconfig import scenario_job
-    from spark_impl.reconfig.mcs import object_components
-
     job = scenario_job(scenario)
     workers = {name: tuple(job.objects(name)) for name in job.dataflow.names}
     for j, request in enumerate(scenario.reconfigurations):

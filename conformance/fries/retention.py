@@ -23,6 +23,10 @@ import os
 import re
 from typing import Any
 
+from spark_impl.reconfig.layout import load_request, request_name
+from spark_impl.reconfig.sinks import read_delivered
+from spark_impl.reconfig.storage import batches_on
+
 KEEP = 2
 """Records each log keeps (``progress.KEEP``; ``write_control`` passes ``keep=2``)."""
 
@@ -61,9 +65,6 @@ def retention_problem(ex: Any, keep: int) -> str | None:
     committed batch, an undelivered test that is always true) loses nothing a run can see - the
     outputs, states and restarts stay right - while the checkpoint grows with every batch;
     one that keeps less fails the output oracles."""
-    from spark_impl.reconfig.sinks import read_delivered
-    from spark_impl.reconfig.storage import batches_on
-
     state = ex
     last_ran = state.g - 1
     delivered = read_delivered(state.directory)
@@ -94,8 +95,6 @@ def _request_files_problem(ex: Any) -> str | None:
     read from its file (a request whose file is gone is no operator's latest, or the retention
     lost what a restart needs: a failure of the runs' own oracles). Assumes every completed
     delay is still in ``committed.delays`` (fewer than ``Retention.delays``)."""
-    from spark_impl.reconfig.layout import load_request, request_name
-
     for s, st in enumerate(ex.state):
         completed = sorted(st.committed.delays)
         if st.committed.earlier.count or not completed:

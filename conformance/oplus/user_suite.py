@@ -46,6 +46,7 @@ from conformance.oplus.engines.user import (
 from conformance.core.verdict import OracleName, Verdict, from_text, holds
 from conformance.oplus.oracles import crash_verdict, problem_text
 from conformance.oplus.user_cases import Field, candidates, operator_cases, parse_fields, size
+from spark_impl.oplus.user_operator import load_operator
 
 CHECKS = {"reference SN vs sequential": "sn", "reference elastic VSN vs sequential": "vsn"}
 LIVE = "spark-streaming vs sequential"
@@ -194,8 +195,6 @@ def run_operator_suite(under: UserOperatorUnderTest, *, cases: int, seed: int, s
 
 def load_under(target: str, fields: str) -> UserOperatorUnderTest:
     """The operator named ``FILE.py:NAME`` with ``fields`` (InputError naming the problem)."""
-    from spark_impl.oplus.user_operator import load_operator
-
     parsed = parse_fields(fields)
     return UserOperatorUnderTest(load_operator(target), target, parsed)
 

@@ -44,6 +44,8 @@ from conformance.core.matcher import Dependence, compare
 from conformance.core.verdict import failed
 from conformance.fries.oracles import judge, show_record
 from conformance.fries.outcome import RunOutcome, expand_outputs
+from conformance.userjob.assertions import assert_result_conforms, assert_run_conforms, assert_job_conforms as run
+from spark_impl.reconfig.api import RunResult
 
 
 def request_order(scenario: Scenario) -> list[str]:
@@ -82,8 +84,6 @@ def assert_conforms(
     is then read from it, its requests included."""
     if not isinstance(scenario, Scenario):
         # the user-job oracles read spark_impl's job model, which imports pyspark: loaded on use
-        from conformance.userjob.assertions import assert_result_conforms, assert_run_conforms
-        from spark_impl.reconfig.api import RunResult
 
         if isinstance(outputs, RunResult):  # judge(job, result): every field, its requests too
             assert_result_conforms(scenario, outputs, dependence="key" if dependence is None else cast(Any, dependence))
@@ -122,6 +122,4 @@ def assert_job_conforms(job: Any, requests: Sequence[Any] | None = None, **optio
     """The randomized user-job suite on ``job``
     (:func:`conformance.userjob.assertions.assert_job_conforms`; keyword options ``spark``,
     ``cases``, ``seed``, ``faults``, ``scheduler``, ``save_dir``, ``options``)."""
-    from conformance.userjob.assertions import assert_job_conforms as run  # imports pyspark: loaded on use
-
     return run(job, requests, **options)

@@ -21,6 +21,9 @@ from __future__ import annotations
 from typing import Any, Iterator, Sequence
 
 import pytest
+from conformance.testing.helper import assert_conforms
+from conformance.userjob.assertions import assert_job_conforms
+from spark_impl.session import get_or_create_session
 
 
 class Oracle:
@@ -34,14 +37,10 @@ class Oracle:
         options])``, or a Job with its requests); AssertionError with the shrunk case unless
         every case conforms. Options: ``cases`` (20), ``seed``, ``faults``, ``scheduler``,
         ``save_dir``, ``options``."""
-        from conformance.userjob.assertions import assert_job_conforms  # imports pyspark: loaded on use
-
         return assert_job_conforms(job, requests, spark=self.spark, **options)
 
     def judge(self, job: Any, outputs: Any, **run: Any) -> None:
         """Judge one run of ``job`` (:func:`conformance.testing.helper.assert_conforms`)."""
-        from conformance.testing.helper import assert_conforms  # loaded on use (module docstring)
-
         assert_conforms(job, outputs, **run)
 
 
@@ -49,8 +48,6 @@ class Oracle:
 def streamproof_spark() -> Iterator[Any]:
     """One SparkSession for the test session (module docstring)."""
     from pyspark.sql import SparkSession
-
-    from spark_impl.session import get_or_create_session
 
     existing = SparkSession.getActiveSession()
     session = existing or get_or_create_session(app_name="streamproof-pytest")

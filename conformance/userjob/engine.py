@@ -35,6 +35,7 @@ from conformance.userjob.cases import Case, case_job
 from conformance.userjob.guard import UserCodeError, captured_output, current_call, user_error_in
 from conformance.userjob.judge import UserRun
 from conformance.userjob.load import JobUnderTest
+from spark_impl.reconfig import Executor, collect_results
 
 
 def user_route(key: Any, workers: int) -> int:
@@ -138,8 +139,6 @@ class UserJobEngine:
         return CaseRun(job, UserRun(), captured_output())
 
     def _spark_batch(self, jobs: Sequence[Job]) -> list[UserRun]:
-        from spark_impl.reconfig import Executor, collect_results
-
         scratch = tempfile.mkdtemp(prefix="streamproof-userjob-")
         try:
             executor = Executor(self.spark, list(jobs), self.scheduler, scratch, faults=self.faults)

@@ -35,6 +35,7 @@ from conformance.userjob.cases import Case, candidates, case_from_json, case_str
 from conformance.userjob.engine import UserJobEngine
 from conformance.userjob.judge import judge_run
 from conformance.userjob.load import JobUnderTest, load_job
+from spark_impl.reconfig.api import RECONFIG_FAULTS
 
 
 @dataclass(frozen=True)
@@ -57,8 +58,6 @@ class UserJobConfig:
 
 def check_faults(faults: frozenset[str]) -> None:
     """InputError unless every fault is seeded in the reconfiguration executor."""
-    from spark_impl.reconfig.api import RECONFIG_FAULTS
-
     for fault in sorted(faults):
         if fault not in RECONFIG_FAULTS:
             raise InputError(f"unknown fault {fault!r} for user jobs (known: {', '.join(sorted(RECONFIG_FAULTS))})",

@@ -20,6 +20,9 @@ from conformance.dgs.oracles import judge
 from conformance.dgs.engines.reference import reference_engine
 from conformance.dgs.cases import case_from_json, case_to_json, program_of
 from conformance.oplus.cases import OPERATORS, oplus_cases
+from conformance.oplus.edges import EVERY, KINDS, with_edges
+from conformance.oplus.suite import discrepancy
+from spec.oplus.emission import round_watermark, rounds
 
 DGS = draw_dgs_cases(60, 0)
 OPLUS = draw_cases(oplus_cases(), 100, 0)
@@ -111,8 +114,6 @@ def test_oplus_cases_cover_every_operator_boundary_rescale_and_round_size() -> N
 
 @pytest.mark.parametrize("mode", ["sn", "vsn"])
 def test_the_reference_executions_pass_every_oplus_case(mode: str) -> None:
-    from conformance.oplus.suite import discrepancy
-
     assert [i for i, (s, _) in enumerate(OPLUS) if discrepancy(s, mode, i) is not None] == []
 
 
@@ -132,10 +133,6 @@ def test_concat_joins_are_order_sensitive_so_a_swapped_join_is_a_wrong_state() -
 
 
 def test_every_third_oplus_case_is_a_targeted_edge_case_hitting_its_edge() -> None:
-    from spec.oplus.emission import round_watermark, rounds
-
-    from conformance.oplus.edges import EVERY, KINDS, with_edges
-
     drawn = with_edges(OPLUS, 0)
     edges = drawn[EVERY - 1::EVERY]
     assert len(edges) == 33 and drawn[0] == OPLUS[0]
@@ -152,7 +149,7 @@ def test_every_third_oplus_case_is_a_targeted_edge_case_hitting_its_edge() -> No
                 assert marks & ends & {t for t in stamps}, case
             elif kind == "join-band":
                 left, right = case["inputs"]
-                ws, band = case["WS"], case["params"]["band"]
+                ws = case["WS"]
                 assert any(abs(r["ts"] - x["ts"]) in (ws, ws - 1) for x in left for r in right)
             elif kind == "rescale":  # a reconfiguration at a watermark a round boundary reaches exactly
                 assert {r["watermark"] for r in case["reconfigurations"]} & marks, case

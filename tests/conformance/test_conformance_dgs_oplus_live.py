@@ -21,6 +21,14 @@ from conformance.oplus.oracles import rows_of
 from conformance.oplus.engines.live import LATE_EVERY
 from conformance.core.saved_case import load_case
 from conformance.core.results import SuiteResult
+from conformance.core.verdict import OracleName, Verdict, fails
+from conformance.dgs import oracles as dgs_oracles, suite as dgs_suite
+from spec.oplus.emission import emission_rounds, emitting_instance
+from spec.oplus.scenario import parse_scenario
+from conformance.dgs.engines import live as dgs_live
+from conformance.dgs.suite import replay as dgs_replay
+from conformance.oplus.engines import live as oplus_live
+from conformance.oplus.suite import replay as oplus_replay
 
 DGS = draw_dgs_cases(20, 0)
 BROKEN = 13
@@ -38,29 +46,24 @@ def _dgs_engine(broken: bool) -> Any:
 
 def test_the_dgs_live_check_runs_every_case_and_saves_a_failure_for_the_live_replay(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    import conformance.dgs.engines.live as live
 
-    monkeypatch.setattr(live, "streaming_engine", _dgs_engine(False))
+    monkeypatch.setattr(dgs_live, "streaming_engine", _dgs_engine(False))
     result = SuiteResult("dgs", "spark", 0)
     check = dgs_live_check(DGS, None, 0, str(tmp_path), result)
     assert (check.cases, check.failed, result.failures) == (20, 0, [])
-    monkeypatch.setattr(live, "streaming_engine", _dgs_engine(True))
+    monkeypatch.setattr(dgs_live, "streaming_engine", _dgs_engine(True))
     check = dgs_live_check(DGS, None, 0, str(tmp_path), result)
     assert check.failed == 1 and result.failures[0].case_index == BROKEN
     assert result.failures[0].oracles == ("processed",) and result.failures[0].replay_file
     record = load_case(result.failures[0].replay_file)
     assert record["engine"] == "spark-streaming"
 
-    from conformance.dgs.suite import replay
 
-    assert replay(record, None)[0] is False  # the (broken) live engine, not the reference
+    assert dgs_replay(record, None)[0] is False  # the (broken) live engine, not the reference
 
 
 def test_the_oplus_live_check_judges_rows_rounds_and_instances_and_replays_live(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    import conformance.oplus.engines.live as live
-    from spec.oplus.emission import emission_rounds, emitting_instance
-    from spec.oplus.scenario import parse_scenario
 
     fed: list[Any] = []
 
@@ -81,24 +84,23 @@ def test_the_oplus_live_check_judges_rows_rounds_and_instances_and_replays_live(
             return run
         return make
 
-    monkeypatch.setattr(live, "streaming_engine", engine(False))
+    monkeypatch.setattr(oplus_live, "streaming_engine", engine(False))
     result = SuiteResult("oplus", "spark", 0)
     check = oplus_live_check(OPLUS, frozenset(), None, 0, str(tmp_path), result)
     assert (check.cases, check.failed) == (20, 0)
     # every case, a third with a silent source: the live run and the oracles get the same arrival
     assert [i for i, (case, _) in enumerate(fed) if case != OPLUS[i][0]] == list(range(1, 20, LATE_EVERY))
-    assert all(live.silent_prefix(fed[i][0]["inputs"][s]) for i in range(1, 20, LATE_EVERY)
+    assert all(oplus_live.silent_prefix(fed[i][0]["inputs"][s]) for i in range(1, 20, LATE_EVERY)
                for s in range(len(fed[i][0]["inputs"])) if fed[i][0]["inputs"][s] != OPLUS[i][0]["inputs"][s])
-    monkeypatch.setattr(live, "streaming_engine", engine(True))  # every row one round late
+    monkeypatch.setattr(oplus_live, "streaming_engine", engine(True))  # every row one round late
     check = oplus_live_check(OPLUS, frozenset(), None, 0, str(tmp_path), result)
     with_rows = [c for c, _ in OPLUS if rows_of(parse_scenario(c), "sequential")]
     assert check.failed == len(with_rows) and check.oracle_failures["round"] == len(with_rows)
     record = load_case(result.failures[0].replay_file or "")
     assert record["scheduler"] == "spark-streaming"
 
-    from conformance.oplus.suite import replay
 
-    assert replay(record, None)[0] is False
+    assert oplus_replay(record, None)[0] is False
 
 
 def _dgs_engine_losing_every_first_event() -> Any:
@@ -110,11 +112,10 @@ def _dgs_engine_losing_every_first_event() -> Any:
 
 def test_a_dgs_live_failure_is_shrunk_with_the_live_engine_within_the_budget(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """The live engine shrinks the default suite's live failures (saved as drawn they would
+    """The dgs_live engine shrinks the default suite's dgs_live failures (saved as drawn they would
     show sizes 0 -> 0, no steps), and ``--shrink-budget 0`` leaves them as drawn."""
-    import conformance.dgs.engines.live as live
 
-    monkeypatch.setattr(live, "streaming_engine", _dgs_engine_losing_every_first_event())
+    monkeypatch.setattr(dgs_live, "streaming_engine", _dgs_engine_losing_every_first_event())
     result = SuiteResult("dgs", "spark", 0)
     dgs_live_check(DGS, None, 0, str(tmp_path), result)
     shrunk = result.failures[0]
@@ -129,9 +130,6 @@ def test_a_dgs_live_failure_is_shrunk_with_the_live_engine_within_the_budget(
 
 def test_an_oplus_live_failure_is_shrunk_with_the_live_engine_within_the_budget(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    import conformance.oplus.engines.live as live
-    from spec.oplus.emission import emission_rounds, emitting_instance
-    from spec.oplus.scenario import parse_scenario
 
     def make(faults: frozenset[str], spark: Any = None) -> Any:
         def run(cases: Sequence[tuple[dict[str, Any], int]]) -> list[Any]:
@@ -146,7 +144,7 @@ def test_an_oplus_live_failure_is_shrunk_with_the_live_engine_within_the_budget(
             return seen
         return run
 
-    monkeypatch.setattr(live, "streaming_engine", make)
+    monkeypatch.setattr(oplus_live, "streaming_engine", make)
     result = SuiteResult("oplus", "spark", 0)
     oplus_live_check(OPLUS, frozenset(), None, 0, str(tmp_path), result)
     shrunk = result.failures[0]
@@ -161,11 +159,6 @@ def test_an_oplus_live_failure_is_shrunk_with_the_live_engine_within_the_budget(
 def test_the_dgs_suite_honours_the_shrink_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     """``--shrink-budget N``: at most N candidates (0: none). The DGS and O+ suites honour it
     too (a DGS shrinker that ignored it would always run up to 300 candidates)."""
-    from conformance.dgs import oracles as dgs_oracles
-    from conformance.dgs import suite as dgs_suite
-
-    from conformance.core.verdict import OracleName, Verdict, fails
-
     original = dgs_oracles.verdicts
 
     def verdicts(case: Any, observed: Any) -> tuple[Verdict, ...]:  # a "bug" in every case with an event

@@ -33,6 +33,10 @@ from conformance.oplus.cases import oplus_cases
 from conformance.oplus.edges import with_edges
 from conformance.oplus.oracles import sequential
 from conformance.oplus.engines.live import LATE_EVERY, SILENT, late_arrivals, silent_prefix, silenced, stream_files
+from reference.dgs.examples import target
+from spark_impl.dgs.streaming import LiveJob, start_dgs_query
+from spark_impl.dgs.topology import topology
+from spec.dgs.plan import plan_from_json
 
 OPLUS = with_edges(draw_cases(oplus_cases(), 60, 0), 0)
 
@@ -95,8 +99,6 @@ DGS = draw_dgs_cases(60, 0)
 
 
 def test_about_a_third_of_the_live_dgs_cases_replan_to_a_valid_plan_with_other_worker_ids() -> None:
-    from spark_impl.dgs.topology import topology
-
     replans = [(case, replan_of(case, len(case_chunks(case)))) for case in DGS]
     chosen = [(c, r) for c, r in replans if r is not None]
     assert 12 <= len(chosen) <= 30
@@ -150,8 +152,6 @@ class _Run:
 
 
 def test_a_restart_with_a_malformed_plan_must_be_refused_at_its_job() -> None:
-    from spec.dgs.plan import plan_from_json
-
     def start(locate: bool) -> Any:
         def run(bad: Sequence[_Job]) -> Any:
             for index, job in enumerate(bad):
@@ -189,9 +189,6 @@ def test_one_tick_cases_with_an_odd_seed_arrive_in_several_files() -> None:
 def test_the_dgs_front_end_refuses_a_malformed_plan_at_its_job(tmp_path: Any) -> None:
     """The real front end, before it touches Spark or the checkpoint (what the live harness
     checks at every restart)."""
-    from reference.dgs.examples import target
-    from spark_impl.dgs.streaming import LiveJob, start_dgs_query
-
     class Source:
         isStreaming = True
         columns = ["value"]

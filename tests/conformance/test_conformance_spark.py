@@ -12,6 +12,9 @@ import pytest
 from conformance.fries.engines.catalogue import available_faults, engine_status
 from conformance.fries.config import FriesConfig
 from conformance.fries.suite import run_fries_suite
+from conformance.output import vectors
+from conformance.run import RunConfig, run_suites
+from spark_impl.faults import OPLUS_FAULTS
 
 pytestmark = pytest.mark.spark
 
@@ -29,8 +32,6 @@ def test_small_spark_conformance_run(spark: Any, tmp_path: Path) -> None:
 
 def test_vectors_check_on_spark(spark: Any, tmp_path: Path) -> None:
     """Vectors exported from the reference replay on Spark (Fries by the oracles, O+ exactly)."""
-    from conformance.output import vectors
-
     vectors.export(tmp_path, fries_cases=8, oplus_cases=8, seed=3)
     report = vectors.check(tmp_path, "spark")
     assert report.mismatched == [] and report.skipped == [] and len(report.matched) == 16
@@ -41,10 +42,6 @@ def test_vectors_check_on_spark(spark: Any, tmp_path: Path) -> None:
 def test_every_seeded_fault_is_detected(spark: Any, tmp_path: Path, fault: str) -> None:
     """`streamproof conformance --inject-fault NAME` must fail for every seeded fault: the
     fault goes to the suite whose Spark executor it lives in."""
-    from spark_impl.faults import OPLUS_FAULTS
-
-    from conformance.run import RunConfig, run_suites
-
     suite = "oplus" if fault in OPLUS_FAULTS else "fries"
     config = RunConfig(suites=(suite,), cases=200 if suite == "fries" else 100, engine="spark",
                        faults=frozenset({fault}), save_dir=str(tmp_path), shrink_budget=200, spark=spark)

@@ -9,17 +9,21 @@ from __future__ import annotations
 import json
 from collections import Counter
 from typing import Any
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from spec.dgs.streams import StreamEvent, value_to_json
 
 from streamproof.main import main
-from conformance.dgs.engines.live import FILES, case_chunks
+from conformance.dgs.engines.live import FILES, case_chunks, streaming_engine
 from conformance.dgs.cases import draw_dgs_cases
 from conformance.dgs.oracles import judge
-from conformance.fries.engines.paths import applicable
-from conformance.fries.suite import stepped_cases, streaming_cases
+from conformance.fries.engines.paths import applicable, prepare
+from conformance.fries.suite import stepped_cases, streaming_cases, explain
+from conformance.fries.engines.live import StreamingEngine
+from conformance.fries.oracles import judge as judge_fries
+from conformance.run import RunConfig, run_streaming_suites
 
 
 def test_list_faults_of_the_live_engine(capsys: Any) -> None:
@@ -56,8 +60,6 @@ def test_dgs_case_files_keep_every_item_once_and_each_stream_in_order() -> None:
 
 @pytest.mark.slow
 def test_live_dgs_engine_judged_clean_and_a_duplicated_output_is_caught(spark: Any) -> None:
-    from conformance.dgs.engines.live import streaming_engine
-
     cases = draw_dgs_cases(6, 0)
     observed = streaming_engine(spark)(cases)
     assert [judge(c, o) for c, o in zip(cases, observed)] == [[]] * len(cases)
@@ -70,11 +72,6 @@ def test_live_dgs_engine_judged_clean_and_a_duplicated_output_is_caught(spark: A
 
 @pytest.mark.slow
 def test_live_fries_engine_catches_double_transform_on_cases_that_pass_without_it(spark: Any) -> None:
-    from conformance.fries.engines.paths import prepare
-    from conformance.fries.oracles import judge as judge_fries
-    from conformance.fries.engines.live import StreamingEngine
-    from conformance.fries.suite import streaming_cases
-
     cases = streaming_cases(8, 0)[:2]  # benchmarks/live_faults.py: both fail only with the fault
     for faults, wanted in ((frozenset(), [True, True]), (frozenset({"double-transform"}), [False, False])):
         outcomes = StreamingEngine("fries", faults, spark=spark).run(cases)
@@ -95,12 +92,6 @@ def test_live_path_catches_every_fries_fault_on_one_crashing_alignment_probe(spa
     """One alignment probe with a second request and a driver crash while the first request's
     heads are released, through the live front end with the harness owning the FCM clock
     (mode live-stepped): clean without a fault, caught by the right oracle under each."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    from conformance.fries.oracles import judge as judge_fries
-    from conformance.fries.engines.live import StreamingEngine
-    from conformance.fries.suite import explain
-
     (case,) = [c for c in stepped_cases(0) if c.timing.restarts and len(c.reconfigurations) == 2][:1]
     wanted = {"": None, "missing-alignment": "serializable", "naive": "serializable",
               "duplicate-after-restart": "exactly-once", "double-transform": "states"}
@@ -123,9 +114,6 @@ def test_the_cli_catches_the_faults_the_live_path_used_to_miss(fault: str, spark
                                                                capsys: Any) -> None:
     """Through the CLI at 10 cases (the stepped section and 2 random cases): exit 1, and the
     failure is saved for a live replay."""
-    from conformance.run import RunConfig
-    from conformance.run import run_streaming_suites
-
     config = RunConfig(suites=("fries",), cases=10, seed=0, engine="spark-streaming", faults=frozenset({fault}),
                        save_dir=str(tmp_path), shrink_budget=0, spark=spark)
     (result,) = run_streaming_suites(config, lambda suite: None)

@@ -27,6 +27,7 @@ import pytest
 from support.doc_blocks import assert_compiles_and_imports_exist
 from support.doc_blocks import doc_scripts as blocks_of
 from support.paths import ROOT
+from spark_impl.observe import METRICS
 
 DOC = os.path.join(str(ROOT), "docs", "production", "operating.md")
 SCRIPTS = ("fries_service.py", "fries_status.py", "fries_results.py")
@@ -47,8 +48,6 @@ def test_every_script_of_the_page_is_there_compiles_and_imports_what_exists() ->
 
 
 def test_the_pages_metric_table_names_every_metric_and_no_other() -> None:
-    from spark_impl.observe import METRICS
-
     with open(DOC, encoding="utf-8") as handle:
         text = handle.read()
     section = text.split("## Metrics", 1)[1].split("## Status", 1)[0]

@@ -32,6 +32,11 @@ from typing import Any, Callable
 
 import pytest
 from support.paths import ROOT
+from pyspark.sql import functions as F
+from spark_impl.reconfig import ListSource, UserOperator, collect_results, user_job
+from spark_impl.reconfig.streaming import start_query
+from spark_impl.sources import list_stream
+from spec.fries.dataflow import dataflow
 
 DOC = os.path.join(str(ROOT), "docs", "production", "fries.md")
 BLOCK = re.compile(r"^```python\n(# ([\w.]+\.py): [^\n]*\n.*?)^```", re.S | re.M)
@@ -132,13 +137,6 @@ def test_fries_functions_receive_bytes_from_raw_kafka_binary_columns(spark: Any,
     """docs/production/types.md: a ``binary`` column reaches the function as ``bytes`` (not a
     text such as ``"bytearray(b'...')"``), also for Kafka's raw ``key``/``value`` columns; the
     key routes and keys the state like any other."""
-    from pyspark.sql import functions as F
-
-    from spec.fries.dataflow import dataflow
-    from spark_impl.reconfig import ListSource, UserOperator, collect_results, user_job
-    from spark_impl.reconfig.streaming import start_query
-    from spark_impl.sources import list_stream
-
     flow = dataflow([("S", "source"), ("M", "one-to-one")], [("S", "M")])
 
     def seen(state: Any, key: Any, value: Any) -> tuple[Any, list[tuple[Any, Any]]]:
@@ -298,10 +296,6 @@ def test_a_bad_line_stops_the_pages_query_and_a_file_corrected_in_place_continue
     """docs/production/fries.md, "Bad input stops the query, never becomes nulls": with the
     page's stream, a field of the wrong type fails the micro-batch (Spark names the record) and
     nothing of it is committed; the same file corrected in place is read on restart, once."""
-    from spec.fries.dataflow import dataflow
-    from spark_impl.reconfig import ListSource, UserOperator, collect_results, user_job
-    from spark_impl.reconfig.streaming import start_query
-
     base = str(tmp_path / "base")
     os.makedirs(os.path.join(base, "in"))
     good = dict(SCHEMA_ORDER)

@@ -28,6 +28,13 @@ from typing import Any
 
 import pytest
 from support.paths import ROOT
+import pyarrow.dataset as ds
+from reference.oplus.executors import run_sequential
+from reference.oplus.run import run_scenario
+from spark_impl.oplus.user_operator import load_operator
+from spec.oplus.model import OutputTuple, StreamTuple
+from spec.oplus.scenario import parse_scenario
+from spec.oplus.semantics import expected_outputs
 
 DOC = os.path.join(str(ROOT), "docs", "production", "oplus.md")
 BLOCK = re.compile(r"^```python\n(# ([\w.]+\.py): [^\n]*\n.*?)^```", re.S | re.M)
@@ -51,10 +58,6 @@ def test_the_recipe_files_are_in_the_page_and_compile_and_import_what_exists() -
 
 
 def test_the_pages_operator_loads_and_is_a_per_key_max_over_tumbling_windows(tmp_path: Any) -> None:
-    from spec.oplus.model import OutputTuple, StreamTuple
-    from spec.oplus.semantics import expected_outputs
-    from spark_impl.oplus.user_operator import load_operator
-
     path = tmp_path / "my_operators.py"
     path.write_text(blocks()["my_operators.py"], encoding="utf-8")
     op = load_operator(f"{path}:KEY_MAX")
@@ -84,14 +87,6 @@ def _plain(value: Any) -> Any:
 
 @pytest.mark.slow
 def test_the_recipe_gives_the_sorted_inputs_results_and_keeps_the_late_tuple(tmp_path: Any) -> None:
-    import pyarrow.dataset as ds
-
-    from reference.oplus.executors import run_sequential
-    from reference.oplus.run import run_scenario
-    from spec.oplus.model import StreamTuple
-    from spec.oplus.scenario import parse_scenario
-    from spark_impl.oplus.user_operator import load_operator
-
     files = blocks()
     base = str(tmp_path / "base")
     os.makedirs(os.path.join(base, "in"))

@@ -14,11 +14,20 @@ import json
 import os
 import re
 import shutil
+import time
 from collections import Counter
 from typing import Any, Callable
 
 import pytest
 from support.paths import ROOT as REPOSITORY
+from pyspark.sql import functions as F
+from reference.oplus.operators.catalogue import to_row
+from reference.oplus.run import execute
+from spark_impl.reconfig.api import collect_results
+from spec.dgs.loader import load_program
+from spec.dgs.semantics import spec_run
+from spec.dgs.streams import Heartbeat, StreamEvent, sort_streams, value_to_json
+from spec.oplus.scenario import parse_scenario
 
 pytestmark = pytest.mark.spark
 
@@ -46,8 +55,6 @@ def run_block(name: str, namespace: dict[str, Any]) -> dict[str, Any]:
 
 def wait_for(query: Any, done: Callable[[], bool], what: str, seconds: float = 240) -> None:
     """Poll ``done`` while the query runs; fail with the query's error if it died."""
-    import time
-
     deadline = time.monotonic() + seconds
     while not done():
         assert query.isActive, f"the query stopped before {what}: {query.exception()}"
@@ -71,8 +78,6 @@ def test_the_kafka_fries_block_counts_the_decoded_records_with_a_bounded_log(spa
     commits whole batches of decoded records (the states count them per user, the retained
     batches' outputs are exactly their records), and with its Retention the input log keeps no
     file below the committed offset."""
-    from spark_impl.reconfig.api import collect_results
-
     ns = run_block("kafka-fries", run_block("kafka-shaped", {"spark": spark, "base": str(tmp_path)}))
     run = ns["run"]
     try:
@@ -94,10 +99,6 @@ def test_the_kafka_fries_block_counts_the_decoded_records_with_a_bounded_log(spa
 def _window_sums(rows: list[Any], per_unit: int, watermark: int) -> None:
     """The O+ blocks' results: every emitted window (right end ``ts`` <= watermark) equals the
     sequential reference over the records whose event time the watermark covers."""
-    from reference.oplus.operators.catalogue import to_row
-    from reference.oplus.run import execute
-    from spec.oplus.scenario import parse_scenario
-
     items = [{"ts": n // per_unit, "key": f"user-{n % 5}", "value": n % 7} for n in range(per_unit * watermark)]
     case = {"operator": "sliding-sum", "WA": 5, "WS": 10, "parallelism": 1, "inputs": [items]}
     expected = Counter((int(r["ts"]), str(r["key"]), int(r["value"])) for r in
@@ -130,12 +131,6 @@ def test_the_oplus_blocks_emit_the_reference_window_sums(spark: Any, tmp_path: A
 def test_the_kafka_dgs_block_outputs_the_sequential_programs(spark: Any, tmp_path: Any) -> None:
     """sources.md, "Parsing": DGS items as Kafka values (two streams, heartbeats at the end) on the
     recipe's key counter; the Parquet outputs are spec(sort(u))'s."""
-    from pyspark.sql import functions as F
-
-    from spec.dgs.loader import load_program
-    from spec.dgs.semantics import spec_run
-    from spec.dgs.streams import Heartbeat, StreamEvent, sort_streams, value_to_json
-
     shutil.copy(os.path.join(ROOT, "tests", "support", "dgs_live_programs.py"), tmp_path / "word_counter.py")
     target = f"{tmp_path}/word_counter.py:WordCounter"
     ns = run_block("kafka-shaped", {"spark": spark, "base": str(tmp_path), "target": target})

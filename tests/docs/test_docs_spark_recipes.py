@@ -29,6 +29,15 @@ import pytest
 
 from support.doc_blocks import assert_compiles_and_imports_exist, doc_scripts
 from support.paths import ROOT
+from conformance.oplus.engines.reference import reference_rows
+from spark_impl.dgs.streaming_store import Store
+from spark_impl.dgs.topology import topology
+from spark_impl.oplus.streaming_jobs import route_key
+from spark_impl.oplus.streaming_log import Log
+from spec.dgs.loader import load_program
+from spec.dgs.plan import plan_from_json
+from spec.dgs.semantics import spec_run
+from spec.dgs.streams import Heartbeat, StreamEvent, sort_streams, value_to_json
 
 DOC = os.path.join(str(ROOT), "docs", "spark.md")
 RECIPES = {"fries": ("fries_driver.py", "fries_read.py"), "oplus": ("oplus_driver.py", "oplus_read.py"),
@@ -52,8 +61,6 @@ def test_every_recipe_file_is_in_the_doc_compiles_and_imports_what_exists() -> N
 
 
 def test_the_dgs_recipes_program_file_is_a_valid_consistent_program(tmp_path: Any) -> None:
-    from spec.dgs.loader import load_program
-
     path = tmp_path / "word_counter.py"
     path.write_text(recipe_files()["word_counter.py"], encoding="utf-8")
     program = load_program(f"{path}:WordCounter")
@@ -154,7 +161,7 @@ class Recipe:
         self.land(files[0])
         first = self.start(script, arg)
         for marker, upto in steps:
-            self.wait(first, repr(marker), lambda: marker in self.output(first))
+            self.wait(first, repr(marker), lambda marker=marker: marker in self.output(first))
             self.feed(first, files[self.landed:upto])
         check()
         killed_at = self.landed
@@ -229,10 +236,6 @@ def test_oplus_recipe_rescale_kill_restart_read(recipe_dir: Any) -> None:
     """oplus_driver.py rescaled 2 -> 4 while it runs, SIGKILL mid-stream, restart,
     oplus_read.py: the rows equal the sequential reference's (each once), each from its key's
     instance under the parallelism in force in its batch."""
-    from conformance.oplus.engines.reference import reference_rows
-    from spark_impl.oplus.streaming_jobs import route_key
-    from spark_impl.oplus.streaming_log import Log
-
     rng = random.Random(15)
     recipe = recipe_dir("oplus")
     ts, files = 0, []
@@ -268,14 +271,6 @@ def test_dgs_recipe_replan_kill_restart_read(recipe_dir: Any) -> None:
     """dgs_driver.py re-planned 2 -> 3 leaves while it runs, SIGKILL mid-stream, restart with
     the 2-leaf plan (re-planned at start), dgs_read.py: the outputs are spec(sort(u)) exactly
     once."""
-    from spec.dgs.loader import load_program
-    from spec.dgs.plan import plan_from_json
-    from spec.dgs.semantics import spec_run
-    from spec.dgs.streams import Heartbeat, StreamEvent, sort_streams, value_to_json
-
-    from spark_impl.dgs.streaming_store import Store
-    from spark_impl.dgs.topology import topology
-
     rng = random.Random(16)
     recipe = recipe_dir("dgs")
     program = load_program(os.path.join(recipe.root, "recipe", "word_counter.py:WordCounter"))

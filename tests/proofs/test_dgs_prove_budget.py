@@ -14,10 +14,12 @@ import pytest
 
 from streamproof.main import main
 from support.dgs_helpers import simple_program, target, write_program
-from proofs.dgs.prover import ProveSettings, attempt, symbolic_setting
+from proofs.dgs.prover import ProveSettings, attempt, symbolic_setting, Attempt
 from reference.dgs.small_scope import sample_events, search
 from spec.dgs.loader import load_program
 from spec.dgs.program import UserCodeError
+from reference.dgs.checker import ConditionResult
+from streamproof.sandbox.budgeted import BudgetedProver, merge
 
 
 def check(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -102,10 +104,6 @@ def test_states_that_cannot_be_printed_are_enumerated(tmp_path: Path) -> None:
 
 
 def test_a_concrete_violation_beats_a_proof() -> None:
-    from streamproof.sandbox.budgeted import BudgetedProver, merge
-    from proofs.dgs.prover import Attempt
-    from reference.dgs.checker import ConditionResult
-
     program = load_program(target("windowing.py:EventWindow"))
     proved = Attempt("C1", "proved", 0.1, "proved with Z3 for all states (State: int)")
     holds = ConditionResult("C1", "holds", method="enumeration+hypothesis", examples=5, checked=5)

@@ -18,6 +18,7 @@ from spec.dgs.program import Program
 from spec.dgs.loader import load_program
 
 from support.paths import ROOT
+from proofs.dgs import prover
 EXAMPLES = ROOT / "reference" / "dgs" / "examples"
 FAST = ProveSettings(examples=40, depth=2)
 
@@ -121,8 +122,6 @@ def test_cli_prove_json_and_exit_codes(capsys: pytest.CaptureFixture[str]) -> No
 
 def test_spec_confirms_every_reported_counterexample(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every reported violation went through the spec's evaluation and failed it there."""
-    from proofs.dgs import prover
-
     verdicts: list[bool] = []
 
     def recording(condition: str) -> Callable[[Program, Any], Evaluation]:

@@ -18,6 +18,7 @@ from reference.fries.mcs import fries_mcs
 from reference.fries.serializability import check_serializability
 from spec.fries.dataflow import Dataflow, Operator, OperatorKind
 from spec.fries.schedule import Schedule
+from proofs.fries.flow import Branch, LooseBranch, one_hot
 
 
 @st.composite
@@ -110,8 +111,6 @@ def test_loose_branch_over_approximates_the_exact_one(n: int) -> None:
     """Z3 proof (on every DAG with n operators) that the cheap query the lemmas try first is
     an over-approximation: every exact branch witness, and every exact "leaves the MCS", is
     also a loose one. So "loose is unsat" soundly proves "exact is unsat"."""
-    from proofs.fries.flow import Branch, LooseBranch, one_hot
-
     dag = SymbolicDag(n)
     seeds, eqs = fries_seeds(dag, ALG4)
     mcs = SymbolicMcs(dag, seeds)

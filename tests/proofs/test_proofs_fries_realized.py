@@ -6,6 +6,7 @@ schedule model of proofs/fries/lemmas.py to the executable semantics."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
@@ -77,7 +78,7 @@ def test_every_violation_the_simulator_shows_is_in_the_model() -> None:
                 continue
             seen[scheduler] += 1
 
-            def pin(dag: SymbolicDag) -> list[z.BoolTerm]:
+            def pin(dag: SymbolicDag, flow: Any = flow, reconf: Any = reconf) -> list[z.BoolTerm]:
                 return pin_dataflow(dag, flow, reconf)[0]
 
             cases = L.non_serializable(len(flow.operators), KINDS, variant, restrict=pin)

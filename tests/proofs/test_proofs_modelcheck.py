@@ -25,6 +25,7 @@ from spec.fries.dataflow import Dataflow, dataflow
 from spec.fries.serializability import is_conflict_serializable
 from support.fries_dataflows import random_flows
 from support.fries_witness import scenario_for
+from streamproof.main import main
 
 
 def test_every_scheduler_as_expected_up_to_three_objects() -> None:
@@ -119,8 +120,6 @@ def test_workers_and_unique_operators_are_explored() -> None:
 
 
 def test_cli_json_contract(capsys: pytest.CaptureFixture[str]) -> None:
-    from streamproof.main import main
-
     assert main(["modelcheck", "--max-operators", "3", "--json"]) == 0
     document = json.loads(capsys.readouterr().out)
     assert list(document) == ["results"]

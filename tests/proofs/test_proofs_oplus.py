@@ -2,6 +2,7 @@
 the spec computes on random integers, and every claim comes out as expected."""
 
 from __future__ import annotations
+import dataclasses
 
 import z3
 from hypothesis import given, settings, strategies as st
@@ -9,6 +10,9 @@ from hypothesis import given, settings, strategies as st
 from proofs import oplus
 from proofs.result import run_item
 from spec.oplus.windows import WindowSpec
+from proofs.catalogue import all_items
+from spec.oplus.instances import join_plus
+from spec.oplus.model import WindowType, lemma2_applies
 
 
 def _eval(term: z3.ExprRef, wa: int, ws: int, **ints: int) -> int | bool:
@@ -71,11 +75,6 @@ def test_lemma2_wt_single_needs_implicit_watermarks() -> None:
 
 
 def test_lemma2_applies_states_the_watermark_precondition() -> None:
-    import dataclasses
-
-    from spec.oplus.instances import join_plus
-    from spec.oplus.model import WindowType, lemma2_applies
-
     base = join_plus("j", WindowSpec(1, 1), lambda t: frozenset({0}), lambda k, a, b: (a.ts, b.ts))
     single = dataclasses.replace(base, window_type=WindowType.SINGLE, emits_on_update=True)
     multi = dataclasses.replace(base, window_type=WindowType.MULTI, emits_on_update=True)
@@ -86,8 +85,6 @@ def test_lemma2_applies_states_the_watermark_precondition() -> None:
 
 
 def test_every_row_has_a_scope_and_definition_checks_are_labelled() -> None:
-    from proofs.catalogue import all_items
-
     items = all_items(3)
     assert all(len(item.scope) > 40 and "quantified over" in item.scope for item in items)
     labelled = [i for i in items if "[definition check]" in i.name]

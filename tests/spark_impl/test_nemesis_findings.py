@@ -10,9 +10,11 @@ executor takes with it); with a checkpoint directory set, the state must still b
 
 from __future__ import annotations
 
+import importlib
 from typing import Any, Iterator
 
 import pytest
+from spark_impl.lineage import cut_lineage
 
 
 @pytest.fixture
@@ -27,8 +29,6 @@ def checkpoint_dir(spark: Any, tmp_path: Any) -> Iterator[str]:
 
 @pytest.mark.parametrize("module", ["spark_impl.oplus.driver", "spark_impl.dgs.driver"])
 def test_materialized_state_survives_the_loss_of_its_blocks(spark: Any, checkpoint_dir: str, module: str) -> None:
-    import importlib
-
     materialize = getattr(importlib.import_module(module), "_materialize")
     state = materialize(spark.sparkContext.parallelize(range(6), 3).map(lambda x: x * 10))
     state.unpersist(blocking=True)  # the blocks a killed executor held are gone
@@ -37,8 +37,6 @@ def test_materialized_state_survives_the_loss_of_its_blocks(spark: Any, checkpoi
 
 
 def test_without_a_checkpoint_directory_the_local_checkpoint_is_kept(spark: Any) -> None:
-    from spark_impl.lineage import cut_lineage
-
     assert not spark.sparkContext.getCheckpointDir()
     state = cut_lineage(spark.sparkContext.parallelize(range(4), 2))
     assert state.count() == 4 and state.getCheckpointFile() is None

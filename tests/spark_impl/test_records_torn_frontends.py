@@ -12,6 +12,14 @@ import pytest
 
 from spark_impl.records import CorruptStateError
 from spark_impl.store import Store, open_store
+from spark_impl.dgs.streaming_store import Store as DgsStore
+from spark_impl.lru import LRU
+from spark_impl.oplus.streaming_log import Log
+from spark_impl.reconfig import progress
+from spark_impl.reconfig.control import ControlReader, control_log, write_control
+from spark_impl.reconfig.progress import Progress, read_progress, write_progress
+from spark_impl.dgs.streaming_store import Commit as DgsCommit
+from spark_impl.oplus.streaming_log import Commit as OplusCommit
 
 
 def _tear(store: Store, name: str) -> bytes:
@@ -28,10 +36,6 @@ def location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 
 def test_fries_progress_log(location: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    from spark_impl.lru import LRU
-    from spark_impl.reconfig import progress
-    from spark_impl.reconfig.progress import Progress, read_progress, write_progress
-
     write_progress(location, [Progress(offset=4, history=[1])], 1)
     write_progress(location, [Progress(offset=8, history=[1, 2])], 2)
     store = open_store(location)
@@ -45,8 +49,6 @@ def test_fries_progress_log(location: str, monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def test_fries_control_log_goes_above_a_torn_record(location: str) -> None:
-    from spark_impl.reconfig.control import ControlReader, control_log, write_control
-
     log = control_log(location)
     write_control(log, [])
     write_control(log, [])
@@ -60,16 +62,15 @@ def test_fries_control_log_goes_above_a_torn_record(location: str) -> None:
 
 
 def test_oplus_commit_log(location: str) -> None:
-    from spark_impl.oplus.streaming_log import Commit, Log
 
     log = Log(location)
-    log.write_commit(Commit(0, {0: 1}, {0: 1}, 1, outputs=3))
-    log.write_commit(Commit(1, {0: 1}, {0: 2}, 1, outputs=4))
+    log.write_commit(OplusCommit(0, {0: 1}, {0: 1}, 1, outputs=3))
+    log.write_commit(OplusCommit(1, {0: 1}, {0: 2}, 1, outputs=4))
     torn = _tear(log.store, log.commits.name(1))
     restarted = Log(location)
     found = restarted.latest()
     assert found is not None and found.batch == 0  # batch 1 is replayed
-    restarted.write_commit(Commit(1, {0: 1}, {0: 2}, 1, outputs=4))  # the replayed batch's commit
+    restarted.write_commit(OplusCommit(1, {0: 1}, {0: 2}, 1, outputs=4))  # the replayed batch's commit
     assert restarted.store.read(restarted.commits.aside_name(1)) == torn[:len(torn) - 5]
     again = Log(location).latest()
     assert again is not None and again.batch == 1 and again.parallelism == {0: 2}
@@ -81,8 +82,6 @@ def test_oplus_commit_log(location: str) -> None:
 
 
 def test_oplus_torn_newest_request_is_not_a_request(location: str) -> None:
-    from spark_impl.oplus.streaming_log import Log
-
     log = Log(location)
     assert log.add_request(0, 3, None) == 1
     assert log.add_request(1, 2, 40) == 2
@@ -98,11 +97,10 @@ def test_oplus_torn_newest_request_is_not_a_request(location: str) -> None:
 
 
 def test_oplus_altered_commit_is_refused(location: str) -> None:
-    from spark_impl.oplus.streaming_log import Commit, Log
 
     log = Log(location)
-    log.write_commit(Commit(0, {0: 1}, {0: 1}, 1))
-    log.write_commit(Commit(1, {0: 1}, {0: 1}, 1))
+    log.write_commit(OplusCommit(0, {0: 1}, {0: 1}, 1))
+    log.write_commit(OplusCommit(1, {0: 1}, {0: 1}, 1))
     data = log.store.read(log.commits.name(1)) or b""
     log.store.delete(log.commits.name(1))
     log.store.write_once(log.commits.name(1), data + b" ")
@@ -111,18 +109,17 @@ def test_oplus_altered_commit_is_refused(location: str) -> None:
 
 
 def test_dgs_commit_log(location: str) -> None:
-    from spark_impl.dgs.streaming_store import Commit, Store as DgsStore
 
     store = DgsStore(location)
     jobs = [("t", {"plan": 1}, 0)]
-    store.write(Commit(jobs, 0, "b000000000000", [], -1))
-    store.write(Commit(jobs, 0, "b000000000000", [], 0))  # the delivery record
-    store.write(Commit(jobs, 1, "b000000000001", [], 0))
+    store.write(DgsCommit(jobs, 0, "b000000000000", [], -1))
+    store.write(DgsCommit(jobs, 0, "b000000000000", [], 0))  # the delivery record
+    store.write(DgsCommit(jobs, 1, "b000000000001", [], 0))
     _tear(store.location, store.log.name(3))
     restarted = DgsStore(location)
     found = restarted.read()
     assert found is not None and (found.batch, found.delivered) == (0, 0)  # batch 1 is replayed
-    restarted.write(Commit(jobs, 1, "b000000000001", [], 0))
+    restarted.write(DgsCommit(jobs, 1, "b000000000001", [], 0))
     assert restarted.log.sequences()[-1] == 4 and restarted.location.exists(restarted.log.aside_name(3))
     again = DgsStore(location).read()
     assert again is not None and again.batch == 1

@@ -15,6 +15,11 @@ from typing import Any
 import pytest
 
 from spark_impl.sources import list_stream
+from reference.fries.userjob import serial_run
+from spark_impl.reconfig import ListSource, UserOperator, user_job
+from spark_impl.reconfig.api import collect_results
+from spark_impl.reconfig.streaming import start_query
+from spec.fries.dataflow import dataflow
 
 pytestmark = pytest.mark.spark
 
@@ -44,9 +49,6 @@ def test_each_micro_batch_is_exactly_one_listed_batch_and_a_restart_continues(sp
 
 
 def _job(tuples: tuple[Any, ...] = ()) -> Any:
-    from spec.fries.dataflow import dataflow
-    from spark_impl.reconfig import ListSource, UserOperator, user_job
-
     flow = dataflow([("S", "source"), ("M", "one-to-one")], [("S", "M")])
 
     def running_sum(state: Any, key: str, value: int) -> tuple[Any, list[tuple[str, Any]]]:
@@ -56,15 +58,11 @@ def _job(tuples: tuple[Any, ...] = ()) -> Any:
 
 
 def _fries(spark: Any, stream: Any, ckpt: str) -> Any:
-    from spark_impl.reconfig.streaming import start_query
-
     return start_query(spark, _job(), stream, scheduler="fries", checkpoint_dir=ckpt,
                        key_column="user", value_column="amount")
 
 
 def _results(run: Any) -> tuple[list[str], dict[Any, Any]]:
-    from spark_impl.reconfig.api import collect_results
-
     (result,) = collect_results(run.executor)
     return sorted(json.dumps(list(o)) for o in result.outputs), dict(result.states)
 
@@ -73,8 +71,7 @@ def test_fries_live_on_a_list_stream_stopped_and_restarted_equals_the_serial_ref
     """docs/production/sources.md: the Fries front end on a non-file, replayable stream, stopped after
     two batches and restarted with all four: the input log holds the listed rows once, in order,
     and outputs and states equal reference.fries.userjob.serial_run over them."""
-    from reference.fries.userjob import serial_run
-    from spark_impl.keys import route
+    from spark_impl.keys import route  # noqa: PLC0415 - read when called: spark_impl.keys.route is replaced at run time
 
     ckpt = str(tmp_path / "ckpt")
     run = _fries(spark, list_stream(spark, "user string, amount long", BATCHES[:2]), ckpt)

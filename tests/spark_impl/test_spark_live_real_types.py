@@ -16,17 +16,34 @@ import signal
 import subprocess
 import sys
 import time
+import datetime as dt
+import time as clock
 from collections import Counter
 from pathlib import Path
 from typing import Any
+from decimal import Decimal
 
 import pytest
 
-from spark_impl.values import from_json, to_json
+from spark_impl.values import from_json, to_json, decode
 
 from support.paths import TESTS
 sys.path.insert(0, str(TESTS))
 from support import live_real_types_jobs as jobs  # noqa: E402 - the shared jobs and the driver of the kill tests
+from conformance.oplus.engines.reference import reference_rows
+from hypothesis import given, settings, strategies as st
+from spark_impl.dgs.streaming import LiveJob, start_dgs_query
+from spark_impl.dgs.streaming_plan import keyed_plan
+from spark_impl.oplus.streaming import start_oplus_query
+from spark_impl.oplus.streaming_jobs import route_key, oplus_job
+from spark_impl.readers import read_result_rows
+from spark_impl.reconfig import collect_results, DirectorySource
+from spark_impl.reconfig.sinks import ParquetSink
+from spark_impl.reconfig.streaming import LOG_SUFFIX, start_query, BatchLogSource, InputIndex
+from spec.dgs.loader import load_program
+from spec.dgs.semantics import spec_run
+from spec.dgs.streams import Heartbeat, StreamEvent, sort_streams
+from spec.errors import InputError
 
 pytestmark = pytest.mark.spark
 HERE = str(TESTS)
@@ -64,9 +81,6 @@ def test_fries_live_nested_struct_keys_reach_functions_as_tuples_and_restart_exa
     (before, a value struct reached it as a list, and a list used as a key crashed the query);
     the input log keeps every type exactly (decimal, UTC timestamp, date, bytes, map as pairs,
     null); a crash before a commit and a restart give each tuple's result exactly once."""
-    from spark_impl.reconfig import collect_results
-    from spark_impl.reconfig.streaming import LOG_SUFFIX, start_query
-
     (tmp_path / "in").mkdir()
     _land_fries(tmp_path, range(2))
 
@@ -97,8 +111,6 @@ def test_fries_live_nested_struct_keys_reach_functions_as_tuples_and_restart_exa
 def test_fries_input_log_of_the_first_format_is_still_read_with_tuples(tmp_path: Path) -> None:
     """spark_impl/reconfig/streaming.py LOG_SUFFIX: a plain ``.jsonl`` file of the first format
     (a checkpoint written before) is read, its lists become tuples (keys and values)."""
-    from spark_impl.reconfig.streaming import BatchLogSource, InputIndex
-
     log = tmp_path / "input"
     log.mkdir()
     (log / "b000000000000-p00000.jsonl").write_text(json.dumps([["eu", [1, ["a"]]], [1.5, {"k": [2]}]]) + "\n")
@@ -114,8 +126,6 @@ def test_fries_input_log_of_the_first_format_is_still_read_with_tuples(tmp_path:
 def test_directory_source_values_are_in_the_documented_form(tmp_path: Path) -> None:
     """spark_impl.reconfig.model.DirectorySource: JSON arrays in keys and values are tuples,
     objects sorted pairs (a value can be used as a key; before, a value array was a list)."""
-    from spark_impl.reconfig import DirectorySource
-
     (tmp_path / "a.jsonl").write_text(json.dumps([["eu", [1]], [[1, [2]], {"z": 1, "a": [3]}]]) + "\n")
     _, _, key, value = DirectorySource("S", str(tmp_path)).get(0)
     assert key == ("eu", (1,)) and value == ((1, (2,)), (("a", (3,)), ("z", 1)))
@@ -124,9 +134,6 @@ def test_directory_source_values_are_in_the_documented_form(tmp_path: Path) -> N
 
 def test_a_column_of_a_type_without_a_documented_form_is_refused_at_start(spark: Any, tmp_path: Path) -> None:
     """spark_impl.values.unsupported: one clear error when the query starts, naming the column."""
-    from spec.errors import InputError
-    from spark_impl.reconfig.streaming import start_query
-
     (tmp_path / "in").mkdir()
     stream = spark.readStream.schema("key string, value string").json(str(tmp_path / "in"))
     stream = stream.selectExpr("key", "make_interval(1, 2, 0, 0, 0, 0, 0) as value")
@@ -149,10 +156,6 @@ def _check_oplus(spark: Any, table: str, items: list[dict[str, Any]]) -> None:
     "Results": a map as sorted pairs, a date, a UTC datetime, types kept), Spark reads the same
     rows, and each row came from the instance its key routes to (a key not in the documented
     form routes elsewhere: a naive timestamp has another hash)."""
-    from conformance.oplus.engines.reference import reference_rows
-    from spark_impl.oplus.streaming_jobs import route_key
-    from spark_impl.readers import read_result_rows
-
     case = {"operator": "sliding-sum", "WA": 2, "WS": 4, "WT": "single", "parallelism": 1,
             "inputs": [[{"ts": i["ts"], "key": _encoded(i["key"]), "value": i["value"]} for i in items]]}
     rows = read_result_rows(table, decode=True)
@@ -169,10 +172,6 @@ def test_oplus_live_struct_keys_with_maps_dates_and_timestamps_restart_exactly_o
     """docs/production/types.md on the O+ front end: a struct key holding a map, a date and a
     timestamp is a tuple (the map as sorted pairs: before, a dict, unhashable); two crashes and
     restarts give the reference's windows exactly once."""
-    from spark_impl.oplus.streaming import start_oplus_query
-    from spark_impl.oplus.streaming_jobs import oplus_job
-    from spark_impl.reconfig.sinks import ParquetSink
-
     source, ckpt, table = (str(tmp_path / n) for n in ("in", "ckpt", "out"))
     os.makedirs(source)
     files = _oplus_files()
@@ -207,11 +206,6 @@ def _check_dgs(spark: Any, table: str) -> None:
     """The outputs read back by ``read_result_rows(decode=True)`` equal spec(sort(u)) of the
     documented-form events exactly (docs/production/types.md "Results": Decimal and datetime
     kept, types included); Spark reads as many rows."""
-    from spec.dgs.loader import load_program
-    from spec.dgs.semantics import spec_run
-    from spec.dgs.streams import Heartbeat, StreamEvent, sort_streams
-    from spark_impl.readers import read_result_rows
-
     streams: dict[str, list[Any]] = {}
     for item in jobs.dgs_items(30):
         streams.setdefault(item["stream"], []).append(
@@ -227,11 +221,6 @@ def test_dgs_live_struct_events_with_decimals_and_timestamps_restart_exactly_onc
     """spark_impl/dgs/streaming_rows.py: a struct item column's event reaches the program in
     the documented form (a nested key tuple, Decimal, UTC datetime); kills at two points of the
     commit protocol and restarts give spec(sort(u)) exactly once."""
-    from spark_impl.dgs.streaming import LiveJob, start_dgs_query
-    from spark_impl.dgs.streaming_plan import keyed_plan
-    from spark_impl.reconfig.sinks import ParquetSink
-    from spec.dgs.loader import load_program
-
     source, ckpt, table = (str(tmp_path / n) for n in ("in", "ckpt", "out"))
     os.makedirs(source)
     plan = keyed_plan(load_program(DGS_TARGET), ["s0", "s1"], 2)
@@ -335,14 +324,6 @@ def test_decode_gives_the_documented_form_of_what_spark_stores_in_any_local_zone
     of every type (nulls at every level, timestamps around a daylight-saving change) go into a
     DataFrame and come back through PySpark's conversion, in a driver whose local zone is not
     UTC; decoded, each equals the documented value it started from (types included)."""
-    import datetime as dt
-    import time as clock
-    from decimal import Decimal
-
-    from hypothesis import given, settings, strategies as st
-
-    from spark_impl.values import decode
-
     utc = dt.timezone.utc
     texts = st.text(alphabet="abcé", max_size=3)
     decimals = st.decimals(min_value=-10**8, max_value=10**8, places=3, allow_nan=False, allow_infinity=False)

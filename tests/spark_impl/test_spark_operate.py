@@ -30,6 +30,16 @@ from spark_impl.lifecycle import POLL_S, QueryFailed, QueryStopped, install_sign
 from spark_impl.readers import read_result_rows
 from spark_impl.status import read_status
 from support.paths import TESTS
+from spark_impl.dgs.streaming import LiveJob, start_dgs_query
+from spark_impl.dgs.streaming_plan import keyed_plan
+from spark_impl.oplus.streaming import start_oplus_query
+from spark_impl.oplus.streaming_jobs import oplus_job
+from spark_impl.reconfig import ListSource, UserOperator, user_job, Request, user_update
+from spark_impl.reconfig.sinks import ParquetSink
+from spark_impl.reconfig.streaming import start_query
+from spec.dgs.loader import load_program
+from spec.errors import InputError
+from spec.fries.dataflow import dataflow
 
 pytestmark = pytest.mark.spark
 WAIT_S = 300.0
@@ -108,9 +118,6 @@ def assert_signal_stops(run: Any) -> None:
 
 
 def fries_job(negative_raises: bool) -> Any:
-    from spec.fries.dataflow import dataflow
-    from spark_impl.reconfig import ListSource, UserOperator, user_job
-
     flow = dataflow([("S", "source"), ("M", "one-to-one")], [("S", "M")])
 
     def count(state: Any, key: Any, value: Any) -> Any:
@@ -123,10 +130,6 @@ def fries_job(negative_raises: bool) -> Any:
 
 def test_fries_query_logs_meters_reports_status_reads_and_never_hangs_on_death(spark: Any, tmp_path: Any,
                                                                                caplog: Any) -> None:
-    from spark_impl.reconfig import Request, user_update
-    from spark_impl.reconfig.sinks import ParquetSink
-    from spark_impl.reconfig.streaming import start_query
-
     caplog.set_level(logging.INFO, logger="streamproof")
     flow, job = fries_job(negative_raises=True)
     files = Landing(str(tmp_path / "in"))
@@ -193,9 +196,6 @@ def test_fries_query_logs_meters_reports_status_reads_and_never_hangs_on_death(s
 
 
 def test_fries_with_block_and_sigterm_stop_at_a_batch_boundary(spark: Any, tmp_path: Any, caplog: Any) -> None:
-    from spark_impl.reconfig import Request, user_update
-    from spark_impl.reconfig.streaming import start_query
-
     caplog.set_level(logging.INFO, logger="streamproof")
     flow, job = fries_job(negative_raises=False)
     files = Landing(str(tmp_path / "in"))
@@ -240,11 +240,6 @@ def test_fries_with_block_and_sigterm_stop_at_a_batch_boundary(spark: Any, tmp_p
 
 def test_oplus_query_logs_late_drops_meters_reports_status_reads_and_never_hangs_on_death(
         spark: Any, tmp_path: Any, caplog: Any) -> None:
-    from spec.errors import InputError
-    from spark_impl.oplus.streaming import start_oplus_query
-    from spark_impl.oplus.streaming_jobs import oplus_job
-    from spark_impl.reconfig.sinks import ParquetSink
-
     caplog.set_level(logging.INFO, logger="streamproof")
     files = Landing(str(tmp_path / "in"))
     ckpt, results = str(tmp_path / "ckpt"), str(tmp_path / "results")
@@ -306,12 +301,6 @@ def test_oplus_query_logs_late_drops_meters_reports_status_reads_and_never_hangs
 
 def test_dgs_query_logs_meters_reports_status_reads_and_never_hangs_on_death(spark: Any, tmp_path: Any,
                                                                              caplog: Any) -> None:
-    from spec.dgs.loader import load_program
-    from spec.errors import InputError
-    from spark_impl.dgs.streaming import LiveJob, start_dgs_query
-    from spark_impl.dgs.streaming_plan import keyed_plan
-    from spark_impl.reconfig.sinks import ParquetSink
-
     caplog.set_level(logging.INFO, logger="streamproof")
     target = os.path.join(str(TESTS), "support", "dgs_live_programs.py:FailingCounter")
     program = load_program(target)

@@ -23,8 +23,26 @@ from typing import Any, Callable
 import pytest
 
 from spec.errors import InputError
-from spark_impl.sources import KAFKA_COLUMNS, from_kafka, kafka_package
+from spark_impl.sources import KAFKA_COLUMNS, from_kafka, kafka_package, list_stream
 from support.paths import TESTS
+import pyspark
+from pyspark.sql import functions as F
+from reference.fries.userjob import serial_run
+from reference.oplus.operators.catalogue import to_row
+from reference.oplus.run import execute
+from spark_impl.dgs.streaming import LiveJob, start_dgs_query
+from spark_impl.dgs.streaming_plan import keyed_plan
+from spark_impl.oplus.streaming import start_oplus_query
+from spark_impl.oplus.streaming_jobs import oplus_job
+from spark_impl.reconfig import ListSource, UserOperator, user_job
+from spark_impl.reconfig.api import collect_results
+from spark_impl.reconfig.sinks import CallbackSink
+from spark_impl.reconfig.streaming import start_query
+from spec.dgs.loader import load_program
+from spec.dgs.semantics import spec_run
+from spec.dgs.streams import Heartbeat, StreamEvent, sort_streams, value_to_json
+from spec.fries.dataflow import dataflow
+from spec.oplus.scenario import parse_scenario
 
 pytestmark = pytest.mark.spark
 
@@ -43,8 +61,6 @@ def kafka_shaped(spark: Any, kind: str, key: Any, value: Any, topic: Any, rows_p
     ``key``/``value`` binary (from the column expressions ``key``/``value`` over the rate's
     ``value`` ``n``), ``topic`` (``topic``), ``partition`` = n mod 3, ``offset`` = n div 3 (each
     partition's offsets increase), ``timestamp`` (the rate's), ``timestampType`` 0."""
-    from pyspark.sql import functions as F
-
     reader = spark.readStream.format(kind).option("numPartitions", 2)
     if kind == "rate-micro-batch":
         reader = reader.option("rowsPerBatch", rows_per_batch).option("startTimestamp", 0)
@@ -79,7 +95,6 @@ def _collecting() -> tuple[dict[int, list[Any]], Any]:
 def _frame(spark: Any, records: list[tuple[Any, Any]]) -> Any:
     rows = [(None if k is None else k.encode(), None if v is None else v.encode(), "payments", i % 2, 100 + i, i * 1000)
             for i, (k, v) in enumerate(records)]
-    from pyspark.sql import functions as F
 
     return (spark.createDataFrame(rows, "key binary, value binary, topic string, partition int, offset long, ms long")
             .withColumn("timestamp", F.timestamp_millis("ms")).drop("ms"))
@@ -141,8 +156,6 @@ def test_from_kafka_refuses_frames_and_names_it_cannot_use(spark: Any) -> None:
 
 def test_kafka_package_matches_the_installed_pyspark() -> None:
     """kafka_package docstring: the coordinate for --packages, Spark and Scala versions of the installed PySpark."""
-    import pyspark
-
     assert kafka_package() == f"org.apache.spark:spark-sql-kafka-0-10_2.13:{pyspark.__version__}"
     assert kafka_package("3.5.1", "2.12") == "org.apache.spark:spark-sql-kafka-0-10_2.12:3.5.1"
     with pytest.raises(InputError, match="not a Scala binary version"):
@@ -159,14 +172,7 @@ def test_fries_live_on_a_kafka_stream_equals_the_serial_reference(spark: Any, tm
     """docs/production/sources.md: start_query takes any streaming DataFrame with a key and a value
     column; on decoded Kafka records the outputs and states equal reference.fries.userjob.serial_run
     over the tuples in the input log's order, and those tuples are exactly the records sent."""
-    from pyspark.sql import functions as F
-
-    from reference.fries.userjob import serial_run
-    from spec.fries.dataflow import dataflow
-    from spark_impl.keys import route
-    from spark_impl.reconfig import ListSource, UserOperator, user_job
-    from spark_impl.reconfig.api import collect_results
-    from spark_impl.reconfig.streaming import start_query
+    from spark_impl.keys import route  # noqa: PLC0415 - read when called: spark_impl.keys.route is replaced at run time
 
     total = 40
     n = F.col("value")
@@ -200,10 +206,6 @@ def test_fries_live_on_a_kafka_stream_equals_the_serial_reference(spark: Any, tm
 
 
 def _oplus_expected(inputs: list[list[dict[str, Any]]], WA: int, WS: int, WT: str) -> Counter[tuple[int, str, str]]:
-    from reference.oplus.operators.catalogue import to_row
-    from reference.oplus.run import execute
-    from spec.oplus.scenario import parse_scenario
-
     case = {"operator": "sliding-sum", "WA": WA, "WS": WS, "WT": WT, "parallelism": 1, "inputs": inputs}
     rows = [to_row(o) for o in execute(parse_scenario(case), "sequential").outputs]
     return Counter((int(r["ts"]), str(r["key"]), json.dumps(r["value"])) for r in rows)
@@ -218,12 +220,6 @@ def test_oplus_live_on_a_kafka_stream_equals_the_sequential_reference(spark: Any
     guarantees": map each O+ source to its own partitions, and the skew between partitions is
     no lateness). Every window result equals the sequential reference's, each once; no tuple
     is late."""
-    from pyspark.sql import functions as F
-
-    from spark_impl.oplus.streaming import start_oplus_query
-    from spark_impl.oplus.streaming_jobs import oplus_job
-    from spark_impl.reconfig.sinks import CallbackSink
-
     total, lag = 48, 20  # rate values 0..47 are tuples, 48..53 end every (topic, partition)
     n = F.col("value")
     topic_b, lagging = n % 2 == 1, n % PARTITIONS == 1
@@ -268,15 +264,6 @@ def test_oplus_live_on_a_kafka_stream_equals_the_sequential_reference(spark: Any
 def test_dgs_live_on_a_kafka_stream_equals_the_sequential_program(spark: Any, tmp_path: Any, kind: str) -> None:
     """docs/production/sources.md: Kafka values that are DGS items (JSON text, ``from_kafka(raw, None)``)
     on a two-leaf plan; the outputs equal spec(sort(u)), each once, and the final state the sequential one."""
-    from pyspark.sql import functions as F
-
-    from spec.dgs.loader import load_program
-    from spec.dgs.semantics import spec_run
-    from spec.dgs.streams import Heartbeat, StreamEvent, sort_streams, value_to_json
-    from spark_impl.dgs.streaming import LiveJob, start_dgs_query
-    from spark_impl.dgs.streaming_plan import keyed_plan
-    from spark_impl.reconfig.sinks import CallbackSink
-
     total = 40  # rate values 0..39 are events, 40 and 41 heartbeats of s0 and s1
     n = F.col("value")
     stream_of = F.concat(F.lit("s"), (n % 2).cast("string"))
@@ -317,13 +304,6 @@ def test_a_bad_record_stops_a_live_front_end_with_the_line_naming_it(spark: Any,
     """sources module docstring: in a running query (the Fries front end on a scripted Kafka-shaped
     stream), a record that does not fit stops the query with the record's line; the batch before it
     is committed, nothing of the bad record's batch is."""
-    from pyspark.sql import functions as F
-
-    from spec.fries.dataflow import dataflow
-    from spark_impl.reconfig import ListSource, UserOperator, user_job
-    from spark_impl.reconfig.streaming import start_query
-    from spark_impl.sources import list_stream
-
     records = list_stream(spark, "key string, value string, topic string, partition int, offset long", [
         [["ann", '{"amount": 1}', "payments", 0, 0], ["bob", '{"amount": 2}', "payments", 1, 0]],
         [["ann", '{"amount": 3}', "payments", 0, 1], ["cy", '{"amount": "4"}', "payments", 1, 1]]])

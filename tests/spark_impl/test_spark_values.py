@@ -9,6 +9,7 @@ import datetime as dt
 import json
 import math
 import random
+import re
 from decimal import Decimal
 from typing import Any
 
@@ -153,8 +154,6 @@ def test_values_without_a_documented_form_are_refused_by_the_persisted_encoding(
 def test_the_types_page_example_runs() -> None:
     """docs/production/types.md, "Testing a job in memory with the same values": its example
     runs as written (its asserts hold)."""
-    import re
-
     page = ROOT / "docs" / "production" / "types.md"
     section = page.read_text(encoding="utf-8").split("## Testing a job in memory with the same values")[1]
     (code,) = re.findall(r"```python\n(.*?)```", section, re.S)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import re
+import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 import pytest
@@ -68,8 +70,6 @@ def test_injected_fault_is_caught_shrunk_saved_and_replayable(capsys: pytest.Cap
     assert result.returncode == 0, result.stdout + result.stderr
     report = (tmp_path / "report.md").read_text()
     assert "**FAIL**" in report and "<svg" in report and "serializable" in report
-    import re
-    import xml.etree.ElementTree as ElementTree
 
     charts = re.findall(r"<svg.*?</svg>", report, re.S)
     assert len(charts) >= 2

@@ -20,6 +20,7 @@ import pytest
 
 from streamproof.main import main
 from support.dgs_helpers import simple_program
+from streamproof.sandbox import runner
 
 FAST = ["--examples", "5", "--call-timeout", "2", "--timeout", "20", "--prove-budget", "0"]  # Z3 first: tests/proofs/test_dgs_prove_budget.py
 
@@ -326,8 +327,6 @@ def test_ctrl_c_on_our_process_exits_130_and_leaves_no_process(tmp_path: Path) -
 
 def test_endless_printing_is_stopped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                      capsys: pytest.CaptureFixture[str]) -> None:
-    from streamproof.sandbox import runner
-
     monkeypatch.setattr(runner, "MAX_OUTPUT", 1_000_000)
     err = bad_input(capsys, program(tmp_path, imports='while True: print("x" * 1000)'))
     assert "the program printed more than 1 MB" in err and "importing" in err
@@ -367,7 +366,7 @@ def test_a_loop_in_a_dunder_on_the_checkers_path_hits_the_call_limit(
     err = bad_input(capsys, program(tmp_path, extra=extra), "--call-timeout", "1", "--timeout", "60")
     assert time.monotonic() - started < 30  # about 3 s on a quiet machine
     assert "the program's code: did not return within 1 s" in err and "outside any callback" in err
-    assert f"the program was at prog.py:" in err and f"in {dunder}" in err
+    assert "the program was at prog.py:" in err and f"in {dunder}" in err
 
 
 @pytest.mark.parametrize(("tag", "shown"), [("[e]", "['a']"), ("e", "data(...)")])

@@ -15,6 +15,7 @@ import pytest
 
 from support.dgs_helpers import EXAMPLES, simple_program, target, write_program
 from support.hostile_cli import assert_contract, run
+from spec.dgs.semantics import multiset_equal
 
 WINDOW = target("windowing.py:EventWindow")
 STREAMS: dict[str, Any] = json.loads((EXAMPLES / "streams" / "windowing.json").read_text())
@@ -94,8 +95,6 @@ def test_nan_outputs_are_equal_outputs(tmp_path: Path) -> None:
 
 def test_a_different_nan_free_output_still_differs() -> None:
     """NaN equality does not make different outputs equal."""
-    from spec.dgs.semantics import multiset_equal
-
     assert multiset_equal([float("nan"), ("x", float("nan"))], [("x", float("nan")), float("nan")])
     assert not multiset_equal([float("nan")], [1.0])
     assert not multiset_equal([("x", float("nan"))], [("y", float("nan"))])

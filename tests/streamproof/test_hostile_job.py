@@ -16,10 +16,13 @@ import subprocess
 import sys
 import tempfile
 import time
+import signal
 from pathlib import Path
 
 import pytest
 from support.paths import ROOT
+from conformance.userjob.engine import user_route
+from conformance.userjob.guard import GuardedLogic, UserCodeError
 
 EXAMPLE = (ROOT / "examples" / "fraud_job.py").read_text(encoding="utf-8")
 
@@ -98,8 +101,6 @@ def test_time_limits_are_bounded(flag: str, value: str) -> None:
 def test_a_call_raising_any_base_exception_is_the_users_error(raised: BaseException) -> None:
     """conformance/userjob/guard.py: a call that raises anything - SystemExit, KeyboardInterrupt
     and GeneratorExit included - becomes a UserCodeError naming the call (oracle user-code)."""
-    from conformance.userjob.guard import GuardedLogic, UserCodeError
-
     class Raising:
         def process(self, state: object, key: object, value: object) -> tuple[object, list[tuple[object, object]]]:
             raise raised
@@ -157,9 +158,6 @@ class _Unroutable:
 def test_a_key_the_route_cannot_place_is_the_users_error(key: object) -> None:
     """conformance/userjob/engine.py: a job's key that spark_impl.keys.route cannot place fails
     the case as the user's (oracle user-code), never an internal error (exit 3)."""
-    from conformance.userjob.engine import user_route
-    from conformance.userjob.guard import UserCodeError
-
     with pytest.raises(UserCodeError, match="cannot be routed"):
         user_route(key, 2)
     assert user_route("k", 2) in (0, 1)
@@ -169,8 +167,6 @@ def test_sigterm_while_loading_leaves_nothing_behind(tmp_path: Path) -> None:
     """docs/cli.md: SIGTERM to the CLI while the job loads in its child ends the CLI with 143,
     kills the child and removes the child's temporary directory (streamproof/job_probe.py unwinds
     on SIGTERM while loading)."""
-    import signal
-
     job = tmp_path / "hangs_for_sigterm.py"
     job.write_text(EXAMPLE + "\nwhile True:\n    pass\n", encoding="utf-8")
     before = set(os.listdir(tempfile.gettempdir()))

@@ -14,6 +14,7 @@ from hypothesis import given, strategies as st
 from spec.errors import InputError
 from spec.jsonio import MAX_DEPTH, MAX_INT_DIGITS, deeper_than, load_json, parse_json
 from support.hostile_cli import assert_contract, run
+import spec.jsonio
 
 SCHEDULE = '{"logs": {"A": [{"txn": "t1"}, {"txn": "R", "update": true}]}}'
 DAG = ('{"operators": [{"name": "S", "kind": "source"}, {"name": "A", "kind": "one-to-one"}],'
@@ -95,8 +96,6 @@ def test_big_regular_file_is_refused_from_its_size(tmp_path: Path) -> None:
 
 
 def test_fifo_without_writer_does_not_hang(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import spec.jsonio
-
     monkeypatch.setattr(spec.jsonio, "FIFO_WAIT", 0.3)
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
@@ -109,8 +108,6 @@ def test_fifo_with_a_silent_writer_is_bad_input(tmp_path: Path, monkeypatch: pyt
                                                 sent: bytes) -> None:
     """spec.jsonio: a FIFO whose writer is connected but sends nothing for FIFO_IDLE seconds is
     bad input (it blocked the loader for as long as the writer stayed, 30 s and more)."""
-    import spec.jsonio
-
     monkeypatch.setattr(spec.jsonio, "FIFO_IDLE", 0.3)
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import time
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,8 @@ from spec.errors import InputError
 from spec.oplus.budget import MAX_WORK, work_estimate
 from spec.oplus.scenario import instance_of, parse_scenario
 from support.hostile_cli import assert_contract, run
+from reference.oplus.state import WindowStore
+from spec.oplus.model import WindowSet
 
 SUM: dict[str, Any] = {"operator": "sliding-sum", "WA": 1, "WS": 2, "parallelism": 1,
                        "inputs": [[{"ts": 1, "key": "a", "value": 3}]]}
@@ -92,7 +95,6 @@ def test_a_lone_surrogate_key_runs_alike_in_every_mode(tmp_path: Path) -> None:
 def test_instance_of_accepts_every_json_string() -> None:
     assert instance_of("\ud800", 7) == instance_of("\ud800", 7)
     assert instance_of("abc", 5) == instance_of("abc", 5)  # unchanged for valid UTF-8
-    import zlib
     assert instance_of("h\u00e9", 1000) == zlib.crc32("h\u00e9".encode()) % 1000
 
 
@@ -140,13 +142,11 @@ def test_window_store_lookups_are_logarithmic_in_ws_over_wa() -> None:
     # a tuple of a WA = 1, WS = 300,000 scenario creates 300,000 window sets of one key; each
     # check&Create / set rebuilt the list of left boundaries (quadratic: 2 tuples did not
     # finish in 120 s)
-    from reference.oplus.state import WindowStore
-    from spec.oplus.model import WindowSet
 
     store = WindowStore()
     started = time.monotonic()
     for left in range(20_000):
-        ws = store.check_and_create("k", left, (None,))
+        store.check_and_create("k", left, (None,))
         store.set("k", WindowSet(left, "k", (left,)), left, 0, 0)
     assert store.check_and_create("k", 7, (None,)).states == (7,)
     assert time.monotonic() - started < 3

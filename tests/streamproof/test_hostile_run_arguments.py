@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 
 from support.hostile_cli import assert_contract, run
+from spec.errors import InputError
+from streamproof.commands.soak import claim_dir
 
 MARKER = "streamproof-soak.json"  # streamproof.commands.soak.MARKER, the documented file name
 
@@ -100,9 +102,6 @@ def test_soak_refuses_a_directory_another_soak_used(tmp_path: Path) -> None:
 def test_soak_claims_its_directory_exclusively(tmp_path: Path) -> None:
     """The first soak marks an empty ``--dir`` (created if new) before Spark starts; a second
     one is then refused."""
-    from streamproof.commands.soak import claim_dir
-    from spec.errors import InputError
-
     target = tmp_path / "new" / "dir"
     claim_dir(str(target))
     assert json.loads((target / MARKER).read_text())["format"] == "streamproof.soak-dir/1"

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from streamproof.main import main
+import spark_impl
 
 BASE: dict[str, Any] = {
     "operator": "sliding-sum", "WA": 5, "WS": 10, "WT": "multi", "parallelism": 2,
@@ -107,8 +108,6 @@ def test_specific_operator_values(tmp_path: Path, capsys: pytest.CaptureFixture[
 
 def test_spark_engine_not_available_yet(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    import spark_impl
-
     monkeypatch.delattr(spark_impl, "oplus", raising=False)
     monkeypatch.setitem(sys.modules, "spark_impl.oplus", None)  # the import fails
     assert main(["oplus", _write(tmp_path, BASE), "--engine", "spark"]) == 2
@@ -118,8 +117,6 @@ def test_spark_engine_not_available_yet(tmp_path: Path, capsys: pytest.CaptureFi
 
 def test_spark_engine_rows_are_sorted_and_printed(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    import spark_impl
-
     fake = types.ModuleType("spark_impl.oplus")
     seen: list[Any] = []
 

@@ -4,11 +4,20 @@ minute) prints exactly the contract's keys, loses and duplicates nothing and exi
 from __future__ import annotations
 
 import json
+import os
+import signal
+import time
 from typing import Any
+from collections import Counter
 
 import pytest
 
 from streamproof.main import main
+from conformance.oplus.engines.reference import reference_rows
+from spark_impl.reconfig.streaming import REMEMBERED, remember
+from spark_impl.workloads import footprint
+from spark_impl.workloads.soak import check_table, measure, summarize
+from spark_impl.workloads.soak_oplus import check_windows, expected_windows
 
 CONTRACT = {"batches", "disk_bytes_start", "disk_bytes_end", "rss_bytes_start", "rss_bytes_end",
             "batch_ms_p50_start", "batch_ms_p50_end", "lost", "duplicated"}
@@ -41,8 +50,6 @@ def test_a_short_soak_loses_and_duplicates_nothing(spark: Any, capsys: pytest.Ca
 def test_the_soak_check_counts_lost_and_duplicated_rows(spark: Any, tmp_path: Any) -> None:
     """The soak's verdict has teeth: a missing tuple is lost, a transaction written twice or an
     input value under two transactions is duplicated."""
-    from spark_impl.workloads.soak import check_table
-
     def table(name: str, rows: list[tuple[int, int]]) -> str:
         path = str(tmp_path / name)
         spark.createDataFrame([(f"S:{t}", json.dumps([v, 0])) for t, v in rows], "txn string, value string") \
@@ -59,8 +66,6 @@ class _FakeRun:
     batches (as spark_impl.reconfig.streaming does); one batch finishes per poll."""
 
     def __init__(self, total: int) -> None:
-        from spark_impl.reconfig.streaming import REMEMBERED, remember
-
         self.remembered, self.remember = REMEMBERED, remember
         self.total, self.next = total, 0
         self.batch_ms: dict[int, float] = {}
@@ -87,8 +92,6 @@ def test_a_soak_longer_than_the_front_ends_memory_counts_every_batch() -> None:
     """Regression: the soak counted the entries of the front end's ``batch_ms``, which keeps
     only the last 1000 batches, so a 2,000-batch soak never ended; and its latency figures
     came from the batches still remembered, not from the second and the last 10%."""
-    from spark_impl.workloads.soak import measure, summarize
-
     run = _FakeRun(2500)
     assert run.remembered < 2000
     seen = measure(run, 2000, "", every=5, request=lambda version: version, stall_s=2.0,
@@ -104,8 +107,6 @@ def test_a_soak_longer_than_the_front_ends_memory_counts_every_batch() -> None:
 def test_a_child_in_its_parents_memory_is_counted_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """Regression: a posix_spawn child of the JVM (Hadoop's chmod) shows the JVM's whole RSS
     until it execs; summing it made the soak's RSS at the end a second copy of the JVM."""
-    from spark_impl.workloads import footprint
-
     table = {100: 1, 101: 100, 102: 100, 103: 102}  # 101 shares 100's memory; 102 forked; 103 its child
     monkeypatch.setattr(footprint, "_parents", lambda: table)
     monkeypatch.setattr(footprint, "rss_bytes", lambda pid: {100: 600, 101: 600, 102: 50, 103: 7}[pid])
@@ -114,12 +115,6 @@ def test_a_child_in_its_parents_memory_is_counted_once(monkeypatch: pytest.Monke
 
 
 def test_shared_memory_is_asked_of_the_kernel() -> None:
-    import os
-    import signal
-    import time
-
-    from spark_impl.workloads import footprint
-
     if footprint.KCMP is None:
         pytest.skip("kcmp: no syscall number for this machine")
     assert footprint.shares_memory(os.getpid(), os.getpid())
@@ -138,11 +133,6 @@ def test_shared_memory_is_asked_of_the_kernel() -> None:
 def test_the_oplus_soaks_expected_windows_are_the_sequential_references() -> None:
     """The O+ soak's verdict compares the Parquet table with these rows: they must be the
     sequential reference's windows closed by the final watermark."""
-    from collections import Counter
-
-    from conformance.oplus.engines.reference import reference_rows
-    from spark_impl.workloads.soak_oplus import check_windows, expected_windows
-
     for n, keys, wa, ws in ((40, 3, 5, 10), (57, 4, 4, 8), (30, 1, 3, 6)):
         items = [{"ts": v, "key": f"k{v % keys}", "value": v} for v in range(n)]
         case = {"operator": "sliding-sum", "WA": wa, "WS": ws, "WT": "single", "parallelism": 1, "inputs": [items]}

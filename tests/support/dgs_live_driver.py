@@ -13,14 +13,14 @@ import os
 import sys
 import time
 
+from spark_impl.dgs.streaming import LiveJob, start_dgs_query
+from spark_impl.dgs.streaming_plan import keyed_plan
+from spark_impl.reconfig.sinks import ParquetSink
+from spark_impl.session import get_or_create_session
+from spec.dgs.loader import load_program
+
 
 def main(root: str, target: str, files: int) -> int:
-    from spark_impl.dgs.streaming import LiveJob, start_dgs_query
-    from spark_impl.dgs.streaming_plan import keyed_plan
-    from spark_impl.reconfig.sinks import ParquetSink
-    from spark_impl.session import get_or_create_session
-    from spec.dgs.loader import load_program
-
     spark = get_or_create_session(app_name="dgs-live-driver")
     plan = keyed_plan(load_program(target), ["s0", "s1"], 2)
     stream = spark.readStream.option("maxFilesPerTrigger", 1).text(os.path.join(root, "in"))

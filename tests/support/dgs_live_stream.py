@@ -10,6 +10,8 @@ import random
 from typing import Any
 
 from spec.dgs.streams import Heartbeat, StreamEvent, value_to_json
+from spark_impl.dgs.streaming import LiveJob, start_dgs_query
+from spark_impl.reconfig.sinks import ParquetSink
 
 COUNTER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "dgs_live_programs.py:WordCounter")
 """The word counter, as a user's target ``file.py:Class``."""
@@ -51,9 +53,6 @@ def land_file(directory: str, number: int, rows: list[str]) -> None:
 
 
 def start_query(spark: Any, root: str, target: str, plan: Any, **options: Any) -> Any:
-    from spark_impl.dgs.streaming import LiveJob, start_dgs_query
-    from spark_impl.reconfig.sinks import ParquetSink
-
     stream = spark.readStream.option("maxFilesPerTrigger", 1).text(os.path.join(root, "in"))
     return start_dgs_query(spark, [LiveJob(target, plan)], stream, checkpoint_dir=os.path.join(root, "ckpt"),
                            sink=ParquetSink(os.path.join(root, "out")), **options)

@@ -13,6 +13,9 @@ import io
 import json
 import signal
 import sys
+import os
+import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -137,10 +140,6 @@ def leaves_nothing(temp: Path) -> Iterator[None]:
     """Runs the block with ``tempfile``'s directory set to the empty ``temp``; then asserts
     that no process started inside is still running and ``temp`` is empty again (docs/cli.md:
     nothing left running or half-written)."""
-    import os
-    import tempfile
-    import time
-
     before = descendants(os.getpid())
     saved, tempfile.tempdir = tempfile.tempdir, str(temp)
     try:

@@ -23,6 +23,21 @@ import time
 from decimal import Decimal
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.parquet as pq
+from spark_impl.dgs.streaming import LiveJob, start_dgs_query
+from spark_impl.dgs.streaming_plan import keyed_plan
+from spark_impl.oplus.streaming import start_oplus_query
+from spark_impl.oplus.streaming_jobs import oplus_job
+from spark_impl.reconfig import UserOperator, user_job, collect_results
+from spark_impl.reconfig.model import ListSource
+from spark_impl.reconfig.sinks import ParquetSink
+from spark_impl.reconfig.streaming import start_query
+from spark_impl.session import get_or_create_session
+from spark_impl.values import value_order, to_json
+from spec.dgs.loader import load_program
+from spec.fries.dataflow import dataflow
+
 UTC = dt.timezone.utc
 DAY0 = dt.date(2024, 2, 29)
 T0 = dt.datetime(2024, 3, 31, 0, 30, tzinfo=UTC)
@@ -79,8 +94,6 @@ def fries_functions() -> tuple[Any, Any]:
         return (count + 1, total + amount), [(note if note is not None else attrs, (key, amount, at, day, blob))]
 
     def t(state: Any, key: Any, value: Any) -> tuple[Any, list[tuple[Any, Any]]]:
-        from spark_impl.values import value_order
-
         seen = set(state or ()) | {value}  # every value must be hashable
         return tuple(sorted(seen, key=value_order)), [(key, value[1])]
 
@@ -89,10 +102,6 @@ def fries_functions() -> tuple[Any, Any]:
 
 def fries_job() -> Any:
     """The Fries job S -> M -> T (M on 3 workers, T on 2)."""
-    from spec.fries.dataflow import dataflow
-    from spark_impl.reconfig import UserOperator, user_job
-    from spark_impl.reconfig.model import ListSource
-
     flow = dataflow([("S", "source"), ("M", "one-to-one"), ("T", "one-to-one")], [("S", "M"), ("M", "T")])
     m, t = fries_functions()
     return user_job(flow, {"M": UserOperator(flow.kind("M"), m), "T": UserOperator(flow.kind("T"), t)},
@@ -164,9 +173,6 @@ def dgs_row(item: dict[str, Any]) -> dict[str, Any]:
 def land(directory: str, number: int, rows: list[dict[str, Any]], schema: str) -> None:
     """File ``number`` of a stream: a Parquet file written aside and renamed in, modification
     time ``number`` seconds after a fixed start (the file source takes files oldest first)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     table = pa.Table.from_pylist(rows, schema=arrow_schema(schema))
     tmp = os.path.join(os.path.dirname(directory), f".land-{number:04d}.parquet")
     pq.write_table(table, tmp)
@@ -176,8 +182,6 @@ def land(directory: str, number: int, rows: list[dict[str, Any]], schema: str) -
 
 def arrow_schema(ddl: str) -> Any:
     """The pyarrow schema of one of this file's Spark schemas."""
-    import pyarrow as pa
-
     ts = pa.timestamp("us", tz="UTC")
     key_f = pa.struct([("region", pa.string()), ("shop", pa.struct([("id", pa.int64()), ("tags", pa.list_(pa.string()))]))])
     value_f = pa.struct([("amount", pa.decimal128(10, 2)), ("at", ts), ("day", pa.date32()), ("blob", pa.binary()),
@@ -202,18 +206,12 @@ def _say(**fields: Any) -> None:
 
 
 def main(mode: str, root: str, files: int) -> int:
-    from spark_impl.session import get_or_create_session
-
     spark = get_or_create_session(app_name=f"real-types-{mode}", master="local[2]")
     source, ckpt = os.path.join(root, "in"), os.path.join(root, "ckpt")
     schema = {"fries": FRIES_SCHEMA, "oplus": OPLUS_SCHEMA, "dgs": DGS_SCHEMA}[mode]
     stream = spark.readStream.schema(schema).option("maxFilesPerTrigger", 1).parquet(source)
     trigger = {"processingTime": "200 milliseconds"}
     if mode == "fries":
-        from spark_impl.reconfig import collect_results
-        from spark_impl.reconfig.streaming import start_query
-        from spark_impl.values import to_json
-
         run = start_query(spark, fries_job(), stream, scheduler="fries", checkpoint_dir=ckpt, trigger=trigger)
         while run.executor.state[0].committed.offset < files * PER_FILE:
             _say(committed=run.executor.state[0].committed.offset)
@@ -226,10 +224,6 @@ def main(mode: str, root: str, files: int) -> int:
         _say(outputs=to_json(tuple((txn, key, value) for _, txn, key, value in result.outputs)),
              states=to_json(tuple((op, key, state) for (op, key), state in result.states.items())))
     elif mode == "oplus":
-        from spark_impl.oplus.streaming import start_oplus_query
-        from spark_impl.oplus.streaming_jobs import oplus_job
-        from spark_impl.reconfig.sinks import ParquetSink
-
         oplus = start_oplus_query(spark, stream, [oplus_job("sliding-sum", 2, 4, parallelism=2)], checkpoint_dir=ckpt,
                                 sink=ParquetSink(os.path.join(root, "out"), value_type="long"), trigger=trigger)
         while oplus.log.delivered() < files - 1:
@@ -239,11 +233,6 @@ def main(mode: str, root: str, files: int) -> int:
             time.sleep(0.2)
         oplus.stop()
     else:
-        from spark_impl.dgs.streaming import LiveJob, start_dgs_query
-        from spark_impl.dgs.streaming_plan import keyed_plan
-        from spark_impl.reconfig.sinks import ParquetSink
-        from spec.dgs.loader import load_program
-
         target = os.path.join(os.path.dirname(os.path.abspath(__file__)), "dgs_typed_program.py:TypedCounter")
         plan = keyed_plan(load_program(target), ["s0", "s1"], 2)
         dgs = start_dgs_query(spark, [LiveJob(target, plan)], stream, checkpoint_dir=ckpt, column="item",

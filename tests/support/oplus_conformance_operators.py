@@ -16,6 +16,7 @@ from typing import Any
 
 from spec.oplus.model import OPlus, StreamTuple, WindowSet, WindowType
 from spec.oplus.windows import WindowSpec
+from pyspark import TaskContext
 
 
 def key_of(t: StreamTuple) -> frozenset[Any]:
@@ -61,8 +62,6 @@ DISTINCT = OPlus(name="distinct", windows=WindowSpec(3, 6), inputs=1, keys=key_o
 
 
 def where_output(ws: WindowSet) -> tuple[Any, ...]:
-    from pyspark import TaskContext
-
     bump = 0 if TaskContext.get() is None else 1
     return () if ws.states[0] is None else ((ws.key, ws.states[0] + bump),)
 

@@ -11,6 +11,11 @@ import random
 from collections import Counter
 from typing import Any, Callable
 
+from conformance.oplus.engines.reference import reference_rows
+from spark_impl.oplus.streaming import start_oplus_query
+from spark_impl.oplus.streaming_jobs import oplus_job
+from spark_impl.reconfig.sinks import ParquetSink
+
 WA, WS = 5, 10
 SCHEMA = "job int, source int, ts long, watermark long, end boolean, user string, amount long"
 
@@ -48,8 +53,6 @@ def file_rows(data: dict[tuple[int, int], list[list[dict[str, Any]]]], f: int, l
 
 def expected_rows(data: dict[tuple[int, int], list[list[dict[str, Any]]]], job: int, wt: str,
               late: set[tuple[int, int, int]]) -> Counter[tuple[int, str, str]]:
-    from conformance.oplus.engines.reference import reference_rows
-
     sources = sorted(s for j, s in data if j == job)
     inputs = [[{"ts": i["ts"], "key": i["user"], "value": i["amount"]} for c in data[(job, s)] for i in c
                if (job, s, i["ts"]) not in late] for s in sources]
@@ -61,10 +64,6 @@ def recipe_query(spark: Any, tmp_path: Any) -> tuple[str, str, str, Callable[[],
     """The recipe's two sliding-sum jobs (WT multi over 2 sources, WT single) on a JSON file
     source with string keys into Parquet: ``(source_dir, checkpoint, table, start)``, where
     ``start()`` starts (or restarts) the query on the same checkpoint."""
-    from spark_impl.oplus.streaming import start_oplus_query
-    from spark_impl.oplus.streaming_jobs import oplus_job
-    from spark_impl.reconfig.sinks import ParquetSink
-
     source_dir, checkpoint, table = (str(tmp_path / n) for n in ("in", "ckpt", "results"))
     os.makedirs(source_dir)
     jobs = [oplus_job("sliding-sum", WA, WS, WT="multi", parallelism=2, sources=2),

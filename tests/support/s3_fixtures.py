@@ -1,8 +1,9 @@
 """The pytest fixtures of the object-store tests: one moto S3 server per test module
 (:func:`endpoint`), and a checkpoint location on each kind of store (:func:`location`).
 
-A test module imports the fixtures it uses (``from support.s3_fixtures import endpoint``);
-pytest finds them in the module's namespace."""
+``tests/conftest.py`` registers this module as a plugin (``pytest_plugins``): a test names the
+fixture as a parameter, nothing is imported (an imported fixture would be a name the test's
+parameter shadows); a module may still define its own ``location``."""
 
 from __future__ import annotations
 

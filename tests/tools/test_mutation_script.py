@@ -7,10 +7,17 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
+import subprocess
+import tarfile
 from pathlib import Path
 from types import ModuleType
 from typing import Sequence
+from io import BytesIO
 from support.paths import ROOT
+import pytest
+from conformance.core import crashes
+from conformance.dgs import oracles as dgs_oracles, suite as dgs_suite
+from conformance.oplus import suite as oplus_suite
 
 
 
@@ -120,13 +127,6 @@ def test_tests_only_runs_are_kept_apart_from_the_suite_verdict(tmp_path: Path) -
 
 
 def test_child_fail_fast_patches_stop_at_the_first_failure() -> None:
-    import pytest
-
-    from conformance.core import crashes
-    from conformance.dgs import oracles as dgs_oracles
-    from conformance.dgs import suite as dgs_suite
-    from conformance.oplus import suite as oplus_suite
-
     m = _script()
     saved = [(mod, name, getattr(mod, name)) for mod, name in (
         (dgs_oracles, "verdicts"), (dgs_suite, "shrink_and_save"), (oplus_suite, "shrink_spark"),
@@ -154,8 +154,6 @@ def test_child_fail_fast_patches_stop_at_the_first_failure() -> None:
 
 
 def test_refresh_of_some_paths_only_and_never_the_mutated_package(tmp_path: Path) -> None:
-    import pytest
-
     m = _script()
     commit = m.refresh(tmp_path, ["conformance/fries/driver_oracles/mcs.py"])
     assert sorted(str(p.relative_to(tmp_path / "tree")) for p in (tmp_path / "tree").rglob("*.py")) == [
@@ -167,10 +165,6 @@ def test_refresh_of_some_paths_only_and_never_the_mutated_package(tmp_path: Path
 
 
 def test_mutated_files_names_what_differs_from_the_snapshot_commit(tmp_path: Path) -> None:
-    import subprocess
-    import tarfile
-    from io import BytesIO
-
     m = _script()
     commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True,
                             check=True).stdout.strip()
@@ -187,7 +181,7 @@ def test_mutated_files_names_what_differs_from_the_snapshot_commit(tmp_path: Pat
 
 def test_carry_finds_the_same_change_in_a_changed_module() -> None:
     sys.path.insert(0, str(ROOT / "tools"))
-    from mutation_carry import counterpart
+    from mutation_carry import counterpart  # noqa: PLC0415 - tools/ is no package: importable once on sys.path
 
     def change_of(source: str, operator: str, occurrence: int) -> str | None:  # "<": the n-th line holding one
         lines = [line for line in source.splitlines() if "<" in line]
@@ -208,7 +202,7 @@ def test_fail_fast_runs_this_checkouts_tools_so_any_commit_can_be_judged() -> No
     """tools/independent_bugs.py ``fail_fast_argv``: the child is this checkout's mutation.py by
     absolute path, never a path inside the snapshot (a commit's snapshot may have no tools/)."""
     sys.path.insert(0, str(ROOT / "tools"))
-    from independent_bugs import fail_fast_argv
+    from independent_bugs import fail_fast_argv  # noqa: PLC0415 - tools/ is no package: importable once on sys.path
 
     argv = fail_fast_argv("dgs")
     script = Path(argv[1])

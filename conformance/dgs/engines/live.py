@@ -52,6 +52,8 @@ from conformance.core.session import shared_session
 from conformance.dgs.cases import DgsCase
 from conformance.dgs.engines.replan import judged_processed, refused_restart, replan_of
 from conformance.dgs.oracles import Observed
+from spark_impl.dgs.streaming import CRASH_POINTS, LiveJob, start_dgs_query
+from spark_impl.reconfig.sinks import CallbackSink
 
 FILES = 5
 """At most this many files (micro-batches) per case."""
@@ -115,9 +117,6 @@ class Collected:
 
 def run_live(spark: Any, cases: Sequence[DgsCase], root: str, crashes: bool = True) -> list[Observed | Crash]:
     """Run ``cases`` as one live query under ``root`` (module docstring)."""
-    from spark_impl.dgs.streaming import CRASH_POINTS, LiveJob, start_dgs_query
-    from spark_impl.reconfig.sinks import CallbackSink
-
     per_case = [case_chunks(case) for case in cases]
     files = [[json.dumps({"job": job, **row}) for job, chunks in enumerate(per_case) if f < len(chunks)
               for row in chunks[f]] for f in range(max((len(c) for c in per_case), default=0))]

@@ -149,7 +149,7 @@ def validity_problems(cases: Sequence[DgsCase], validate: Validation = check_val
         other = next((w for w in workers if owner is not None and w.id != owner.id), None)
         if owner is not None and other is not None:
             tag = sorted(owner.impl_tags)[0]
-            twice = _changed(plan, other.id, lambda w: replace(w, impl_tags=w.impl_tags | {tag}))
+            twice = _changed(plan, other.id, lambda w: replace(w, impl_tags=w.impl_tags | {tag}))  # noqa: B023 - applied at once
             variants.append((f"{tag} owned by {owner.id} and {other.id}", twice, responsibility_unique(twice)))
         variants += [(what, candidate, is_valid(program, candidate))
                      for what, candidate in _one_condition_broken(program, plan)]
@@ -190,8 +190,9 @@ def _one_condition_broken(program: Any, plan: Plan) -> list[tuple[str, Plan]]:
             for target in workers:
                 if target.id in related:
                     continue
-                moved = _changed(_changed(plan, source.id, lambda w: replace(w, impl_tags=w.impl_tags - {impl})),
-                                 target.id, lambda w: replace(w, impl_tags=w.impl_tags | {impl}))
+                # both functions are applied at once, within this iteration
+                dropped = _changed(plan, source.id, lambda w: replace(w, impl_tags=w.impl_tags - {impl}))  # noqa: B023
+                moved = _changed(dropped, target.id, lambda w: replace(w, impl_tags=w.impl_tags | {impl}))  # noqa: B023
                 if only(moved, True, False):
                     return variants + [(f"{impl} moved from {source.id} to {target.id} (V2 broken only)", moved)]
     return variants

@@ -51,6 +51,8 @@ from spec.fries.scenario import Scenario, ingestion_order
 import conformance.fries.engines.typed as typed_module
 from conformance.fries.engines.stepped import Releases, stepped_job
 from conformance.fries.outcome import PathFailure
+from spark_impl.reconfig import collect_results, scenario_job
+from spark_impl.reconfig.streaming import start_query
 
 _ROWS_PER_FILE = 3
 _DEADLINE_S = 600.0
@@ -108,8 +110,6 @@ class _Live:
         os.replace(tmp, path)
 
     def start(self, crash_at: int | None = None) -> None:
-        from spark_impl.reconfig.streaming import start_query
-
         stream = self.spark.readStream.schema(self.schema).option("maxFilesPerTrigger", 1).json(self.data)
         clock = _Clock(self.full) if self.stepped else None
         if clock is not None:
@@ -207,8 +207,6 @@ def run_streaming(spark: Any, scenario: Scenario, index: int, scheduler: str, *,
     checkpoint (a graceful driver restart). ``crash_at`` and ``stepped``: the module docstring.
     ``typed``: keys and values as nested Spark types of mixed kinds
     (:mod:`conformance.fries.engines.typed`), decoded back to the scenario's integers."""
-    from spark_impl.reconfig import collect_results, scenario_job
-
     plain = [(t.key, t.value) for t in ingestion_order(scenario)]
     full = stepped_job(scenario, 0) if stepped else scenario_job(scenario)
     rows: list[tuple[Any, Any]]
@@ -240,7 +238,7 @@ def run_streaming(spark: Any, scenario: Scenario, index: int, scheduler: str, *,
             for at, request in zip(points, requests):
                 # once the query has processed every file nothing steps the executor, so a
                 # request still in progress then completes (and the rest are submitted) below
-                live.wait(lambda: live.offset() >= min(at, len(rows)) and not live.run.in_progress()
+                live.wait(lambda: live.offset() >= min(at, len(rows))  # noqa: B023 - waited on within this iteration and not live.run.in_progress()
                           or live.idle_at(len(rows)), f"request at={at}")
                 if live.run.in_progress():
                     break
@@ -295,4 +293,4 @@ def _paced(live: _Live, files: list[list[tuple[Any, Any]]], requests: list[Any],
             live.submit(requests[len(live.submitted)])
         live.land(number, chunk)
         landed += len(chunk)
-        live.wait(lambda: live.idle_at(landed), f"tuple {landed}")
+        live.wait(lambda: live.idle_at(landed), f"tuple {landed}")  # noqa: B023 - waited on within this iteration

@@ -59,6 +59,9 @@ from conformance.fries.engines.live_query import run_streaming
 from conformance.fries.engines.sink import decoded, encode, keyed_job, run_sink_path, worthy
 from conformance.fries.engines.stepped import CommitWatch, run_stepped
 from conformance.fries.outcome import PathFailure
+from spark_impl.reconfig import (
+    Request, Update, Executor, collect_results, run_scenarios, DirectorySource, GeneratedSource, scenario_job,
+)
 
 PATHS = ("planned", "epoch", "submit", "rollback", "resume", "directory", "generated", "unbounded", "streaming",
          "stepped", "sink", "objstore")
@@ -148,8 +151,6 @@ def bad_requests(job: Any, scenario: Scenario) -> list[Any]:
     source, logic without ``process``, a transformation that is not callable, and (when the
     scenario has a :func:`failing_target`, whose committed state the driver's dry run sees)
     one that raises on the driver."""
-    from spark_impl.reconfig import Request, Update
-
     target = next(iter(job.logic))
     logic = job.logic[target]
     bad = [Request({}), Request({"no-such-operator": Update(logic, RaisingTransform())}),
@@ -176,8 +177,6 @@ def run_path(spark: Any, path: str, scenarios: Sequence[Scenario], scheduler: st
              faults: frozenset[str], checkpoint_dir: str) -> list[Any]:
     """Run ``scenarios`` through ``path``; one result (``RunResult`` or :class:`PathFailure`)
     per scenario, each with its ``scenario_index``."""
-    from spark_impl.reconfig import Executor, collect_results, run_scenarios
-
     if path in ("planned", "epoch"):
         return list(run_scenarios(spark, list(scenarios), "epoch" if path == "epoch" else scheduler,
                                   faults=faults, checkpoint_dir=checkpoint_dir))
@@ -224,8 +223,6 @@ def _half(scenario: Scenario) -> int | None:
 
 
 def _job(path: str, scenario: Scenario, index: int, directory: str) -> Any:
-    from spark_impl.reconfig import DirectorySource, GeneratedSource, scenario_job
-
     job = scenario_job(scenario)
     if path == "directory":  # keys as nested JSON arrays: tuples once read (spark_impl.keys.key_from_json)
 
@@ -253,8 +250,6 @@ def _drive_submits(executor: Any, jobs: Sequence[Any], scenarios: Sequence[Scena
     request of :func:`bad_requests` (once the job has committed state), a second request while
     one is in progress, and one after the end of input must be rejected by ``submit`` at once;
     their messages are then removed from the result (they name no scenario request)."""
-    from spark_impl.reconfig import Request, Update, collect_results
-
     queues = {s: list(job.planned) for s, job in enumerate(jobs)}
     failing: dict[int, Any] = {}
     if rollback:

@@ -54,6 +54,11 @@ import spark_impl.keys as spark_keys
 from conformance.fries.engines.stepped import CommitWatch, Releases, stepped_job
 from conformance.fries.outcome import PathFailure
 from conformance.fries.retention import retention_problem
+from spark_impl.reconfig import ListSource, PlannedRequest, Request, Update, scenario_job, Executor, collect_results
+from spark_impl.reconfig.objectstore import ObjectStoreSink, read_committed
+from spark_impl.reconfig.results import FileCache, traced_logs
+from spark_impl.reconfig.retention import Retention
+from spark_impl.reconfig.sinks import CallbackSink, ParquetSink
 
 #: Key families: every job uses ``mixed``, the family of each key drawn from the key
 #: (``(k + k // 3) mod 3``: string, tuple, numeric), so one object holds strings, tuples and numbers.
@@ -134,8 +139,6 @@ class KeyedLogic:
 
 def keyed_job(scenario: Scenario, family: str) -> Any:
     """The scenario's executor job with keys of ``family`` (module docstring)."""
-    from spark_impl.reconfig import ListSource, PlannedRequest, Request, Update, scenario_job
-
     job = scenario_job(scenario, batch_size=BATCH_SIZE)
     logic = {op: KeyedLogic(inner, family) for op, inner in job.logic.items()}
     planned = tuple(PlannedRequest(p.at, Request({op: Update(KeyedLogic(u.logic, family), u.transform)
@@ -176,8 +179,6 @@ class Delivery:
         self.logs: dict[int, dict[str, list[tuple[Any, ...]]]] = {}
 
     def __call__(self, df: Any, batch_id: int) -> None:
-        from spark_impl.reconfig.results import FileCache, traced_logs
-
         ex = self.executor
         cache = FileCache(ex.directory, ex.depth, ex.partitions)
         for s, st in enumerate(ex.state):
@@ -205,18 +206,12 @@ def run_sink_path(spark: Any, scenarios: Sequence[Scenario], scheduler: str, *, 
     ``file://`` filesystem (a URI: the executor's no-rename commit protocol, write-once
     objects and record logs, as on S3) and the table written by an ``ObjectStoreSink``
     (part files plus a manifest per batch id, read back with ``read_committed``)."""
-    from spark_impl.reconfig import Executor, collect_results
-    from spark_impl.reconfig.retention import Retention
-    from spark_impl.reconfig.sinks import CallbackSink, ParquetSink
-
     # every other case (and the objstore case) with bool keys for 0 and 1 (True == 1: routed alike)
     jobs = [keyed_job(sc, "boolish" if s % 2 or object_store else "mixed") for s, sc in enumerate(scenarios)]
     releases = None if object_store else Releases()
     if releases is not None:  # the stepped clock: commits wait while heads are released
         jobs = [stepped_job(sc, s, job) for s, (sc, job) in enumerate(zip(scenarios, jobs))]
     if object_store:
-        from spark_impl.reconfig.objectstore import ObjectStoreSink
-
         root = "file://" + os.path.abspath(checkpoint_dir)
         table, checkpoint_dir = f"{root}/table", f"{root}/checkpoint"
         delivery = Delivery(ObjectStoreSink(table, key_type="string", value_type="long"))
@@ -255,8 +250,6 @@ def run_sink_path(spark: Any, scenarios: Sequence[Scenario], scheduler: str, *, 
     if kept is not None:
         return [PathFailure(s, kept) for s in range(len(scenarios))]
     if object_store:
-        from spark_impl.reconfig.objectstore import read_committed
-
         rows = read_committed(table, "string", "long").to_pylist()
     else:
         rows = spark.read.parquet(table).collect() if os.path.isdir(table) else []

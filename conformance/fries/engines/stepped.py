@@ -44,6 +44,9 @@ from spec.fries.mcs import fries_mcs_definition
 from spec.fries.scenario import Scenario, operator_of
 
 from conformance.fries.outcome import PathFailure
+from spark_impl.reconfig import scenario_job, Executor, collect_results
+from spark_impl.reconfig.control import ControlEntry
+from spark_impl.reconfig.task import started_name
 
 #: Upper FCM delay (ms): about 11.6 days, so no FCM arrives by the clock during a run.
 FAR_MS = 1e9
@@ -72,8 +75,6 @@ def levels(scenario: Scenario) -> dict[str, int]:
 
 
 def _entry(s: int, j: int, attempt: int, seed: int) -> Any:
-    from spark_impl.reconfig.control import ControlEntry
-
     return ControlEntry(s, j, attempt, 0.0, 0, FAR_MS / 10, FAR_MS, seed)
 
 
@@ -98,8 +99,6 @@ def adversarial_seed(scenario: Scenario, s: int) -> int:
 def stepped_job(scenario: Scenario, s: int, job: Any = None) -> Any:
     """The executor job of ``scenario`` (or ``job``, built from it) at job index ``s`` with the
     harness's FCM timing."""
-    from spark_impl.reconfig import scenario_job
-
     job = scenario_job(scenario) if job is None else job
     timing = replace(job.timing, seed=adversarial_seed(scenario, s), fcm_delay=(FAR_MS / 10, FAR_MS),
                      operator_cost={}, stragglers={})
@@ -178,8 +177,6 @@ class Releases:
         oracles accept - a request made before the batch's tuples is a legal run - but the
         suite's mid-batch races are gone (``while not worker.is_alive()`` is
         equivalent for every oracle, so this check is what sees it)."""
-        from spark_impl.reconfig.task import started_name
-
         if not executor.store.local:
             return
         g = executor.g - 1
@@ -267,8 +264,6 @@ def run_stepped(spark: Any, scenarios: Sequence[Scenario], scheduler: str, *, fa
                 checkpoint_dir: str) -> list[Any]:
     """Run ``scenarios`` with FCMs released batch by batch; one ``RunResult`` (delays dropped)
     or ``PathFailure`` per scenario."""
-    from spark_impl.reconfig import Executor, collect_results
-
     executor = Executor(spark, [stepped_job(sc, s) for s, sc in enumerate(scenarios)], scheduler, checkpoint_dir,
                         faults=faults)
     releases = Releases()

@@ -42,6 +42,7 @@ from typing import Any
 from spec.fries.scenario import Scenario, SourceTuple
 
 import spark_impl.keys as spark_keys
+from spark_impl.reconfig import ListSource, PlannedRequest, Request, Update
 
 SCHEMA = ("key struct<promotion: string, k: bigint, i: bigint>, "
           "value struct<n: bigint, amount: decimal(12,2), at: timestamp, day: date, tags: array<string>, "
@@ -153,8 +154,6 @@ class TypedLogic:
 def typed_job(job: Any) -> Any:
     """``job`` (a scenario's executor job) with :class:`TypedLogic` on every operator and in
     every planned update, and its source's keys and values encoded."""
-    from spark_impl.reconfig import ListSource, PlannedRequest, Request, Update
-
     planned = tuple(PlannedRequest(p.at, Request({op: Update(TypedLogic(u.logic), u.transform)
                                                   for op, u in p.request.updates.items()})) for p in job.planned)
     tuples = tuple((src, txn, encode_key(int(key)), encode_value(int(value)))

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import math
 import os
-import shutil
 import tempfile
 from typing import Any, Sequence
 
@@ -46,6 +45,9 @@ from conformance.core.verdict import OracleName, Verdict, fails, holds
 from conformance.oplus.cases import SparkCase
 from conformance.oplus.engines import live
 from conformance.oplus.oracles import Row, crash_verdict, first_failure, outputs_verdict, problem_text
+import spark_impl.oplus.streaming_jobs as oplus_jobs
+from spark_impl.oplus.streaming import start_oplus_query
+from spark_impl.reconfig.sinks import ParquetSink
 
 Placed = list[list[tuple[int, int, dict[str, Any]]]]
 """Per landed file (landing order), ``(source, position, item)`` of one case."""
@@ -165,10 +167,6 @@ def run_disordered(spark: Any, cases: Sequence[SparkCase], lateness: int, faults
                    workdir: str | None = None) -> list[DisorderSeen]:
     """Every case (already :func:`tuples_only`) through one live query with ``allowed_lateness``
     ``lateness`` and ``late_policy="drop"``, files landed as the module docstring says."""
-    import spark_impl.oplus.streaming_jobs as oplus_jobs
-    from spark_impl.oplus.streaming import start_oplus_query
-    from spark_impl.reconfig.sinks import ParquetSink
-
     if not cases:
         return []
     jobs = [oplus_jobs.oplus_job(c["operator"], c["WA"], c["WS"], WT=c.get("WT"), parallelism=c["parallelism"],

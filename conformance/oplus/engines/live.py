@@ -66,6 +66,8 @@ from conformance.core.crashes import Crash, Guard
 from conformance.core.session import shared_session
 from conformance.oplus.cases import SparkCase
 from conformance.oplus.oracles import SparkSeen
+from spark_impl.oplus.streaming import CRASH_POINTS, start_oplus_query
+from spark_impl.reconfig.sinks import ParquetSink
 
 SCHEMA = ("job int, source int, seq long, ts long, watermark long, end boolean, key string, value long, "
           "text string, x long, y long, a long, b long")
@@ -161,9 +163,6 @@ def land(directory: str, index: int, rows: list[dict[str, Any]], mtime_ns: int |
 def run_live(spark: Any, cases: Sequence[SparkCase], faults: frozenset[str] = frozenset(),
              crashes: bool = True, workdir: str | None = None) -> list[SparkSeen | Crash]:
     """Every case's rows and their ``(round, instance)`` through one live query (module docstring)."""
-    from spark_impl.oplus.streaming import CRASH_POINTS, start_oplus_query
-    from spark_impl.reconfig.sinks import ParquetSink
-
     if not cases:
         return []
     jobs = [oplus_jobs.oplus_job(c["operator"], c["WA"], c["WS"], WT=c.get("WT"), parallelism=c["parallelism"],
@@ -243,7 +242,7 @@ def request_log_problem(checkpoint: str, issued: int, applied: int, when: str = 
     not applied and the ``KEEP_APPLIED`` newest applied ones, fewer while fewer were applied
     (``spark_impl.oplus.streaming.compact_requests``: bounded storage, and no applied request
     dropped before it has to be), else the difference in words."""
-    from spark_impl.oplus.streaming import KEEP_APPLIED
+    from spark_impl.oplus.streaming import KEEP_APPLIED  # noqa: PLC0415 - read when called: spark_impl.oplus.streaming.KEEP_APPLIED is replaced at run time
 
     kept, pending = len(oplus_log.Log(checkpoint).requests()), issued - applied
     if kept == pending + min(applied, KEEP_APPLIED):

@@ -58,12 +58,15 @@ from reference.oplus.executors import run_sequential
 from reference.oplus.sn import run_sn_elastic
 from reference.oplus.vsn import Request, key_mapping, run_vsn
 
-from spark_impl.reconfig.sinks import column_converter
+from spark_impl.reconfig.sinks import column_converter, ParquetSink
 
 from conformance.core.crashes import Crash, Guard, describe
 from conformance.core.session import shared_session
 from conformance.oplus.engines import live
 from conformance.oplus.user_cases import Field
+import spark_impl.oplus.streaming_jobs as oplus_jobs
+from spark_impl.faults import OPLUS_FAULTS
+from spark_impl.oplus.streaming import CRASH_POINTS, start_oplus_query
 
 Outputs = Counter[tuple[int, str]]
 """A run's outputs: ``(ts, value as the sink writes it)`` with multiplicity."""
@@ -214,11 +217,6 @@ def run_live(spark: Any, under: UserOperatorUnderTest, cases: Sequence[dict[str,
              workdir: str | None = None, faults: frozenset[str] = frozenset()) -> list[Outputs | Crash]:
     """Every case through one live query (module docstring); the outputs per case, or a
     :class:`Crash` on the first case when the restarts did not happen as asked."""
-    import spark_impl.oplus.streaming_jobs as oplus_jobs
-    from spark_impl.faults import OPLUS_FAULTS
-    from spark_impl.oplus.streaming import CRASH_POINTS, start_oplus_query
-    from spark_impl.reconfig.sinks import ParquetSink
-
     if not cases:
         return []
     names = tuple(f.name for f in under.fields)

@@ -13,6 +13,7 @@ import pytest
 
 from conformance.cluster import processes as proc
 from conformance.cluster.standalone import ClusterError, LocalCluster
+from streamproof.main import main
 
 # the child forks a grandchild that leaves the child's process group (like pyspark/daemon.py's
 # os.setpgid(0, 0)) and ignores SIGTERM, so neither killpg of the leader nor SIGTERM suffices
@@ -72,8 +73,6 @@ def test_missing_java_is_a_clear_error_and_starts_nothing(monkeypatch: pytest.Mo
 ])
 def test_cluster_command_bad_input_is_one_line_exit_2(argv: list[str], where: str,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
-    from streamproof.main import main
-
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert where in err and err.count("\n") == 1

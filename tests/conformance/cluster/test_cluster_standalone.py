@@ -20,6 +20,8 @@ import pytest
 
 from conformance.cluster import processes as proc
 from conformance.cluster.standalone import MARKER, LocalCluster, java_problem
+import conformance.cluster.job as job
+from spec.jsonio import load_json
 
 pytestmark = [pytest.mark.cluster, pytest.mark.slow,
               pytest.mark.skipif(java_problem() is not None, reason=str(java_problem()))]
@@ -45,9 +47,6 @@ def _wait_gone(pids: list[int], timeout_s: float = 60.0) -> list[int]:
 
 
 def test_a_fries_job_runs_in_separate_executor_processes_and_conforms(local_cluster: LocalCluster) -> None:
-    import conformance.cluster.job as job
-    from spec.jsonio import load_json
-
     assert local_cluster.alive_workers() == 2
     daemons = local_cluster.processes()
     assert len(daemons["master"]) == 1 and len(daemons["worker"]) == 2

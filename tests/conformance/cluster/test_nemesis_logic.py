@@ -16,6 +16,9 @@ from conformance.cluster.nemesis_inject import committed_state_files, damage_sta
 from conformance.cluster.nemesis_oracles import lost_duplicated
 from conformance.cluster.nemesis_report import build_report, exit_code
 from spec.errors import InputError
+from spark_impl.reconfig.progress import Progress, write_progress
+from spark_impl.reconfig.storage import TaskFile, task_path, write_task_file, CorruptStateError, read_task_file
+from streamproof.main import main
 
 
 @pytest.mark.parametrize("argv, where", [
@@ -26,8 +29,6 @@ from spec.errors import InputError
     (["nemesis", "--jobs", "fries,nope"], "--jobs"),
 ])
 def test_bad_input_is_one_line_exit_2(argv: list[str], where: str, capsys: pytest.CaptureFixture[str]) -> None:
-    from streamproof.main import main
-
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert where in err and err.count("\n") == 1
@@ -68,9 +69,6 @@ def test_plans_are_reproducible_from_the_seed() -> None:
 
 def _fries_checkpoint(tmp_path: Any) -> str:
     """A checkpoint where job 0 committed batch 2 and job 1 batch 3 (batch 4 is pending)."""
-    from spark_impl.reconfig.progress import Progress, write_progress
-    from spark_impl.reconfig.storage import TaskFile, task_path, write_task_file
-
     directory = str(tmp_path)
     for g in (1, 2, 3, 4):
         for part in (0, 1):
@@ -81,8 +79,6 @@ def _fries_checkpoint(tmp_path: Any) -> str:
 
 @pytest.mark.parametrize("truncate", [True, False])
 def test_a_committed_state_file_is_damaged_and_then_refused(tmp_path: Any, truncate: bool) -> None:
-    from spark_impl.reconfig.storage import CorruptStateError, read_task_file
-
     directory = _fries_checkpoint(tmp_path)
     files = committed_state_files(directory)
     assert [os.path.basename(os.path.dirname(f)) for f in files] == ["g0000003", "g0000003"]

@@ -12,6 +12,7 @@ import pytest
 
 from conformance.core import watchdog
 from conformance.core.results import CheckResult, SuiteResult
+from conformance.fries.driver_oracles import stable_hash
 
 
 def test_bounded_returns_the_value_or_names_the_hang() -> None:
@@ -27,8 +28,6 @@ def test_bounded_returns_the_value_or_names_the_hang() -> None:
 
 
 def test_a_hanging_fries_driver_oracle_fails_the_check(monkeypatch: pytest.MonkeyPatch) -> None:
-    from conformance.fries.driver_oracles import stable_hash
-
     stop = threading.Event()
     monkeypatch.setattr(stable_hash, "hash_problem", lambda: stop.wait())
     monkeypatch.setattr(watchdog, "CHECK_LIMIT_S", 0.5)

@@ -14,6 +14,13 @@ import pytest
 from conformance.core.cases import draw_cases
 from streamproof.main import main
 from conformance.core.crashes import Crash, Guard, describe, run_isolating
+import conformance.fries.engines.paths as frontends
+from conformance.fries.cases.scenarios import scenarios
+from conformance.fries.engines.batch import SparkEngine
+from conformance.fries.oracles import judge
+from reference.fries.simulator import simulate
+import conformance.dgs.suite as dgs_suite
+import conformance.oplus.suite as oplus_suite
 
 
 def _doubler(items: Sequence[int]) -> list[int]:
@@ -82,11 +89,10 @@ def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str,
 
 def test_a_dgs_engine_crash_exits_1_with_the_case_saved_and_replayable(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    import conformance.dgs.suite as suite
 
-    honest = suite.reference_engine
+    honest = dgs_suite.reference_engine
 
-    def crashing() -> suite.BatchEngine:
+    def crashing() -> dgs_suite.BatchEngine:
         inner = honest()
 
         def run(cases: Sequence[Any]) -> list[Any]:
@@ -94,8 +100,8 @@ def test_a_dgs_engine_crash_exits_1_with_the_case_saved_and_replayable(
                     for c, seen in zip(cases, inner(cases))]
         return run
 
-    monkeypatch.setattr(suite, "reference_engine", crashing)
-    code, summary = _cli(capsys, "--suite", "dgs", "--cases", "10", "--engine", "reference", "--json",
+    monkeypatch.setattr(dgs_suite, "reference_engine", crashing)
+    code, summary = _cli(capsys, "--dgs_suite", "dgs", "--cases", "10", "--engine", "reference", "--json",
                          "--save-dir", str(tmp_path))
     assert code == 1
     dgs = summary["suites"][0]
@@ -106,24 +112,23 @@ def test_a_dgs_engine_crash_exits_1_with_the_case_saved_and_replayable(
     saved = Path(failure["replay_file"])
     assert saved.exists() and Path(failure["pytest_file"]).exists()
     assert main(["conformance", "--replay", str(saved)]) == 1  # still crashes (patched engine)
-    monkeypatch.setattr(suite, "reference_engine", honest)
+    monkeypatch.setattr(dgs_suite, "reference_engine", honest)
     capsys.readouterr()
     assert main(["conformance", "--replay", str(saved)]) == 0  # the honest executor passes it
 
 
 def test_an_oplus_reference_crash_is_an_engine_failure_not_exit_3(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    import conformance.oplus.suite as suite
 
-    honest = suite.reference_rows
+    honest = oplus_suite.reference_rows
 
     def crashing(case: dict[str, Any], mode: str, seed: int = 0) -> Any:
         if mode == "vsn" and case["reconfigurations"]:
             raise KeyError("lost instance")
         return honest(case, mode, seed)
 
-    monkeypatch.setattr(suite, "reference_rows", crashing)
-    code, summary = _cli(capsys, "--suite", "oplus", "--cases", "20", "--engine", "reference", "--json",
+    monkeypatch.setattr(oplus_suite, "reference_rows", crashing)
+    code, summary = _cli(capsys, "--oplus_suite", "oplus", "--cases", "20", "--engine", "reference", "--json",
                          "--save-dir", str(tmp_path))
     assert code == 1
     checks = {c["name"]: c for c in summary["suites"][0]["checks"]}
@@ -138,12 +143,6 @@ def test_a_fries_spark_batch_that_raises_fails_only_the_crashing_scenario(monkey
     """SparkEngine.run (conformance.fries.engines.catalogue) bisects a raising batch: the scenario that
     crashes the executor is an ``engine`` failure, the others are run and judged (no Spark:
     the entry path is replaced)."""
-    import conformance.fries.engines.paths as frontends
-    from conformance.fries.engines.batch import SparkEngine
-    from conformance.fries.oracles import judge
-    from conformance.fries.cases.scenarios import scenarios
-    from reference.fries.simulator import simulate
-
     drawn = draw_cases(scenarios().filter(lambda s: any(s.sources.values())), 6, 3)
     poison = drawn[4]
 

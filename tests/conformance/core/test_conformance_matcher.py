@@ -3,6 +3,7 @@ equivalence, plus the shapes of its reports."""
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from itertools import permutations
 from typing import Callable
@@ -55,8 +56,6 @@ def test_matches_iff_trace_equivalent_for_class_dependence(left: list[Item], dat
 def test_online_interleaving_does_not_change_the_verdict(left: list[Item], right: list[Item], rnd: object) -> None:
     """Feeding the two streams in any interleaving gives the same verdict as feeding one
     after the other (the matcher is online)."""
-    import random
-
     assert isinstance(rnd, random.Random)
     dep = by_class(_class_of)
     matcher: Matcher[Item] = Matcher(dep)

@@ -7,15 +7,19 @@ from dataclasses import replace
 from typing import Any, Sequence
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given, settings, strategies as st
 
-from spec.fries.scenario import Scenario, scenario_from_json
+from spec.fries.scenario import Scenario, scenario_from_json, ingestion_order
 
 from conformance.fries.cases.moves import candidates
 from conformance.fries.cases.codec import scenario_to_json
 from conformance.fries.cases.scenarios import scenarios
-from conformance.fries.cases.timing import with_timing
+from conformance.fries.cases.timing import with_timing, PROFILES, timings
 from conformance.core.shrink import shrink
+from conformance.core.cases import draw_cases
+from conformance.fries.cases.streams import stretch
+import conformance.dgs.suite as dgs_suite
+import conformance.oplus.suite as oplus_suite
 
 
 def _list_moves(xs: list[int]) -> list[list[int]]:
@@ -95,16 +99,15 @@ def test_fries_shrink_to_the_essence_of_a_synthetic_bug() -> None:
 def test_oplus_suite_catches_and_shrinks_a_lossy_engine(monkeypatch: pytest.MonkeyPatch) -> None:
     """Teeth of the O+ check: an SN executor that drops its last output is caught and the
     case shrunk to one tuple."""
-    import conformance.oplus.suite as suite
 
-    honest = suite.reference_rows
+    honest = oplus_suite.reference_rows
 
     def lossy(case: dict[str, Any], mode: str, seed: int = 0) -> list[tuple[int, str, str]]:
         rows = honest(case, mode, seed)
         return rows[:-1] if mode == "sn" else rows
 
-    monkeypatch.setattr(suite, "reference_rows", lossy)
-    result = suite.run_oplus_suite(cases=40, seed=1)
+    monkeypatch.setattr(oplus_suite, "reference_rows", lossy)
+    result = oplus_suite.run_oplus_suite(cases=40, seed=1)
     sn, vsn = result.checks[0], result.checks[1]
     assert sn.failed > 0 and vsn.failed == 0
     failure = result.failures[0]
@@ -114,11 +117,6 @@ def test_oplus_suite_catches_and_shrinks_a_lossy_engine(monkeypatch: pytest.Monk
 
 
 def test_timing_profiles_name_real_objects() -> None:
-    from hypothesis import strategies as st
-
-    from conformance.core.cases import draw_cases
-    from conformance.fries.cases.timing import PROFILES, timings
-
     base = draw_cases(scenarios(), 5, 11)
     for scenario in base:
         for profile in PROFILES:
@@ -129,10 +127,6 @@ def test_timing_profiles_name_real_objects() -> None:
 
 
 def test_stretch_repeats_sources_and_scales_request_points() -> None:
-    from conformance.core.cases import draw_cases
-    from conformance.fries.cases.streams import stretch
-    from spec.fries.scenario import ingestion_order
-
     for scenario in draw_cases(with_timing(scenarios(), "restarts"), 10, 2):
         longer = stretch(scenario, 4)
         scenario_from_json(scenario_to_json(longer))  # still valid
@@ -147,18 +141,17 @@ def test_stretch_repeats_sources_and_scales_request_points() -> None:
 def test_dgs_suite_catches_and_shrinks_a_lossy_executor(monkeypatch: pytest.MonkeyPatch) -> None:
     """Teeth of the DGS check: a plan executor that loses its last output whenever it has two
     or more is caught; the shrunk case runs the sequential plan on few events."""
-    import conformance.dgs.suite as suite
 
-    honest = suite.reference_engine()
+    honest = dgs_suite.reference_engine()
 
-    def lossy() -> suite.BatchEngine:
+    def lossy() -> dgs_suite.BatchEngine:
         def run(cases: Any) -> Any:
             return [(outputs[:-1] if len(outputs) >= 2 else outputs, state, trace)
                     for outputs, state, trace in honest(cases)]
         return run
 
-    monkeypatch.setattr(suite, "reference_engine", lossy)
-    result = suite.run_dgs_suite(cases=40, seed=2)
+    monkeypatch.setattr(dgs_suite, "reference_engine", lossy)
+    result = dgs_suite.run_dgs_suite(cases=40, seed=2)
     check = result.checks[0]
     assert check.failed > 0 and result.checks[1].status == "unavailable"
     failure = result.failures[0]

@@ -13,7 +13,7 @@ from conformance.core.cases import draw_cases
 from conformance.fries.engines.catalogue import make_engine
 from conformance.fries.config import FriesConfig
 from conformance.fries.suite import judge_batch
-from conformance.fries.cases.sections import race_section
+from conformance.fries.cases.sections import race_section, race_strategy
 from conformance.fries.cases.alignment import (
     PROBE_HEAD_COST,
     alignment_probes,
@@ -51,8 +51,6 @@ def test_probes_pass_correct_schedulers_and_fail_an_unaligned_one() -> None:
 
 
 def test_every_race_batch_starts_with_a_probe() -> None:
-    from conformance.fries.cases.sections import race_strategy
-
     strategy = race_strategy()
     assert not isinstance(strategy, str)
     config = FriesConfig(cases=40, race_batch_size=8)

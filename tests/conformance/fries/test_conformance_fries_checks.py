@@ -20,6 +20,13 @@ from conformance.fries.suite import path_section
 from conformance.fries.cases.sections import scenario_strategy, stepped_section
 from conformance.fries.cases.scenarios import mcs_shapes
 from conformance.core.results import SuiteResult
+from conformance.fries.engines.catalogue import engine_status, make_engine
+from conformance.fries.engines.live import StreamingEngine
+from conformance.fries.engines.sink import keyed_job, worthy
+from conformance.fries.engines.stepped import commit_rule_violations, CommitWatch
+from spark_impl.reconfig import mcs
+from spark_impl.reconfig.progress import Progress
+from spec.fries.mcs import earliest, one_to_many_ancestors
 
 
 def _strategy() -> Any:
@@ -39,30 +46,27 @@ def test_the_executors_mcs_agrees_with_the_spec_on_drawn_cases_and_shapes() -> N
     assert problems == []
 
 
-def _latest_one_to_many(flow: Any, reconfigured: Any, *, pruning: bool = True) -> frozenset[str]:
-    """Independent bug 09 as a function: the *latest* unpruned one-to-many ancestors."""
-    from spark_impl.reconfig import mcs
-    from spec.fries.dataflow import reachable
-
+def _unpruned_earliest(flow: Any, reconfigured: Any, *, pruning: bool = True) -> frozenset[str]:
+    """A wrong V' (Alg. 3 without Alg. 4): every earliest one-to-many ancestor, none pruned."""
     targets = frozenset(reconfigured)
-    children, parents = mcs._adjacency(flow, mcs.pipelined_edges(flow))  # noqa: SLF001
+    return targets | frozenset(a for t in targets for a in earliest(flow, one_to_many_ancestors(flow, t)))
+
+
+def _latest_one_to_many(flow: Any, reconfigured: Any, *, pruning: bool = True) -> frozenset[str]:
+    """A wrong V': the *latest* one-to-many ancestors (those with no one-to-many ancestor of the
+    target below them) instead of the earliest."""
+    targets = frozenset(reconfigured)
     chosen = set(targets)
     for target in targets:
-        many = {a for a in reachable(target, parents) if flow.kind(a).is_one_to_many}
-        many = {a for a in many if not pruning or not mcs._prunable(flow, a, targets, children)}  # noqa: SLF001
-        chosen |= {a for a in many if not (reachable(a, children) & many)}
+        many = one_to_many_ancestors(flow, target)
+        chosen |= {a for a in many if not any(a in flow.ancestors(b) for b in many)}
     return frozenset(chosen)
 
 
 @pytest.mark.parametrize("bug", ["no pruning", "latest one-to-many ancestor"])
 def test_an_mcs_bug_is_named_on_several_shapes_shrunk_and_saved(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
                                                                bug: str) -> None:
-    from spark_impl.reconfig import mcs
-
-    if bug == "no pruning":
-        monkeypatch.setattr(mcs, "_prunable", lambda *args: False)
-    else:
-        monkeypatch.setattr(mcs, "sync_operators", _latest_one_to_many)
+    monkeypatch.setattr(mcs, "sync_operators", _unpruned_earliest if bug == "no pruning" else _latest_one_to_many)
     result = SuiteResult("fries", "spark", 0)
     assert run_mcs_check(FriesConfig(cases=100, save_dir=str(tmp_path), shrink_evaluations=200), result)
     (check,) = result.checks
@@ -75,9 +79,7 @@ def test_an_mcs_bug_is_named_on_several_shapes_shrunk_and_saved(monkeypatch: pyt
 def test_every_sink_case_routes_a_negative_int_where_abs_mod_3_differs_and_every_other_a_bool() -> None:
     """Bug 12 (``|k| mod p`` for negative integers) survived because the drawn sink cases routed
     no negative integer key at all (4 and 2 tuples at seed 0, one source feeding nothing)."""
-    from spark_impl.keys import route
-
-    from conformance.fries.engines.sink import keyed_job, worthy
+    from spark_impl.keys import route  # noqa: PLC0415 - read when called: spark_impl.keys.route is replaced at run time
 
     for seed in range(5):
         ((_, sink),) = path_section(_strategy(), FriesConfig(seed=seed), only=("sink",))
@@ -124,8 +126,6 @@ class _Executor:
 
 
 def test_a_commit_before_every_head_has_its_fcm_is_named() -> None:
-    from conformance.fries.engines.stepped import commit_rule_violations
-
     ok = _Executor([_Job(_Prog()), _Job(_Prog(_Active(switched={"A#0": 1.0, "A#1": 2.0})))])
     assert commit_rule_violations(ok) == {}
     early = _Executor([_Job(_Prog(_Active(j=2, switched={"A#0": 1.0}))), _Job(_Prog(_Active(heads=[], user=True)))])
@@ -137,9 +137,6 @@ def test_a_commit_before_every_head_has_its_fcm_is_named() -> None:
 def test_a_saved_live_case_gets_the_live_engine_back() -> None:
     """``--replay`` of a case the live path saved (``"engine": "spark-streaming"``,
     ``"scheduler": "fries:live-stepped"``) runs it through the same mode."""
-    from conformance.fries.engines.catalogue import engine_status, make_engine
-    from conformance.fries.engines.live import StreamingEngine
-
     assert engine_status("spark-streaming") is None
     for path, mode in (("live-stepped", "live-stepped"), ("live", "live"), ("planned", "live")):
         engine = make_engine("spark-streaming", scheduler="fries", faults=frozenset({"naive"}), path=path)
@@ -149,10 +146,6 @@ def test_a_saved_live_case_gets_the_live_engine_back() -> None:
 def test_a_committed_view_that_changes_without_a_commit_is_named() -> None:
     """After a crash the live bookkeeping must not be the committed record itself: every
     batch would then write its uncommitted offset into what a second crash would resume from."""
-    from spark_impl.reconfig.progress import Progress
-
-    from conformance.fries.engines.stepped import CommitWatch
-
     job = _Job(Progress(offset=4, history=[1, 2]))  # type: ignore[arg-type]
     executor = _Executor([job])
     watch = CommitWatch()

@@ -22,6 +22,7 @@ from spark_impl.values import from_json, to_json
 
 from conformance.fries.engines import typed
 from conformance.fries.suite import judge_batch, streaming_cases
+from conformance.fries.engines.live import StreamingEngine
 
 
 def test_encoded_keys_route_like_the_integers_they_stand_for() -> None:
@@ -71,8 +72,6 @@ def _typed_cases(count: int) -> list[Any]:
 
 @pytest.mark.slow
 def test_nested_mixed_type_values_run_live_equal_to_the_reference(spark: Any) -> None:
-    from conformance.fries.engines.live import StreamingEngine
-
     engine = StreamingEngine("fries", frozenset(), spark=spark, mode="live-typed")
     judged = judge_batch(engine, _typed_cases(2))
     assert [j.ok for _, j, _ in judged] == [True, True], [j.failed_oracles for _, j, _ in judged]
@@ -80,8 +79,6 @@ def test_nested_mixed_type_values_run_live_equal_to_the_reference(spark: Any) ->
 
 @pytest.mark.slow
 def test_a_seeded_fault_is_caught_on_nested_mixed_type_values(spark: Any) -> None:
-    from conformance.fries.engines.live import StreamingEngine
-
     engine = StreamingEngine("fries", frozenset({"double-transform"}), spark=spark, mode="live-typed")
     judged = judge_batch(engine, _typed_cases(4))
     assert any(not j.ok for _, j, _ in judged)

@@ -3,6 +3,7 @@ and each kind of wrong run fails the oracle meant to catch it, with a readable e
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 from dataclasses import replace
 from typing import Any
@@ -15,6 +16,7 @@ from spec.fries.schedule import Operation, Schedule
 from conformance.fries.oracles import complete_order, effective_scenario, judge
 from conformance.fries.outcome import RunOutcome
 from conformance.pytest_helper import assert_conforms, request_order
+from conformance.core.watchdog import call_with_timeout
 
 
 def _scenario(requests: int = 1) -> Scenario:
@@ -159,10 +161,6 @@ def test_pytest_helper_gives_a_readable_diff() -> None:
 
 
 def test_watchdog_reports_a_call_that_never_returns() -> None:
-    import threading
-
-    from conformance.core.watchdog import call_with_timeout
-
     assert call_with_timeout(lambda: 41 + 1, 5.0) == (True, 42)
     never = threading.Event()
     assert call_with_timeout(lambda: never.wait(30), 0.2) == (False, None)

@@ -8,9 +8,11 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
+from types import SimpleNamespace
 
 import pytest
 from spec.fries.scenario import Scenario, scenario_from_json
@@ -22,8 +24,17 @@ from conformance.fries.oracles import judge
 from conformance.fries.config import FriesConfig
 from conformance.fries.suite import PATH_CASES, path_section
 from conformance.fries.cases.sections import race_section, race_strategy, scenario_strategy
-from conformance.fries.cases.alignment import PRUNING_SHAPES, is_probe_shaped, pruning_probes, pruning_shape
+from conformance.fries.cases.alignment import (
+    PRUNING_SHAPES, is_probe_shaped, pruning_probes, pruning_shape, alignment_probes,
+)
 from support.paths import ROOT
+from conformance.fries.engines.sink import FAMILIES, decode, encode, keyed_job
+from conformance.fries.engines.stepped import FAR_MS, adversarial_seed, levels, GAP, Releases, stepped_job
+from conformance.output.coverage import DAEMON_CONF, submit_args
+from spark_impl.reconfig import scenario_job
+from spark_impl.reconfig.control import ControlEntry
+from spark_impl.reconfig.progress import Progress, Active
+from spark_impl.reconfig.sinks import column_converter
 
 
 
@@ -117,8 +128,6 @@ def test_coverage_measures_the_spark_workers(tmp_path: Path) -> None:
 
 
 def test_submit_args_keep_the_users_own() -> None:
-    from conformance.output.coverage import DAEMON_CONF, submit_args
-
     assert submit_args(None) == f"--conf {DAEMON_CONF} pyspark-shell"
     assert submit_args("--driver-memory 1g pyspark-shell") == f"--driver-memory 1g --conf {DAEMON_CONF} pyspark-shell"
 
@@ -126,16 +135,10 @@ def test_submit_args_keep_the_users_own() -> None:
 # --- the stepped path (conformance.fries.engines.stepped): control messages released batch by batch ---
 
 def _probe() -> Scenario:
-    from conformance.fries.cases.alignment import alignment_probes
-
     return next(p for p in draw_cases(alignment_probes(), 6, seed=2) if p.workers("X") == 3 and "Z" in p.functions)
 
 
 def test_the_adversarial_seed_releases_downstream_objects_first() -> None:
-    from spark_impl.reconfig.control import ControlEntry
-
-    from conformance.fries.engines.stepped import FAR_MS, adversarial_seed, levels
-
     probe = _probe()
     level = levels(probe)
     assert level == {"X#0": 1, "X#1": 1, "X#2": 1, "Y": 2, "Z": 3}
@@ -150,10 +153,6 @@ class _FakeExecutor:
     """What :class:`Releases` reads: jobs with their active request, the scheduler, _publish."""
 
     def __init__(self, job: Any, active: Any) -> None:
-        from types import SimpleNamespace
-
-        from spark_impl.reconfig.progress import Progress
-
         self.scheduler = "fries"
         self.state = [SimpleNamespace(job=job, live=SimpleNamespace(active=active), committed=Progress())]
         self.published = 0
@@ -163,13 +162,6 @@ class _FakeExecutor:
 
 
 def test_releases_open_one_head_every_gap_batches_and_catch_an_early_switch() -> None:
-    import time
-
-    from spark_impl.reconfig.control import ControlEntry
-    from spark_impl.reconfig.progress import Active
-
-    from conformance.fries.engines.stepped import GAP, Releases, stepped_job
-
     probe = _probe()
     job = stepped_job(probe, 0)
     objs = ["X#0", "X#1", "X#2", "Y", "Z"]
@@ -204,10 +196,7 @@ def test_releases_open_one_head_every_gap_batches_and_catch_an_early_switch() ->
 # --- the sink path (conformance.fries.engines.sink): keys of other types ---
 
 def test_encoded_keys_route_like_the_integers_and_decode_back() -> None:
-    from spark_impl.keys import route
-
-    from conformance.fries.engines.sink import FAMILIES, decode, encode
-    from spark_impl.reconfig.sinks import column_converter
+    from spark_impl.keys import route  # noqa: PLC0415 - read when called: spark_impl.keys.route is replaced at run time
 
     for family in (*FAMILIES, "mixed", "json", "boolish"):
         for k in range(-7, 40):
@@ -222,10 +211,6 @@ def test_encoded_keys_route_like_the_integers_and_decode_back() -> None:
 
 
 def test_keyed_jobs_compute_like_the_scenario_on_decoded_keys() -> None:
-    from spark_impl.reconfig import scenario_job
-
-    from conformance.fries.engines.sink import FAMILIES, decode, keyed_job
-
     scenario = _chain(blocking=True)
     plain = scenario_job(scenario)
     for family in FAMILIES:

@@ -12,6 +12,8 @@ from typing import Any
 from conformance.fries.retention import retention_problem
 from spark_impl.reconfig.progress import Progress
 from spark_impl.store import open_store
+from spark_impl.reconfig.layout import request_name
+from spark_impl.reconfig.sinks import SINK_STATE
 
 
 def executor(root: Path, histories: list[list[int]], g: int, on_disk: list[int]) -> Any:
@@ -26,8 +28,7 @@ def test_storage_holding_more_than_a_job_needs_is_named(tmp_path: Path) -> None:
     kept); then the same with everything delivered."""
     ex = executor(tmp_path / "a", [[2, 4, 6], [5]], 7, [2, 4, 5, 6])
     assert retention_problem(ex, 1) is None
-    from spark_impl.reconfig.sinks import SINK_STATE
-    from spark_impl.records import write_json_record
+    from spark_impl.records import write_json_record  # noqa: PLC0415 - read when called: spark_impl.records.write_json_record is replaced at run time
 
     write_json_record(open_store(str(tmp_path / "b")), SINK_STATE, {"delivered": {"0": 6, "1": 5}})
     kept = executor(tmp_path / "b", [[6], [5]], 7, [5, 6])
@@ -43,8 +44,6 @@ def test_storage_holding_more_than_a_job_needs_is_named(tmp_path: Path) -> None:
 def test_a_request_file_no_object_can_load_again_is_named(tmp_path: Path) -> None:
     """Request 1 updated A, request 3 updated A again, so
     request 1's file must be gone after the run; 2 (B's latest) and 3 stay."""
-    from spark_impl.reconfig.layout import request_name
-
     store = open_store(str(tmp_path))
     planned = tuple(SimpleNamespace(request=SimpleNamespace(operators=frozenset(ops))) for ops in ("A", "B", "A"))
     committed = Progress(history=[5], delays={1: 5.0, 2: 3.0, 3: 1.0})

@@ -9,15 +9,14 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from spark_impl.store import open_store
+from conformance.fries.engines.stepped import Releases
+from spark_impl.reconfig.task import started_name
 
 
 def test_a_request_made_without_or_before_its_batchs_task_start_is_named(tmp_path: Path) -> None:
     """A batch that makes a request and marks no task start (the driver's wait times out and
     the request lands after the batch's tuples: a legal run, but not the mid-batch request the
     suite relies on), or a request made before its batch's first task started, is named."""
-    from conformance.fries.engines.stepped import Releases
-    from spark_impl.reconfig.task import started_name
-
     store = open_store(str(tmp_path))
     active = SimpleNamespace(j=1, user=False, epoch_batch=4, issued=1000.0)
     ex = SimpleNamespace(g=4, partitions=2, store=store, state=[SimpleNamespace(live=SimpleNamespace(active=active))])

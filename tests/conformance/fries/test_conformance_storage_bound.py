@@ -6,11 +6,19 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from dataclasses import replace
 
 from spark_impl.records import RecordLog
 from spark_impl.store import open_store
 
-from conformance.fries.retention import KEEP, log_problem
+from conformance.fries.retention import KEEP, log_problem, retention_problem
+from conformance.standin.spark import LocalSpark
+from spark_impl.reconfig.api import scenario_job
+from spark_impl.reconfig.driver import Executor
+from spark_impl.reconfig.layout import request_name, save_request
+from spark_impl.reconfig.retention import Retention
+from spec.fries.scenario import scenario_from_json
+from support.fries_chains import chain_json
 
 
 def _append(root: Path, prefix: str, n: int, keep: int | None) -> None:
@@ -56,17 +64,6 @@ def test_request_files_of_submitted_requests_are_judged(tmp_path: Path) -> None:
     Structured Streaming front end's only way) could not be judged at all. Two submitted
     requests updating the same operator under ``Retention(1)``: only the second one's file
     stays, and a file the retention forgot is named."""
-    from dataclasses import replace
-
-    from support.fries_chains import chain_json
-    from conformance.standin.spark import LocalSpark
-    from conformance.fries.retention import retention_problem
-    from spark_impl.reconfig.api import scenario_job
-    from spark_impl.reconfig.driver import Executor
-    from spark_impl.reconfig.layout import request_name, save_request
-    from spark_impl.reconfig.retention import Retention
-    from spec.fries.scenario import scenario_from_json
-
     full = scenario_job(scenario_from_json(chain_json(2, 24, at=2), "submitted"))
     request = full.planned[0].request
     ex = Executor(LocalSpark(), [replace(full, planned=())], "fries", str(tmp_path), partitions=2,

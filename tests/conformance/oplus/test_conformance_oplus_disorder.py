@@ -15,7 +15,9 @@ from conformance.oplus.cases import oplus_cases
 from conformance.oplus.edges import with_edges
 from conformance.oplus.engines import disorder
 from conformance.core.verdict import OracleName, fails
-from conformance.oplus.oracles import LATE_TAG, first_failure, problem_text
+from conformance.oplus.oracles import LATE_TAG, first_failure, problem_text, sequential
+from conformance.oplus import suite
+from spec.oplus.scenario import parse_scenario
 
 
 def _sum_case(stamps: list[int], per_round: int) -> tuple[dict[str, Any], int]:
@@ -80,9 +82,6 @@ def test_out_of_order_landings_catch_a_window_off_by_one(spark: Any) -> None:
 
 
 def test_an_uncounted_drop_fails_the_late_oracle_and_a_silent_one_the_outputs() -> None:
-    from conformance.oplus.oracles import sequential
-    from spec.oplus.scenario import parse_scenario
-
     case = _sum_case([1, 2, 3, 4, 5, 6, 7, 8], 2)
     kept = disorder.without(case, disorder.predicted_late(case, 0))
     rows = sequential(parse_scenario(kept[0]))
@@ -95,8 +94,6 @@ def test_an_uncounted_drop_fails_the_late_oracle_and_a_silent_one_the_outputs() 
 
 
 def test_a_saved_disorder_case_replays_through_the_disordered_runs(monkeypatch: pytest.MonkeyPatch) -> None:
-    from conformance.oplus import suite
-
     seen: list[Any] = []
 
     def fake(cases: Any, faults: frozenset[str], spark: Any = None) -> tuple[list[tuple[Any, ...]], int]:

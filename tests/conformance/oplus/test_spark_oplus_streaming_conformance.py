@@ -17,7 +17,7 @@ import pytest
 from conformance.core.cases import draw_cases
 from conformance.oplus.cases import oplus_cases
 from conformance.oplus.engines.live import request_file, stream_files
-from conformance.oplus.oracles import ENGINE_TAG
+from conformance.oplus.oracles import ENGINE_TAG, spark_discrepancies
 
 
 def test_files_carry_every_item_once_in_its_round_and_end_every_list() -> None:
@@ -44,8 +44,7 @@ def test_requests_land_before_the_first_file_whose_watermark_reaches_them() -> N
 
 
 def _judge(spark: Any, cases: list[Any], faults: frozenset[str]) -> list[str | None]:
-    from conformance.oplus.engines.live import streaming_engine
-    from conformance.oplus.oracles import spark_discrepancies
+    from conformance.oplus.engines.live import streaming_engine  # noqa: PLC0415 - read when called: conformance.oplus.engines.live.streaming_engine is replaced at run time
 
     return spark_discrepancies(cases, streaming_engine(faults, spark))
 

@@ -25,6 +25,8 @@ from spec.errors import InputError
 from spec.fries.schedule import Schedule
 from spark_impl.keys import route
 from support.paths import ROOT
+from conformance.userjob.suite import check_faults
+from streamproof.main import main
 
 FRAUD = f"{ROOT / 'examples' / 'fraud_job.py'}:job"
 
@@ -157,8 +159,6 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 def _main(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     """The same in this process (fast): exit code, stdout, stderr."""
-    from streamproof.main import main
-
     code = main(["conformance", *args])
     out, err = capsys.readouterr()
     return code, out, err
@@ -229,8 +229,6 @@ def test_fault_names_are_checked(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = _main(capsys, "--job", FRAUD, "--inject-fault", "window-off-by-one", "--cases", "1")
     assert code == 2 and "unknown fault" in err
     with pytest.raises(InputError):
-        from conformance.userjob.suite import check_faults
-
         check_faults(frozenset({"nope"}))
 
 

@@ -13,10 +13,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
+from collections import Counter
 
 import pytest
 
 from streamproof.main import main
+from conformance.fries.oracles import exactly_once_verdict, states_verdict
+from spec.fries.dataflow import dataflow
+from spec.fries.scenario import Scenario, Timing
 
 JOB = '''
 from typing import Any
@@ -115,12 +119,6 @@ def test_a_blocking_operator_flushing_none_and_tuple_keys_passes(spark: Any, tmp
 def test_the_state_and_exactly_once_oracles_report_mixed_keys_in_a_total_order() -> None:
     """The oracles' reports list keys of mixed types (``None``, tuples, strings, numbers) in
     ``spark_impl.keys.key_order`` rather than raising on ``<``."""
-    from collections import Counter
-
-    from conformance.fries.oracles import exactly_once_verdict, states_verdict
-    from spec.fries.dataflow import dataflow
-    from spec.fries.scenario import Scenario, Timing
-
     keys: list[Any] = [None, ("camp0", 1), "u1", 3, ("camp1", 0)]
     expected = {("B", k): 1 for k in keys}
     states = states_verdict(expected, {("B", k): 2 for k in keys})

@@ -26,6 +26,9 @@ from spec.fries.scenario import Scenario, serial_execution
 from spec.fries.schedule import Schedule
 from spark_impl.keys import route
 from spark_impl.reconfig.api import scenario_job
+from conformance.pytest_helper import request_order as catalogue_order
+from spark_impl.reconfig import ListSource, PlannedRequest, Request, UserOperator, user_job, user_update
+from spec.fries.dataflow import dataflow
 
 SCENARIOS = with_timing(scenarios().filter(lambda s: any(s.sources.values())), "jitter")
 
@@ -52,8 +55,6 @@ def test_serial_run_is_the_spec_serial_execution(data: Any) -> None:
 @settings(max_examples=40)
 @given(SCENARIOS)
 def test_request_order_matches_the_catalogue_helper(scenario: Scenario) -> None:
-    from conformance.pytest_helper import request_order as catalogue_order
-
     if scenario.timing.reorder_bound:
         scenario = replace(scenario, timing=replace(scenario.timing, reorder_bound=0))
     assert request_order(scenario_job(scenario)) == catalogue_order(scenario)
@@ -96,9 +97,6 @@ def test_replay_is_the_spec_replay_on_perturbed_serial_schedules(data: Any) -> N
 
 def test_serial_run_of_a_string_keyed_user_job() -> None:
     """A user job (string keys, an order-sensitive state, a transformation): a hand-computed case."""
-    from spec.fries.dataflow import dataflow
-    from spark_impl.reconfig import ListSource, PlannedRequest, Request, UserOperator, user_job, user_update
-
     flow = dataflow([("S", "source"), ("A", "one-to-one")], [("S", "A")])
 
     def last_two(state: Any, key: str, value: int) -> tuple[Any, list[tuple[str, Any]]]:

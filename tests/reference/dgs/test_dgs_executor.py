@@ -16,7 +16,9 @@ from reference.dgs.optimizer import optimize
 from reference.dgs.strategies import impl_universe, input_instances, valid_plans
 from spec.dgs.plan import Plan, Worker
 from spec.dgs.semantics import multiset_equal
-from spec.dgs.streams import Heartbeat, StreamEvent, expected_output, sort_streams, valid_input_problem
+from spec.dgs.streams import (
+    Heartbeat, StreamEvent, expected_output, sort_streams, valid_input_problem, streams_from_json, streams_to_json,
+)
 from spec.dgs.semantics import spec_run
 from spec.errors import InputError
 
@@ -148,16 +150,12 @@ def test_dependent_events_are_processed_in_order(name: str, data: st.DataObject,
 @settings(max_examples=20)
 @given(data=st.data())
 def test_streams_json_round_trip(name: str, data: st.DataObject) -> None:
-    from spec.dgs.streams import streams_from_json, streams_to_json
-
     program = example(name)
     streams = data.draw(input_instances(program, STREAMS))
     assert streams_from_json(streams_to_json(streams)) == streams
 
 
 def test_streams_json_errors_have_paths() -> None:
-    from spec.dgs.streams import streams_from_json
-
     with pytest.raises(InputError, match=r"input.streams.s0\[1\]: expected exactly one of"):
         streams_from_json({"streams": {"s0": [{"ts": 1, "event": 3}, {"ts": 2}]}})
     with pytest.raises(InputError, match=r"input.streams.s0\[0\].ts: expected an integer"):

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings, strategies as st, Phase, find
 
 from support.dgs_helpers import CONSISTENT, example
 from reference.dgs.domain import draw_reachable
@@ -45,8 +45,6 @@ def test_theorem_2_4_on_random_diagrams(name: str, data: st.DataObject) -> None:
 
 def test_theorem_2_4_fails_for_an_inconsistent_program() -> None:
     """The property above is not vacuous: for a program violating C2 a diagram differs."""
-    from hypothesis import Phase, find
-
     program = example("key_counter.py:DuplicatingCounter")
 
     def differs(history: Any) -> bool:

@@ -76,7 +76,7 @@ def test_engine_equals_direct_before_and_after_migrations(spec: WindowSpec, name
     assert job.run(items) == expected
     # the records are computed where the assignment in force routes them (spec.route)
     positions = [i for i, item in enumerate(items) if isinstance(item, Record)]
-    migrations, count = [], 0
+    migrations = []
     for i, item in enumerate(items):
         if isinstance(item, Modification):
             migrations.append(Migration(sum(1 for p in positions if p < i), item.moves))

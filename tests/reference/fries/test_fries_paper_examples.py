@@ -12,7 +12,7 @@ import pytest
 
 from reference.fries.mcs import MCS, fries_mcs
 from spec.fries.dataflow import Dataflow, dataflow
-from spec.fries.workers import expand_workers
+from spec.fries.workers import expand_workers, pipelined_regions
 
 
 def comps(mcs: MCS) -> list[set[str]]:
@@ -221,8 +221,6 @@ def test_broadcast_worker_behaves_as_if_followed_by_a_replicate() -> None:
 def test_blocking_operator_splits_regions() -> None:
     """§7.1: the sort K is blocking; the one-to-many J before it is not an ancestor of C
     within C's pipelined region."""
-    from spec.fries.workers import pipelined_regions
-
     flow = dataflow([("S", "source"), ("J", "one-to-many"), ("K", "blocking"),
                      ("C", "one-to-one")], chain("S", "J", "K", "C"))
     assert pipelined_regions(flow) == (frozenset({"C"}), frozenset({"J", "K", "S"}))

@@ -5,6 +5,10 @@ rejects exactly what the spec parser does."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -206,11 +210,6 @@ def test_many_bridging_transactions() -> None:
 
 def test_output_does_not_depend_on_string_hashing(tmp_path: Any) -> None:
     """Set iteration order changes with PYTHONHASHSEED; the checker's output must not."""
-    import json
-    import os
-    import subprocess
-    import sys
-
     logs: dict[str, list[dict[str, Any]]] = {"A": [{"txn": "R1", "update": True}],
                                              "B": [], "C": [{"txn": "R3", "update": True}]}
     for i in range(30):

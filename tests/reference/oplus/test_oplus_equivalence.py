@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings, strategies as st, find
 
 from spec.oplus.semantics import expected_outputs, multiset_difference
 from reference.oplus.executors import all_tuples, run_sequential
@@ -62,8 +62,6 @@ def test_elastic_vsn_equals_spec(case: Case, parallelism: int, factory, points, 
 def test_reconfigurations_do_happen() -> None:
     """Guard against a vacuous elastic property: most generated runs with requests apply
     at least one reconfiguration, growing and shrinking."""
-    from hypothesis import find
-
     grow = find(st.tuples(cases(["sliding-sum"], 9), requests(), st.integers(0, 99)),
                 lambda x: any(e.after > e.before for e in run_vsn(
                     x[0].op, x[0].sources, 1, lambda e, n: (lambda k: hash(k) % n),

@@ -20,6 +20,7 @@ from reference.oplus.vsn import Request, run_vsn
 from spec.oplus.scenario import parse_scenario
 
 from support.oplus_gen import Case, cases, mapping_factories, requests
+from reference.oplus.operators.catalogue import build
 
 
 @settings(max_examples=150, deadline=None)
@@ -107,7 +108,6 @@ def test_sn_run_rerouted_tuples_keep_every_output() -> None:
 
 
 def _op_and_sources(scenario: Any) -> tuple[Any, Any]:
-    from reference.oplus.operators.catalogue import build
     built = build(scenario)
     return built.op, built.sources
 

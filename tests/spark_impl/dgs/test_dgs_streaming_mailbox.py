@@ -121,7 +121,7 @@ def test_an_item_at_or_before_its_streams_timer_is_refused_and_changes_nothing(c
     before = (dict(box.timers), list(box.buffered))
     for stale, what in ((ts, "at its own last ts"), (ts - 1, "before its own last ts")):
         batch = [(other, Heartbeat(box.timers[other][0] + 1)), (stream, Heartbeat(stale))]
-        assert refused(lambda: receive(fed.program, fed.topo, box, batch, "file 9"), "file 9",
+        assert refused(lambda batch=batch: receive(fed.program, fed.topo, box, batch, "file 9"), "file 9",
                        f"a heartbeat of {stream} {what} {ts}", f"(ts {ts})") is None
         assert (box.timers, box.buffered) == before
 

@@ -15,7 +15,7 @@ from streamproof.main import main
 from spec.dgs.loader import load_program
 from spec.dgs.semantics import spec_run
 from spec.dgs.streams import Heartbeat, StreamEvent, sort_streams, value_from_json
-from spark_impl.workloads.soak_dgs import PROGRAM, STREAMS, check_outputs, expected_outputs, item
+from spark_impl.workloads.soak_dgs import PROGRAM, STREAMS, check_outputs, expected_outputs, item, item_column
 
 CONTRACT = {"batches", "disk_bytes_start", "disk_bytes_end", "rss_bytes_start", "rss_bytes_end",
             "batch_ms_p50_start", "batch_ms_p50_end", "lost", "duplicated"}
@@ -55,8 +55,6 @@ def test_the_verdict_counts_lost_duplicated_and_wrong_counts() -> None:
 
 @pytest.mark.spark
 def test_the_spark_items_are_the_items_the_verdict_assumes(spark: Any) -> None:
-    from spark_impl.workloads.soak_dgs import item_column
-
     rows = spark.range(0, 45).select("id").withColumnRenamed("id", "value").select(item_column(7).alias("i"))
     assert [json.loads(r["i"]) for r in rows.collect()] == [item(v, 7) for v in range(45)]
 

@@ -15,6 +15,7 @@ import json
 import logging
 import os
 import random
+import tempfile
 from collections import Counter
 from typing import Any, Callable, Sequence
 
@@ -253,8 +254,6 @@ def test_fail_is_the_default_and_stops_the_query_naming_the_first_late_event() -
     and ``late_policy="fail"`` (the defaults) the first late event stops the query with a
     LateEventError naming it (stream, event, tag, event time, watermark); process_all raises
     it; nothing of the batch is committed."""
-    import tempfile
-
     rows = _events(4, 12)
     chunks = _chunks(rows, 6)
     outputs = _Outputs()

@@ -37,7 +37,9 @@ from support.paths import TESTS
 sys.path.insert(0, str(TESTS))
 from support.s3_server import s3_uri  # noqa: E402
 from support.dgs_live_stream import COUNTER, STREAMS, counter_streams, json_rows, land_file  # noqa: E402
-from support.s3_fixtures import endpoint  # noqa: E402,F401 - the moto server fixture
+from spark_impl.dgs.streaming import LiveJob, start_dgs_query
+from spark_impl.reconfig.objectstore import ObjectStoreSink, read_committed
+from spark_impl.reconfig.sinks import CallbackSink
 
 pytestmark = pytest.mark.spark
 
@@ -52,8 +54,6 @@ class Deliveries:
         self.calls: Counter[int] = Counter()
 
     def __call__(self, df: Any, batch_id: int) -> None:
-        from spark_impl.reconfig.objectstore import ObjectStoreSink
-
         self.calls[batch_id] += 1
         if self.table is not None:
             ObjectStoreSink(self.table).deliver(df, batch_id)
@@ -61,8 +61,6 @@ class Deliveries:
             self.rows[batch_id] = [r["value"] for r in df.collect()]
 
     def outputs(self) -> Counter[str]:
-        from spark_impl.reconfig.objectstore import read_committed
-
         if self.table is not None:
             committed = read_committed(self.table)
             assert committed.column_names == ["job", "batch", "value"]
@@ -76,9 +74,6 @@ def _run(spark: Any, root: Path, checkpoint: str | None, table: str | None, cras
          ) -> tuple[Deliveries, Any]:
     """Run the stream's chunks through a query (module docstring); returns the sink and the
     final states."""
-    from spark_impl.dgs.streaming import LiveJob, start_dgs_query
-    from spark_impl.reconfig.sinks import CallbackSink
-
     program = load_program(COUNTER)
     source = root / "in"
     source.mkdir(parents=True)
@@ -148,8 +143,6 @@ def test_dgs_live_checkpoint_on_s3_with_replan_and_restarts_equals_the_local_run
 
 
 def test_a_uri_checkpoint_needs_query_checkpoint(spark: Any, tmp_path: Path) -> None:
-    from spark_impl.dgs.streaming import LiveJob, start_dgs_query
-
     program = load_program(COUNTER)
     stream = spark.readStream.text(str(tmp_path))
     with pytest.raises(InputError, match="give query_checkpoint= too") as caught:

@@ -23,6 +23,7 @@ from spark_impl.dgs.topology import topology
 from conformance.dgs.cases import DgsCase, candidates, draw_dgs_cases, program_of
 from conformance.dgs.engines.batch import dgs_job
 from conformance.dgs.oracles import judge
+from spark_impl.dgs import run_dgs_many
 
 CASES = [next(candidates(case)) for case in draw_dgs_cases(6, 0)]  # the shrinker's first: the one-worker plan
 
@@ -33,8 +34,6 @@ def test_the_cases_have_one_worker_plans() -> None:
 
 @pytest.fixture(scope="module")
 def ran(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Any], float, Path]:
-    from spark_impl.dgs import run_dgs_many
-
     sink = tmp_path_factory.mktemp("dgs-one-worker-sink")
     began = time.perf_counter()
     runs = run_dgs_many(spark, [dgs_job(c) for c in CASES], sink_dir=str(sink))

@@ -26,6 +26,8 @@ from spark_impl.dgs.tasks import Layout, fork_down, join_up
 from spark_impl.dgs.topology import topology
 from spark_impl.keys import route
 from support.paths import TESTS
+from spark_impl.dgs.streaming import LiveJob, start_dgs_query
+from spark_impl.reconfig.sinks import ParquetSink
 
 COUNTER = os.path.join(str(TESTS), "support", "dgs_live_programs.py:WordCounter")
 STREAMS = ("s0", "s1")
@@ -89,9 +91,6 @@ def test_live_replan_and_restart_with_another_plan_exactly_once(spark: Any, tmp_
     """A 2-leaf plan, re-planned to 3 leaves while the query runs (events waiting in the
     mailbox), then a driver stop and a restart with a 1-leaf plan (re-planned at start): the
     Parquet table holds spec(sort(u)) exactly once and the final state is the sequential one."""
-    from spark_impl.dgs.streaming import LiveJob, start_dgs_query
-    from spark_impl.reconfig.sinks import ParquetSink
-
     program = load_program(COUNTER)
     source, ckpt, table = (str(tmp_path / n) for n in ("in", "ckpt", "out"))
     os.makedirs(source)

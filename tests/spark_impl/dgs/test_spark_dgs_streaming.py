@@ -7,6 +7,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
+import sys
+import time
 from collections import Counter
 from typing import Any
 
@@ -23,6 +27,7 @@ from spark_impl.dgs.topology import topology
 from spark_impl.keys import route
 from support.dgs_live_stream import COUNTER, STREAMS, counter_streams, json_rows, land_file, start_query
 from support.paths import TESTS
+from spark_impl.dgs.streaming_store import Store
 
 HERE = str(TESTS)
 FAILING = os.path.join(HERE, "support", "dgs_live_programs.py:FailingCounter")
@@ -120,13 +125,6 @@ def test_real_driver_kill_mid_stream_then_restart_is_exactly_once(spark: Any, tm
     """The recipe's driver in its own process (tests/support/dgs_live_driver.py), killed with SIGKILL
     (JVM included) once it has committed a batch, wherever it is then; a new driver process
     finishes the stream; Parquet holds spec(sort(u)) exactly once."""
-    import signal
-    import subprocess
-    import sys
-    import time
-
-    from spark_impl.dgs.streaming_store import Store
-
     root = str(tmp_path)
     os.makedirs(os.path.join(root, "in"))
     program = load_program(COUNTER)

@@ -27,6 +27,8 @@ from spec.errors import InputError
 from reference.dgs.examples import target
 
 from conformance.dgs.cases import STREAMS, DgsCase, draw_dgs_cases, program_of
+from spark_impl.dgs import DgsJob, run_dgs_many
+from spark_impl.dgs.streaming import LiveJob, start_dgs_query
 
 PROGRAM = "concat.py:Concat"
 CASE = next(c for c in draw_dgs_cases(6, 0) if c.name == PROGRAM)
@@ -62,15 +64,11 @@ def assert_stops_with_the_users_error(run: Callable[[], Any]) -> None:
 
 @pytest.mark.spark
 def test_the_batch_executor_stops_with_the_programs_one_line_error(spark: Any) -> None:
-    from spark_impl.dgs import DgsJob, run_dgs_many
-
     assert_stops_with_the_users_error(lambda: run_dgs_many(spark, [DgsJob(target(CASE.name), CASE.plan, STREAMS_IN)]))
 
 
 @pytest.mark.spark
 def test_process_all_of_a_live_query_raises_the_programs_one_line_error(spark: Any, tmp_path: Path) -> None:
-    from spark_impl.dgs.streaming import LiveJob, start_dgs_query
-
     inbox = tmp_path / "in"
     inbox.mkdir()
     lines = []

@@ -39,6 +39,11 @@ from spark_impl.oplus.streaming import CRASH_POINTS, SimulatedCrash, start_oplus
 from spark_impl.oplus.streaming_jobs import oplus_job
 from spark_impl.oplus.user_operator import load_operator
 from spark_impl.reconfig.sinks import CallbackSink
+from pyspark.sql import Row
+from reference.oplus.executors import run_sequential
+from spark_impl.oplus.streaming_log import Commit
+from spec.errors import InputError
+from spec.oplus.model import StreamTuple
 
 COLUMNS = ("job", "source", "seq", "ts", "watermark", "end", "key", "value")
 OPERATORS = os.path.join(str(TESTS), "support", "oplus_user_operators.py")
@@ -52,8 +57,6 @@ class _Batch:
     columns = list(COLUMNS)
 
     def __init__(self, spark: LocalSpark, items: Sequence[dict[str, Any]]) -> None:
-        from pyspark.sql import Row  # a Row needs no SparkSession
-
         row = Row(*COLUMNS)
         self.rdd = spark.sparkContext.parallelize([row(*(i.get(c) for c in COLUMNS)) for i in items], 2)
 
@@ -183,9 +186,6 @@ def test_a_two_input_user_operator_with_disorder_per_source_equals_the_reference
     """A user operator with inputs = 2 (a job of 2 sources, ``t.input`` = the source): each
     source's disorder within allowed_lateness, the sources interleaved any way; the watermark is
     the minimum over the sources; the outputs equal the reference's on the sorted sources."""
-    from reference.oplus.executors import run_sequential
-    from spec.oplus.model import StreamTuple
-
     rng = random.Random(seed)
     lateness = rng.choice((0, 2, 5))
     per_source = [_bounded_disorder(rng, rng.randint(10, 30), lateness) for _ in range(2)]
@@ -256,9 +256,6 @@ def test_user_operator_sees_each_key_in_event_time_order_across_batches(tmp_path
 def test_a_layout_1_commit_record_is_read_and_a_newer_one_refused() -> None:
     """spark_impl.oplus.streaming_log.Commit: a record without "layout" is layout 1 (lateness
     0); a newer layout is refused with a message naming it."""
-    from spec.errors import InputError
-    from spark_impl.oplus.streaming_log import Commit
-
     record = Commit(3, {0: 1}, {0: 1}, 1, {(0, 0): 7}, {0: 7}, lateness={0: 2})
     raw = record.to_json()
     assert raw["layout"] == 2 and Commit.from_json(raw) == record
@@ -271,8 +268,6 @@ def test_a_layout_1_commit_record_is_read_and_a_newer_one_refused() -> None:
 def test_late_policy_and_allowed_lateness_are_validated(tmp_path: Any) -> None:
     """start_oplus_query refuses a negative or non-integer allowed_lateness and an unknown
     policy name, naming the argument."""
-    from spec.errors import InputError
-
     for options, where in (({"allowed_lateness": -1}, "allowed_lateness"), ({"allowed_lateness": 1.5}, "allowed_lateness"),
                            ({"late_policy": "Drop"}, "late_policy"), ({"late_policy": 3}, "late_policy")):
         with pytest.raises(InputError) as caught:

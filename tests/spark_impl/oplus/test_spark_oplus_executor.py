@@ -22,6 +22,7 @@ from reference.oplus.run import execute
 from spec.errors import InputError
 from spec.oplus.scenario import parse_scenario
 from spark_impl.oplus import run_batch, run_scenarios
+from conformance.run import RunConfig, run_suites
 
 pytestmark = pytest.mark.spark
 
@@ -145,8 +146,6 @@ def test_cli_engine_spark_prints_the_reference_rows(spark: Any, tmp_path: Path,
 @pytest.mark.slow
 @pytest.mark.parametrize("fault", ["window-off-by-one", "drop-near-watermark"])
 def test_the_conformance_suite_finds_and_shrinks_each_oplus_fault(spark: Any, tmp_path: Path, fault: str) -> None:
-    from conformance.run import RunConfig, run_suites
-
     (result,) = run_suites(RunConfig(suites=("oplus",), cases=40, engine="spark", faults=frozenset({fault}),
                                      save_dir=str(tmp_path), spark=spark), lambda suite: None)
     check = next(c for c in result.checks if c.name == "spark vs sequential")

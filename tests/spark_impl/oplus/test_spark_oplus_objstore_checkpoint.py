@@ -30,8 +30,12 @@ import pytest
 from support.paths import TESTS
 sys.path.insert(0, str(TESTS))
 from support.s3_server import s3_uri  # noqa: E402
-from support.s3_fixtures import endpoint  # noqa: E402,F401 - the shared moto fixture
 from support.oplus_live_stream import SCHEMA, WA, WS, expected_rows, file_rows, land_file, stream_data  # noqa: E402
+from spark_impl.oplus.streaming import start_oplus_query
+from spark_impl.oplus.streaming_jobs import oplus_job
+from spark_impl.oplus.streaming_log import Log
+from spark_impl.reconfig.objectstore import ObjectStoreSink, committed_files, read_committed
+from spark_impl.reconfig.sinks import CallbackSink
 
 pytestmark = pytest.mark.spark
 CRASHES = {2: "after-round", 4: "after-delivery"}
@@ -42,9 +46,6 @@ def _run(spark: Any, base: Path, checkpoint: str, sink: Any, crashes: dict[int, 
     """Run the files through a live query into ``sink``; its last status. Rescales: job 0 to 4
     at the next boundary after batch 0, job 1 to 1 at event time 0 (the first boundary after
     file 3 is requested)."""
-    from spark_impl.oplus.streaming import start_oplus_query
-    from spark_impl.oplus.streaming_jobs import oplus_job
-
     source_dir = base / "in"
     source_dir.mkdir(parents=True)
     jobs = [oplus_job("sliding-sum", WA, WS, WT="multi", parallelism=2, sources=2),
@@ -81,8 +82,6 @@ def _run(spark: Any, base: Path, checkpoint: str, sink: Any, crashes: dict[int, 
 
 @pytest.fixture(scope="module")
 def local_run(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[list[Any], Any]]:
-    from spark_impl.reconfig.sinks import CallbackSink
-
     base = tmp_path_factory.mktemp("oplus-local")
     table: dict[int, list[Any]] = {}
     sink = CallbackSink(lambda df, batch: table.__setitem__(batch, [tuple(r) for r in df.collect()]),
@@ -93,9 +92,6 @@ def local_run(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
 
 def test_oplus_on_s3_with_rescales_and_driver_crashes_equals_the_local_run(
         spark: Any, endpoint: str, local_run: Any, tmp_path: Path) -> None:  # noqa: F811
-    from spark_impl.oplus.streaming_log import Log
-    from spark_impl.reconfig.objectstore import ObjectStoreSink, committed_files, read_committed
-
     checkpoint, table = s3_uri(endpoint, "oplus-live", "ckpt"), s3_uri(endpoint, "oplus-live", "table")
     status = _run(spark, tmp_path, checkpoint, ObjectStoreSink(table, key_type="string", value_type="long"),
                   CRASHES)

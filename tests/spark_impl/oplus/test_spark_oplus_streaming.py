@@ -14,6 +14,8 @@ import random
 import sys
 import threading
 import time
+import signal
+import subprocess
 from collections import Counter
 from typing import Any
 
@@ -23,13 +25,17 @@ from spec.errors import InputError
 
 from support.paths import TESTS
 sys.path.insert(0, str(TESTS))
-from support.s3_fixtures import endpoint  # noqa: E402,F401 - the shared moto fixture (the s3 kill test)
 from support.oplus_live_stream import expected_rows, file_rows, land_file, recipe_query, stream_data  # noqa: E402
+from conformance.oplus.engines.reference import reference_rows
+from spark_impl.oplus.streaming import start_oplus_query
+from spark_impl.oplus.streaming_jobs import route_key, oplus_job, plain
+from spark_impl.oplus.streaming_log import Log
+from spark_impl.reconfig.sinks import CallbackSink
+from spec.oplus.scenario import instance_of
+from support.s3_server import s3_uri
 
 
 def test_recipe_live_oplus_string_keys_rescale_crash_restart_parquet(spark: Any, tmp_path: Any) -> None:
-    from spark_impl.oplus.streaming_jobs import route_key
-
     source_dir, checkpoint, table, start = recipe_query(spark, tmp_path)
 
     data = stream_data()
@@ -47,7 +53,7 @@ def test_recipe_live_oplus_string_keys_rescale_crash_restart_parquet(spark: Any,
             run.crash_at(crashes[f])
         land_file(source_dir, f, file_rows(data, f, f == files - 1))
         if f == 1:  # while the query runs a batch: a rescale of job 0 to 4 instances
-            threading.Timer(0.2, lambda: requested.setdefault("up", run.rescale(4, job=0))).start()
+            threading.Timer(0.2, lambda run=run: requested.setdefault("up", run.rescale(4, job=0))).start()
         try:
             run.query.processAllAvailable()
         except Exception as error:  # the simulated driver crash stops the query
@@ -88,11 +94,6 @@ def test_recipe_live_oplus_string_keys_rescale_crash_restart_parquet(spark: Any,
 def test_struct_keys_through_a_callback_sink(spark: Any, tmp_path: Any) -> None:
     """Tuple keys (a struct column) routed by spark_impl.keys, delivered to a foreachBatch-style
     callback idempotent by batch id; outputs equal the sequential reference's (keys as JSON text)."""
-    from conformance.oplus.engines.reference import reference_rows
-    from spark_impl.oplus.streaming import start_oplus_query
-    from spark_impl.oplus.streaming_jobs import oplus_job
-    from spark_impl.reconfig.sinks import CallbackSink
-
     source_dir = str(tmp_path / "in")
     os.makedirs(source_dir)
     delivered: dict[int, list[Any]] = {}
@@ -122,10 +123,6 @@ def test_struct_keys_through_a_callback_sink(spark: Any, tmp_path: Any) -> None:
 
 
 def test_bad_input_is_refused_with_a_message(spark: Any, tmp_path: Any) -> None:
-    from spark_impl.oplus.streaming import start_oplus_query
-    from spark_impl.oplus.streaming_jobs import oplus_job
-    from spark_impl.reconfig.sinks import CallbackSink
-
     with pytest.raises(InputError, match="WS"):
         oplus_job("sliding-sum", 5, 3)
     with pytest.raises(InputError, match="unknown operator"):
@@ -136,10 +133,7 @@ def test_bad_input_is_refused_with_a_message(spark: Any, tmp_path: Any) -> None:
 
 
 def test_route_key_types() -> None:
-    from spec.oplus.scenario import instance_of
-
-    from spark_impl.keys import route
-    from spark_impl.oplus.streaming_jobs import plain, route_key
+    from spark_impl.keys import route  # noqa: PLC0415 - read when called: spark_impl.keys.route is replaced at run time
 
     assert all(route_key(k, 7) == instance_of(k, 7) for k in ("a", "dé", ""))
     assert route_key(12, 5) == 2 and route_key(("a", 1), 4) == route(("a", 1), 4)
@@ -174,18 +168,9 @@ def test_a_killed_driver_process_restarts_exactly_once(spark: Any, tmp_path: Any
     on the same checkpoint: the Parquet table equals the sequential reference. ``s3``: the O+
     state on moto's S3 server on 127.0.0.1 (the objstore tests' fixture; a kill can land in the
     middle of a PUT), Structured Streaming's own checkpoint local."""
-    import signal
-    import subprocess
-    import sys
-
-    from conformance.oplus.engines.reference import reference_rows
-    from spark_impl.oplus.streaming_log import Log
-
     source, checkpoint, table = (str(tmp_path / n) for n in ("in", "ckpt", "out"))
     extra: list[str] = []
     if store == "s3":
-        from support.s3_server import s3_uri
-
         checkpoint = s3_uri(request.getfixturevalue("endpoint"), "oplus-kill", tmp_path.name)
         extra = [str(tmp_path / "query")]
     os.makedirs(source)

@@ -16,7 +16,6 @@ from spark_impl.oplus.streaming_log import Commit, Log, write_part
 
 from support.paths import TESTS
 sys.path.insert(0, str(TESTS))
-from support.s3_fixtures import endpoint, location  # noqa: E402,F401 - the shared fixtures
 
 
 def _log_with_batches(location: str, batches: range, delivered: int) -> Log:

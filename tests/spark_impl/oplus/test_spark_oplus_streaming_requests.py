@@ -9,15 +9,14 @@ import math
 from typing import Any
 
 import pytest
+from spark_impl.oplus import streaming
+from spark_impl.oplus.streaming import OplusStreamingRun, compact_requests, settle_requests
+from spark_impl.oplus.streaming_jobs import oplus_job
+from spark_impl.oplus.streaming_log import Commit, Log
 
 
 def test_requests_and_applied_stay_bounded_and_no_request_is_applied_twice(tmp_path: Any,
                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    from spark_impl.oplus import streaming
-    from spark_impl.oplus.streaming import OplusStreamingRun, compact_requests, settle_requests
-    from spark_impl.oplus.streaming_jobs import oplus_job
-    from spark_impl.oplus.streaming_log import Commit, Log
-
     monkeypatch.setattr(streaming, "KEEP_APPLIED", 5)
     run = OplusStreamingRun(None, [oplus_job("sliding-sum", 2, 4, parallelism=2)], Log(str(tmp_path)))
     prev = Commit(-1, {0: 2}, {0: 2}, 2, watermark={0: -math.inf})

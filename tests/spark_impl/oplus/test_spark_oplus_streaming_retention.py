@@ -30,7 +30,7 @@ from spark_impl.workloads.soak_oplus import Rescales
 
 from support.paths import TESTS
 sys.path.insert(0, str(TESTS))
-from support.s3_fixtures import endpoint, location  # noqa: E402,F401 - the shared fixtures
+from conformance.oplus.engines.live import applied_counts
 
 KEYS = 50
 T0 = 10 ** 7
@@ -79,8 +79,6 @@ def test_the_checkpoint_stays_flat_however_many_rescales(tmp_path: Path) -> None
 def test_the_suite_counts_every_applied_rescale_after_compaction(tmp_path: Path) -> None:
     """``conformance.oplus.engines.live``'s ``applied`` oracle reads the per-job counts: with more
     requests than the log keeps, it still sees every one (one live query runs many cases)."""
-    from conformance.oplus.engines.live import applied_counts
-
     jobs = [oplus_job("sliding-sum", 2, 4, parallelism=2) for _ in range(3)]
     run = OplusStreamingRun(None, jobs, Log(str(tmp_path)))
     prev = Commit(-1, {j: 2 for j in range(3)}, {j: 2 for j in range(3)}, 2, watermark={j: -math.inf for j in range(3)})

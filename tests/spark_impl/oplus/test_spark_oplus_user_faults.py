@@ -17,6 +17,9 @@ from spark_impl.oplus.instance import ScenarioRound, process
 from spark_impl.oplus.operators import OperatorConfig
 from spark_impl.oplus.user_operator import UserOperator, process_key
 from support.oplus_conformance_operators import KEY_SUM
+from spark_impl.oplus.streaming_jobs import oplus_job
+from spec.oplus.model import OPlus, StreamTuple, WindowSet, WindowType
+from spec.oplus.windows import WindowSpec
 
 
 def _windows(off_by_one: bool) -> dict[int, Any]:
@@ -59,8 +62,6 @@ def test_drop_near_watermark_drops_it_for_a_user_operator_too() -> None:
 
 
 def test_the_user_config_carries_the_window_fault() -> None:
-    from spark_impl.oplus.streaming_jobs import oplus_job
-
     job = oplus_job(KEY_SUM, fields=("key", "value"))
     assert job.config(True).off_by_one and not job.config(False).off_by_one
     assert replace(job.config(True), off_by_one=False) == job.config(False)
@@ -68,9 +69,6 @@ def test_the_user_config_carries_the_window_fault() -> None:
 
 
 def _chain_outputs(off_by_one: bool) -> list[tuple[int, Any]]:
-    from spec.oplus.model import OPlus, StreamTuple, WindowSet, WindowType
-    from spec.oplus.windows import WindowSpec
-
     def update(ws: WindowSet, t: StreamTuple) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
         return (ws.states[0] + (t.ts,),), ()
 

@@ -73,7 +73,7 @@ def _executor_problem(root: str) -> str | None:
     for workers in (0, -2):
         job = user_job(flow, {"A": UserOperator(OperatorKind.ONE_TO_ONE, lambda state, key, value: (state, []))},
                        ListSource((("S", "S:0", 1, 1),)), parallelism={"A": workers})
-        found = refused(lambda: Executor(_spark(), [job], "fries", fresh), None,
+        found = refused(lambda job=job: Executor(_spark(), [job], "fries", fresh), None,
                         f"Executor with an operator of {workers} workers", "at least 1 worker")
         if found is not None:
             return found

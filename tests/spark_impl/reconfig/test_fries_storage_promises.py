@@ -253,7 +253,7 @@ def _store_load(root: str) -> str | None:
         cache: LRU[tuple[Any, ...], bytes] = LRU(8)
         decoded: list[bytes] = []
 
-        def decode(data: bytes) -> bytes:
+        def decode(data: bytes, decoded: list[bytes] = decoded) -> bytes:
             decoded.append(data)
             return data
 

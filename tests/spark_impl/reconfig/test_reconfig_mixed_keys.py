@@ -11,6 +11,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from spark_impl.keys import key_order
+from spark_impl.reconfig.trace import write_trace
 
 MIXED: list[Any] = ["a", None, ("a", 1), (1, "a"), 2.5, b"k", 7, True]
 
@@ -24,8 +25,6 @@ def test_key_order_is_a_total_order_on_mixed_keys() -> None:
 
 def test_the_trace_writes_states_of_mixed_keys(tmp_path: Path) -> None:
     """Failed before the fix: ``write_trace`` sorted the states' keys as they are."""
-    from spark_impl.reconfig.trace import write_trace
-
     result = SimpleNamespace(schedule=SimpleNamespace(to_json=lambda: {}), outputs=[], delays_ms=(), rejected=(),
                              states={("O1", k): i for i, k in enumerate(MIXED) if not isinstance(k, bytes)})
     paths = write_trace(result, str(tmp_path))

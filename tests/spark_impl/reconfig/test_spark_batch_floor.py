@@ -31,6 +31,10 @@ from spark_impl.reconfig import Executor, collect_results, scenario_job
 from support.paths import TESTS
 sys.path.insert(0, str(TESTS))
 from support.spark_checks import problems, random_scenario  # noqa: E402
+import pyspark
+import spark_impl.workloads.structured as structured
+from spark_impl.session import prefer_installed_pyspark
+from streamproof.commands import bench
 
 pytestmark = pytest.mark.spark
 
@@ -58,9 +62,6 @@ def test_fused_source_changes_nothing(spark: Any, tmp_path: Path) -> None:
 
 def test_bench_reports_a_baseline_that_cannot_start(spark: Any, monkeypatch: pytest.MonkeyPatch,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
-    import spark_impl.workloads.structured as structured
-    from streamproof.commands import bench
-
     calls: list[int] = []
 
     def fails(*args: Any, **kwargs: Any) -> int:
@@ -80,10 +81,6 @@ def test_bench_reports_a_baseline_that_cannot_start(spark: Any, monkeypatch: pyt
 
 
 def test_workers_import_the_installed_pyspark(monkeypatch: pytest.MonkeyPatch) -> None:
-    import pyspark
-
-    from spark_impl.session import prefer_installed_pyspark
-
     monkeypatch.setenv("PYSPARK_PYTHON", "/somewhere/python")
     assert prefer_installed_pyspark() is None
     monkeypatch.delenv("PYSPARK_PYTHON")

@@ -11,19 +11,22 @@ from __future__ import annotations
 
 import os
 import shutil
+import random
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from spark_impl.reconfig import Executor, collect_results
+from spark_impl.reconfig import Executor, collect_results, run_scenarios, scenario_job
 from spark_impl.workloads.footprint import disk_bytes
 from spark_impl.workloads.soak import generated_job, swap
 from spark_impl.reconfig.retention import Retention, needed_by
 from spark_impl.reconfig.progress import Progress
-from spark_impl.reconfig.sinks import ParquetSink
+from spark_impl.reconfig.sinks import ParquetSink, CallbackSink
 from support.paths import TESTS
+from support.spark_checks import random_scenario
 
 pytestmark = pytest.mark.spark
 
@@ -101,13 +104,7 @@ def test_retention_and_sink_equal_a_full_run_on_random_scenarios_with_restarts(s
     """Differential: random scenarios with per-job crashes (timing.restarts) and requests, run
     with Retention(1) and a callback sink, deliver exactly the committed outputs of a run that
     keeps everything, and end in the same states (epoch: deterministic switch points)."""
-    import random
-    import sys
-
     sys.path.insert(0, str(TESTS))
-    from support.spark_checks import random_scenario
-    from spark_impl.reconfig import run_scenarios, scenario_job
-    from spark_impl.reconfig.sinks import CallbackSink
 
     scenarios = [random_scenario(random.Random(700 + seed), restarts=True, costly=False) for seed in range(3)]
     expected = run_scenarios(spark, scenarios, "epoch", batch_size=3)

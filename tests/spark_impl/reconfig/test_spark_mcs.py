@@ -4,9 +4,11 @@ Pure Python, no Spark: the Spark executor's Fries scheduler is only as good as t
 """
 
 from __future__ import annotations
+import random
 
 from spec.fries.dataflow import dataflow
 from spark_impl.reconfig.mcs import components, minimal_covering_subdag, object_components, sync_operators
+from spec.fries.mcs import fries_mcs_definition
 
 
 def test_fig7_two_components_with_alignment_inside() -> None:
@@ -86,10 +88,6 @@ def test_uniqueness_rule_needs_one_operator_on_every_path_to_any_target() -> Non
 
 def test_components_agree_with_the_spec_on_random_dags() -> None:
     """spark_impl's own MCS code computes what spec/fries/mcs.py defines (seeded DAGs)."""
-    import random
-
-    from spec.fries.mcs import fries_mcs_definition
-
     rng = random.Random(6)
     kinds = ["one-to-one", "one-to-many", "replicate", "blocking"]
     for _ in range(300):

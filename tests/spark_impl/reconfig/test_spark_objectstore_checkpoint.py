@@ -33,7 +33,6 @@ from spark_impl.workloads.soak import generated_job, swap
 
 from support.paths import TESTS
 sys.path.insert(0, str(TESTS))
-from support.s3_fixtures import endpoint  # noqa: E402,F401 - the moto server fixture
 from support.s3_server import s3_uri  # noqa: E402
 
 pytestmark = pytest.mark.spark

@@ -20,16 +20,14 @@ from spark_impl.workloads.soak import generated_job
 
 from support.paths import TESTS
 sys.path.insert(0, str(TESTS))
-from support.s3_fixtures import endpoint  # noqa: E402,F401 - the moto server fixture
 from support.s3_server import s3_uri  # noqa: E402
+import pyarrow.fs as pafs
 
 pytestmark = pytest.mark.spark
 TUPLES, SIZE = 24, 4
 
 
 def _objects(uri: str) -> list[str]:
-    import pyarrow.fs as pafs
-
     fs, root = filesystem(uri)
     return sorted(i.path for i in fs.get_file_info(pafs.FileSelector(root, recursive=True)) if i.type == pafs.FileType.File)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -15,13 +16,14 @@ import pytest
 from spark_impl.reconfig.control import ControlEntry, ControlReader, control_log, write_control
 from spark_impl.reconfig.layout import load_request, save_request
 from spark_impl.reconfig.progress import Progress, has_progress, read_progress, write_progress
-from spark_impl.records import CorruptStateError, RecordLog, header_size, RECORD_MAGIC
+from spark_impl.records import CorruptStateError, RecordLog, header_size, RECORD_MAGIC, frame
 from spark_impl.store import Store, display, join, open_store
 from spark_impl.workloads.soak import swap
 
 from support.paths import TESTS
 sys.path.insert(0, str(TESTS))
-from support.s3_fixtures import endpoint, location  # noqa: E402,F401 - fixtures
+from spark_impl.reconfig import Executor, control
+from spec.errors import InputError
 
 
 def test_store_objects_round_trip(location: str) -> None:
@@ -155,9 +157,6 @@ def test_a_reader_beside_the_writer_lists_again_when_the_newest_was_pruned(tmp_p
 def test_a_checkpoint_in_the_old_layout_is_refused_not_restarted(tmp_path: Path) -> None:
     """Before the record logs a commit was ``progress.json``: resuming such a directory would
     find no progress record and silently start from scratch (re-running the whole input)."""
-    from spec.errors import InputError
-    from spark_impl.reconfig import Executor
-
     class _Conf:
         def get(self, key: str, default: str) -> str:
             return default
@@ -180,11 +179,6 @@ def test_a_control_record_still_being_written_is_read_again(tmp_path: Path, monk
     """On ``file://`` (and HDFS) a record is visible while the driver writes it: a task that
     finds it truncated reads it again (up to SETTLE_S) instead of failing; one that stays torn
     is refused."""
-    import threading
-
-    from spark_impl.reconfig import control
-    from spark_impl.records import frame
-
     location = f"file://{tmp_path}/ckpt"
     log = control_log(location)
     first = write_control(log, [])

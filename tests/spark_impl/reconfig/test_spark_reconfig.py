@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import random
 import sys
+import json as _json
 from collections import Counter
 from typing import Any
 
@@ -32,6 +33,7 @@ from spec.jsonio import load_json
 from support.paths import TESTS
 sys.path.insert(0, str(TESTS))
 from support.spark_checks import problems, random_scenario  # noqa: E402
+from pyspark import TaskContext
 
 pytestmark = pytest.mark.spark
 
@@ -160,7 +162,6 @@ def test_user_operators_bad_requests_are_rejected_and_the_stream_keeps_running(s
 
     def _fails_on_executors(state: Any) -> Any:
         # passes the driver's dry run, raises in the tasks (e.g. a library missing there)
-        from pyspark import TaskContext
         if TaskContext.get() is not None:
             raise RuntimeError("no model on this executor")
         return state
@@ -242,8 +243,6 @@ def test_200_random_scenarios_in_one_run(spark: Any, scheduler: str) -> None:
 def test_unbounded_directory_source_picks_up_new_files(spark: Any, tmp_path: Any) -> None:
     """Production shape: files land in a directory while the stream runs; a request is made in
     between; the job never flushes, every line is processed exactly once."""
-    import json as _json
-
     def _double(state: Any, key: int, value: Any) -> tuple[Any, list[tuple[int, Any]]]:
         return (state or 0) + value, [(key, value * 2)]
 

@@ -10,15 +10,17 @@ import json
 import os
 import sys
 import time
+import threading
 from pathlib import Path
 from typing import Any
+from types import SimpleNamespace
 
 import pytest
 
 from spec.fries.scenario import Scenario, scenario_from_json
 from spark_impl.reconfig.api import collect_results, scenario_job
 from spark_impl.reconfig.model import CatalogueLogic, CatalogueTransform, Request, Update
-from spark_impl.reconfig.streaming import StreamingRun, start_query
+from spark_impl.reconfig.streaming import StreamingRun, start_query, DriverCrash
 
 from support.paths import TESTS
 sys.path.insert(0, str(TESTS))
@@ -133,16 +135,12 @@ class _FakeExecutor:
     """Just enough of an Executor for StreamingRun.step: batches of 4 tuples, a commit per batch."""
 
     def __init__(self) -> None:
-        import threading
-
         self.lock = threading.RLock()
         self.g, self.offset = 1, 0
         self.committed: list[int] = []
         self.before_commit: Any = None
 
     def step(self) -> None:
-        from types import SimpleNamespace
-
         plan = SimpleNamespace(g=self.g, ranges={0: (self.offset, self.offset + 4)})
         self.offset += 4
         if self.before_commit is not None:  # the driver's seam: tasks ran, now the commit
@@ -152,8 +150,6 @@ class _FakeExecutor:
 
 
 def test_crash_before_commit_fires_once_between_tasks_and_commit_and_the_hook_runs_around_steps() -> None:
-    from spark_impl.reconfig.streaming import DriverCrash
-
     fake = _FakeExecutor()
     calls: list[tuple[str, int, bool]] = []
 

@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from spec.fries.scenario import scenario_from_json
+from spark_impl.reconfig import scenario_job
+from spark_impl.reconfig.driver import Executor
 
 CASE = {  # Fries live case 4 (the scenario that failed on every live run)
     "dataflow": {"operators": [{"name": "S0", "kind": "source", "unique": False},
@@ -81,9 +83,6 @@ class _FakeSpark:
 
 
 def test_submit_refused_while_queued_request_waits_to_be_made(tmp_path: Path) -> None:
-    from spark_impl.reconfig import scenario_job
-    from spark_impl.reconfig.driver import Executor
-
     job = scenario_job(scenario_from_json(CASE))
     first, second = (p.request for p in job.planned)
     rdd = _BlockingRDD()
