@@ -28,9 +28,11 @@ happens to it, the same on both front ends:
   *before* the batch commits (a crash in between delivers them again under the same id, so the
   sink must be idempotent by batch id, as Structured Streaming's ``foreachBatch``): a
   ``function(df, batch_id)``, an object with ``deliver(df, batch_id)`` (e.g. a ``CallbackSink``;
-  a ``ParquetSink`` expects result columns, give a path instead), or a path (a string other than
-  the names: Parquet, one ``batch=<id>`` directory per batch, replaced when delivered again,
-  :class:`LateParquet`). ``df`` has the stream's own columns (O+) or the item column as received
+  a ``ParquetSink`` expects result columns, give a path instead), or a path (an ``os.PathLike``,
+  or a string with a path separator or a scheme, :func:`looks_like_path`: ``"./late"``,
+  ``"/data/late"``, ``"s3a://bucket/late"``; a bare word such as ``"dorp"`` is refused as a
+  misspelt policy; Parquet, one ``batch=<id>`` directory per batch, replaced when delivered
+  again, :class:`LateParquet`). ``df`` has the stream's own columns (O+) or the item column as received
   (DGS: the row's JSON text), plus ``late_watermark`` (long), the watermark each row was behind.
   The late items are counted as with ``"drop"`` and logged at INFO (nothing is lost).
 
@@ -42,6 +44,8 @@ item whatever the partitioning.
 from __future__ import annotations
 
 import logging
+import os
+import re
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol, Sequence
 
@@ -49,7 +53,7 @@ from spec.errors import InputError
 
 __all__ = ["DEFAULT_LATE_POLICY", "LateEvent", "LateEventError", "LateParquet", "LatePolicy", "LateTuple",
            "LateTupleError", "POLICIES", "apply_late_policy", "check_allowed_lateness", "first_event",
-           "late_event_frame", "late_policy", "log_late"]
+           "late_event_frame", "late_policy", "log_late", "looks_like_path"]
 
 POLICIES = ("drop", "fail")
 """The named policies (a sink is the third kind)."""
@@ -172,15 +176,27 @@ class LateParquet:
         df.write.mode("overwrite").parquet(f"{self.path.rstrip('/')}/batch={batch_id}")
 
 
+def looks_like_path(value: str) -> bool:
+    """A ``late_policy`` string is taken as a path only if it contains a path separator (``/``,
+    or the platform's own) or a scheme (``s3a://...``, ``file:...``): a bare word such as
+    ``"dorp"`` is far likelier a misspelt policy than a relative directory, and taking it as one
+    would quietly write late rows where nobody looks (write ``"./dorp"`` to mean the directory)."""
+    seps = {"/", os.sep} | ({os.altsep} if os.altsep else set())
+    return any(sep in value for sep in seps) or re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", value) is not None
+
+
 def late_policy(value: Any) -> LatePolicy:
     """Parse a ``late_policy`` argument (module docstring); InputError on anything else."""
     if isinstance(value, str):
         if value in POLICIES:
             return LatePolicy(value)
-        if not value or value.lower() in _NOT_PATHS:
-            raise InputError(f"unknown late policy {value!r} (expected 'drop', 'fail', a sink or a path)",
+        if not value or value.lower() in _NOT_PATHS or not looks_like_path(value):
+            raise InputError(f"unknown late policy {value!r} (expected 'drop', 'fail', a sink, or a path with a "
+                             f"separator or scheme such as './late', '/data/late', 's3a://bucket/late')",
                              "late_policy")
         return LatePolicy("sink", LateParquet(value).deliver)
+    if isinstance(value, os.PathLike):
+        return LatePolicy("sink", LateParquet(os.fspath(value)).deliver)
     method = getattr(value, "deliver", None)
     if callable(method):
         return LatePolicy("sink", method)

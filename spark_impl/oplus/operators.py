@@ -106,8 +106,9 @@ def merge(op: OperatorConfig, acc: int, value: int) -> int:
 
 def storage_key(source: int, ts: int, fields: Mapping[str, Any], keys: int) -> str:
     """The one ScaleJoin key that stores a tuple (every instance computes the same key, so
-    each pair is compared exactly once; docs/oplus.md 'ScaleJoin storage key')."""
-    payload = "|".join(f"{name}={fields[name]}" for name in sorted(fields))
+    each pair is compared exactly once; docs/oplus.md 'ScaleJoin storage key'). A ``None``
+    field is left out: on a live stream it is the other source's column, null in this row."""
+    payload = "|".join(f"{name}={fields[name]}" for name in sorted(fields) if fields[name] is not None)
     return str(zlib.crc32(f"{source}|{ts}|{payload}".encode()) % keys)
 
 

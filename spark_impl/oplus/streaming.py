@@ -122,9 +122,14 @@ class OplusStreamingRun(LiveRun):
 
     def late(self) -> dict[int, int]:
         """Per job, the late tuples since the query started (dropped, or sent to the late
-        sink), as the last commit recorded them (also right after a restart)."""
+        sink), as the last commit recorded them (also right after a restart): every job id of
+        the query is present, with 0 before any commit (a query that failed before its first
+        commit too), so the shape never depends on how far the query got."""
+        counts = {job: 0 for job in range(len(self.jobs))}
         last = self.log.latest()
-        return {} if last is None else dict(last.late)
+        if last is not None:
+            counts.update(last.late)
+        return counts
 
     def process_all_available(self) -> None:
         """``query.processAllAvailable()``; when a batch failed, raises its error itself (a

@@ -18,7 +18,7 @@ an object or ``"file.py:NAME"``) with the stream ``fields`` its payload is made 
 * ``end`` (boolean, optional): on a mark row, the source has ended (its bound becomes +inf,
   which emits every remaining window of the job once all its sources ended);
 * ``seq`` (long, optional): a tie-breaker of the TB order ``(ts, source, seq)``;
-* every other non-null column is a tuple field, of any Spark type docs/production/types.md
+* every other column is a tuple field (a null in it is ``None``), of any Spark type docs/production/types.md
   lists, in its documented Python form (:mod:`spark_impl.values`): ``key`` (a string, number,
   struct or array, which becomes a tuple, decimal, date, timestamp...) and ``value`` for
   sliding-sum, ``text`` for the text operators, ``x``/``y`` (source 0) and ``a``/``b``
@@ -88,6 +88,16 @@ class OplusJob:
         fields = self.scenario.description.fields
         return tuple(name for name, _ in (fields[source] if len(fields) > 1 else fields[0]))
 
+    def non_null_fields(self, source: int) -> tuple[str, ...]:
+        """The tuple fields of ``source`` that must not be null: a catalogue operator computes
+        on them (sums and compares integers, splits text), and its scenario format refuses a null
+        there too (``spec.oplus.scenario``), so the live path and the reference agree; only
+        sliding-sum's ``key`` may be ``None`` (keys of any type, :func:`route_key`). A user
+        operator's fields may all be ``None`` (its functions receive them as they are)."""
+        if self.scenario is None:
+            return ()
+        return tuple(n for n in self.required_fields(source) if n != "key")
+
 
 def oplus_job(operator: str | OPlus, WA: int | None = None, WS: int | None = None, *, WT: str | None = None,
               parallelism: int = 1, params: Mapping[str, Any] | None = None, sources: int | None = None,
@@ -152,15 +162,18 @@ def entries_of(columns: Iterable[str], schema: Any = None) -> Any:
     """A function from a Spark ``Row`` of a stream with ``columns`` to an :data:`Entry`. Tuple
     fields reach the operator in the documented form of :mod:`spark_impl.values` (decoded by
     their Spark type in ``schema``, the stream's ``StructType``; without it by their Python
-    value): structs and arrays as tuples, maps as sorted pairs, so any of them can be a key."""
+    value): structs and arrays as tuples, maps as sorted pairs, so any of them can be a key. A
+    null is ``None`` (docs/production/types.md): every column of the stream is in ``fields``, so
+    a null field is told apart from a column the stream does not have; a mark row (no ``ts``) has
+    no fields."""
     names = list(columns)
     fields = [n for n in names if n not in RESERVED]
     decoders = {n: decoder(None if schema is None else schema[n].dataType) for n in fields}
 
     def entry(row: Any) -> Entry:
         get = row.asDict(recursive=False)
-        values = {n: decoders[n](get[n]) for n in fields if get[n] is not None}
         ts, mark = get.get("ts"), get.get("watermark")
+        values = {} if ts is None else {n: None if get[n] is None else decoders[n](get[n]) for n in fields}
         return (int(get.get("job") or 0), int(get.get("source") or 0), None if ts is None else int(ts),
                 None if mark is None else int(mark), bool(get.get("end")), int(get.get("seq") or 0), values)
 
@@ -213,7 +226,13 @@ def summarize(jobs: list[OplusJob], previous: dict[int, float], lateness: int = 
             if ts is not None:
                 missing = [n for n in jobs[job].required_fields(source) if n not in values]
                 if missing:
-                    out.bad.append(f"tuple of job {job}, source {source} at ts {ts} lacks field(s) {missing}")
+                    out.bad.append(f"tuple of job {job}, source {source} at ts {ts} lacks field(s) {missing}"
+                                   " (no such column in the stream)")
+                    continue
+                null = [n for n in jobs[job].non_null_fields(source) if values[n] is None]
+                if null:
+                    out.bad.append(f"tuple of job {job}, source {source} at ts {ts} has null field(s) {null}"
+                                   f" (the catalogue operator {jobs[job].config().name} needs a value)")
                     continue
                 out.tuples += 1
                 behind = previous.get(job, -math.inf)

@@ -87,7 +87,8 @@ def test_both_front_ends_refuse_the_same_misspelt_policies(tmp_path: Any, name: 
         start_dgs_query(None, [object()], Stream(columns=("value",)), checkpoint_dir=str(tmp_path / "d"),  # type: ignore[list-item]
                         late_policy=name)
     assert str(oplus.value) == str(dgs.value) == (
-        f"late_policy: unknown late policy {name!r} (expected 'drop', 'fail', a sink or a path)")
+        f"late_policy: unknown late policy {name!r} (expected 'drop', 'fail', a sink, or a path with a separator "
+        "or scheme such as './late', '/data/late', 's3a://bucket/late')")
 
 
 def test_the_dgs_names_stay_importable_from_their_documented_module_and_are_the_shared_ones() -> None:

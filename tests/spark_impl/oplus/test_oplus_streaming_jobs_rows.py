@@ -6,7 +6,7 @@
 * ``route_key``: "a string key goes where every O+ engine sends it (crc32) ..., a key of any
   other type by ``spark_impl.keys.route`` (an integer ``k`` to ``k mod p``)";
 * **Stream rows** (module docstring): ``job``, ``source`` and ``seq`` default to 0, ``end`` to
-  False, null fields are dropped, structs and arrays become tuples;
+  False, a null field is None, structs and arrays become tuples;
 * ``Summary`` / ``summarize``: per ``(job, source)`` the largest timestamp or explicit
   watermark (+inf after ``end``), the tuples and the *late* ones ("a tuple below its job's
   previous watermark"), and rows that fit no job, rows with neither ``ts``, ``watermark`` nor
@@ -72,7 +72,7 @@ COLUMNS = ["job", "source", "seq", "ts", "watermark", "end", "key", "value", "te
 def test_a_tuple_row_reads_with_its_defaults_and_its_key_as_a_tuple(key: Any, read: Any) -> None:
     entry = entries_of(COLUMNS)
     row = Row(job=None, source=None, seq=None, ts=5, watermark=None, end=None, key=key, value=7, text=None)
-    assert entry(row) == (0, 0, 5, None, False, 0, {"key": read, "value": 7})
+    assert entry(row) == (0, 0, 5, None, False, 0, {"key": read, "value": 7, "text": None})
 
 
 def test_a_mark_row_reads_as_its_watermark_and_end() -> None:
