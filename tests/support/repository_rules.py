@@ -91,6 +91,7 @@ IDENTITY_EXCEPTIONS = frozenset({
     ("tests/proofs/test_dgs_prove_budget.py", "merge(violated, proved) is violated"),
     ("tests/spark_impl/dgs/test_spark_dgs_lateness.py", "run.error is caught.value"),
     ("tests/spark_impl/oplus/test_oplus_lateness_local.py", "live.run.batch_error is caught.value"),
+    ("tests/spark_impl/oplus/test_oplus_sink_column_misfit.py", "live.run.batch_error is refused.value"),
     ("tests/spark_impl/oplus/test_oplus_streaming_start.py", "run.query is writer.query"),
     ("tests/spark_impl/reconfig/test_spark_layout_roles.py", "roles(job, 0, REQUEST, True) is roles(job, 0, REQUEST, True)"),
     ("tests/spark_impl/test_lateness_policy.py", "streaming_late.LateEventError is lateness.LateEventError"),
