@@ -112,7 +112,7 @@ def _dgs_engine_losing_every_first_event() -> Any:
 
 def test_a_dgs_live_failure_is_shrunk_with_the_live_engine_within_the_budget(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """The dgs_live engine shrinks the default suite's dgs_live failures (saved as drawn they would
+    """The live engine shrinks the default suite's live failures (saved as drawn they would
     show sizes 0 -> 0, no steps), and ``--shrink-budget 0`` leaves them as drawn."""
 
     monkeypatch.setattr(dgs_live, "streaming_engine", _dgs_engine_losing_every_first_event())

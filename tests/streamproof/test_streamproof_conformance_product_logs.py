@@ -17,14 +17,13 @@ import sys
 from pathlib import Path
 
 from conformance.core.product_logs import product_logs_quiet
-
-ROOT = Path(__file__).resolve().parents[2]
+from support.paths import ROOT
 
 SCRIPT = '''
 import logging
 import sys
 
-import conformance.run as suites
+import conformance.oplus.suite as suites
 from conformance.core.results import CheckResult, SuiteResult
 from streamproof.main import main
 

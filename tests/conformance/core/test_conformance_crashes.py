@@ -101,7 +101,7 @@ def test_a_dgs_engine_crash_exits_1_with_the_case_saved_and_replayable(
         return run
 
     monkeypatch.setattr(dgs_suite, "reference_engine", crashing)
-    code, summary = _cli(capsys, "--dgs_suite", "dgs", "--cases", "10", "--engine", "reference", "--json",
+    code, summary = _cli(capsys, "--suite", "dgs", "--cases", "10", "--engine", "reference", "--json",
                          "--save-dir", str(tmp_path))
     assert code == 1
     dgs = summary["suites"][0]
@@ -128,7 +128,7 @@ def test_an_oplus_reference_crash_is_an_engine_failure_not_exit_3(
         return honest(case, mode, seed)
 
     monkeypatch.setattr(oplus_suite, "reference_rows", crashing)
-    code, summary = _cli(capsys, "--oplus_suite", "oplus", "--cases", "20", "--engine", "reference", "--json",
+    code, summary = _cli(capsys, "--suite", "oplus", "--cases", "20", "--engine", "reference", "--json",
                          "--save-dir", str(tmp_path))
     assert code == 1
     checks = {c["name"]: c for c in summary["suites"][0]["checks"]}
