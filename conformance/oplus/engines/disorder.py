@@ -44,6 +44,7 @@ from conformance.core.session import shared_session
 from conformance.core.verdict import OracleName, Verdict, fails, holds
 from conformance.oplus.cases import SparkCase
 from conformance.oplus.engines import live
+from conformance.oplus.late_rule import late_rows
 from conformance.oplus.oracles import Row, crash_verdict, first_failure, outputs_verdict, problem_text
 import spark_impl.oplus.streaming_jobs as oplus_jobs
 from spark_impl.oplus.streaming import start_oplus_query
@@ -131,15 +132,9 @@ def tightest(case: SparkCase) -> int:
 
 def predicted_late(case: SparkCase, lateness: int) -> set[tuple[int, int]]:
     """``(source, position)`` of every tuple the documented rule makes late (module docstring)."""
-    sources = len(case[0]["inputs"])
-    bounds = [-math.inf] * sources
-    late: set[tuple[int, int]] = set()
-    for rows in placed(case):
-        watermark = min(bounds) if bounds else -math.inf
-        late.update((source, position) for source, position, item in rows if item["ts"] < watermark)
-        for source, _, item in rows:
-            bounds[source] = max(bounds[source], item["ts"] - lateness)
-    return late
+    files = placed(case)
+    landed = [[(source, item["ts"], None) for source, _, item in rows] for rows in files]
+    return {files[f][r][:2] for f, r in late_rows(landed, len(case[0]["inputs"]), lateness)}
 
 
 def without(case: SparkCase, dropped: set[tuple[int, int]]) -> SparkCase:

@@ -63,6 +63,7 @@ from spark_impl.reconfig.sinks import column_converter, ParquetSink
 from conformance.core.crashes import Crash, Guard, describe
 from conformance.core.session import shared_session
 from conformance.oplus.engines import live
+from conformance.oplus.late_rule import late_rows
 from conformance.oplus.user_cases import Field
 import spark_impl.oplus.streaming_jobs as oplus_jobs
 from spark_impl.faults import OPLUS_FAULTS
@@ -202,15 +203,8 @@ def lateness_needed(files: Sequence[Sequence[Row]], sources: int) -> int:
 def late_at(files: Sequence[Sequence[Row]], sources: int, lateness: int) -> bool:
     """Would some tuple of ``files`` (landed in this order) be late with ``allowed_lateness``
     ``lateness``, by the live front end's documented rule?"""
-    bounds = [float("-inf")] * sources
-    for rows in files:
-        watermark = min(bounds) if bounds else float("-inf")
-        if any("ts" in row and row["ts"] < watermark for row in rows):
-            return True
-        for row in rows:
-            bound = row["ts"] - lateness if "ts" in row else row["watermark"]
-            bounds[row["source"]] = max(bounds[row["source"]], bound)
-    return False
+    landed = [[(row["source"], row.get("ts"), row.get("watermark")) for row in rows] for rows in files]
+    return bool(late_rows(landed, sources, lateness))
 
 
 def run_live(spark: Any, under: UserOperatorUnderTest, cases: Sequence[dict[str, Any]],
