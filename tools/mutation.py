@@ -19,7 +19,10 @@ Steps (each resumable; results are appended to ``RUN/results.jsonl``):
    ``--fail-fast`` semantics (stop at the first failing batch, no shrinking): the first one
    that exits non-zero kills the mutant. Checks are the default suites
    (``streamproof conformance --suite dgs|oplus|fries`` at their default case counts, seed 0);
-   ``--with-tests`` also runs the relevant pytest files on mutants the suite left alive.
+   ``--with-tests`` also runs the relevant pytest files on mutants the suite left alive;
+   ``--tests-first`` runs the module's default tests first (:func:`test_files`, also on lines
+   no suite executes) and the suites only on mutants they let through: the default suite and
+   the default tests together are what must catch a mutant.
 3. ``summary``: the score table (per module and per cosmic-ray operator) in Markdown.
 
 Usage::
@@ -30,6 +33,7 @@ Usage::
     python tools/mutation.py refresh --run /tmp/mutation-run    # the suite of HEAD, same mutants
     python tools/mutation.py one --run /tmp/mutation-run --id 'spark_impl/x.py:core/AddNot:3'
     python tools/mutation.py run --run /tmp/mut4 --sample 110 --seed 4 --stratify
+    python tools/mutation.py run --run /tmp/mut5 --sample 60 --seed 5 --stratify --tests-first
     python tools/mutation.py one --run /tmp/mut4 --id ID --tests tests/test_x.py::test_y  # a new check only
     python tools/mutation.py coverage --run /tmp/mut4   # branch coverage of the three suites combined
     python tools/mutation.py carry --from /tmp/mut9 --run /tmp/mut10   # mut9's survivors on a newer snapshot
@@ -255,11 +259,14 @@ def covering_checks(run: Path, mutant: dict[str, Any], covered: dict[str, dict[s
 
 
 def run_one(run: Path, mutant: dict[str, Any], checks: list[str], with_tests: bool,
-            cases: int | None = None, tests: list[str] | None = None) -> dict[str, Any]:
+            cases: int | None = None, tests: list[str] | None = None, tests_first: bool = False) -> dict[str, Any]:
     """Apply one mutant, run its checks (first kill wins; ``cases``: per suite, default the
     suite's), restore the file. ``tests``: run only these pytest node ids (a check written
     for a survivor; the record says ``tests_only`` and the summary keeps it apart from the
-    suite's verdict)."""
+    suite's verdict). ``tests_first``: the default tests of the module (:func:`test_files`)
+    run before the suites, also on a line no suite executes - the default suite and the default
+    tests together are what must catch a mutant; a mutant they catch is ``killed by tests``
+    without a suite run."""
     tree = run / "tree"
     suite_commit = run / "suite-commit.txt"
     record: dict[str, Any] = dict(mutant, checks=checks, started=time.strftime("%H:%M:%S", time.gmtime()), cases=cases,
@@ -269,7 +276,7 @@ def run_one(run: Path, mutant: dict[str, Any], checks: list[str], with_tests: bo
         checks, with_tests = [], True
     if mutant.get("annotation"):
         return dict(record, outcome="equivalent (annotation)", seconds=0.0)
-    if not checks and not tests:
+    if not checks and not tests and not tests_first:
         return dict(record, outcome="not covered", seconds=0.0)
     applied = apply(tree, mutant)
     if applied is None:
@@ -283,6 +290,16 @@ def run_one(run: Path, mutant: dict[str, Any], checks: list[str], with_tests: bo
         return dict(record, outcome=INVALID, seconds=0.0, tail=f"SyntaxError: {error.msg}")
     total = 0.0
     try:
+        if tests_first:
+            files = test_files(tree, mutant["module"])
+            status, seconds, tail = run_child(run, ["child-tests", *files], CHECK_TIMEOUT_S)
+            total += seconds
+            if status != "pass":
+                return dict(record, outcome="killed by tests", killed_by=" ".join(files), seconds=round(total, 1),
+                            tail=tail[-600:])
+            if not checks:
+                return dict(record, outcome="not covered", seconds=round(total, 1))
+            with_tests = False
         for check in checks:
             status, seconds, tail = run_child(run, ["child-check", "--suite", check,
                                                     *(["--cases", str(cases)] if cases else [])],
@@ -303,6 +320,16 @@ def run_one(run: Path, mutant: dict[str, Any], checks: list[str], with_tests: bo
         (tree / mutant["module"]).write_text(original, encoding="utf-8")
 
 
+def test_files(tree: Path, module: str) -> list[str]:
+    """The default tests of ``module``: the test files mirroring it (``spark_impl/dgs/x.py`` ->
+    ``tests/spark_impl/dgs/test_*.py``, Spark-free promise tests sorting before the
+    ``test_spark_*`` files), then :data:`TESTS` of its package."""
+    folder = tree / "tests" / Path(module).parent
+    mirrored = sorted(str(p.relative_to(tree)) for p in folder.glob("test_*.py")) if folder.is_dir() else []
+    named = next(v for k, v in TESTS.items() if module.startswith(k))
+    return [f for f in dict.fromkeys(mirrored + named) if (tree / f).exists()]
+
+
 def own_check(module: str) -> str:
     """The suite of a module's package (dgs, oplus; fries for the rest)."""
     return {"spark_impl/dgs": "dgs", "spark_impl/oplus": "oplus"}.get(str(Path(module).parent), "fries")
@@ -310,7 +337,7 @@ def own_check(module: str) -> str:
 
 def campaign(run: Path, n: int, seed: int, with_tests: bool, ids: Iterable[str] = (), force: bool = False,
              only: Iterable[str] = (), cases: int | None = None, stratify: bool = False,
-             tests: list[str] | None = None) -> None:
+             tests: list[str] | None = None, tests_first: bool = False) -> None:
     """Step 2 (module docstring); skips mutants already in results.jsonl, except those named
     in ``ids`` (run again: the summary keeps each mutant's last result). ``only``: sample among
     the mutants of modules under these prefixes; ``cases``: per suite (default the suite's);
@@ -337,7 +364,7 @@ def campaign(run: Path, n: int, seed: int, with_tests: bool, ids: Iterable[str] 
         checks = covering_checks(run, mutant, covered, cache) if covered is not None else [own_check(mutant["module"])]
         if force and not checks:  # the refreshed suite may reach what prepare's suite did not
             checks = [own_check(mutant["module"])]
-        record = run_one(run, mutant, checks, with_tests, cases, tests)
+        record = run_one(run, mutant, checks, with_tests, cases, tests, tests_first)
         with open(results, "a", encoding="utf-8") as out:
             out.write(json.dumps(record) + "\n")
         print(f"[{number}/{len(chosen)}] {record['outcome']:<17} {record.get('seconds', 0):>6.0f} s  {mutant['id']}  "
@@ -417,6 +444,9 @@ def main(argv: list[str] | None = None) -> int:
                                 "lru, sink, faults), proportional, >= 2 each, annotations not drawn")
         if mode in ("run", "one"):
             p.add_argument("--with-tests", action="store_true")
+            p.add_argument("--tests-first", action="store_true",
+                           help="run the module's default tests first (also where no suite reaches), the suites "
+                                "only on a mutant they let through")
             p.add_argument("--cases", type=int, help="cases per suite (default: the suite's default)")
             p.add_argument("--timeout", type=float,
                            help="seconds per check before it is killed and counts as `killed (timeout)` "
@@ -451,9 +481,10 @@ def main(argv: list[str] | None = None) -> int:
         print(combined_coverage(args.run))
     elif args.mode == "run":
         campaign(args.run, args.sample, args.seed, args.with_tests, only=args.only, cases=args.cases,
-                 stratify=args.stratify)
+                 stratify=args.stratify, tests_first=args.tests_first)
     elif args.mode == "one":
-        campaign(args.run, 0, 0, args.with_tests, ids=args.id, force=args.force, cases=args.cases, tests=args.tests)
+        campaign(args.run, 0, 0, args.with_tests, ids=args.id, force=args.force, cases=args.cases, tests=args.tests,
+                 tests_first=args.tests_first)
     else:
         print(summary(args.run))
     return 0
