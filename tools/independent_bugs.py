@@ -20,9 +20,9 @@ breaks). For every patch this script
 3. with ``--tests``, also runs the relevant pytest files on a bug the suite missed: the tests
    mirroring the patched module (``tests/spark_impl/...``), then the suite's named files; the
    default suite and the default tests together are what must catch a bug; ``--tests-first``
-   runs those tests first and the suite only on a bug they let through (the same verdict,
-   much faster: most bugs of the shared layer and the front ends are caught by tests that need
-   no Spark).
+   runs the Spark-free ones of those tests first, the suite on a bug they let through, the
+   tests that start Spark last (the same verdict, much faster: most bugs of the shared layer
+   and the front ends are caught by tests that need no Spark; ``tools/cost_order.py``).
 
 It prints the table ``bug | suite | caught | cases failed | seconds`` and appends one JSON
 line per bug to ``RUN/results.jsonl``.
@@ -57,6 +57,8 @@ from concurrent.futures import ThreadPoolExecutor
 from io import BytesIO
 from pathlib import Path
 from typing import Any
+
+from cost_order import split_by_spark
 
 ROOT = Path(__file__).resolve().parent.parent
 PATCHES = ROOT / "tools" / "independent_bugs"
@@ -181,11 +183,16 @@ def check(run: Path, commit: str, name: str, patch: str, with_tests: bool,
     applied = subprocess.run(["git", "apply", "--unidiff-zero", "-"], cwd=tree, input=patch,
                              capture_output=True, text=True)
     if applied.returncode != 0:  # the patched code changed since the patch was written
-        return {"bug": name, "suite": suite, "commit": commit, "exit": None, "seconds": 0.0, "caught": False,
-                "cases": None, "failed": None, "line": changed_line(patch),
-                "note": "patch does not apply: " + applied.stderr.strip().splitlines()[0]}
+        stale: dict[str, Any] = {
+            "bug": name, "suite": suite, "commit": commit, "exit": None, "seconds": 0.0, "caught": False,
+            "cases": None, "failed": None, "line": changed_line(patch),
+            "note": "patch does not apply: " + applied.stderr.strip().splitlines()[0]}
+        with open(run / "results.jsonl", "a", encoding="utf-8") as out:
+            out.write(json.dumps(stale) + "\n")
+        return stale
     if tests_first:  # the default tests and the default suite together must catch a bug: cheap side first
-        found = run_tests(tree, base, patch, suite)
+        light, heavy = split_by_spark(tree, relevant_tests(tree, patch, suite))
+        found = run_tests(tree, base, patch, suite, light)
         if found["tests_caught"]:
             by_tests: dict[str, Any] = {
                 "bug": name, "suite": suite, "commit": commit, "exit": None, "seconds": 0.0, "caught": False,
@@ -211,6 +218,10 @@ def check(run: Path, commit: str, name: str, patch: str, with_tests: bool,
         record["note"] = "timeout" if code is None else f"exit {code} (not a verdict)"
     if tests_first:
         record.update(found)
+        if code != 1 and heavy:  # the tests that start Spark: last, as they cost the most
+            later = run_tests(tree, base, patch, suite, heavy)
+            record.update(later, tests_caught=later["tests_caught"], tests=light + heavy,
+                          tests_seconds=round(found["tests_seconds"] + later["tests_seconds"], 1))
     elif with_tests and code != 1:
         record.update(run_tests(tree, base, patch, suite))
     with open(run / "results.jsonl", "a", encoding="utf-8") as out:
@@ -226,13 +237,20 @@ def mirror_tests(tree: Path, module: str) -> list[str]:
     return sorted(str(p.relative_to(tree)) for p in folder.glob("test_*.py")) if folder.is_dir() else []
 
 
-def run_tests(tree: Path, base: Path, patch: str, suite: str) -> dict[str, Any]:
-    """The relevant pytest files (the tests mirroring each patched module, :data:`MODULE_TESTS`
-    of the patched modules, :data:`TESTS` of the suite) on the patched snapshot ``tree``, in the
-    default run's selection (``-m 'not slow'``): ``tests_caught``, ``tests_seconds``."""
+def relevant_tests(tree: Path, patch: str, suite: str) -> list[str]:
+    """The relevant pytest files of a patch: the tests mirroring each patched module,
+    :data:`MODULE_TESTS` of the patched modules, :data:`TESTS` of the suite."""
     mirrored = [t for f in patched_files(patch) for t in mirror_tests(tree, f)]
     extra = [t for f in patched_files(patch) for m, ts in MODULE_TESTS.items() if f.startswith(m) for t in ts]
-    files = [f for f in dict.fromkeys(mirrored + extra + TESTS[suite]) if (tree / f).exists()]
+    return [f for f in dict.fromkeys(mirrored + extra + TESTS[suite]) if (tree / f).exists()]
+
+
+def run_tests(tree: Path, base: Path, patch: str, suite: str, files: list[str] | None = None) -> dict[str, Any]:
+    """``files`` (default :func:`relevant_tests`) on the patched snapshot ``tree``, in the
+    default run's selection (``-m 'not slow'``): ``tests_caught``, ``tests_seconds``."""
+    files = relevant_tests(tree, patch, suite) if files is None else files
+    if not files:
+        return {"tests_caught": False, "tests_seconds": 0.0, "tests": []}
     tcode, tseconds = run_process([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *files],
                                   tree, base / "tests.log", TIMEOUT_S)
     return {"tests_caught": tcode not in (0, None) and tcode != 5, "tests_seconds": round(tseconds, 1),
@@ -302,6 +320,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--set", default="", help="a set of patches: sub-directory of tools/independent_bugs "
                                                   "(default: the first set, the top directory)")
     args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so a running check's process group is killed
     run = Path(args.run).resolve()
     run.mkdir(parents=True, exist_ok=True)
     commit = subprocess.run(["git", "rev-parse", args.commit], cwd=ROOT, check=True, capture_output=True,

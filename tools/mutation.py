@@ -20,9 +20,10 @@ Steps (each resumable; results are appended to ``RUN/results.jsonl``):
    that exits non-zero kills the mutant. Checks are the default suites
    (``streamproof conformance --suite dgs|oplus|fries`` at their default case counts, seed 0);
    ``--with-tests`` also runs the relevant pytest files on mutants the suite left alive;
-   ``--tests-first`` runs the module's default tests first (:func:`test_files`, also on lines
-   no suite executes) and the suites only on mutants they let through: the default suite and
-   the default tests together are what must catch a mutant.
+   ``--tests-first`` runs the module's Spark-free default tests first (:func:`test_files`,
+   also on lines no suite executes), then the suites, then the default tests that start Spark
+   (``tools/cost_order.py``): the default suite and the default tests together are what must
+   catch a mutant; the order only makes a catch cheaper.
 3. ``summary``: the score table (per module and per cosmic-ray operator) in Markdown.
 
 Usage::
@@ -63,6 +64,7 @@ from conformance.output.coverage import figure_from, write_rc
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the helpers next to this script
 
+from cost_order import split_by_spark  # noqa: E402
 from mutation_child import child_check, child_tests, no_isolation, stop_at_first_failure  # noqa: E402,F401
 from mutation_carry import counterpart, diff_line  # noqa: E402
 from mutation_report import INVALID, argued_equivalent, latest, stratum, summary, weighted_line, wilson  # noqa: E402,F401
@@ -290,16 +292,16 @@ def run_one(run: Path, mutant: dict[str, Any], checks: list[str], with_tests: bo
         return dict(record, outcome=INVALID, seconds=0.0, tail=f"SyntaxError: {error.msg}")
     total = 0.0
     try:
-        if tests_first:
-            files = test_files(tree, mutant["module"])
-            status, seconds, tail = run_child(run, ["child-tests", *files], CHECK_TIMEOUT_S)
-            total += seconds
-            if status != "pass":
-                return dict(record, outcome="killed by tests", killed_by=" ".join(files), seconds=round(total, 1),
-                            tail=tail[-600:])
-            if not checks:
-                return dict(record, outcome="not covered", seconds=round(total, 1))
-            with_tests = False
+        heavy: list[str] = []
+        if tests_first:  # Spark-free tests, then the suites, then the tests that start Spark
+            light, heavy = split_by_spark(tree, test_files(tree, mutant["module"]))
+            if light:
+                status, seconds, tail = run_child(run, ["child-tests", *light], CHECK_TIMEOUT_S)
+                total += seconds
+                if status != "pass":
+                    return dict(record, outcome="killed by tests", killed_by=" ".join(light),
+                                seconds=round(total, 1), tail=tail[-600:])
+            with_tests = bool(heavy)
         for check in checks:
             status, seconds, tail = run_child(run, ["child-check", "--suite", check,
                                                     *(["--cases", str(cases)] if cases else [])],
@@ -309,13 +311,13 @@ def run_one(run: Path, mutant: dict[str, Any], checks: list[str], with_tests: bo
                 return dict(record, outcome="killed" if status == "fail" else "killed (timeout)", killed_by=check,
                             seconds=round(total, 1), tail=tail[-600:])
         if with_tests:
-            files = tests or next(v for k, v in TESTS.items() if mutant["module"].startswith(k))
+            files = heavy or tests or next(v for k, v in TESTS.items() if mutant["module"].startswith(k))
             status, seconds, tail = run_child(run, ["child-tests", *files], CHECK_TIMEOUT_S)
             total += seconds
             if status != "pass":
                 return dict(record, outcome="killed by tests", killed_by=" ".join(files), seconds=round(total, 1),
                             tail=tail[-600:])
-        return dict(record, outcome="survived", seconds=round(total, 1))
+        return dict(record, outcome="survived" if checks or tests else "not covered", seconds=round(total, 1))
     finally:
         (tree / mutant["module"]).write_text(original, encoding="utf-8")
 

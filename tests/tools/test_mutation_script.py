@@ -208,3 +208,24 @@ def test_fail_fast_runs_this_checkouts_tools_so_any_commit_can_be_judged() -> No
     script = Path(argv[1])
     assert script.is_absolute() and script == ROOT / "tools" / "mutation.py" and script.exists()
     assert argv[2:] == ["child-check", "--suite", "dgs"]
+
+
+def test_tests_that_start_spark_are_told_from_the_spark_free_ones() -> None:
+    """tools/cost_order.py: a file is costly if its name says so (``test_spark_*``,
+    ``test_conformance_*``) or a test takes the ``spark`` fixture; the split keeps the order and
+    loses no file, so the runners' verdict (any file fails) is the same in either order."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    from cost_order import needs_spark, split_by_spark  # noqa: PLC0415 - tools/ is no package: importable once on sys.path
+
+    files = ["tests/spark_impl/test_lru_cache.py", "tests/spark_impl/test_nemesis_findings.py",
+             "tests/spark_impl/reconfig/test_spark_reconfig.py", "tests/conformance/test_conformance_spark.py",
+             "tests/spark_impl/reconfig/test_fries_refusals.py"]
+    light, heavy = split_by_spark(ROOT, files)
+    assert sorted(light + heavy) == sorted(files)
+    assert [f for f in files if f in light] == light and [f for f in files if f in heavy] == heavy
+    assert "tests/spark_impl/test_lru_cache.py" in light and "tests/spark_impl/test_nemesis_findings.py" in heavy
+    assert {"tests/spark_impl/reconfig/test_spark_reconfig.py", "tests/conformance/test_conformance_spark.py"} <= set(heavy)
+    for f in files:
+        uses_fixture = any("(" in line and "spark" in line.split("(", 1)[1].split(")")[0].replace(",", " ").split()
+                           for line in (ROOT / f).read_text().splitlines() if line.startswith("def test_"))
+        assert needs_spark(ROOT, f) == (uses_fixture or Path(f).name.startswith(("test_spark_", "test_conformance_")))
