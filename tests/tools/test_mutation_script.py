@@ -215,7 +215,7 @@ def test_tests_that_start_spark_are_told_from_the_spark_free_ones() -> None:
     ``test_conformance_*``) or a test takes the ``spark`` fixture; the split keeps the order and
     loses no file, so the runners' verdict (any file fails) is the same in either order."""
     sys.path.insert(0, str(ROOT / "tools"))
-    from cost_order import needs_spark, split_by_spark  # noqa: PLC0415 - tools/ is no package: importable once on sys.path
+    from cost_order import split_by_spark  # noqa: PLC0415 - tools/ is no package: importable once on sys.path
 
     files = ["tests/spark_impl/test_lru_cache.py", "tests/spark_impl/test_nemesis_findings.py",
              "tests/spark_impl/reconfig/test_spark_reconfig.py", "tests/conformance/test_conformance_spark.py",
