@@ -328,8 +328,10 @@ def test_files(tree: Path, module: str) -> list[str]:
     ``test_spark_*`` files), then :data:`TESTS` of its package."""
     folder = tree / "tests" / Path(module).parent
     mirrored = sorted(str(p.relative_to(tree)) for p in folder.glob("test_*.py")) if folder.is_dir() else []
-    named = next(v for k, v in TESTS.items() if module.startswith(k))
-    return [f for f in dict.fromkeys(mirrored + named) if (tree / f).exists()]
+    named = [str(q.relative_to(tree)) if (tree / f).is_dir() else f
+             for f in next(v for k, v in TESTS.items() if module.startswith(k))
+             for q in (sorted((tree / f).glob("test_*.py")) if (tree / f).is_dir() else [tree / f])]
+    return [f for f in dict.fromkeys(mirrored + named) if (tree / f).is_file()]
 
 
 def own_check(module: str) -> str:
