@@ -1,5 +1,6 @@
 """An output a sink's column cannot hold, reported in one line (the sinks of every live front
-end: :mod:`spark_impl.reconfig.sinks`, :mod:`spark_impl.oplus.streaming_sink`).
+end: :mod:`spark_impl.reconfig.sinks`, :mod:`spark_impl.oplus.streaming_sink`,
+:mod:`spark_impl.dgs.streaming_sink`).
 
 A sink's ``key_type`` / ``value_type`` of ``long``, ``double`` or ``boolean`` converts each
 output (``int``, ``float``, ``bool``: :func:`spark_impl.reconfig.sinks.column_converter`) in

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import traceback
 from pathlib import Path
 from typing import Any, Callable
 
@@ -31,6 +30,7 @@ from spark_impl.lifecycle import QueryFailed
 from spark_impl.reconfig import ListSource, UserOperator, user_job
 from spark_impl.reconfig.sinks import CallbackSink, ParquetSink, read_delivered
 from spark_impl.reconfig.streaming import start_query
+from support.kept_deliveries import Kept
 
 FLOW = dataflow([("S", "source"), ("M", "one-to-one")], [("S", "M")])
 
@@ -40,25 +40,6 @@ def _job(out: Callable[[Any, Any], tuple[Any, Any]]) -> Any:
         return (state or 0) + 1, [out(key, value)]
 
     return user_job(FLOW, {"M": UserOperator(FLOW.kind("M"), emit)}, ListSource(()), parallelism={"M": 1})
-
-
-class Kept:
-    """A ``CallbackSink`` function that collects the delivery (Spark's first action) and keeps
-    the rows of every call it completed; ``wrap``: the error of the collect reaches it inside a
-    multi-line text, as Spark's ``PythonException`` does."""
-
-    def __init__(self, wrap: bool = False) -> None:
-        self.calls: dict[int, list[Any]] = {}
-        self.wrap = wrap
-
-    def __call__(self, df: Any, batch_id: int) -> None:
-        try:
-            rows = df.collect()
-        except Exception:
-            if not self.wrap:
-                raise
-            raise RuntimeError("An exception was thrown from the Python worker:\n" + traceback.format_exc()) from None
-        self.calls[batch_id] = [tuple(r) for r in rows]
 
 
 def _start(directory: Path, out: Callable[[Any, Any], tuple[Any, Any]], sink: Any) -> tuple[Any, Stream]:
