@@ -21,9 +21,10 @@ happens to it, the same on both front ends:
   stops and the run's waits raise it; a restart replays the same micro-batch and fails the same
   way until the input or the policy changes;
 * ``"drop"``: the late items are left out and counted (in the commit record, so exactly once
-  across restarts; O+ ``run.late()`` / ``status().late``, DGS ``run.late_count()``); every
-  micro-batch that drops logs ONE WARNING on the front end's logger (``streamproof.oplus``,
-  ``streamproof.dgs``) with the count and the first late item (:func:`log_late`);
+  across restarts; ``run.late()`` per job on O+ and DGS, ``status().late``, DGS also
+  ``run.late_count()``); every micro-batch that drops logs ONE WARNING on the front end's
+  logger (``streamproof.oplus``, ``streamproof.dgs``) with the count and the first late item
+  (:func:`log_late`);
 * a sink, which receives the late rows of every micro-batch that has some, under the batch id,
   *before* the batch commits (a crash in between delivers them again under the same id, so the
   sink must be idempotent by batch id, as Structured Streaming's ``foreachBatch``): a

@@ -131,6 +131,19 @@ class DgsStreamingRun(LiveRun):
         boxes = self.committed().mailboxes
         return sum(n for j, box in enumerate(boxes) if job is None or j == job
                    for s, n in box.late.items() if stream is None or s == stream)
+
+    def late(self) -> dict[int, int]:
+        """Per job (its index in ``jobs``, as ``late_count(job=)`` and the ``job <j>`` of
+        :meth:`status`), the late events since the query started (dropped, or sent to the late
+        sink), as the last commit recorded them - also right after a start or a restart, before
+        any micro-batch: every job of the query is present, with 0 while it has none, so the
+        shape never depends on how far the query got (as the O+ front end's ``late()``). The
+        values add up to ``late_count()`` and ``status().late``; ``late_count(job=, stream=)``
+        splits a job's count by stream."""
+        counts = {job: 0 for job in range(len(self.jobs))}
+        for job, box in enumerate(self.committed().mailboxes):
+            counts[job] = sum(box.late.values())
+        return counts
     checkpoint_dir: str = ""
     query_checkpoint: str | None = None
     observer: Observer = field(default_factory=lambda: Observer("dgs"))

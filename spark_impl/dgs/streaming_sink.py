@@ -11,6 +11,10 @@ batch id ``b``; the Parquet table is partitioned by ``job`` and ``batch``, so a 
 delivery replaces its partition. Tasks read the records files (the driver ships file names,
 never data; the records location is a local path or a :mod:`spark_impl.store` URI, read
 through the store). An output's order within a batch is not kept: DGS outputs are a multiset (Def. 3.4).
+A ``long``, ``double`` or ``boolean`` column that cannot hold an output (a string or a tuple in
+a ``long`` column) fails the delivery with one line naming ``value_type``, the output, its job
+and batch (:mod:`spark_impl.sink_misfit`), an :class:`~spec.errors.InputError` located at
+``sink``; nothing of the batch is delivered or recorded as delivered.
 """
 
 from __future__ import annotations
@@ -19,11 +23,15 @@ from typing import Any, Callable, Iterator
 
 from spark_impl.reconfig.sinks import Sink, column_converter, mark_values
 from spark_impl.sink import read_part
+from spark_impl.sink_misfit import delivering, fitted
 from spark_impl.store import display, open_store
 
 
 def _rows(directory: str, batch: int, value_type: str, counter: Any) -> Callable[[str], Iterator[tuple[int, int, Any]]]:
     value_of = column_converter(value_type, quote_strings=True)
+
+    def fit(job: int, value: Any) -> Any:
+        return fitted(value_of, "value", value_type, value, lambda: f"job {job}, batch {batch}")
 
     def rows(name: str) -> Iterator[tuple[int, int, Any]]:
         records = read_part(directory, name)
@@ -33,7 +41,7 @@ def _rows(directory: str, batch: int, value_type: str, counter: Any) -> Callable
         for job, kind, value in records:
             if kind == "out":
                 n += 1
-                yield job, batch, value_of(value)
+                yield job, batch, fit(job, value)
         if counter is not None:
             counter.add(n)
     return rows
@@ -48,4 +56,5 @@ def deliver_batch(spark: Any, records_dir: str, batch: int, sink: Sink, counter:
     rows = spark.sparkContext.parallelize(names, min(len(names), 8)).flatMap(
         _rows(records_dir, batch, sink.value_type, counter))
     df = spark.createDataFrame(rows, f"job int, batch long, value {sink.value_type}")
-    sink.deliver(mark_values(df, ("value",), (sink.value_type,)), batch)
+    with delivering():  # an output the column cannot hold: one line, nothing recorded
+        sink.deliver(mark_values(df, ("value",), (sink.value_type,)), batch)

@@ -23,7 +23,12 @@ string that is not JSON text as is, anything else as the JSON text of its typed 
 column is marked with that layout version in its field metadata, which Spark's Parquet writer
 keeps in every file; :func:`spark_impl.readers.read_result_rows` with ``decode=True`` or
 :func:`spark_impl.result_values.from_text` read it back); ``"long"``, ``"double"`` and
-``"boolean"`` columns convert (lossy by the user's choice of column type).
+``"boolean"`` columns convert (lossy by the user's choice of column type). An output such a
+column cannot hold (a string or a tuple in a ``long`` column) fails the delivery with one line
+naming the column, the output and where it came from (job, batch id, operator, transaction,
+key): :mod:`spark_impl.sink_misfit`, an :class:`~spec.errors.InputError` located at ``sink``;
+nothing of the delivery is written or recorded, so a restart with a sink whose columns hold
+the outputs delivers those batches, once.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from spark_impl.reconfig.progress import Progress
 from spark_impl.reconfig.storage import read_task_file, task_path
 from spark_impl.records import read_json_record, write_json_record
 from spark_impl.result_values import FORMAT_KEY, VALUES_FORMAT, to_text
+from spark_impl.sink_misfit import LONG_RANGE, delivering, fitted, shown
 from spark_impl.store import open_store
 
 COLUMN_TYPES = ("string", "long", "double", "boolean")
@@ -45,9 +51,10 @@ def column_converter(kind: str, quote_strings: bool = False) -> Callable[[Any], 
     """The conversion of a key or value into a sink column of type ``kind`` (one of
     :data:`COLUMN_TYPES`; the module docstring): None stays None; a ``"string"`` column gets
     :func:`spark_impl.result_values.to_text` (``quote_strings``: every string quoted, the DGS
-    sink's convention)."""
+    sink's convention). A value the column cannot hold raises ``TypeError``, ``ValueError`` or
+    ``OverflowError`` (a ``long`` beyond 64 bits too: Spark's and Arrow's ``long`` is 64 bits)."""
     if kind == "long":
-        return lambda v: None if v is None else int(v)
+        return _long
     if kind == "double":
         return lambda v: None if v is None else float(v)
     if kind == "boolean":
@@ -66,6 +73,15 @@ def mark_values(df: Any, columns: Sequence[str], kinds: Sequence[str]) -> Any:
         if kind == "string":
             df = df.withMetadata(column, {FORMAT_KEY: VALUES_FORMAT})
     return df
+
+
+def _long(value: Any) -> int | None:
+    if value is None:
+        return None
+    number = int(value)
+    if not LONG_RANGE[0] <= number <= LONG_RANGE[1]:
+        raise OverflowError(f"{number} is out of a long's range")
+    return number
 
 
 _convert = column_converter  # the name this module's calls use
@@ -142,6 +158,13 @@ def _rows(directory: str, depth: int, partitions: int, s: int, batch_id: int, ke
           value_type: str, counter: Any = None) -> Callable[[Any], Iterator[tuple[Any, ...]]]:
     key_of, value_of = _convert(key_type), _convert(value_type)
 
+    def row(op: str, txn: str, key: Any, value: Any) -> tuple[Any, ...]:
+        def where() -> str:
+            return f"job {s}, batch {batch_id}, operator {op!r}, txn {txn!r}, key {shown(key)}"
+
+        return (s, batch_id, op, txn, fitted(key_of, "key", key_type, key, where),
+                fitted(value_of, "value", value_type, value, where))
+
     def rows(g: int) -> Iterator[tuple[Any, ...]]:
         n = 0
         for level in range(1, depth + 1):
@@ -152,7 +175,7 @@ def _rows(directory: str, depth: int, partitions: int, s: int, batch_id: int, ke
                 for js, op, txn, key, value in content.outputs:
                     if js == s:
                         n += 1
-                        yield s, batch_id, op, txn, key_of(key), value_of(value)
+                        yield row(op, txn, key, value)
         if counter is not None:
             counter.add(n)
 
@@ -223,7 +246,8 @@ def deliver(ex: DeliveringExecutor, sink: Sink) -> dict[int, int]:
             _rows(ex.directory, ex.depth, ex.partitions, s, batch_id, sink.key_type, sink.value_type,
                   ex.output_counter))
         df = mark_values(ex.spark.createDataFrame(rdd, schema), ("key", "value"), (sink.key_type, sink.value_type))
-        sink.deliver(df, batch_id)
+        with delivering():  # an output a column cannot hold: one line, nothing recorded
+            sink.deliver(df, batch_id)
         delivered[s] = batch_id
         changed = True
     if changed:
