@@ -37,6 +37,7 @@ Usage::
     python tools/mutation.py run --run /tmp/mut5 --sample 60 --seed 5 --stratify --tests-first
     python tools/mutation.py one --run /tmp/mut4 --id ID --tests tests/test_x.py::test_y  # a new check only
     python tools/mutation.py coverage --run /tmp/mut4   # branch coverage of the three suites combined
+    python tools/mutation.py coverage --run /tmp/mut4 --with-tests   # ... and with the default pytest run
     python tools/mutation.py carry --from /tmp/mut9 --run /tmp/mut10   # mut9's survivors on a newer snapshot
 
 ``--stratify`` draws per part of the scope (:func:`stratified_sample`); ``summary`` then also
@@ -55,16 +56,15 @@ import subprocess
 import sys
 import tarfile
 import time
-from collections import defaultdict
 from io import BytesIO
 from pathlib import Path
 from typing import Any, Iterable
 
-from conformance.output.coverage import figure_from, write_rc
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the helpers next to this script
 
 from cost_order import split_by_spark  # noqa: E402
+from mutation_coverage import CHECKS, combined_coverage, tests_coverage  # noqa: E402
 from mutation_child import child_check, child_tests, no_isolation, stop_at_first_failure  # noqa: E402,F401
 from mutation_carry import counterpart, diff_line  # noqa: E402
 from mutation_report import INVALID, argued_equivalent, latest, stratum, summary, weighted_line, wilson  # noqa: E402,F401
@@ -72,8 +72,6 @@ from mutation_sample import allocate, sample, stratified_sample  # noqa: E402,F4
 from mutation_source import SCOPE, apply, enumerate_mutants, in_annotation, in_scope, statement_lines  # noqa: E402,F401
 
 ROOT = Path(__file__).resolve().parent.parent
-#: Checks, cheapest first: name -> suite.
-CHECKS = ("dgs", "oplus", "fries")
 #: pytest files run by ``--with-tests``, by package of the mutated module.
 TESTS = {"spark_impl/dgs": ["tests/spark_impl/dgs", "tests/spark_impl/dgs/test_spark_dgs_executor.py"],
          "spark_impl/oplus": ["tests/spark_impl/oplus", "tests/spark_impl/oplus/test_spark_oplus_executor.py"],
@@ -185,35 +183,6 @@ def mutated_files(run: Path) -> list[str]:
             if handle is not None and (not here.exists() or here.read_bytes() != handle.read()):
                 changed.append(member.name)
     return changed
-
-
-def combined_coverage(run: Path) -> str:
-    """Branch coverage of the scope under the whole default run: the three suites' data
-    (``prepare``'s ``RUN/cov-<suite>``, driver and Spark workers) combined; Markdown rows
-    per stratum (:func:`stratum`) and the total."""
-    where = run / "cov-all"
-    shutil.rmtree(where, ignore_errors=True)
-    rc = write_rc(where)
-    for suite in CHECKS:
-        for data in (run / f"cov-{suite}").glob(".coverage.*"):
-            shutil.copy(data, where / f".coverage.{suite}.{data.name.removeprefix('.coverage.')}")
-    figure = figure_from(rc)
-    rows: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
-    for f in figure.files:
-        if in_scope(f.path):
-            for key in (stratum(f.path), "scope"):
-                counts = rows[key]
-                counts[0] += f.covered_branches
-                counts[1] += f.branches
-                counts[2] += f.covered_statements
-                counts[3] += f.statements
-    lines = [f"worker data files: {figure.worker_data_files}", "",
-             "| part | branches | statements |", "| --- | ---: | ---: |"]
-    for key in sorted(rows, key=lambda k: (k == "scope", k)):
-        b, bt, st, stt = rows[key]
-        lines.append(f"| {key} | {b} / {bt} ({100 * b / bt if bt else 100:.1f} %) | "
-                     f"{st} / {stt} ({100 * st / stt if stt else 100:.1f} %) |")
-    return "\n".join(lines)
 
 
 def refresh(run: Path, paths: Iterable[str] = ()) -> str:
@@ -438,6 +407,10 @@ def main(argv: list[str] | None = None) -> int:
                            help="measure no coverage: every mutant runs its module's own suite")
             p.add_argument("--coverage-only", action="store_true",
                            help="no new snapshot: measure the coverage of the snapshot's (refreshed) suite again")
+        if mode == "coverage":
+            p.add_argument("--with-tests", action="store_true",
+                           help="also the default pytest run's coverage (measured once into RUN/cov-tests, "
+                                "driver and Spark workers) combined with the suites'")
         if mode == "run":
             p.add_argument("--sample", type=int, default=60)
             p.add_argument("--seed", type=int, default=0)
@@ -467,11 +440,12 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--cases", type=int)
     t = sub.add_parser("child-tests")
     t.add_argument("files", nargs="+")
+    t.add_argument("--coverage-dir", help="measure spark_impl into this directory; run every test (no -x)")
     args = parser.parse_args(argv)
     if args.mode == "child-check":
         return child_check(args.suite, args.coverage_out, args.cases)
     if args.mode == "child-tests":
-        return child_tests(args.files)
+        return child_tests(args.files, args.coverage_dir)
     if args.mode in ("run", "one") and args.timeout:
         globals()["CHECK_TIMEOUT_S"] = args.timeout
         CHECK_TIMEOUTS.clear()
@@ -482,7 +456,9 @@ def main(argv: list[str] | None = None) -> int:
     elif args.mode == "carry":
         carry(args.old, args.run)
     elif args.mode == "coverage":
-        print(combined_coverage(args.run))
+        if args.with_tests:
+            print(tests_coverage(args.run, run_child, CHECK_TIMEOUT_S * 4))
+        print(combined_coverage(args.run, with_tests=args.with_tests))
     elif args.mode == "run":
         campaign(args.run, args.sample, args.seed, args.with_tests, only=args.only, cases=args.cases,
                  stratify=args.stratify, tests_first=args.tests_first)

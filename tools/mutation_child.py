@@ -100,9 +100,14 @@ def child_check(suite: str, coverage_out: str | None, cases: int | None = None) 
     return 1 if failed or not ran else 0
 
 
-def child_tests(files: list[str]) -> int:
-    """Child mode: pytest on ``files``, stopping at the first failure."""
+def child_tests(files: list[str], coverage_dir: str | None = None) -> int:
+    """Child mode: pytest on ``files``, stopping at the first failure; with ``coverage_dir``
+    every test runs (the default selection) while ``spark_impl`` is measured there, driver and
+    Spark workers (the session the tests share starts inside the measurement)."""
     import pytest  # noqa: PLC0415 - the child that runs the tests loads pytest, the parent does not
 
+    if coverage_dir:
+        with measure(Path(coverage_dir)):
+            return int(pytest.main(["-q", "--tb=line", "-p", "no:cacheprovider", *files]))
     return int(pytest.main(["-x", "-q", "--tb=line", "-p", "no:cacheprovider", *files]))
 
