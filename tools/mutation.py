@@ -460,7 +460,7 @@ def main(argv: list[str] | None = None) -> int:
         carry(args.old, args.run)
     elif args.mode == "coverage":
         if args.with_tests:
-            print(tests_coverage(args.run, run_child, CHECK_TIMEOUT_S * 4))
+            print(tests_coverage(args.run, Path(__file__).resolve(), CHECK_TIMEOUT_S * 4))
         print(combined_coverage(args.run, with_tests=args.with_tests))
     elif args.mode == "run":
         campaign(args.run, args.sample, args.seed, args.with_tests, only=args.only, cases=args.cases,

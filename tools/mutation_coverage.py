@@ -2,15 +2,22 @@
 suites as ``prepare`` measured them, alone or together with the default pytest run - the
 default suite and the default tests together are what must catch a slip, so both figures are
 given. Measured in the driver and in Spark's Python workers
-(:mod:`conformance.output.coverage`); the snapshot ``RUN/tree`` must hold no mutant while the
-tests run."""
+(:mod:`conformance.output.coverage`). The tests run in a snapshot of their own
+(``RUN/tests-tree``, the commit of ``RUN/tree``), so a campaign may mutate ``RUN/tree``
+meanwhile; the figure itself is computed when no mutant is applied (it reads the sources)."""
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
+import subprocess
+import sys
+import tarfile
+import time
 from collections import defaultdict
+from io import BytesIO
 from pathlib import Path
-from typing import Callable
 
 from conformance.output.coverage import figure_from, write_rc
 
@@ -21,16 +28,41 @@ from mutation_source import in_scope
 CHECKS = ("dgs", "oplus", "fries")
 
 
-def tests_coverage(run: Path, run_child: Callable[[Path, list[str], float], tuple[str, float, str]],
-                   timeout_s: float) -> str:
-    """Measure the default pytest run (``-m 'not slow'``, every test, in the snapshot) into
-    ``RUN/cov-tests`` unless it is there already; one line saying how it went."""
+def tests_coverage(run: Path, script: Path, timeout_s: float) -> str:
+    """Measure the default pytest run (``-m 'not slow'``, every test) into ``RUN/cov-tests``
+    unless it is there already, in ``RUN/tests-tree`` (``git archive`` of the campaign's
+    commit) through ``script``'s ``child-tests --coverage-dir``; one line saying how it went."""
     where = run / "cov-tests"
     if any(where.glob(".coverage.*")):
         return f"default tests: measured earlier ({where})"
-    status, seconds, tail = run_child(run, ["child-tests", "--coverage-dir", str(where), "tests"], timeout_s)
-    last = tail.strip().splitlines()[-1] if tail.strip() else ""
-    return f"default tests under coverage: {status} in {seconds:.0f} s ({last})"
+    commit = json.loads((run / "mutants.json").read_text(encoding="utf-8"))["commit"]
+    tree = run / "tests-tree"
+    shutil.rmtree(tree, ignore_errors=True)
+    archive = subprocess.run(["git", "archive", "--format=tar", commit], cwd=script.parent, check=True,
+                             capture_output=True).stdout
+    tree.mkdir(parents=True)
+    with tarfile.open(fileobj=BytesIO(archive)) as tar:
+        tar.extractall(tree, filter="data")
+    env = dict(os.environ, PYTHONPATH=str(tree), PYTHONDONTWRITEBYTECODE="1")
+    env.pop("PYSPARK_SUBMIT_ARGS", None)
+    start = time.monotonic()
+    with open(run / "tests-coverage.log", "w", encoding="utf-8") as log:
+        try:
+            done = subprocess.run([sys.executable, str(script), "child-tests", "--coverage-dir", str(where.resolve()),
+                                   "tests"], cwd=tree, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                  timeout=timeout_s)
+            status = "pass" if done.returncode == 0 else f"exit {done.returncode}"
+        except subprocess.TimeoutExpired:
+            status = "timeout"
+    tail = (run / "tests-coverage.log").read_text(encoding="utf-8", errors="replace").strip().splitlines()
+    return f"default tests under coverage: {status} in {time.monotonic() - start:.0f} s ({tail[-1] if tail else ''})"
+
+
+def _same_sources(rc: Path, run: Path) -> None:
+    """Map the tests' snapshot onto the campaign's (one file, one set of arcs)."""
+    with open(rc, "a", encoding="utf-8") as out:
+        out.write(f"\n[paths]\nspark_impl =\n    {(run / 'tree' / 'spark_impl').resolve()}\n"
+                  f"    {(run / 'tests-tree' / 'spark_impl').resolve()}\n")
 
 
 def combined_coverage(run: Path, with_tests: bool = False) -> str:
@@ -41,6 +73,7 @@ def combined_coverage(run: Path, with_tests: bool = False) -> str:
     where = run / "cov-all"
     shutil.rmtree(where, ignore_errors=True)
     rc = write_rc(where)
+    _same_sources(rc, run)
     for suite in (*CHECKS, *(("tests",) if with_tests else ())):
         for data in (run / f"cov-{suite}").glob(".coverage.*"):
             shutil.copy(data, where / f".coverage.{suite}.{data.name.removeprefix('.coverage.')}")
