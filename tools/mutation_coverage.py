@@ -38,11 +38,13 @@ def tests_coverage(run: Path, script: Path, timeout_s: float) -> str:
     commit = json.loads((run / "mutants.json").read_text(encoding="utf-8"))["commit"]
     tree = run / "tests-tree"
     shutil.rmtree(tree, ignore_errors=True)
-    archive = subprocess.run(["git", "archive", "--format=tar", commit], cwd=script.parent, check=True,
+    archive = subprocess.run(["git", "archive", "--format=tar", commit], cwd=script.parent.parent, check=True,
                              capture_output=True).stdout
     tree.mkdir(parents=True)
     with tarfile.open(fileobj=BytesIO(archive)) as tar:
         tar.extractall(tree, filter="data")
+    if not (tree / "tests").is_dir() or not (tree / "spark_impl").is_dir():
+        raise SystemExit(f"the snapshot of {commit[:10]} has no tests/ or spark_impl/")
     env = dict(os.environ, PYTHONPATH=str(tree), PYTHONDONTWRITEBYTECODE="1")
     env.pop("PYSPARK_SUBMIT_ARGS", None)
     start = time.monotonic()
@@ -63,6 +65,7 @@ def _same_sources(rc: Path, run: Path) -> None:
     with open(rc, "a", encoding="utf-8") as out:
         out.write(f"\n[paths]\nspark_impl =\n    {(run / 'tree' / 'spark_impl').resolve()}\n"
                   f"    {(run / 'tests-tree' / 'spark_impl').resolve()}\n")
+    # never the working tree's sources: a figure of another spark_impl would be added, not merged
 
 
 def combined_coverage(run: Path, with_tests: bool = False) -> str:
