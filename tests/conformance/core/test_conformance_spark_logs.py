@@ -1,0 +1,103 @@
+"""Spark's and py4j's loggers are quiet while the suite runs and go back to their levels after
+(conformance/core/spark_logs.py; docs/conformance.md after the ``--json`` example): the session
+the suite is given (a user's), the active one, or one a suite getter hands out inside the
+block; the product's own ``streamproof.*`` loggers are not touched."""
+
+from __future__ import annotations
+
+import logging
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from spec.errors import InputError
+
+from conformance.core.session import shared_session
+from conformance.core.spark_logs import ENV, PYTHON_LOGGERS, adopt, resolve_level, spark_logs_quiet
+
+
+class FakeJvm:
+    """The two log4j calls the block makes, on a root level kept here."""
+
+    def __init__(self, level: str) -> None:
+        self.level = level
+        self.sets: list[str] = []
+        root = SimpleNamespace(getLevel=lambda: SimpleNamespace(toString=lambda: self.level))
+        log4j = SimpleNamespace(
+            LogManager=SimpleNamespace(getRootLogger=lambda: root),
+            Level=SimpleNamespace(toLevel=lambda name: name),
+            core=SimpleNamespace(config=SimpleNamespace(Configurator=SimpleNamespace(setRootLevel=self._set))))
+        self.org = SimpleNamespace(apache=SimpleNamespace(logging=SimpleNamespace(log4j=log4j)))
+
+    def _set(self, name: str) -> None:
+        self.level = name
+        self.sets.append(name)
+
+
+def _session(jvm: FakeJvm) -> Any:
+    return SimpleNamespace(sparkContext=SimpleNamespace(_jvm=jvm))
+
+
+def test_a_session_a_suite_getter_hands_out_inside_the_block_is_quiet_until_the_block_ends() -> None:
+    jvm = FakeJvm("INFO")
+    getter = shared_session(_session(jvm))
+    getter()
+    assert jvm.sets == []  # outside a block nothing changes
+    with spark_logs_quiet("off"):
+        getter()
+        getter()
+        assert jvm.level == "OFF" and jvm.sets == ["OFF"]  # once per JVM
+    assert jvm.level == "INFO"
+
+
+def test_the_given_sessions_level_comes_back_also_when_the_block_raises_and_nested_blocks_keep_the_outer() -> None:
+    jvm = FakeJvm("WARN")
+    with pytest.raises(KeyError):
+        with spark_logs_quiet("ERROR", _session(jvm)) as level:
+            assert level == "ERROR" and jvm.level == "ERROR"
+            with spark_logs_quiet("DEBUG") as inner:
+                assert inner == "ERROR" and adopt(_session(jvm)) is not None and jvm.level == "ERROR"
+            raise KeyError("the suite failed")
+    assert jvm.level == "WARN"
+
+
+def test_the_python_loggers_of_spark_are_quiet_inside_and_restored_and_the_products_untouched() -> None:
+    own = logging.getLogger("py4j")
+    before = [logging.getLogger(n).level for n in PYTHON_LOGGERS]
+    product = logging.getLogger("streamproof").level
+    own.setLevel(logging.INFO)
+    try:
+        with spark_logs_quiet():
+            assert not any(logging.getLogger(n).isEnabledFor(logging.CRITICAL) for n in PYTHON_LOGGERS)
+            assert logging.getLogger("streamproof").level == product
+        assert own.level == logging.INFO and logging.getLogger("pyspark").level == before[1]
+    finally:
+        own.setLevel(before[0])
+
+
+def test_the_level_comes_from_the_argument_else_the_environment_else_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(ENV, raising=False)
+    assert resolve_level() == "OFF" and resolve_level("warn") == "WARN"
+    monkeypatch.setenv(ENV, "info")
+    assert resolve_level() == "INFO" and resolve_level("error") == "ERROR"
+    monkeypatch.setenv(ENV, "chatty")
+    with pytest.raises(InputError, match=ENV):
+        resolve_level()
+    with pytest.raises(InputError, match="--spark-log-level"):
+        resolve_level("loud")
+
+
+def test_a_users_running_session_is_off_during_the_block_and_at_its_own_level_after(spark: Any) -> None:
+    """On the real JVM: log4j's root level, read back through py4j."""
+    jvm = spark.sparkContext._jvm
+    root = jvm.org.apache.logging.log4j.LogManager.getRootLogger()
+    before = str(root.getLevel().toString())
+    jvm.org.apache.logging.log4j.core.config.Configurator.setRootLevel(jvm.org.apache.logging.log4j.Level.WARN)
+    try:
+        with spark_logs_quiet(None, spark):
+            assert str(root.getLevel().toString()) == "OFF"
+        assert str(root.getLevel().toString()) == "WARN"
+    finally:
+        jvm.org.apache.logging.log4j.core.config.Configurator.setRootLevel(
+            jvm.org.apache.logging.log4j.Level.toLevel(before))
