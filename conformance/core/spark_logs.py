@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Iterator
@@ -143,11 +144,12 @@ def spark_logs_quiet(level: str | None = None, spark: Any = None) -> Iterator[st
 
 
 def _active_session() -> Any:
-    """The active SparkSession when pyspark is installed and one runs, else None."""
-    try:
-        from pyspark.sql import SparkSession
-    except ImportError:
+    """The active SparkSession if one runs, else None (pyspark not loaded yet: none runs, and
+    the block does not load it)."""
+    if "pyspark.sql" not in sys.modules:
         return None
+    from pyspark.sql import SparkSession
+
     return SparkSession.getActiveSession()
 
 

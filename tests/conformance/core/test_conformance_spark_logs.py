@@ -6,7 +6,6 @@ block; the product's own ``streamproof.*`` loggers are not touched."""
 from __future__ import annotations
 
 import logging
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -15,33 +14,12 @@ from spec.errors import InputError
 
 from conformance.core.session import shared_session
 from conformance.core.spark_logs import ENV, PYTHON_LOGGERS, adopt, resolve_level, spark_logs_quiet
-
-
-class FakeJvm:
-    """The two log4j calls the block makes, on a root level kept here."""
-
-    def __init__(self, level: str) -> None:
-        self.level = level
-        self.sets: list[str] = []
-        root = SimpleNamespace(getLevel=lambda: SimpleNamespace(toString=lambda: self.level))
-        log4j = SimpleNamespace(
-            LogManager=SimpleNamespace(getRootLogger=lambda: root),
-            Level=SimpleNamespace(toLevel=lambda name: name),
-            core=SimpleNamespace(config=SimpleNamespace(Configurator=SimpleNamespace(setRootLevel=self._set))))
-        self.org = SimpleNamespace(apache=SimpleNamespace(logging=SimpleNamespace(log4j=log4j)))
-
-    def _set(self, name: str) -> None:
-        self.level = name
-        self.sets.append(name)
-
-
-def _session(jvm: FakeJvm) -> Any:
-    return SimpleNamespace(sparkContext=SimpleNamespace(_jvm=jvm))
+from support.fake_jvm import FakeJvm, session_of
 
 
 def test_a_session_a_suite_getter_hands_out_inside_the_block_is_quiet_until_the_block_ends() -> None:
     jvm = FakeJvm("INFO")
-    getter = shared_session(_session(jvm))
+    getter = shared_session(session_of(jvm))
     getter()
     assert jvm.sets == []  # outside a block nothing changes
     with spark_logs_quiet("off"):
@@ -54,10 +32,10 @@ def test_a_session_a_suite_getter_hands_out_inside_the_block_is_quiet_until_the_
 def test_the_given_sessions_level_comes_back_also_when_the_block_raises_and_nested_blocks_keep_the_outer() -> None:
     jvm = FakeJvm("WARN")
     with pytest.raises(KeyError):
-        with spark_logs_quiet("ERROR", _session(jvm)) as level:
+        with spark_logs_quiet("ERROR", session_of(jvm)) as level:
             assert level == "ERROR" and jvm.level == "ERROR"
             with spark_logs_quiet("DEBUG") as inner:
-                assert inner == "ERROR" and adopt(_session(jvm)) is not None and jvm.level == "ERROR"
+                assert inner == "ERROR" and adopt(session_of(jvm)) is not None and jvm.level == "ERROR"
             raise KeyError("the suite failed")
     assert jvm.level == "WARN"
 
