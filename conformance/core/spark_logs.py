@@ -37,7 +37,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from spec.errors import InputError
+from spec.errors import InputError, cut
 
 __all__ = ["ENV", "LEVELS", "QUIET", "adopt", "python_level", "resolve_level", "spark_logs_quiet"]
 
@@ -65,8 +65,7 @@ def resolve_level(level: str | None = None, where: str = "--spark-log-level") ->
         level, where = os.environ.get(ENV) or QUIET, ENV if os.environ.get(ENV) else where
     name = level.strip().upper()
     if name not in LEVELS:
-        shown = level if len(level) <= 40 else level[:40] + "..."
-        raise InputError(f"expected one of {', '.join(LEVELS)} (any case), got {shown!r}", where)
+        raise InputError(f"expected one of {', '.join(LEVELS)} (any case), got {cut(level, 40)!r}", where)
     return name
 
 
@@ -77,7 +76,7 @@ def python_level(name: str) -> int:
 
 @dataclass
 class _Block:
-    """The active quiet block: its level and the JVM level it replaced (None: not yet applied)."""
+    """The active quiet block: its level and, per JVM it set, the root level it replaced."""
 
     level: str
     saved: list[tuple[Any, str]] = field(default_factory=list)
@@ -102,17 +101,29 @@ def _set_root(jvm: Any, name: str) -> None:
 
 
 def adopt(spark: Any) -> Any:
-    """Within a :func:`spark_logs_quiet` block, give ``spark``'s JVM the block's level (once per
-    JVM; its level is put back when the block ends); outside one, nothing. Returns ``spark``,
-    so a session getter can end with ``return adopt(session)``."""
+    """Within a :func:`spark_logs_quiet` block, give ``spark``'s JVM the block's level (the
+    level it had first is put back when the block ends); outside one, nothing. Returns
+    ``spark``, so a session getter can end with ``return adopt(session)``.
+
+    Every call checks the level again: ``spark_impl.session.get_or_create_session`` called
+    from a thread with no active session (the suite's watchdog threads) gets the running
+    session from ``getOrCreate`` and sets its level to ERROR, and Spark would then print the
+    suite's injected crashes again."""
     if not _ACTIVE:
         return spark
     block = _ACTIVE[0]
     jvm = _jvm_of(spark)
-    if jvm is None or id(jvm) in {id(seen) for seen, _ in block.saved}:  # the list keeps each alive
+    if jvm is None:
         return spark
-    block.saved.append((jvm, _root_level(jvm)))
-    _set_root(jvm, block.level)
+    known = id(jvm) in {id(seen) for seen, _ in block.saved}  # the list keeps each JVM view alive
+    try:
+        current = _root_level(jvm)
+        if current != block.level:
+            _set_root(jvm, block.level)
+    except Exception:  # noqa: BLE001 - a stopped or dead JVM: nothing to quiet (its own call fails loudly)
+        return spark
+    if not known:
+        block.saved.append((jvm, current))
     return spark
 
 

@@ -27,17 +27,23 @@ STARTUP = ("WARNING: Using incubator modules", "Using Spark's default log4j prof
 """Spark's JVM start-up lines (docs/conformance.md): printed before the session exists."""
 
 
-def _operator_run(tmp_path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+OPERATOR = ("--operator", KEY_SUM, "--cases", "3")
+CATALOGUE = ("--suite", "oplus", "--cases", "2")
+"""The catalogue's O+ suite: its batch and live checks get the session in different threads."""
+
+
+def _conformance(tmp_path: Path, *argv: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != ENV}
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
-    return subprocess.run([sys.executable, "-m", "streamproof", "conformance", "--operator", KEY_SUM, "--cases", "3",
-                           "--seed", "0", "--save-dir", str(tmp_path / "saved"), *extra],
+    return subprocess.run([sys.executable, "-m", "streamproof", "conformance", *argv, "--seed", "0",
+                           "--save-dir", str(tmp_path / "saved")],
                           capture_output=True, text=True, timeout=600, cwd=str(tmp_path), env=env)
 
 
 @pytest.mark.slow
-def test_a_passing_suite_run_prints_no_spark_log_lines_to_stderr(tmp_path: Path) -> None:
-    done = _operator_run(tmp_path)
+@pytest.mark.parametrize("argv", [OPERATOR, CATALOGUE], ids=["operator", "catalogue"])
+def test_a_passing_suite_run_prints_no_spark_log_lines_to_stderr(argv: tuple[str, ...], tmp_path: Path) -> None:
+    done = _conformance(tmp_path, *argv)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "spark-streaming vs sequential" in done.stdout  # the live check ran (and injected its crashes)
     spark_lines = [line for line in done.stderr.splitlines()
@@ -47,7 +53,7 @@ def test_a_passing_suite_run_prints_no_spark_log_lines_to_stderr(tmp_path: Path)
 
 @pytest.mark.slow
 def test_another_spark_log_level_shows_sparks_lines_about_the_injected_crashes(tmp_path: Path) -> None:
-    done = _operator_run(tmp_path, "--spark-log-level", "error")
+    done = _conformance(tmp_path, *OPERATOR, "--spark-log-level", "error")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "ERROR MicroBatchExecution" in done.stderr and "simulated driver crash" in done.stderr
 

@@ -25,8 +25,11 @@ def test_a_session_a_suite_getter_hands_out_inside_the_block_is_quiet_until_the_
     with spark_logs_quiet("off"):
         getter()
         getter()
-        assert jvm.level == "OFF" and jvm.sets == ["OFF"]  # once per JVM
-    assert jvm.level == "INFO"
+        assert jvm.level == "OFF" and jvm.sets == ["OFF"]  # set once while it holds
+        jvm.level = "ERROR"  # get_or_create_session from a thread with no active session
+        getter()
+        assert jvm.level == "OFF"
+    assert jvm.level == "INFO"  # the level the session had first
 
 
 def test_the_given_sessions_level_comes_back_also_when_the_block_raises_and_nested_blocks_keep_the_outer() -> None:

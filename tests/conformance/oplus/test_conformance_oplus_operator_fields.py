@@ -17,7 +17,7 @@ import pytest
 from streamproof.main import main
 
 from conformance.oplus import user_cases
-from conformance.oplus.user_suite import LIVE, load_under, run_operator_suite
+from conformance.oplus.user_suite import LIVE, fields_text, load_under, run_operator_suite
 from support.oplus_conformance_operators import TYPED_FIELDS
 from support.paths import TESTS
 
@@ -31,6 +31,8 @@ def test_fields_take_float_bool_and_a_nullable_variant_of_every_type() -> None:
         ("count", "int", True, "long"), ("label", "str", True, "string"), ("x", "float", True, "double"),
         ("y", "bool", True, "boolean")]
     assert user_cases.parse_fields("key:str,value:int") == user_cases.parse_fields("key,value")  # still valid
+    # a saved case records its fields as text (user_suite.fields_text) and --replay parses them back
+    assert user_cases.parse_fields(fields_text(fields)) == fields
 
 
 def test_drawn_values_are_of_each_fields_documented_type_and_nullable_fields_get_none() -> None:
