@@ -14,7 +14,9 @@ Exit 0: every case of every check that ran passed; 1: a discrepancy (the shrunk 
 printed, and saved as a replayable JSON file plus a pytest regression file); 2: bad input
 (unknown suite, fault or engine; a fault that no available engine can inject; ``--cases``
 above :data:`MAX_CASES`; a ``--report`` or ``--save-dir`` that cannot be written - checked
-before the run; ``--job ''``; a damaged or invalid ``--replay`` file, named with its field).
+before the run; ``--job ''``; a damaged or invalid ``--replay`` file, named with its field;
+a ``--spark-log-level`` that is not a log4j level); 3: the connection to Spark's JVM was lost
+during the run (one line; no case is reported as a violation).
 A check that cannot run here (e.g. "spark engine not available") is shown as NOT RUN, never
 as a pass. Progress goes to stderr, the summary to stdout (``--json``: one JSON object); the
 product's own ``streamproof.*`` WARNING lines of the suite's engine runs do not (:func:`run`),
