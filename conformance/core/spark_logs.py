@@ -33,6 +33,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Iterator
@@ -83,6 +84,7 @@ class _Block:
 
 
 _ACTIVE: list[_Block] = []
+_LOCK = threading.Lock()
 
 
 def _jvm_of(spark: Any) -> Any:
@@ -109,21 +111,22 @@ def adopt(spark: Any) -> Any:
     from a thread with no active session (the suite's watchdog threads) gets the running
     session from ``getOrCreate`` and sets its level to ERROR, and Spark would then print the
     suite's injected crashes again."""
-    if not _ACTIVE:
-        return spark
-    block = _ACTIVE[0]
-    jvm = _jvm_of(spark)
+    jvm = _jvm_of(spark) if _ACTIVE else None
     if jvm is None:
         return spark
-    known = id(jvm) in {id(seen) for seen, _ in block.saved}  # the list keeps each JVM view alive
-    try:
-        current = _root_level(jvm)
-        if current != block.level:
-            _set_root(jvm, block.level)
-    except Exception:  # noqa: BLE001 - a stopped or dead JVM: nothing to quiet (its own call fails loudly)
-        return spark
-    if not known:
-        block.saved.append((jvm, current))
+    with _LOCK:  # engines call their getters from several threads at once
+        if not _ACTIVE:
+            return spark
+        block = _ACTIVE[0]
+        known = id(jvm) in {id(seen) for seen, _ in block.saved}  # the list keeps each JVM view alive
+        try:
+            current = _root_level(jvm)
+            if current != block.level:
+                _set_root(jvm, block.level)
+        except Exception:  # noqa: BLE001 - a stopped or dead JVM: nothing to quiet (its own call fails loudly)
+            return spark
+        if not known:
+            block.saved.append((jvm, current))
     return spark
 
 
@@ -147,7 +150,8 @@ def spark_logs_quiet(level: str | None = None, spark: Any = None) -> Iterator[st
         adopt(spark if spark is not None else _active_session())
         yield name
     finally:
-        _ACTIVE.remove(block)
+        with _LOCK:
+            _ACTIVE.remove(block)
         for logger, old in saved:
             logger.setLevel(old)
         for jvm, old_level in block.saved:

@@ -3,17 +3,20 @@
 
 from __future__ import annotations
 
+import time
 from types import SimpleNamespace
 from typing import Any
 
 
 class FakeJvm:
-    """``org.apache.logging.log4j`` with a root level (``level``) and every level set (``sets``)."""
+    """``org.apache.logging.log4j`` with a root level (``level``) and every level set (``sets``);
+    reading the level takes ``pause`` seconds and answers the level at the end (a slow gateway)."""
 
-    def __init__(self, level: str) -> None:
+    def __init__(self, level: str, pause: float = 0.0) -> None:
         self.level = level
+        self.pause = pause
         self.sets: list[str] = []
-        root = SimpleNamespace(getLevel=lambda: SimpleNamespace(toString=lambda: self.level))
+        root = SimpleNamespace(getLevel=lambda: SimpleNamespace(toString=self._read))
         log4j = SimpleNamespace(
             LogManager=SimpleNamespace(getRootLogger=lambda: root),
             Level=SimpleNamespace(toLevel=lambda name: name),
@@ -23,6 +26,10 @@ class FakeJvm:
     def _set(self, name: str) -> None:
         self.level = name
         self.sets.append(name)
+
+    def _read(self) -> str:
+        time.sleep(self.pause)
+        return self.level
 
 
 def session_of(jvm: FakeJvm) -> Any:

@@ -6,6 +6,8 @@ block; the product's own ``streamproof.*`` loggers are not touched."""
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from typing import Any
 
 import pytest
@@ -30,6 +32,22 @@ def test_a_session_a_suite_getter_hands_out_inside_the_block_is_quiet_until_the_
         getter()
         assert jvm.level == "OFF"
     assert jvm.level == "INFO"  # the level the session had first
+
+
+def test_getters_called_from_several_threads_at_once_put_back_the_level_the_session_had_first() -> None:
+    """The second getter starts while the first is reading the level and reads it after the
+    first set it: without the lock it would record OFF as the level to put back."""
+    jvm = FakeJvm("WARN", pause=0.2)
+    getter = shared_session(session_of(jvm))
+    with spark_logs_quiet():
+        threads = [threading.Thread(target=getter) for _ in range(2)]
+        threads[0].start()
+        time.sleep(0.1)
+        threads[1].start()
+        for thread in threads:
+            thread.join()
+        assert jvm.level == "OFF"
+    assert jvm.level == "WARN"
 
 
 def test_the_given_sessions_level_comes_back_also_when_the_block_raises_and_nested_blocks_keep_the_outer() -> None:
