@@ -26,6 +26,12 @@ What a user loses with Spark quiet: nothing the suite needs Spark's lines to say
 infrastructure failure (the JVM dies, the py4j connection breaks) reaches the suite as an
 exception, which the command line prints as its own one error line (exit 3); ``--spark-log-level
 WARN`` (or the environment variable) shows Spark's own lines again for a closer look.
+
+Not covered: Spark's JVM start-up lines (``Using Spark's default log4j profile``, ``Setting
+default log level``, the ``NativeCodeLoader`` warning, the JVM's own ``WARNING: Using incubator
+modules``), printed before a session exists; and what is printed without a logger when the
+JVM is lost (py4j's ``Exception while sending command`` on the root logger, the accumulator
+server's traceback), which is the news then.
 """
 
 from __future__ import annotations
@@ -46,7 +52,7 @@ ENV = "STREAMPROOF_SPARK_LOG_LEVEL"
 """The environment variable giving the level when none is passed."""
 
 QUIET = "OFF"
-"""The default level: nothing of Spark's reaches stderr while the suite runs."""
+"""The default level: nothing Spark logs while the suite runs reaches stderr."""
 
 LEVELS = ("OFF", "FATAL", "ERROR", "WARN", "INFO", "DEBUG", "TRACE", "ALL")
 """log4j's level names, quietest first."""
