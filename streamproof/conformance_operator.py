@@ -6,7 +6,8 @@
 
 Judges YOUR O+ operator (a module-level ``spec.oplus.model.OPlus`` named NAME in FILE.py):
 random inputs whose tuples carry ``--fields`` (default ``key,value``: ``key`` a string, every
-other field an integer; ``NAME:str`` or ``NAME:int`` to say), run on the reference's O+
+other field an integer; ``NAME:str``, ``NAME:int``, ``NAME:float`` or ``NAME:bool`` to say, with
+``?`` after the type for a field that may be null: ``NAME:int?``), run on the reference's O+
 semantics with the user's functions (sequential = the meaning; shared-nothing; elastic virtual
 shared-nothing) and, unless ``--engine reference``, on spark_impl's live O+ front end
 (``conformance.oplus.user_suite``: out-of-order files within the allowed lateness, explicit

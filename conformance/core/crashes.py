@@ -11,10 +11,18 @@ batch: every case of it is a :class:`Crash` with ``alone=False`` (said in the re
 A call that does not return within ``timeout_s`` is a liveness failure: every case of the
 batch is a :class:`Crash` and :class:`Guard` refuses further calls (the hung thread cannot be
 killed, see :mod:`conformance.core.watchdog`).
+
+One exception is not a finding: a lost connection to Spark's JVM (it died, was killed, ran out
+of memory). No case can run after it, and the engine under test did nothing wrong; the call
+raises :class:`SparkGone` instead (the command line's one error line, exit 3), so a dead JVM is
+never reported as a discrepancy of spark_impl - and never found only in Spark's own log lines,
+which the suite keeps quiet (:mod:`conformance.core.spark_logs`).
 """
 
 from __future__ import annotations
 
+import os
+import traceback
 from dataclasses import dataclass
 from typing import Callable, Generic, Sequence, TypeVar
 
@@ -50,6 +58,26 @@ def describe(error: BaseException) -> str:
     return f"{type(error).__name__}: {first[:500]}"
 
 
+class SparkGone(RuntimeError):
+    """The connection to Spark's JVM is lost: the run cannot go on (module docstring)."""
+
+
+def lost_gateway(error: BaseException) -> str | None:
+    """``Type: message`` of the exception in ``error``'s chain that says py4j lost its JVM (a
+    ``Py4JNetworkError``, or a connection error raised inside py4j's own code), else None."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        network = type(current).__name__ == "Py4JNetworkError"
+        connection = isinstance(current, ConnectionError) and any(
+            f"{os.sep}py4j{os.sep}" in frame.filename for frame in traceback.extract_tb(current.__traceback__))
+        if network or connection:
+            return describe(current)
+        current = current.__cause__ or current.__context__
+    return None
+
+
 class Guard(Generic[T, R]):
     """An engine's batch call under a watchdog, with crash isolation (module docstring).
     ``hung`` is set after a call timed out; later calls then return crashes without running."""
@@ -71,6 +99,10 @@ class Guard(Generic[T, R]):
         try:
             finished, results = call_with_timeout(lambda: list(self.run(items)), self.timeout_s)
         except Exception as error:  # noqa: BLE001 - an engine crash is a finding
+            lost = lost_gateway(error)
+            if lost is not None:
+                raise SparkGone(f"the connection to Spark's JVM is lost ({lost}): the suite cannot go on; "
+                                "rerun with --spark-log-level WARN to see Spark's own log lines") from error
             return Crash(describe(error))
         if not finished:
             self.hung = (f"the engine did not finish a batch of {len(items)} case(s) within "

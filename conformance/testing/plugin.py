@@ -36,7 +36,8 @@ class Oracle:
         """Run the suite on ``job`` (``"FILE.py:NAME"``, a callable returning ``(job, requests[,
         options])``, or a Job with its requests); AssertionError with the shrunk case unless
         every case conforms. Options: ``cases`` (20), ``seed``, ``faults``, ``scheduler``,
-        ``save_dir``, ``options``."""
+        ``save_dir``, ``options``, ``spark_log_level`` (Spark's log level while the suite runs,
+        default OFF; the session's own level is put back after)."""
         return assert_job_conforms(job, requests, spark=self.spark, **options)
 
     def judge(self, job: Any, outputs: Any, **run: Any) -> None:

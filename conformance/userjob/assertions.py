@@ -23,6 +23,7 @@ from spec.fries.schedule import Schedule
 from conformance.fries.oracles import show_record
 from conformance.core.matcher import compare
 from conformance.core.results import SuiteResult
+from conformance.core.spark_logs import spark_logs_quiet
 from conformance.core.verdict import failed
 from conformance.userjob.judge import UserRun, as_record, dependence_of, freeze, judge_run, with_requests
 from conformance.userjob.load import JobUnderTest, classify_for, job_under_test, load_job, ship_by_value
@@ -52,14 +53,20 @@ def under_test(job: Any, requests: Sequence[Request] | None = None,
 
 def assert_job_conforms(job: Any, requests: Sequence[Request] | None = None, *, options: Mapping[str, Any] | None = None,
                         spark: Any = None, cases: int = 20, seed: int = 0, faults: Iterable[str] = (),
-                        scheduler: str = "fries", save_dir: str | None = None) -> SuiteResult:
+                        scheduler: str = "fries", save_dir: str | None = None,
+                        spark_log_level: str | None = None) -> SuiteResult:
     """Run the user-job suite on ``job`` (see :func:`under_test`) and raise ``AssertionError``
-    unless every case passes; returns the suite's result."""
+    unless every case passes; returns the suite's result. While it runs, Spark's and py4j's
+    loggers log at ``spark_log_level`` (default ``$STREAMPROOF_SPARK_LOG_LEVEL``, else ``OFF``:
+    :mod:`conformance.core.spark_logs`), so the suite's injected crashes print no Spark
+    tracebacks into the test's output; the level of ``spark`` (a user's session) is put back
+    afterwards."""
     under = under_test(job, requests, options)
     config = UserJobConfig(ref=under.ref, cases=cases, seed=seed, scheduler=scheduler, faults=frozenset(faults),
                            save_dir=save_dir if under.ref != IN_MEMORY else None, shrink_evaluations=120,
                            shrink_deadline_s=180.0)
-    result = run_userjob_suite(config, spark=spark, under=under)
+    with spark_logs_quiet(spark_log_level, spark):
+        result = run_userjob_suite(config, spark=spark, under=under)
     if result.failed:
         failure = result.failures[0]
         lines = [f"{result.failed} of {result.cases} case(s) do not conform to the reference (seed {seed}); "

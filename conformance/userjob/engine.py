@@ -26,10 +26,11 @@ from reference.fries.userjob import request_order, serial_run
 
 from spark_impl.keys import key_order, route
 from spark_impl.reconfig.model import Job
-from spark_impl.session import get_or_create_session
 
 from conformance.core.crashes import Crash, Guard
 from conformance.core.protocols import Engine
+from conformance.core.session import conformance_session
+from conformance.core.spark_logs import adopt
 from conformance.core.watchdog import call_with_timeout, stop_thread
 from conformance.userjob.cases import Case, case_job
 from conformance.userjob.guard import UserCodeError, captured_output, current_call, user_error_in
@@ -81,8 +82,8 @@ class UserJobEngine:
     @property
     def spark(self) -> Any:
         """The shared SparkSession (created on first use)."""
-        self.session = self.session or get_or_create_session(app_name="streamproof-userjob")
-        return self.session
+        self.session = self.session or conformance_session("streamproof-userjob")
+        return adopt(self.session)
 
     def __call__(self, cases: Sequence[Case]) -> list[CaseRun]:
         """:meth:`run` (the :class:`~conformance.core.protocols.Engine` call)."""

@@ -7,34 +7,41 @@
                             [--save-dir DIR] [--shrink-budget N] [--replay FILE]
                             [--coverage] [--job FILE.py:NAME] [--load-timeout SECONDS]
                             [--call-timeout SECONDS]
-                            [--operator FILE.py:NAME [--fields NAME[:str|int],...]]
+                            [--operator FILE.py:NAME [--fields NAME[:str|int|float|bool[?]],...]]
+                            [--spark-log-level LEVEL]
 
 Exit 0: every case of every check that ran passed; 1: a discrepancy (the shrunk case is
 printed, and saved as a replayable JSON file plus a pytest regression file); 2: bad input
 (unknown suite, fault or engine; a fault that no available engine can inject; ``--cases``
 above :data:`MAX_CASES`; a ``--report`` or ``--save-dir`` that cannot be written - checked
-before the run; ``--job ''``; a damaged or invalid ``--replay`` file, named with its field).
+before the run; ``--job ''``; a damaged or invalid ``--replay`` file, named with its field;
+a ``--spark-log-level`` that is not a log4j level); 3: the connection to Spark's JVM was lost
+during the run (one line; no case is reported as a violation).
 A check that cannot run here (e.g. "spark engine not available") is shown as NOT RUN, never
 as a pass. Progress goes to stderr, the summary to stdout (``--json``: one JSON object); the
-product's own ``streamproof.*`` WARNING lines of the suite's engine runs do not (:func:`run`).
+product's own ``streamproof.*`` WARNING lines of the suite's engine runs do not (:func:`run`),
+nor do Spark's and py4j's log lines (``--spark-log-level``, default ``OFF``).
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
+from conformance.core.crashes import SparkGone
 from conformance.core.product_logs import product_logs_quiet
+from conformance.core.spark_logs import ENV as SPARK_LOG_ENV, LEVELS as SPARK_LOG_LEVELS, resolve_level, spark_logs_quiet
 from streamproof.conformance_operator import run_operator
 from streamproof.job_probe import probe_job
 from streamproof.output import print_json
 from streamproof.output_paths import check_output_dir
 from streamproof.stdout_kept import stdout_kept
 from streamproof.summary import print_summary
-from spec.errors import InputError, cut
+from spec.errors import InputError, cut, one_line
 
-EXIT_OK, EXIT_VIOLATION, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_OK, EXIT_VIOLATION, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 MAX_CASES = 100_000
 """Largest ``--cases`` (per suite): the default runs 100-200; 10^5 Spark cases already take
 hours, more would never finish."""
@@ -85,12 +92,17 @@ def register(subparsers: Any) -> None:
                         help="judge YOUR O+ operator: NAME in FILE.py is a spec.oplus.model.OPlus; random inputs "
                         "on the reference (sequential, SN, VSN) and spark_impl's live O+ front end "
                         "(docs/conformance.md, 'Your own O+ operator'); default 30 cases")
-    parser.add_argument("--fields", default=None, metavar="NAME[:str|int],...",
+    parser.add_argument("--fields", default=None, metavar="NAME[:str|int|float|bool[?]],...",
                         help="with --operator: the stream columns the payload is made of (default key,value: "
-                        "key a string, value an integer)")
+                        "key a string, value an integer); a type's ? makes the field nullable (None)")
     parser.add_argument("--coverage", action="store_true",
                         help="measure branch coverage of spark_impl (driver and Spark's Python workers) "
                         "with coverage.py; shown in the summary, --json and --report")
+    parser.add_argument("--spark-log-level", default=None, metavar="LEVEL",
+                        help="while the suite runs, Spark's (log4j) and py4j's log level: "
+                        f"{', '.join(SPARK_LOG_LEVELS)} (default ${SPARK_LOG_ENV}, else OFF: the suite's injected "
+                        "crashes are not news; the suite reports real failures itself); the level of a "
+                        "session that was already running is put back afterwards")
     parser.set_defaults(handler=run)
 
 
@@ -99,9 +111,21 @@ def run(args: argparse.Namespace) -> int:
     the suites, ``--replay``, ``--job``, ``--operator``), the product's ``streamproof.*``
     loggers log only ERROR and above (:mod:`conformance.core.product_logs`): their WARNING
     lines are the suite's injected crashes and restarts, not news for the user, and would
-    otherwise be printed to stderr. The user's own loggers and output are left as they are."""
-    with product_logs_quiet():
-        return _run(args)
+    otherwise be printed to stderr. Spark's JVM and Python loggers log at ``--spark-log-level``
+    (default ``OFF``; :mod:`conformance.core.spark_logs`): Spark's ERROR lines and tracebacks
+    there describe the crashes the suite injects, and a real infrastructure failure still ends
+    the run with the command's own one-line error. The user's own loggers and output are left
+    as they are.
+
+    A lost connection to Spark's JVM (it died) is not a finding about spark_impl: the run stops
+    with one stderr line saying so, exit 3 (:class:`conformance.core.crashes.SparkGone`)."""
+    level = resolve_level(getattr(args, "spark_log_level", None))
+    try:
+        with product_logs_quiet(), spark_logs_quiet(level):
+            return _run(args)
+    except SparkGone as gone:
+        print(one_line(f"streamproof conformance: error: {gone}"), file=sys.stderr)
+        return EXIT_INTERNAL
 
 
 def _run(args: argparse.Namespace) -> int:

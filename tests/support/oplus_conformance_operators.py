@@ -1,5 +1,5 @@
 """User-defined O+ operators for ``streamproof conformance --operator`` tests, loaded as
-``file.py:NAME`` as a user's module would be. Payloads are ``(key, value)``.
+``file.py:NAME`` as a user's module would be. Payloads are ``(key, value)`` (``TYPED``: five fields).
 
 * ``KEY_SUM``: the sum of values per key over sliding windows (WA 2, WS 6, WT multi): correct;
 * ``DISTINCT``: distinct values per key (WA 3, WS 6, WT single: a chain shifted by f_S): correct;
@@ -7,6 +7,9 @@
   depends on where it runs, which O+ forbids (f_O is a function of the window's state); the
   reference runs it on the driver, the live front end on the workers;
 * ``RAISES_ON_SEVEN``: ``KEY_SUM`` whose f_U raises on a tuple of value 7;
+* ``TYPED``: with ``TYPED_FIELDS`` (a field of each type ``--fields`` takes), sums per key whose
+  f_U raises TypeError on a field not in its documented Python type (float, bool, int or None,
+  str or None);
 * ``NOT_AN_OPERATOR``: an integer.
 """
 
@@ -82,3 +85,25 @@ RAISES_ON_SEVEN = OPlus(name="raises-on-seven", windows=WindowSpec(2, 6), inputs
                         is_empty=_is_empty)
 
 NOT_AN_OPERATOR = 5
+
+
+TYPED_FIELDS = "key:str,price:float,ok:bool,count:int?,label:str?"
+"""``--fields`` of ``TYPED``: one field of every type ``--fields`` takes, two of them nullable."""
+
+
+def typed_update(ws: WindowSet, t: StreamTuple) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    """Refuses (TypeError) a field that is not in its documented Python type; keeps per window
+    the sum of prices, the number of ``ok``, of null counts, the sum of counts, of null labels."""
+    key, price, ok, count, label = t.payload
+    for name, value, wanted in (("key", key, str), ("price", price, float), ("ok", ok, bool)):
+        if type(value) is not wanted:
+            raise TypeError(f"{name} arrived as {type(value).__name__} {value!r}, not {wanted.__name__}")
+    if not (count is None or type(count) is int) or not (label is None or type(label) is str):
+        raise TypeError(f"count/label arrived as {count!r}/{label!r}")
+    sums = ws.states[0] or (0.0, 0, 0, 0, 0)
+    return ((sums[0] + price, sums[1] + ok, sums[2] + (count is None), sums[3] + (count or 0),
+             sums[4] + (label is None)),), ()
+
+
+TYPED = OPlus(name="typed", windows=WindowSpec(2, 6), inputs=1, keys=key_of, window_type=WindowType.MULTI,
+              update=typed_update, output=sum_output, empty=_empty, is_empty=_is_empty)

@@ -17,9 +17,9 @@ from typing import Any, Mapping, Sequence
 
 from spec.fries.scenario import Scenario
 
-import spark_impl.session as spark_session
-
 from conformance.core.crashes import Crash, Guard
+from conformance.core.session import conformance_session
+from conformance.core.spark_logs import adopt
 from conformance.fries import retention
 from conformance.fries.engines import paths
 from conformance.fries.oracles import mcs_problem
@@ -45,8 +45,8 @@ class SparkEngine:
     def spark(self) -> Any:
         """The shared SparkSession (created on first use)."""
         if self._spark is None:
-            self._spark = spark_session.get_or_create_session(app_name="streamproof-conformance")
-        return self._spark
+            self._spark = conformance_session("streamproof-conformance")
+        return adopt(self._spark)
 
     def __call__(self, scenarios: Sequence[Scenario]) -> list[RunOutcome]:
         """:meth:`run` (the :class:`~conformance.core.protocols.Engine` call)."""

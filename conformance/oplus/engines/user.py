@@ -64,7 +64,7 @@ from conformance.core.crashes import Crash, Guard, describe
 from conformance.core.session import shared_session
 from conformance.oplus.engines import live
 from conformance.oplus.late_rule import late_rows
-from conformance.oplus.user_cases import Field
+from conformance.oplus.user_cases import Field, documented
 import spark_impl.oplus.streaming_jobs as oplus_jobs
 from spark_impl.faults import OPLUS_FAULTS
 from spark_impl.oplus.streaming import CRASH_POINTS, start_oplus_query
@@ -94,8 +94,9 @@ class UserOperatorUnderTest:
 
 def payload(under: UserOperatorUnderTest, item: dict[str, Any]) -> Any:
     """A tuple's payload as the live front end builds it: the one field's value, or the tuple
-    of the fields' values (``spark_impl.oplus.user_operator``)."""
-    values = tuple(item[f.name] for f in under.fields)
+    of the fields' values (``spark_impl.oplus.user_operator``), each in the Python form the
+    live front end gives its Spark type (:func:`conformance.oplus.user_cases.documented`)."""
+    values = tuple(documented(f, item[f.name]) for f in under.fields)
     return values[0] if len(values) == 1 else values
 
 
@@ -216,7 +217,7 @@ def run_live(spark: Any, under: UserOperatorUnderTest, cases: Sequence[dict[str,
     names = tuple(f.name for f in under.fields)
     jobs = [oplus_jobs.oplus_job(under.target, parallelism=c["parallelism"], fields=names,
                                  sources=under.op.inputs) for c in cases]
-    schema = _SCHEMA + "".join(f", {f.name} {'string' if f.kind == 'str' else 'long'}" for f in under.fields)
+    schema = _SCHEMA + "".join(f", {f.name} {f.spark_type}" for f in under.fields)
     lateness = max(lateness_needed(case_files(c), len(c["inputs"])) for c in cases)
     base = tempfile.mkdtemp(prefix="streamproof-oplus-user-", dir=workdir)
     source_dir, checkpoint, table = (os.path.join(base, n) for n in ("in", "ckpt", "out"))

@@ -10,10 +10,11 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import pytest
+from py4j.protocol import Py4JNetworkError
 
 from conformance.core.cases import draw_cases
 from streamproof.main import main
-from conformance.core.crashes import Crash, Guard, describe, run_isolating
+from conformance.core.crashes import Crash, Guard, SparkGone, describe, run_isolating
 import conformance.fries.engines.paths as frontends
 from conformance.fries.cases.scenarios import scenarios
 from conformance.fries.engines.batch import SparkEngine
@@ -167,3 +168,22 @@ class _Result:
         self.states = getattr(simulated, "states", None)
         self.rejected = getattr(simulated, "rejected", ())
         self.delays_ms = ()
+
+
+def test_a_lost_connection_to_sparks_jvm_stops_the_run_and_is_no_finding() -> None:
+    """conformance.core.crashes: a lost JVM is :class:`SparkGone` (the CLI's one line, exit 3),
+    never a case reported as spark_impl's violation; a connection error of other code is a
+    finding as before."""
+    def dead_jvm(items: Sequence[int]) -> list[int]:
+        try:
+            raise Py4JNetworkError("Answer from Java side is empty")
+        except Py4JNetworkError as error:
+            raise RuntimeError("stopping the query failed") from error
+
+    with pytest.raises(SparkGone, match="Spark's JVM is lost .*Py4JNetworkError"):
+        run_isolating(dead_jvm, [1, 2, 3])
+
+    def refused(items: Sequence[int]) -> list[int]:
+        raise ConnectionRefusedError("the job's own web service")
+
+    assert all(isinstance(r, Crash) for r in run_isolating(refused, [1, 2]))

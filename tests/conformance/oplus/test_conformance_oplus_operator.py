@@ -59,7 +59,7 @@ def test_an_operator_that_raises_is_a_user_code_violation_naming_the_function(tm
     (["--operator", f"{OPS}:MISSING"], "MISSING"),
     (["--operator", f"{OPS}:NOT_AN_OPERATOR"], "NOT_AN_OPERATOR"),
     (["--operator", "nocolon"], "nocolon"),
-    (["--operator", f"{OPS}:KEY_SUM", "--fields", "key:float"], "--fields"),
+    (["--operator", f"{OPS}:KEY_SUM", "--fields", "key:decimal"], "--fields"),
     (["--operator", f"{OPS}:KEY_SUM", "--fields", "ts,value"], "--fields"),
     (["--fields", "key,value"], "--fields"),
     (["--operator", f"{OPS}:KEY_SUM", "--suite", "fries"], "--suite"),
