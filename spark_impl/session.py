@@ -25,17 +25,21 @@ def get_or_create_session(app_name: str = "streamproof", master: str | None = No
     ``master`` defaults to ``$STREAMPROOF_SPARK_MASTER``, else to whatever spark-submit set,
     else ``local[*]``. Settings suited to small micro-batches on a laptop are applied only
     when streamproof creates a local session itself; ``conf`` (extra settings, e.g. a
-    long-running driver's) only when this call creates the session."""
+    long-running driver's) only when this call creates the session. A session that already
+    exists - active in this thread or the process's default one, as a thread of the driver sees
+    it - is returned untouched: neither its settings nor its log level are applied again."""
     if not _launched_by_spark_submit():
         # under spark-submit, spark.pyspark.python (e.g. ./env/bin/python of a packed
         # environment) decides the workers' interpreter: do not shadow it.
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    from pyspark.errors import PySparkRuntimeError
     from pyspark.sql import SparkSession
 
-    active = SparkSession.getActiveSession()
-    if active is not None:
-        return active
+    try:  # the thread's active session, else the process's default one: reused as it is
+        return SparkSession.active()
+    except PySparkRuntimeError:  # none yet: this call creates it
+        pass
     builder = SparkSession.builder.appName(app_name)
     chosen = master or os.environ.get("STREAMPROOF_SPARK_MASTER")
     launched_by_submit = _launched_by_spark_submit()
