@@ -39,6 +39,7 @@ class Status:
     state_bytes: int | None = None
     stream_batch: int | None = None
     notes: tuple[str, ...] = field(default=())
+    backlog: int | None = None
 
     def count(self, state: str) -> int:
         """How many requests are in ``state``."""

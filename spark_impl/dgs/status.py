@@ -10,6 +10,7 @@ from typing import Any, Iterable, Mapping
 
 from spec.errors import InputError
 
+from spark_impl.dgs.streaming_input import backlog
 from spark_impl.dgs.streaming_store import Store as DgsStore
 from spark_impl.run_status import RequestStatus, Status, checkpoint_root, location_exists, stream_batch, tree_bytes
 from spark_impl.store import display, is_uri, join
@@ -31,7 +32,9 @@ def dgs_status(checkpoint_dir: str, *, pending: Mapping[int, Any] | None = None,
     late = 0
     state_bytes = 0
     batch = -1
+    waiting = 0
     if commit is not None:
+        waiting = backlog(commit.mailboxes)
         batch = commit.batch
         for j, (_, plan, _) in enumerate(commit.jobs):
             digest = hashlib.sha256(json.dumps(plan, sort_keys=True).encode()).hexdigest()[:12]
@@ -43,4 +46,5 @@ def dgs_status(checkpoint_dir: str, *, pending: Mapping[int, Any] | None = None,
                  for job in sorted(pending or {})]
     requests += [RequestStatus(f"refusal {n}", "rejected", reason) for n, reason in enumerate(refused, 1)]
     return Status("dgs", batch, versions, tuple(requests), late, state_bytes,
-                  stream_batch(query_checkpoint or (None if is_uri(root) else os.path.join(root, "query"))))
+                  stream_batch(query_checkpoint or (None if is_uri(root) else os.path.join(root, "query"))),
+                  backlog=waiting)

@@ -51,7 +51,7 @@ from spec.errors import InputError
 
 from spark_impl.dgs.driver import (DgsRun, combined_step, identity_partition, inline_short_segments, steps_of,
                                    user_error)
-from spark_impl.dgs.streaming_input import Mailbox, split_rows, take
+from spark_impl.dgs.streaming_input import Mailbox, backlog, split_rows, take
 from spark_impl.dgs.streaming_replan import fresh_name, migrate, remap_mailbox
 from spark_impl.dgs.streaming_rows import batch_rows, check_column
 from spark_impl.dgs.streaming_sink import deliver_batch
@@ -276,7 +276,7 @@ class DgsStreamingRun(LiveRun):
             commit = self.committed()
             self.observer.batch(BatchReport(
                 batch_id, self.rows_in, None if self.outputs is None else int(self.outputs.value - out_before),
-                max(0, _late_total(commit) - late_before), elapsed, sum(len(m.buffered) for m in commit.mailboxes),
+                max(0, _late_total(commit) - late_before), elapsed, backlog(commit.mailboxes),
                 replayed))
 
     def _batch(self, df: Any, batch_id: int, column: str) -> None:

@@ -81,6 +81,19 @@ class Mailbox:
         self.__dict__.setdefault("highest", {s: key[0] for s, key in self.timers.items()})
         self.__dict__.setdefault("late", {})
 
+    def waiting(self) -> int:
+        """The events this mailbox holds: taken and not yet released (``buffered``, waiting for
+        a dependency's heartbeat) plus received and not yet taken (``held``, waiting for the
+        watermark). Heartbeats are never kept, so these are all the events that wait."""
+        return len(self.buffered) + len(self.held)
+
+
+def backlog(mailboxes: Sequence[Mailbox]) -> int:
+    """The DGS backlog (docs/production/operating.md, "Logging"): every event held in the
+    mailboxes of every job, waiting for a heartbeat, the watermark or a dependency. The log
+    line, the ``streamproof_backlog`` metric and ``status().backlog`` all take it from here."""
+    return sum(box.waiting() for box in mailboxes)
+
 
 @dataclass(frozen=True)
 class Late:
