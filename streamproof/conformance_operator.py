@@ -15,7 +15,8 @@ watermarks, driver crashes and restarts). ``--inject-fault`` switches on a seede
 spark_impl's front end (it applies to a user's operator as to the catalogue's), so a correct
 operator must then fail. Exit 0: every case passed; 1: a case failed (the shrunk
 case is printed and saved, replayable with ``--replay``), including a case in which the
-operator's own code raised (oracle ``user-code``, the function named); 2: bad input (the file
+operator's own code raised (oracle ``user-code``, the function named; when it raised in the
+sequential reference the run stops there, before any Spark query, with that one finding); 2: bad input (the file
 cannot be loaded, NAME is missing or not an O+ operator, bad ``--fields``, a flag that does not
 apply, a fault that is not one of spark_impl's O+ faults, a fault with ``--engine reference``).
 """
@@ -76,8 +77,10 @@ def run_operator(args: argparse.Namespace) -> int:
     else:
         print_summary([result])
         print(f"operator: {args.operator} ({under.op.name}); fields: {fields}")
+        notes: set[str] = set()
         for check in result.checks:
-            if check.note:
+            if check.note and check.note not in notes:  # a run stopped early gives its reason once
+                notes.add(check.note)
                 print(f"{check.name}: {check.note}")
         if result.failures and result.failures[0].replay_file:
             print(f"replay: streamproof conformance --replay {result.failures[0].replay_file}")

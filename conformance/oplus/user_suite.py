@@ -16,7 +16,15 @@ the sequential reference running the user's functions (the operator's meaning, S
 Oracles: ``outputs`` (the multiset of ``(ts, payload)`` differs: the first missing and
 unexpected outputs), ``user-code`` (one of the operator's functions raised: named with its
 file and line; on Spark the query stops and the finding comes at once, never a hang),
-``engine`` (anything else raised, or a call outlived the watchdog). The first failure of each
+``engine`` (anything else raised, or a call outlived the watchdog).
+
+**A raising operator stops the run.** The sequential reference runs every case first; when
+the operator's own code raises there, the first reference check reports that case (``user-code``,
+shrunk on the reference alone) and the run stops: the other checks, the live one included, are
+NOT RUN (their note says why), so no Spark query starts and the finding comes in seconds, as
+for ``--job``. Every other check would only fail on the same cases.
+
+The first failure of each
 check is shrunk (the reference's with up to ``--shrink-budget`` candidates; the live one with
 at most 60 candidates, each batch one live query, and 90 s) and saved for ``--replay`` with
 ``scheduler`` ``user-operator:<mode>`` and the operator's target and fields in the case.
@@ -52,6 +60,8 @@ CHECKS = {"reference SN vs sequential": "sn", "reference elastic VSN vs sequenti
 LIVE = "spark-streaming vs sequential"
 SCHEDULER = "user-operator"
 LIVE_SHRINK = 60
+STOPPED = "the operator's own code raised in the sequential reference (the user-code failure): fix it first"
+"""The note of the checks a run stops before (module docstring)."""
 
 Judge = Callable[[Sequence[dict[str, Any]]], list[Verdict]]
 """Per case, the verdict of the first oracle that failed (``user-code``, ``engine``,
@@ -122,10 +132,17 @@ def live_judge(under: UserOperatorUnderTest, spark: Any, faults: frozenset[str] 
     return judge
 
 
+def first_raising(under: UserOperatorUnderTest, cases: Sequence[dict[str, Any]]) -> int | None:
+    """The index of the first case on which the operator's own code raises in the sequential
+    reference (its meaning), None when it raises on none."""
+    return next((i for i, case in enumerate(cases) if isinstance(sequential_or_problem(under, case), Verdict)), None)
+
+
 def run_check(name: str, judge: Judge, cases: list[dict[str, Any]], result: SuiteResult, record: dict[str, Any],
-              budget: int, deadline_s: float | None, save_dir: str | None) -> None:
-    """Run one check, shrink its first failure and save it (``record``: what the saved case
-    carries besides the case: engine, scheduler, operator, fields, seed)."""
+              budget: int, deadline_s: float | None, save_dir: str | None, first: int | None = None) -> None:
+    """Run one check, shrink its first failure (case ``first`` when given: a failing case)
+    and save it (``record``: what the saved case carries besides the case: engine,
+    scheduler, operator, fields, seed)."""
     check = CheckResult(name)
     start = time.monotonic()
     found = judge(cases)
@@ -133,7 +150,8 @@ def run_check(name: str, judge: Judge, cases: list[dict[str, Any]], result: Suit
     check.oracle_failures.update(v.name for v in found if not v.held)
     check.elapsed_s = time.monotonic() - start
     result.checks.append(check)
-    index = next((i for i, v in enumerate(found) if not v.held), None)
+    index = first if first is not None and not found[first].held else next(
+        (i for i, v in enumerate(found) if not v.held), None)
     if index is None:
         return
     wanted = found[index].oracle
@@ -174,10 +192,16 @@ def run_operator_suite(under: UserOperatorUnderTest, *, cases: int, seed: int, s
                          faults=tuple(sorted(faults)), delay_unit="")
     drawn = draw_cases(operator_cases(under.op, under.fields), cases, seed)
     base = {"operator": under.target, "fields": fields_text(under.fields), "seed": seed}
+    raising = first_raising(under, drawn)
     for name, mode in CHECKS.items():
+        if raising is not None and result.checks:
+            result.checks.append(CheckResult(name, status="unavailable", note=STOPPED))
+            continue
         run_check(name, reference_judge(under, mode, seed), drawn, result, {**base, "engine": f"reference-{mode}",
-                  "mode": mode}, shrink_budget, None, save_dir)
-    if spark_check:
+                  "mode": mode}, shrink_budget, None, save_dir, first=raising)
+    if raising is not None:
+        result.checks.append(CheckResult(LIVE, status="unavailable", note=STOPPED))
+    elif spark_check:
         run_check(LIVE, live_judge(under, spark, faults), drawn, result, {**base, "engine": "spark-streaming",
                   "mode": "spark-streaming", "faults": sorted(faults)}, min(LIVE_SHRINK, shrink_budget), 90.0,
                   save_dir)

@@ -17,7 +17,7 @@ import pytest
 from spec.errors import InputError
 from streamproof.main import main
 
-from conformance.oplus import user_cases
+from conformance.oplus import user_cases, user_suite
 from conformance.oplus.oracles import problem_text
 from conformance.oplus.user_suite import LIVE, live_judge, load_under, run_operator_suite
 from support.paths import TESTS
@@ -52,6 +52,31 @@ def test_an_operator_that_raises_is_a_user_code_violation_naming_the_function(tm
     record = json.loads(saved[0].read_text())
     assert [len(items) for items in record["case_data"]["case"]["inputs"]] == [1]  # shrunk to the one tuple
     assert main(["conformance", "--replay", str(saved[0])]) == 1  # still fails when replayed
+
+
+def test_an_operator_raising_in_the_sequential_reference_stops_the_run_before_spark(
+        tmp_path: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``conformance.oplus.user_suite``: "when the operator's own code raises there, the first
+    reference check reports that case ... and the run stops: the other checks, the live one
+    included, are NOT RUN ..., so no Spark query starts"; exit 1 as every ``user-code``
+    finding (docs/cli.md, exit codes)."""
+    def no_spark(*_: Any, **__: Any) -> Any:
+        raise AssertionError("the live engine was started after the sequential reference raised")
+
+    monkeypatch.setattr(user_suite, "live_engine", no_spark)
+    code = main(["conformance", "--operator", _target("RAISES_ON_SEVEN"), "--engine", "spark", "--cases", "30",
+                 "--save-dir", str(tmp_path)])
+    captured = capsys.readouterr()
+    assert code == 1, captured
+    lines = captured.out.splitlines()
+    assert sum("[user-code]" in line for line in lines) == 1 and len(lines) < 20, captured.out
+    assert "during the sequential reference" in captured.out and "raising_update" in captured.out
+    assert len(captured.err.splitlines()) <= 1, captured.err  # the progress line, no Spark log
+    assert main(["conformance", "--operator", _target("RAISES_ON_SEVEN"), "--engine", "spark", "--cases", "30",
+                 "--save-dir", str(tmp_path), "--json"]) == 1
+    checks = {c["name"]: c for c in json.loads(capsys.readouterr().out)["suites"][0]["checks"]}
+    assert checks["reference SN vs sequential"]["oracle_failures"] == {"user-code": checks["reference SN vs sequential"]["failed"]}
+    assert checks[LIVE]["status"] == checks["reference elastic VSN vs sequential"]["status"] == "unavailable"
 
 
 @pytest.mark.parametrize("argv, where", [
