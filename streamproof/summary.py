@@ -7,6 +7,10 @@ import sys
 from typing import Any
 
 
+FRIES_SUITES = ("fries", "userjob")
+"""The suites that run the Fries executor (the engine the summary's ``fries engine:`` names)."""
+
+
 def print_summary(results: list[Any]) -> None:
     """Print the table of every suite's checks, then each shrunk failure (what
     ``streamproof conformance`` prints without ``--json``)."""
@@ -23,10 +27,12 @@ def print_summary(results: list[Any]) -> None:
     for row in rows:
         print("  ".join(cell.ljust(widths[i]) if i < 2 else cell.rjust(widths[i])
                         for i, cell in enumerate(row[:6])) + "  " + row[6])
-    engines = sorted({r.engine for r in results if r.suite == "fries"})
+    # the engine the Fries executor ran on: the catalogue's Fries suite and a user job (--job)
+    # run it; a run without either (--operator, --suite dgs) has no Fries engine to name
+    engines = sorted({r.engine for r in results if r.suite in FRIES_SUITES})
     faults = sorted({f for r in results for f in r.faults})
-    print(f"\nseed {results[0].seed if results else 0}; fries engine: {', '.join(engines) or '-'}; "
-          f"injected faults: {', '.join(faults) or 'none'}")
+    fries = f"fries engine: {', '.join(engines)}; " if engines else ""
+    print(f"\nseed {results[0].seed if results else 0}; {fries}injected faults: {', '.join(faults) or 'none'}")
     for result in results:
         for failure in result.failures:
             print(f"\nFAILED {result.suite} / {failure.check}: case {failure.case_index} "

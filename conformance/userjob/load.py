@@ -14,7 +14,9 @@
   multiset), or a function ``(sink, key, value) -> class``; ``"max_tuples"`` - the most source
   tuples one case uses (default 32).
 
-The file needs nothing but ``spark_impl`` and the standard library. It is imported once, under
+The file may import the standard library, ``spark_impl`` and ``spec`` (e.g.
+``spec.fries.dataflow.dataflow``) and any package installed where Spark's workers run: only the
+file itself travels by value, what it imports is imported by name. It is imported once, under
 a unique module name registered with cloudpickle *by value*, so Spark's Python workers get the
 user's functions without the file being importable there. Everything that goes wrong while
 loading (the import raises, prints, NAME is missing, returns the wrong shape) is bad input:
