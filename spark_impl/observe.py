@@ -40,7 +40,7 @@ METRICS = {
     "streamproof_output_rows_total": "counter: rows delivered to the sink (Fries, DGS: with a sink; O+: emitted)",
     "streamproof_backlog": "gauge: work received and not yet committed or delivered after the last batch "
                            "(Fries: input tuples not committed; O+: committed batches not delivered; "
-                           "DGS: events held in the mailboxes)",
+                           "DGS: events held in the mailboxes, waiting for a heartbeat, the watermark or a dependency)",
     "streamproof_warnings_total": "counter: WARNING lines by kind (late, replay, refused)",
     "streamproof_committed_batch": "gauge: the last committed batch (status)",
     "streamproof_late_tuples": "gauge: late tuples dropped since the query started (status, from the checkpoint)",

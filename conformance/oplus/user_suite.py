@@ -21,8 +21,8 @@ file and line; on Spark the query stops and the finding comes at once, never a h
 **A raising operator stops the run.** The sequential reference runs every case first; when
 the operator's own code raises there, the first reference check reports that case (``user-code``,
 shrunk on the reference alone) and the run stops: the other checks, the live one included, are
-NOT RUN (their note says why), so no Spark query starts and the finding comes in seconds, as
-for ``--job``. Every other check would only fail on the same cases.
+NOT RUN (their note says why), so no Spark query starts and the finding comes in seconds.
+Every other check would only fail on the same cases.
 
 The first failure of each
 check is shrunk (the reference's with up to ``--shrink-budget`` candidates; the live one with
