@@ -68,7 +68,7 @@ def describe_error(text: str) -> str:
         return _clip(lines[0] if lines else "unknown error", _CAUSE_LIMIT)
     cause = causes[-1]
     outermost = next((c for c in causes if c.error_class is not None), None)
-    if outermost is None or outermost is cause or outermost.line == cause.line:
+    if outermost is None or outermost.line == cause.line:
         return _clip(cause.line, _CAUSE_LIMIT)
     return f"{_clip(cause.line, _CAUSE_LIMIT)} (in {_clip(outermost.line, _WHERE_LIMIT)})"
 
