@@ -278,12 +278,16 @@ def supervised(run: R | Callable[[], R], *, stream: TextIO | None = None) -> Ite
 def _start(start: Callable[[], R], out: TextIO) -> R:
     """Call the driver's start function; a failure leaves the process with one line."""
     try:
-        return start()
+        run = start()
     except InputError as bad:
         _leave(out, EXIT_BAD_INPUT, f"streamproof: bad input: {bad}")
     except Exception as error:  # noqa: BLE001 - the start failed: say so in one line, leave
         LOG.debug("the start raised", exc_info=True)
         _leave(out, EXIT_FAILED, f"streamproof: the query could not start: {_named(error)}")
+    if not isinstance(run, LiveRun):  # e.g. a start function without ``return``
+        _leave(out, EXIT_BAD_INPUT, f"streamproof: bad input: supervised: the start function returned "
+                                    f"{type(run).__name__}, not a run (return start_query(...) or the like)")
+    return run
 
 
 def _named(error: BaseException) -> str:

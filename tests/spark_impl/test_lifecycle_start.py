@@ -33,6 +33,8 @@ DRIVER = textwrap.dedent('''
     def start():
         if case == "crash":
             raise RuntimeError("the metastore is down")
+        if case == "noreturn":
+            return None
         from spark_impl.reconfig.sinks import ParquetSink
         from spark_impl.oplus.streaming_jobs import oplus_job
         jobs = ([oplus_job(f"{base}/syntax_op.py:X", parallelism=2)] if case == "syntax"
@@ -87,6 +89,13 @@ def test_a_user_operator_module_with_a_syntax_error_is_one_bad_input_line_and_ex
 def test_any_other_start_failure_is_one_line_and_exit_1(tmp_path: Any) -> None:
     code, out, err = drive(tmp_path, "crash")
     assert (code, err) == (1, "streamproof: the query could not start: RuntimeError: the metastore is down\n")
+    assert "not reached" not in out
+
+
+def test_a_start_function_that_returns_no_run_is_one_bad_input_line_and_exit_2(tmp_path: Any) -> None:
+    code, out, err = drive(tmp_path, "noreturn")
+    assert (code, err) == (2, "streamproof: bad input: supervised: the start function returned NoneType, not a run "
+                              "(return start_query(...) or the like)\n")
     assert "not reached" not in out
 
 
