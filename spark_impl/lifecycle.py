@@ -21,24 +21,25 @@ Three pieces:
 * :func:`supervised`: the driver's main block; it installs the handlers, runs the block and
   waits until the query ends, then leaves the process with ONE stderr line and an exit code:
   :data:`EXIT_STOPPED` (0, stopped by ``run.stop()``), :data:`EXIT_FAILED` (1, the query
-  failed), :data:`EXIT_BAD_INPUT` (2, the block raised ``InputError``), ``128 + signal`` (130
-  for SIGINT, 143 for SIGTERM: stopped at a batch boundary).
+  failed, or the start function given to it raised), :data:`EXIT_BAD_INPUT` (2, the start
+  function or the block raised ``InputError``), ``128 + signal`` (130 for SIGINT, 143 for
+  SIGTERM: stopped at a batch boundary).
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import re
 import signal
 import sys
 import threading
 import time
 from contextlib import contextmanager
 from types import FrameType
-from typing import Any, Callable, Iterator, NoReturn, TextIO
+from typing import Any, Callable, Iterator, NoReturn, TextIO, TypeVar
 
 from spec.errors import InputError
+from spark_impl.query_errors import describe_error
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_FAILED", "EXIT_STOPPED", "LiveRun", "POLL_S", "QueryFailed", "QueryStopped",
            "StopSignals", "describe_error", "install_signal_handlers", "supervised"]
@@ -57,9 +58,6 @@ EXIT_BAD_INPUT = 2
 
 LOG = logging.getLogger("streamproof.lifecycle")
 
-_PYTHON_ERROR = re.compile(r"^(?:[A-Za-z_][\w]*\.)*([A-Za-z_]\w*(?:Error|Exception|Crash|Killed|Stopped|Exit))"
-                           r"(?::\s*(.*))?$")
-_JVM_PREFIXES = ("org.", "java.", "scala.", "py4j.", "pyspark.errors.", "pyspark.sql.")
 
 
 class QueryFailed(RuntimeError):
@@ -79,25 +77,6 @@ class QueryStopped(RuntimeError):
     def __init__(self, line: str, signum: int | None = None) -> None:
         super().__init__(line)
         self.signal = signum
-
-
-def describe_error(text: str) -> str:
-    """One line for a query's error text: the last ``Name: message`` line of a Python
-    traceback in it (the user's exception, e.g. ``ValueError: bad amount``), else the first
-    non-empty line; at most 300 characters."""
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    for line in reversed(lines):
-        if line.startswith(_JVM_PREFIXES) or line.startswith(("File ", "at ")):
-            continue
-        match = _PYTHON_ERROR.match(line)
-        if match is not None:
-            name, message = match.group(1), (match.group(2) or "").strip()
-            return _clip(f"{name}: {message}" if message else name)
-    return _clip(lines[0] if lines else "unknown error")
-
-
-def _clip(line: str) -> str:
-    return line if len(line) <= 300 else line[:297] + "..."
 
 
 class LiveRun:
@@ -209,6 +188,10 @@ class LiveRun:
         self.stop()
 
 
+R = TypeVar("R", bound=LiveRun)
+"""A front end's run handle type (``supervised`` yields the handle it was given or started)."""
+
+
 class StopSignals:
     """What :func:`install_signal_handlers` installed: ``signal`` is the first signal
     received (None so far); :meth:`restore` puts the previous handlers back."""
@@ -254,14 +237,25 @@ def install_signal_handlers(run: LiveRun, signals: tuple[int, ...] = (signal.SIG
 
 
 @contextmanager
-def supervised(run: LiveRun, *, stream: TextIO | None = None) -> Iterator[LiveRun]:
-    """The driver's main block: ``with supervised(run): ...``. Installs the signal handlers,
-    runs the block, then waits until the query ends and exits the process with one line on
-    ``stream`` (stderr) and the module docstring's exit code - also when the block raised
-    :class:`QueryFailed` or :class:`QueryStopped` (e.g. from ``run.in_progress()``); any
-    other exception of the block stops the query and exits 1 with one line (its traceback is
-    logged at DEBUG on ``streamproof.lifecycle``). Never returns."""
+def supervised(run: R | Callable[[], R], *, stream: TextIO | None = None) -> Iterator[R]:
+    """The driver's main block: ``with supervised(start) as run: ...`` or ``with
+    supervised(run): ...``. Installs the signal handlers, runs the block, then waits until the
+    query ends and exits the process with one line on ``stream`` (stderr) and the module
+    docstring's exit code - also when the block raised :class:`QueryFailed` or
+    :class:`QueryStopped` (e.g. from ``run.in_progress()``); any other exception of the block
+    stops the query and exits 1 with one line (its traceback is logged at DEBUG on
+    ``streamproof.lifecycle``). Never returns.
+
+    ``start``, a callable of no arguments returning the run (the driver's function that builds
+    the job and calls ``start_query`` / ``start_oplus_query`` / ``start_dgs_query``), is called
+    here, so that a start-up failure leaves the same way: ``InputError`` (a misspelt policy, a
+    missing column, a user module that does not load) exits :data:`EXIT_BAD_INPUT` with one
+    line ``streamproof: bad input: ...``, any other exception exits :data:`EXIT_FAILED` with one
+    line ``streamproof: the query could not start: ...`` - never a traceback. A run handle
+    passed directly was started before, outside this protection."""
     out = stream if stream is not None else sys.stderr
+    if not isinstance(run, LiveRun):
+        run = _start(run, out)
     installed = install_signal_handlers(run)
     try:
         yield run
@@ -276,9 +270,31 @@ def supervised(run: LiveRun, *, stream: TextIO | None = None) -> Iterator[LiveRu
     except Exception as error:  # noqa: BLE001 - the driver's own code failed: stop, say so, leave
         LOG.debug("the driver's block raised", exc_info=True)
         run.stop()
-        _leave(out, EXIT_FAILED, f"streamproof: the driver failed: {type(error).__name__}: {describe_error(str(error))}")
+        _leave(out, EXIT_FAILED, f"streamproof: the driver failed: {_named(error)}")
     installed.restore()
     _leave_stopped(run, out)
+
+
+def _start(start: Callable[[], R], out: TextIO) -> R:
+    """Call the driver's start function; a failure leaves the process with one line."""
+    try:
+        run = start()
+    except InputError as bad:
+        _leave(out, EXIT_BAD_INPUT, f"streamproof: bad input: {bad}")
+    except Exception as error:  # noqa: BLE001 - the start failed: say so in one line, leave
+        LOG.debug("the start raised", exc_info=True)
+        _leave(out, EXIT_FAILED, f"streamproof: the query could not start: {_named(error)}")
+    if not isinstance(run, LiveRun):  # e.g. a start function without ``return``
+        _leave(out, EXIT_BAD_INPUT, f"streamproof: bad input: supervised: the start function returned "
+                                    f"{type(run).__name__}, not a run (return start_query(...) or the like)")
+    return run
+
+
+def _named(error: BaseException) -> str:
+    """``Name: cause`` of an exception raised in the driver (a py4j error's cause found in its text)."""
+    cause = describe_error(str(error))
+    return cause if cause.split(":", 1)[0].split(" ", 1)[0].endswith(("Error", "Exception")) else (
+        f"{type(error).__name__}: {cause}")
 
 
 def _leave_stopped(run: LiveRun, out: TextIO) -> NoReturn:

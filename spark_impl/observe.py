@@ -43,7 +43,8 @@ METRICS = {
                            "DGS: events held in the mailboxes, waiting for a heartbeat, the watermark or a dependency)",
     "streamproof_warnings_total": "counter: WARNING lines by kind (late, replay, refused)",
     "streamproof_committed_batch": "gauge: the last committed batch (status)",
-    "streamproof_late_tuples": "gauge: late tuples dropped since the query started (status, from the checkpoint)",
+    "streamproof_late_tuples": "gauge: late tuples since the query started, dropped or sent to a late sink "
+                               "(status, from the checkpoint)",
     "streamproof_state_bytes": "gauge: bytes of the committed state files (status)",
     "streamproof_requests": "gauge: requests by state: pending, applied, rejected, lost (status)",
     "streamproof_operator_version": "gauge, 1 per operator (labels operator, version): the active version (status)",

@@ -17,8 +17,8 @@ restart, from another process, with no Spark session (docs/production/operating.
   but not committed before its driver stopped - a restart does not make it again, submit it
   again; from the checkpoint alone a request of a driver that still runs shows as ``lost`` until
   it commits: the run handle's status knows better);
-* ``late``: tuples the front end dropped as late (O+: below the watermark; 0 where a front end
-  counts none), ``state_bytes``: bytes of the committed state files;
+* ``late``: tuples the front end found late (O+: below the watermark), dropped or sent to a late
+  sink alike (0 where a front end counts none), ``state_bytes``: bytes of the committed state files;
 * ``backlog``: DGS: the events held in the committed mailboxes, waiting for a heartbeat, the
   watermark or a dependency (the same value as the last batch's log line and the
   ``streamproof_backlog`` metric); None on Fries and O+.

@@ -180,7 +180,8 @@ class OplusStreamingRun(LiveRun):
 
     def status(self) -> Commit | None:
         """The last committed batch's record: ``parallelism`` (of the next batch), ``watermark``,
-        ``applied`` request ids (the last :data:`KEEP_APPLIED`), ``late`` tuples dropped,
+        ``applied`` request ids (the last :data:`KEEP_APPLIED`), ``late`` tuples (dropped or sent to
+        the late sink),
         ``rescales`` (the last :data:`KEEP_RESCALES`), ``rescaled`` (per job, every rescale
         applied since the query started)."""
         return self.log.latest()
@@ -299,7 +300,7 @@ class _Handler:
         record = commit_batch(run, prev, Commit(batch_id, {}, {}, plan.partitions, bounds, watermark,
                                                 late=summary.late, outputs=sum(n for _, n in counts),
                                                 lateness={j: run.allowed_lateness for j in watermark}))
-        run.rows_in, run.late_now = summary.tuples, sum(summary.late.values())
+        run.rows_in, run.late_now = summary.rows, sum(summary.late.values())
         run._maybe_crash("after-commit")
         return record
 

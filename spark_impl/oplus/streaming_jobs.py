@@ -184,13 +184,17 @@ def entries_of(columns: Iterable[str], schema: Any = None) -> Any:
 class Summary:
     """What the driver learns about a micro-batch before running it (no tuple reaches it):
     per ``(job, source)`` the largest bound delivered, per job the late tuples (and the
-    first of them, :mod:`spark_impl.lateness`), and rows that do not fit any job (bad input)."""
+    first of them, :mod:`spark_impl.lateness`), and rows that do not fit any job (bad input).
+    ``rows`` counts every row the micro-batch brought in - tuples, watermark and end marker
+    rows alike (the per-batch log line's "rows in", as DGS counts its heartbeat rows);
+    ``tuples`` only the rows with an event time that fit a job."""
 
     bounds: dict[tuple[int, int], float] = field(default_factory=dict)
     late: dict[int, int] = field(default_factory=dict)
     tuples: int = 0
     bad: list[str] = field(default_factory=list)
     first: dict[int, LateTuple] = field(default_factory=dict)
+    rows: int = 0
 
     def merge(self, other: "Summary") -> None:
         """Fold another partition's summary in."""
@@ -198,6 +202,7 @@ class Summary:
             self.bounds[at] = max(self.bounds.get(at, -math.inf), bound)
         for job, n in other.late.items():
             self.late[job] = self.late.get(job, 0) + n
+        self.rows += other.rows
         self.tuples += other.tuples
         for job, late in other.first.items():
             self.first[job] = min(self.first.get(job, late), late)
@@ -214,6 +219,7 @@ def summarize(jobs: list[OplusJob], previous: dict[int, float], lateness: int = 
     def run(rows: Iterator[Entry]) -> Iterator[Summary]:
         out = Summary()
         for job, source, ts, mark, end, seq, values in rows:
+            out.rows += 1
             if not 0 <= job < len(jobs) or not 0 <= source < jobs[job].sources:
                 out.bad.append(f"row of job {job}, source {source}: the query has {len(jobs)} job(s)"
                                + (f"; job {job} has {jobs[job].sources} source(s)" if 0 <= job < len(jobs) else ""))

@@ -33,6 +33,7 @@ from typing import Any, Callable
 import pytest
 from support.paths import ROOT
 from pyspark.sql import functions as F
+from spark_impl.lifecycle import QueryFailed
 from spark_impl.reconfig import ListSource, UserOperator, collect_results, user_job
 from spark_impl.reconfig.streaming import start_query
 from spark_impl.sources import list_stream
@@ -283,9 +284,10 @@ def test_the_guide_runs_top_to_bottom_swap_kill_restart_exactly_once(tmp_path: A
 
 
 def _page_stream(spark: Any, base: str) -> Any:
-    """The ``stream = ...`` statement of fries_job.py, evaluated with ``spark`` and ``base``."""
+    """The ``stream = ...`` statement of fries_job.py (in its ``start`` function), evaluated with
+    ``spark`` and ``base``."""
     tree = ast.parse(blocks()["fries_job.py"])
-    (node,) = [n for n in tree.body if isinstance(n, ast.Assign)
+    (node,) = [n for n in ast.walk(tree) if isinstance(n, ast.Assign)
                and any(isinstance(t, ast.Name) and t.id == "stream" for t in n.targets)]
     return eval(compile(ast.Expression(node.value), "fries_job.py", "eval"), {"spark": spark, "base": base})
 
@@ -294,8 +296,8 @@ def _page_stream(spark: Any, base: str) -> Any:
 def test_a_bad_line_stops_the_pages_query_and_a_file_corrected_in_place_continues_exactly_once(
         spark: Any, tmp_path: Any) -> None:
     """docs/production/fries.md, "Bad input stops the query, never becomes nulls": with the
-    page's stream, a field of the wrong type fails the micro-batch (Spark names the record) and
-    nothing of it is committed; the same file corrected in place is read on restart, once."""
+    page's stream, a field of the wrong type fails the micro-batch (Spark names the record; the
+    driver's one line names the field and the file) and nothing of it is committed; the same file corrected in place is read on restart, once."""
     base = str(tmp_path / "base")
     os.makedirs(os.path.join(base, "in"))
     good = dict(SCHEMA_ORDER)
@@ -322,6 +324,12 @@ def test_a_bad_line_stops_the_pages_query_and_a_file_corrected_in_place_continue
     try:
         with pytest.raises(Exception, match="MALFORMED_RECORD_IN_PARSING"):
             run.query.processAllAvailable()
+        with pytest.raises(QueryFailed) as failed:  # the driver's exit line names the field and the file
+            run.await_termination(30)
+        assert str(failed.value).startswith("the query failed: [CANNOT_PARSE_JSON_FIELD] Cannot parse the field "
+                                            "name 'amount' and the value three"), failed.value
+        assert "(in [FAILED_READ_FILE.NO_HINT] Encountered error while reading file " in str(failed.value)
+        assert "/in/f0.json" in str(failed.value) and "Python Proxy" not in str(failed.value)
     finally:
         run.stop()
     assert run.executor.state[0].committed.offset == 0

@@ -292,8 +292,11 @@ def test_oplus_query_logs_late_drops_meters_reports_status_reads_and_never_hangs
                            checkpoint_dir=str(tmp_path / "ckpt2"), sink=ParquetSink(str(tmp_path / "r2"))) as again:
         other.land([{"ts": 40, "key": "ann", "value": 1}])
         again.wait_for(lambda: 0 in again.batch_ms, WAIT_S, "batch 0")
+        other.land([{"end": True}, {"end": True}])  # operating.md: "rows in" is every row, markers included
+        again.wait_for(lambda: 1 in again.batch_ms, WAIT_S, "batch 1")
+        assert batch_lines(caplog, "streamproof.oplus")[1]["rows_in"] == 2
         assert_signal_stops(again)
-    assert read_status(str(tmp_path / "ckpt2")).stream_batch == 0
+    assert read_status(str(tmp_path / "ckpt2")).stream_batch == 1
 
 
 # --- DGS -----------------------------------------------------------------------------------
@@ -348,5 +351,8 @@ def test_dgs_query_logs_meters_reports_status_reads_and_never_hangs_on_death(spa
                          checkpoint_dir=str(tmp_path / "ckpt2")) as again:
         other.land([{"stream": "s0", "ts": 1, "event": ["i", "alice"]}])
         again.wait_for(lambda: 0 in again.batch_ms, WAIT_S, "batch 0")
+        other.land([{"stream": "s0", "ts": 2, "heartbeat": True}, {"stream": "s1", "ts": 2, "heartbeat": True}])
+        again.wait_for(lambda: 1 in again.batch_ms, WAIT_S, "batch 1")
+        assert batch_lines(caplog, "streamproof.dgs")[1]["rows_in"] == 2  # as O+ counts its marker rows
         assert_signal_stops(again)
-    assert read_status(str(tmp_path / "ckpt2")).stream_batch == 0
+    assert read_status(str(tmp_path / "ckpt2")).stream_batch == 1

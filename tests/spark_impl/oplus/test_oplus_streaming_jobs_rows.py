@@ -11,7 +11,8 @@
   watermark (+inf after ``end``), the tuples and the *late* ones ("a tuple below its job's
   previous watermark"), and rows that fit no job, rows with neither ``ts``, ``watermark`` nor
   ``end`` and tuples without their operator's fields reported as bad, not counted; merged
-  summaries add up and keep at most three problems.
+  summaries add up and keep at most three problems; ``rows`` (the log line's "rows in") counts
+  every row, marker rows included.
 """
 
 from __future__ import annotations
@@ -107,7 +108,7 @@ def test_a_batch_summary_holds_bounds_tuples_late_ones_and_bad_rows() -> None:
     ]
     (out,) = list(summarize(jobs, {0: 2.0, 1: 2.0})(iter(rows)))
     assert out.bounds == {(0, 0): 12.0, (1, 0): 4.0, (1, 1): math.inf, (2, 0): -8.0, (2, 1): -7.0}
-    assert (out.late, out.tuples, len(out.bad)) == ({0: 2}, 7, 9)
+    assert (out.late, out.tuples, len(out.bad), out.rows) == ({0: 2}, 7, 9, len(rows))
     sources = [b for b in out.bad if " source(s)" in b]
     assert len(sources) == 4 and all("; job 0 has 1 source(s)" in b for b in sources[:3])
     assert "; job 1 has 2 source(s)" in sources[3]
@@ -120,3 +121,16 @@ def test_merged_summaries_add_up_and_keep_three_problems(kept: list[str], more: 
     first.merge(Summary({(0, 0): 7.0, (1, 0): -1.0}, {0: 1, 1: 3}, 2, list(more)))
     assert first.bounds == {(0, 0): 7.0, (1, 1): 5.0, (1, 0): -1.0}
     assert (first.late, first.tuples, first.bad) == ({0: 4, 1: 3}, 6, (kept + more)[:3])
+
+
+def test_rows_in_counts_every_row_of_the_batch_marker_rows_included() -> None:
+    """docs/production/operating.md, the per-batch line: "rows in" is every row the micro-batch
+    brought in - on O+ watermark and end marker rows too, as DGS counts its heartbeat rows."""
+    jobs = [oplus_job("sliding-sum", 2, 4, parallelism=2)]
+    markers = [(0, 0, None, None, True, 0, {}), (0, 0, None, None, True, 1, {})]
+    (ends,) = list(summarize(jobs, {})(iter(markers)))
+    assert (ends.rows, ends.tuples) == (2, 0)
+    mixed = [(0, 0, 3, None, False, 0, {"key": "a", "value": 1}), (0, 0, None, 9, False, 1, {})]
+    (both,) = list(summarize(jobs, {})(iter(mixed)))
+    ends.merge(both)
+    assert (ends.rows, ends.tuples) == (4, 1)
