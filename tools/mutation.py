@@ -244,7 +244,7 @@ def run_one(run: Path, mutant: dict[str, Any], checks: list[str], with_tests: bo
     tree = run / "tree"
     suite_commit = run / "suite-commit.txt"
     record: dict[str, Any] = dict(mutant, checks=checks, started=time.strftime("%H:%M:%S", time.gmtime()), cases=cases,
-                                  suite=_suite_of(suite_commit))
+                                  suite=_suite_of(suite_commit), tests_first=tests_first)
     if tests:
         record.update(checks=[], tests_only=tests)
         checks, with_tests = [], True
