@@ -17,7 +17,7 @@ Anything else is refused with a message (its identity would be ambiguous across 
 
 The hash is a durable format (it decides which worker owns a key, and a checkpoint written by
 one version is resumed by another), defined exactly as follows (also in ``docs/spark.md``,
-"Keys and routing"; checked by :mod:`conformance.keys_check` in the Fries suite). The encoding
+"Keys and routing"; checked by the Fries suite's oracle :mod:`conformance.fries.driver_oracles.stable_hash`). The encoding
 ``E(key)`` is ASCII tags and decimal numbers (no sign for a length, ``-`` for a negative integer):
 
 * ``None``: ``N``;

@@ -13,18 +13,22 @@ for keys of every supported type, and compared:
 
 * ``stable_hash(key)`` is the top 63 bits of the 8-byte BLAKE2b digest (big endian) of the
   key's documented encoding, for every key of :data:`TABLE` (None, bools, ints of any size,
-  integral, fractional and non-finite floats, str, bytes, bytearray, tuples and lists, nested);
+  integral, fractional and non-finite floats, str, bytes, bytearray, tuples and lists, nested,
+  Decimals of every encoding rule, aware and naive datetimes, dates, naive times, timedeltas);
 * the published test vectors (:data:`VECTORS`, listed in the docstring and the docs) hold;
-* ``route(key, n)`` is ``key mod n`` for an int, a bool or an integral finite float, and
-  ``stable_hash(key) mod n`` for every other key, for several worker counts;
-* a key of an unsupported type (anywhere inside a tuple) is refused with ``TypeError`` by both.
+* ``route(key, n)`` is ``key mod n`` for an int, a bool, an integral finite float or Decimal,
+  and ``stable_hash(key) mod n`` for every other key, for several worker counts;
+* a key of an unsupported type (anywhere inside a tuple), an aware ``time`` and a Decimal NaN
+  are refused with ``TypeError`` by both.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import math
 import time
+from decimal import Decimal
 from typing import Any, Callable
 
 from conformance.core.results import CheckResult, FailureReport, SuiteResult
@@ -41,15 +45,29 @@ TABLE: tuple[Any, ...] = (
     "", "a", "key", "é", "日本", "a:b;c", "x" * 70,
     b"", b"a", b"\x00\xff", bytearray(b"ab"),
     (), (1,), (1, 2), ("a", 1.5), [1, "b"], ((1, (2, None)), b"z", [3.5, []]),
+    Decimal("3"), Decimal("3.0"), Decimal("-7"), Decimal("2.50"), Decimal("Infinity"), Decimal("-Infinity"),
+    Decimal("0.10"), Decimal("-1.23"), Decimal("1E+3"), Decimal("0.1"), Decimal("123456789012345678901.5"),
+    dt.datetime(2024, 2, 29, 12, tzinfo=dt.timezone.utc),
+    dt.datetime(2024, 2, 29, 13, 30, tzinfo=dt.timezone(dt.timedelta(hours=1, minutes=30))),
+    dt.datetime(1969, 12, 31, 23, 59, 59, 999999, tzinfo=dt.timezone.utc),
+    dt.datetime(2024, 2, 29, 12), dt.datetime(1900, 1, 1, 0, 0, 0, 1),
+    dt.date(2024, 2, 29), dt.date(1970, 1, 1), dt.date(1, 1, 1),
+    dt.time(0, 0), dt.time(12, 34, 56, 789), dt.time(23, 59, 59, 999999),
+    dt.timedelta(0), dt.timedelta(days=-1, microseconds=5), dt.timedelta(hours=36, seconds=7),
+    (dt.date(2024, 1, 2), dt.time(3, 4), Decimal("0.5")),
 )
 #: Published values (spark_impl/keys.py's docstring, docs/spark.md): key -> stable_hash(key).
 VECTORS: tuple[tuple[Any, int], ...] = (
     (None, 0x690EC8BC5F8488F5), ("a", 0x7C8222243EEAA144), ((1, "a"), 0x638A5B6ACF2DE736), (2.5, 0x4ECC609465433A11),
+    (Decimal("0.10"), 0x62F3AF6E79A181CF), (dt.date(2024, 2, 29), 0x16B16148A38CD6AF),
+    (dt.datetime(2024, 2, 29, 12, tzinfo=dt.timezone.utc), 0x28169A6D9988A848),
 )
 #: Worker counts the routing is checked at (1, small primes, powers of two, a large count).
 COUNTS = (1, 2, 3, 4, 7, 8, 64, 1000)
 #: Keys of unsupported types: refused with TypeError.
-UNSUPPORTED: tuple[Any, ...] = (object(), 1j, {1: 2}, {3}, frozenset(), (1, [2, object()]))
+UNSUPPORTED: tuple[Any, ...] = (object(), 1j, {1: 2}, {3}, frozenset(), (1, [2, object()]),
+                                dt.time(1, 2, tzinfo=dt.timezone.utc), Decimal("NaN"), (1, Decimal("sNaN")))
+_MICRO = dt.timedelta(microseconds=1)
 
 
 def documented_encoding(key: Any) -> bytes:
@@ -69,7 +87,39 @@ def documented_encoding(key: Any) -> bytes:
         return ("b" + str(len(key)) + ":").encode("ascii") + bytes(key)
     if isinstance(key, (tuple, list)):
         return ("t" + str(len(key)) + ":").encode("ascii") + b"".join(documented_encoding(item) for item in key)
+    if isinstance(key, Decimal):
+        return _documented_decimal(key)
+    if isinstance(key, dt.datetime):
+        if key.tzinfo is None or key.utcoffset() is None:
+            return ("W" + str((key - dt.datetime(1970, 1, 1)) // _MICRO) + ";").encode("ascii")
+        return ("Z" + str((key - dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)) // _MICRO) + ";").encode("ascii")
+    if isinstance(key, dt.date):
+        return ("D" + str((key - dt.date(1970, 1, 1)).days) + ";").encode("ascii")
+    if isinstance(key, dt.time) and key.tzinfo is None:
+        since_midnight = dt.datetime.combine(dt.date(2000, 1, 1), key) - dt.datetime(2000, 1, 1)
+        return ("H" + str(since_midnight // _MICRO) + ";").encode("ascii")
+    if isinstance(key, dt.timedelta):
+        return ("I" + str(key // _MICRO) + ";").encode("ascii")
     raise TypeError(type(key).__name__)
+
+
+def _documented_decimal(key: Decimal) -> bytes:
+    """A Decimal equal to an int or a float encodes as that number; any other finite one as
+    ``d`` + sign + significant digits without trailing zeros + ``e`` + exponent + ``;``."""
+    if key.is_nan():
+        raise TypeError("Decimal NaN")
+    if key.is_infinite():
+        return documented_encoding(math.inf if key > 0 else -math.inf)
+    if key == key.to_integral_value():
+        return documented_encoding(int(key))
+    if key == float(key):
+        return documented_encoding(float(key))
+    sign, digits, exponent = key.as_tuple()
+    text = "".join(map(str, digits))
+    assert isinstance(exponent, int)
+    while text.endswith("0") and len(text) > 1:
+        text, exponent = text[:-1], exponent + 1
+    return ("d" + ("-" if sign else "") + text + "e" + str(exponent) + ";").encode("ascii")
 
 
 def documented_hash(key: Any) -> int:
@@ -79,6 +129,8 @@ def documented_hash(key: Any) -> int:
 
 
 def _integral(key: Any) -> bool:
+    if isinstance(key, Decimal):
+        return key.is_finite() and key == key.to_integral_value()
     return isinstance(key, int) or isinstance(key, float) and math.isfinite(key) and key == math.floor(key)
 
 

@@ -6,7 +6,9 @@ given as a hand-built function."""
 
 from __future__ import annotations
 
+import datetime as dt
 import math
+from decimal import Decimal
 
 import hashlib
 import subprocess
@@ -34,6 +36,12 @@ def test_the_documented_encoding_of_a_nested_key_and_the_vectors_agree_with_core
     with an 8-byte digest (``b2sum -l 64``, an implementation other than Python's hashlib)."""
     assert documented_encoding((1, "a")) == b"t2:i1;s1:a"
     assert documented_encoding([2.0, -0.0, 2.5, None, b"x", "é"]) == b"t6:i2;i0;f2.5;Nb1:xs2:\xc3\xa9"
+    assert [documented_encoding(k) for k in (Decimal("0.10"), Decimal("-1.23"), Decimal("2.50"), Decimal("3.0"),
+                                             Decimal("Infinity"), dt.date(2024, 2, 29), dt.time(0, 0, 1, 5),
+                                             dt.timedelta(seconds=-1),
+                                             dt.datetime(2024, 2, 29, 12, tzinfo=dt.timezone.utc))] == [
+        b"d1e-1;", b"d-123e-2;", b"f2.5;", b"i3;", b"finf;", b"D19782;", b"H1000005;", b"I-1000000;",
+        b"Z1709208000000000;"]  # the examples of spark_impl/keys.py's docstring, and one of each rule
     encodings = {documented_encoding(k) for k in TABLE}
     assert len(encodings) >= 35 and len({documented_hash(k) for k in TABLE}) == len(encodings)
     for key, value in VECTORS:
@@ -62,7 +70,21 @@ def fractions_truncated(key: Any) -> int:
     return stable_hash(int(key) if isinstance(key, float) and math.isfinite(key) else key)
 
 
-@pytest.mark.parametrize("bad_hash", [shifted, little_endian, none_like_empty_string, fractions_truncated])
+def times_in_seconds(key: Any) -> int:
+    """A naive time hashed by its seconds since midnight, not its microseconds (consistent)."""
+    if isinstance(key, dt.time):
+        text = f"H{(key.hour * 60 + key.minute) * 60 + key.second};".encode("ascii")
+        return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big") >> 1
+    return stable_hash(key)
+
+
+def decimals_as_text(key: Any) -> int:
+    """A Decimal hashed as its string (``Decimal("2.50")`` apart from ``2.5``, which it equals)."""
+    return stable_hash(str(key) if isinstance(key, Decimal) else key)
+
+
+@pytest.mark.parametrize("bad_hash", [shifted, little_endian, none_like_empty_string, fractions_truncated,
+                                      times_in_seconds, decimals_as_text])
 def test_a_consistent_hash_other_than_the_documented_one_is_named(bad_hash: Callable[[Any], int]) -> None:
     found = hash_problem(stable_hash=bad_hash)
     assert found is not None and ("documented definition" in found or "published test vector" in found), found
