@@ -414,6 +414,8 @@ def main(argv: list[str] | None = None) -> int:
             p.add_argument("--with-tests", action="store_true",
                            help="also the default pytest run's coverage (measured once into RUN/cov-tests, "
                                 "driver and Spark workers) combined with the suites'")
+            p.add_argument("--tests-path", action="append", default=[],
+                           help="with --with-tests: the test folders or files measured (default: tests)")
         if mode == "run":
             p.add_argument("--sample", type=int, default=60)
             p.add_argument("--seed", type=int, default=0)
@@ -460,7 +462,8 @@ def main(argv: list[str] | None = None) -> int:
         carry(args.old, args.run)
     elif args.mode == "coverage":
         if args.with_tests:
-            print(tests_coverage(args.run, Path(__file__).resolve(), CHECK_TIMEOUT_S * 4))
+            args.tests_path = args.tests_path or ["tests"]
+            print(tests_coverage(args.run, Path(__file__).resolve(), CHECK_TIMEOUT_S * 4, tuple(args.tests_path)))
         print(combined_coverage(args.run, with_tests=args.with_tests))
     elif args.mode == "run":
         campaign(args.run, args.sample, args.seed, args.with_tests, only=args.only, cases=args.cases,

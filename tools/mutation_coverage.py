@@ -28,10 +28,13 @@ from mutation_source import in_scope
 CHECKS = ("dgs", "oplus", "fries")
 
 
-def tests_coverage(run: Path, script: Path, timeout_s: float) -> str:
-    """Measure the default pytest run (``-m 'not slow'``, every test) into ``RUN/cov-tests``
+def tests_coverage(run: Path, script: Path, timeout_s: float, paths: tuple[str, ...] = ("tests",)) -> str:
+    """Measure the default pytest run (``-m 'not slow'``) of ``paths`` into ``RUN/cov-tests``
     unless it is there already, in ``RUN/tests-tree`` (``git archive`` of the campaign's
-    commit) through ``script``'s ``child-tests --coverage-dir``; one line saying how it went."""
+    commit) through ``script``'s ``child-tests --coverage-dir``; one line saying how it went.
+    The whole default run under coverage's tracer is slow (the property tests of ``spec/`` and
+    the suite's own tests take hours traced on two cores); ``tests/spark_impl`` holds the
+    promise tests of the executor."""
     where = run / "cov-tests"
     if any(where.glob(".coverage.*")):
         return f"default tests: measured earlier ({where})"
@@ -51,7 +54,7 @@ def tests_coverage(run: Path, script: Path, timeout_s: float) -> str:
     with open(run / "tests-coverage.log", "w", encoding="utf-8") as log:
         try:
             done = subprocess.run([sys.executable, str(script), "child-tests", "--coverage-dir", str(where.resolve()),
-                                   "tests"], cwd=tree, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                   *paths], cwd=tree, env=env, stdout=log, stderr=subprocess.STDOUT,
                                   timeout=timeout_s)
             status = "pass" if done.returncode == 0 else f"exit {done.returncode}"
         except subprocess.TimeoutExpired:
@@ -71,7 +74,7 @@ def _same_sources(rc: Path, run: Path) -> None:
 def combined_coverage(run: Path, with_tests: bool = False) -> str:
     """Branch coverage of the scope under the whole default run: the three suites' data
     (``prepare``'s ``RUN/cov-<suite>``, driver and Spark workers) combined, and with
-    ``with_tests`` the default pytest run's (``RUN/cov-tests``, :func:`tests_coverage`);
+    ``with_tests`` the default tests' (``RUN/cov-tests``, :func:`tests_coverage`);
     Markdown rows per stratum (:func:`stratum`) and the total."""
     where = run / "cov-all"
     shutil.rmtree(where, ignore_errors=True)
