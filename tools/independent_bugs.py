@@ -58,7 +58,7 @@ from io import BytesIO
 from pathlib import Path
 from typing import Any
 
-from cost_order import split_by_spark
+from cost_order import mirror_tests, split_by_spark
 
 ROOT = Path(__file__).resolve().parent.parent
 PATCHES = ROOT / "tools" / "independent_bugs"
@@ -227,14 +227,6 @@ def check(run: Path, commit: str, name: str, patch: str, with_tests: bool,
     with open(run / "results.jsonl", "a", encoding="utf-8") as out:
         out.write(json.dumps(record) + "\n")
     return record
-
-
-def mirror_tests(tree: Path, module: str) -> list[str]:
-    """The test files of ``tests/`` that mirror ``module`` (``spark_impl/dgs/x.py`` ->
-    ``tests/spark_impl/dgs/``; a module at the top of ``spark_impl/`` -> the test files at the
-    top of ``tests/spark_impl/``): the promise tests of the patched package."""
-    folder = tree / "tests" / Path(module).parent
-    return sorted(str(p.relative_to(tree)) for p in folder.glob("test_*.py")) if folder.is_dir() else []
 
 
 def relevant_tests(tree: Path, patch: str, suite: str) -> list[str]:

@@ -63,7 +63,7 @@ from typing import Any, Iterable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the helpers next to this script
 
-from cost_order import split_by_spark  # noqa: E402
+from cost_order import mirror_tests, split_by_spark  # noqa: E402
 from mutation_coverage import CHECKS, combined_coverage, tests_coverage  # noqa: E402
 from mutation_child import child_check, child_tests, no_isolation, stop_at_first_failure  # noqa: E402,F401
 from mutation_carry import counterpart, diff_line  # noqa: E402
@@ -298,8 +298,7 @@ def test_files(tree: Path, module: str) -> list[str]:
     """The default tests of ``module``: the test files mirroring it (``spark_impl/dgs/x.py`` ->
     ``tests/spark_impl/dgs/test_*.py``, Spark-free promise tests sorting before the
     ``test_spark_*`` files), then :data:`TESTS` of its package."""
-    folder = tree / "tests" / Path(module).parent
-    mirrored = sorted(str(p.relative_to(tree)) for p in folder.glob("test_*.py")) if folder.is_dir() else []
+    mirrored = mirror_tests(tree, module)
     named = [str(q.relative_to(tree)) if (tree / f).is_dir() else f
              for f in next(v for k, v in TESTS.items() if module.startswith(k))
              for q in (sorted((tree / f).glob("test_*.py")) if (tree / f).is_dir() else [tree / f])]

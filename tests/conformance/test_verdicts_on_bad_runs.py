@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from spec.fries.scenario import Output, Scenario, scenario_from_json, serial_execution
+from spec.fries.scenario import Scenario, scenario_from_json
 from spec.fries.schedule import Operation, Schedule
 from spec.oplus.emission import emission_rounds, parallelism_in_round
 from spec.oplus.scenario import instance_of, parse_scenario
@@ -31,6 +31,8 @@ from conformance.dgs.engines.reference import reference_engine
 from conformance.dgs.oracles import verdicts as dgs_verdicts
 from conformance.fries.oracles import verdicts as fries_verdicts
 from conformance.fries.outcome import RunOutcome
+
+from support.fries_serial_run import serial_run
 from conformance.oplus.oracles import problem_text, sequential, spark_verdicts
 
 
@@ -63,25 +65,9 @@ def _pipeline(requests: int = 1, *, restarts: tuple[int, ...] = ()) -> Scenario:
     return scenario_from_json(raw)
 
 
-def _serial_run(scenario: Scenario, order: list[str]) -> RunOutcome:
-    """A correct run: every object's log follows ``order``; the outputs and states of that order."""
-    logs: dict[str, list[Operation]] = {"A": [], "B": []}
-    updates = {f"R{j + 1}": r for j, r in enumerate(scenario.reconfigurations)}
-    for txn in order:
-        if txn in updates:
-            for op in updates[txn].updates:
-                logs[op].append(Operation(txn, update=True))
-        else:
-            for op in ("A", "B"):
-                logs[op].append(Operation(txn))
-    result = serial_execution(scenario, order)
-    outputs: list[Output] = sorted(result.outputs.elements())
-    return RunOutcome(tuple(outputs), Schedule({k: tuple(v) for k, v in logs.items()}), dict(result.states))
-
-
 def test_a_serial_fries_run_passes_every_oracle() -> None:
     scenario = _pipeline()
-    verdicts = fries_verdicts(scenario, _serial_run(scenario, ["S:0", "R1", "S:1", "S:2"]))
+    verdicts = fries_verdicts(scenario, serial_run(scenario, ["S:0", "R1", "S:1", "S:2"]))
     _passes(verdicts)
     assert [v.oracle for v in verdicts] == [
         OracleName.ENGINE, OracleName.SCHEDULE, OracleName.PLACEMENT, OracleName.SERIALIZABLE,
@@ -90,7 +76,7 @@ def test_a_serial_fries_run_passes_every_oracle() -> None:
 
 def test_a_duplicated_output_fails_exactly_once() -> None:
     scenario = _pipeline(requests=0, restarts=(1,))
-    run = _serial_run(scenario, ["S:0", "S:1", "S:2"])
+    run = serial_run(scenario, ["S:0", "S:1", "S:2"])
     # the sink appended the batch of S:1 again after the restart; the multiset of outputs also
     # differs, so outputs fails as well: exactly-once is the one that names the duplicate
     twice = replace(run, outputs=run.outputs + run.outputs[1:2])
@@ -105,7 +91,7 @@ def test_a_duplicated_output_fails_exactly_once() -> None:
 
 def test_a_reordered_channel_fails_channel_fifo() -> None:
     scenario = _pipeline(requests=0)
-    run = _serial_run(scenario, ["S:0", "S:1", "S:2"])
+    run = serial_run(scenario, ["S:0", "S:1", "S:2"])
     logs = dict(run.schedule.logs)
     # A sent S:0 then S:1 to B over one channel; B processed them the other way round. The
     # maps are per tuple, so outputs and states cannot see it: only (C2)
@@ -119,7 +105,7 @@ def test_a_reordered_channel_fails_channel_fifo() -> None:
 
 def test_a_wrong_value_fails_outputs() -> None:
     scenario = _pipeline()
-    run = _serial_run(scenario, ["S:0", "R1", "S:1", "S:2"])
+    run = serial_run(scenario, ["S:0", "R1", "S:1", "S:2"])
     outputs = list(run.outputs)
     sink, txn, key, value = outputs[0]
     outputs[0] = (sink, txn, key, value + 1)
@@ -135,7 +121,7 @@ def test_a_wrong_value_fails_outputs() -> None:
 
 def test_a_non_serializable_schedule_fails_conflict_serializability() -> None:
     scenario = _pipeline()
-    run = _serial_run(scenario, ["S:0", "R1", "S:1", "S:2"])
+    run = serial_run(scenario, ["S:0", "R1", "S:1", "S:2"])
     logs = dict(run.schedule.logs)
     # S:1 met A before R1 updated it, but B after: no serial order has both
     logs["A"] = (Operation("S:0"), Operation("S:1"), Operation("R1", True), Operation("S:2"))

@@ -15,6 +15,8 @@ from spec.fries.schedule import Operation, Schedule
 
 from conformance.fries.oracles import complete_order, effective_scenario, judge
 from conformance.fries.outcome import RunOutcome
+
+from support.fries_serial_run import serial_run
 from conformance.pytest_helper import assert_conforms, request_order
 from conformance.core.watchdog import call_with_timeout
 
@@ -37,28 +39,11 @@ def _scenario(requests: int = 1) -> Scenario:
     return scenario_from_json(raw)
 
 
-def _serial_run(scenario: Scenario, order: list[str]) -> RunOutcome:
-    """A correct run: each object's log follows ``order``; outputs/states of that order."""
-    logs: dict[str, list[Operation]] = {"A": [], "B": [], "K": []}
-    updates = {f"R{j + 1}": r for j, r in enumerate(scenario.reconfigurations)}
-    for txn in order:
-        if txn in updates:
-            for op in updates[txn].updates:
-                logs[op].append(Operation(txn, update=True))
-        else:
-            for op in ("A", "B", "K"):
-                logs[op].append(Operation(txn))
-    logs["K"].append(Operation("K:final"))
-    result = serial_execution(scenario, order)
-    return RunOutcome(tuple(sorted(result.outputs.elements())), Schedule({k: tuple(v) for k, v in logs.items()}),
-                      dict(result.states))
-
-
 def test_a_serial_run_passes_every_oracle() -> None:
     scenario = _scenario()
     # S:1 and S:2 before R1 although they were ingested after the request: still
     # serializable, and the oracle must use *this* witness order, not the request order.
-    run = _serial_run(scenario, ["S:0", "S:1", "S:2", "R1"])
+    run = serial_run(scenario, ["S:0", "S:1", "S:2", "R1"])
     judgement = judge(scenario, run)
     assert judgement.ok, judgement.failures
     assert judgement.witness is not None and judgement.witness.index("S:2") < judgement.witness.index("R1")
@@ -66,7 +51,7 @@ def test_a_serial_run_passes_every_oracle() -> None:
 
 def test_non_serializable_schedule_is_caught_with_its_cycle() -> None:
     scenario = _scenario()
-    run = _serial_run(scenario, ["S:0", "R1", "S:1", "S:2"])
+    run = serial_run(scenario, ["S:0", "R1", "S:1", "S:2"])
     logs = dict(run.schedule.logs)
     # naive: S:1 reached A before R1 updated A, but B after R1 updated B
     logs["A"] = (Operation("S:0"), Operation("S:1"), Operation("R1", True), Operation("S:2"))
@@ -77,7 +62,7 @@ def test_non_serializable_schedule_is_caught_with_its_cycle() -> None:
 
 def test_wrong_value_is_reported_as_missing_and_unexpected_records() -> None:
     scenario = _scenario()
-    run = _serial_run(scenario, ["S:0", "R1", "S:1", "S:2"])
+    run = serial_run(scenario, ["S:0", "R1", "S:1", "S:2"])
     outputs = list(run.outputs)
     sink, txn, key, value = outputs[0]
     outputs[0] = (sink, txn, key, value + 1)
@@ -114,7 +99,7 @@ def test_duplicates_and_losses_are_named_by_the_exactly_once_oracle() -> None:
 
 def test_wrong_final_state_and_missing_update_are_caught() -> None:
     scenario = _scenario()
-    run = _serial_run(scenario, ["S:0", "R1", "S:1", "S:2"])
+    run = serial_run(scenario, ["S:0", "R1", "S:1", "S:2"])
     assert run.states is not None
     states = dict(run.states)
     states[("A", 1)] += 1  # e.g. a state transformation applied twice
@@ -130,7 +115,7 @@ def test_rejected_request_is_left_out_and_later_ones_renumbered() -> None:
     scenario = _scenario(requests=2)
     effective, renumber = effective_scenario(scenario, frozenset({"R1"}))
     assert len(effective.reconfigurations) == 1 and renumber == {"R2": "R1"}
-    run = _serial_run(effective, ["S:0", "S:1", "R1", "S:2"])
+    run = serial_run(effective, ["S:0", "S:1", "R1", "S:2"])
     logs = {obj: tuple(Operation("R2", True) if op.txn == "R1" else op for op in log)
             for obj, log in run.schedule.logs.items()}
     judgement = judge(scenario, replace(run, schedule=Schedule(logs), rejected=frozenset({"R1"})))
@@ -154,7 +139,7 @@ def test_pytest_helper_gives_a_readable_diff() -> None:
     bad[("K", "K:final", 9, 9)] += 1
     with pytest.raises(AssertionError, match=r"unexpected \(produced, not expected\): K <- \(key 9, value 9\)"):
         assert_conforms(scenario, bad)
-    run = _serial_run(scenario, ["S:0", "S:1", "S:2", "R1"])
+    run = serial_run(scenario, ["S:0", "S:1", "S:2", "R1"])
     assert_conforms(scenario, run.outputs, schedule=run.schedule.to_json(), states=run.states)
     with pytest.raises(AssertionError, match="outputs differ"):
         assert_conforms(scenario, run.outputs[1:], schedule=run.schedule)
